@@ -1,0 +1,145 @@
+#include "base/cpuset.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "base/strings.h"
+
+namespace tuner {
+namespace {
+
+constexpr unsigned kMaxCpu = 1u << 20;  // far above any real machine; rejects absurd input
+
+bool parse_uint(std::string_view s, unsigned* out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+}  // namespace
+
+CpuSet::CpuSet(std::vector<unsigned> cpus) : cpus_(std::move(cpus)) {
+  std::sort(cpus_.begin(), cpus_.end());
+  cpus_.erase(std::unique(cpus_.begin(), cpus_.end()), cpus_.end());
+}
+
+Result<CpuSet> CpuSet::parse(std::string_view text) {
+  std::string_view t = trim(text);
+  std::vector<unsigned> out;
+  if (t.empty()) return CpuSet();
+  for (std::string_view item : split(t, ',')) {
+    item = trim(item);
+    auto bad = [&] { return Error{"invalid cpulist item '" + std::string(item) + "'", "", 0}; };
+    unsigned stride = 1, group = 0;
+    if (auto colon = item.find(':'); colon != std::string_view::npos) {
+      std::string_view sg = item.substr(colon + 1);
+      item = item.substr(0, colon);
+      auto slash = sg.find('/');
+      if (slash == std::string_view::npos || !parse_uint(sg.substr(0, slash), &group) ||
+          !parse_uint(sg.substr(slash + 1), &stride) || stride == 0 || group == 0)
+        return bad();
+    }
+    unsigned lo = 0, hi = 0;
+    if (auto dash = item.find('-'); dash != std::string_view::npos) {
+      if (!parse_uint(item.substr(0, dash), &lo) || !parse_uint(item.substr(dash + 1), &hi))
+        return bad();
+    } else {
+      if (!parse_uint(item, &lo)) return bad();
+      hi = lo;
+    }
+    if (lo > hi) return bad();
+    if (hi >= kMaxCpu) return Error{"cpu number " + std::to_string(hi) + " out of range", "", 0};
+    if (group == 0) group = stride;
+    for (unsigned base = lo; base <= hi; base += stride)
+      for (unsigned c = base; c < base + group && c <= hi; ++c) out.push_back(c);
+  }
+  return CpuSet(std::move(out));
+}
+
+Result<CpuSet> CpuSet::parse_mask(std::string_view text) {
+  std::string hex;
+  for (char c : trim(text))
+    if (c != ',') hex += c;
+  std::vector<unsigned> out;
+  unsigned bit = 0;
+  for (auto it = hex.rbegin(); it != hex.rend(); ++it, bit += 4) {
+    char c = *it;
+    unsigned v;
+    if (c >= '0' && c <= '9') v = c - '0';
+    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+    else return Error{"invalid hex cpumask '" + std::string(text) + "'", "", 0};
+    for (unsigned b = 0; b < 4; ++b)
+      if (v & (1u << b)) out.push_back(bit + b);
+  }
+  return CpuSet(std::move(out));
+}
+
+std::string CpuSet::to_string() const {
+  std::string out;
+  for (std::size_t i = 0; i < cpus_.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus_.size() && cpus_[j + 1] == cpus_[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(cpus_[i]);
+    if (j > i) out += '-' + std::to_string(cpus_[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string CpuSet::to_mask() const {
+  unsigned top = cpus_.empty() ? 0 : cpus_.back();
+  unsigned words = top / 32 + 1;
+  std::vector<uint32_t> w(words, 0);
+  for (unsigned c : cpus_) w[c / 32] |= 1u << (c % 32);
+  std::string out;
+  char buf[16];
+  for (unsigned i = words; i-- > 0;) {
+    std::snprintf(buf, sizeof buf, i + 1 == words ? "%x" : "%08x", w[i]);
+    if (!out.empty()) out += ',';
+    out += buf;
+  }
+  return out;
+}
+
+void CpuSet::add(unsigned cpu) {
+  auto it = std::lower_bound(cpus_.begin(), cpus_.end(), cpu);
+  if (it == cpus_.end() || *it != cpu) cpus_.insert(it, cpu);
+}
+
+void CpuSet::remove(unsigned cpu) {
+  auto it = std::lower_bound(cpus_.begin(), cpus_.end(), cpu);
+  if (it != cpus_.end() && *it == cpu) cpus_.erase(it);
+}
+
+bool CpuSet::contains(unsigned cpu) const {
+  return std::binary_search(cpus_.begin(), cpus_.end(), cpu);
+}
+
+bool CpuSet::is_subset_of(const CpuSet& other) const {
+  return std::includes(other.cpus_.begin(), other.cpus_.end(), cpus_.begin(), cpus_.end());
+}
+
+CpuSet CpuSet::intersect(const CpuSet& other) const {
+  CpuSet r;
+  std::set_intersection(cpus_.begin(), cpus_.end(), other.cpus_.begin(), other.cpus_.end(),
+                        std::back_inserter(r.cpus_));
+  return r;
+}
+
+CpuSet CpuSet::unite(const CpuSet& other) const {
+  CpuSet r;
+  std::set_union(cpus_.begin(), cpus_.end(), other.cpus_.begin(), other.cpus_.end(),
+                 std::back_inserter(r.cpus_));
+  return r;
+}
+
+CpuSet CpuSet::minus(const CpuSet& other) const {
+  CpuSet r;
+  std::set_difference(cpus_.begin(), cpus_.end(), other.cpus_.begin(), other.cpus_.end(),
+                      std::back_inserter(r.cpus_));
+  return r;
+}
+
+}  // namespace tuner

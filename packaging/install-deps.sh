@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what tuner needs from Debian 12 packages. Run as root.
+#   install-deps.sh          build dependencies
+#   install-deps.sh --test   plus what the integration and VM tests need
+set -euo pipefail
+
+build_pkgs=(
+  g++ cmake make pkg-config
+  libhwloc-dev libnuma-dev libmnl-dev libtomlplusplus-dev libboost-program-options-dev
+  nlohmann-json3-dev libfmt-dev doctest-dev
+)
+test_pkgs=(
+  iproute2 procps util-linux python3
+  qemu-system-x86 busybox-static cpio kmod zstd xz-utils
+)
+
+pkgs=("${build_pkgs[@]}")
+[[ "${1:-}" == "--test" ]] && pkgs+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "install-deps: missing packages: ${missing[*]} (run as root to install them)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

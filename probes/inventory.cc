@@ -1,0 +1,30 @@
+#include "probes/inventory.h"
+
+namespace tuner {
+
+const Nic* Inventory::find_nic(const std::string& name) const {
+  for (const Nic& n : nics)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+const NumaNode* Inventory::find_node(unsigned os_index) const {
+  for (const NumaNode& n : topology.numa_nodes)
+    if (n.os_index == os_index) return &n;
+  return nullptr;
+}
+
+const Irq* Inventory::find_irq(unsigned number) const {
+  for (const Irq& i : irqs)
+    if (i.number == number) return &i;
+  return nullptr;
+}
+
+std::vector<const PciDevice*> Inventory::gpus() const {
+  std::vector<const PciDevice*> out;
+  for (const PciDevice& d : topology.pci)
+    if (d.kind == "gpu") out.push_back(&d);
+  return out;
+}
+
+}  // namespace tuner

@@ -1,0 +1,140 @@
+#include "probes/inventory_json.h"
+
+namespace tuner {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json host_json(const Host& h) {
+  return {{"hostname", opt(h.hostname)},
+          {"kernel", opt(h.kernel)},
+          {"cpu_model", opt(h.cpu_model)},
+          {"cpu_vendor", opt(h.cpu_vendor)},
+          {"virtualized", opt(h.virtualized)},
+          {"hypervisor", opt(h.hypervisor)},
+          {"isolcpus", h.isolcpus.to_string()},
+          {"nohz_full", h.nohz_full.to_string()},
+          {"irqbalance_running", opt(h.irqbalance_running)},
+          {"nvidia_driver", opt(h.nvidia_driver)}};
+}
+
+json topology_json(const Topology& t) {
+  json nodes = json::array();
+  for (const NumaNode& n : t.numa_nodes)
+    nodes.push_back({{"os_index", n.os_index},
+                     {"cpus", n.cpus.to_string()},
+                     {"memory_bytes", opt(n.memory_bytes)},
+                     {"free_bytes", opt(n.free_bytes)}});
+  json cores = json::array();
+  for (const Core& c : t.core_list)
+    cores.push_back({{"index", c.logical_index},
+                     {"package", c.package},
+                     {"numa_node", opt(c.numa_node)},
+                     {"pus", c.pus.to_string()}});
+  json caches = json::array();
+  for (const Cache& c : t.caches)
+    caches.push_back({{"level", c.level},
+                      {"type", c.type},
+                      {"size_bytes", c.size_bytes},
+                      {"cpus", c.cpus.to_string()}});
+  json pci = json::array();
+  for (const PciDevice& d : t.pci) {
+    char ids[32];
+    std::snprintf(ids, sizeof ids, "%04x:%04x", d.vendor_id, d.device_id);
+    pci.push_back({{"address", d.address},
+                   {"kind", d.kind},
+                   {"id", ids},
+                   {"class", d.class_id},
+                   {"numa_node", opt(d.numa_node)},
+                   {"local_cpus", d.local_cpus.to_string()},
+                   {"os_devices", d.os_devices}});
+  }
+  return {{"source", t.source},
+          {"packages", t.packages},
+          {"cores", t.cores},
+          {"pus", t.pus},
+          {"numa_nodes", nodes},
+          {"distances", t.distances.empty() ? json(nullptr) : json(t.distances)},
+          {"core_list", cores},
+          {"caches", caches},
+          {"pci", pci}};
+}
+
+json nic_json(const Nic& n) {
+  const LinkInfo& l = n.link;
+  json link = {{"up", opt(l.up)},
+               {"autoneg", opt(l.autoneg)},
+               {"speed_mbps", opt(l.speed_mbps)},
+               {"duplex", opt(l.duplex)},
+               {"port", opt(l.port)},
+               {"supported_modes", l.supported_modes},
+               {"advertised_modes", l.advertised_modes}};
+  json channels = nullptr, rings = nullptr;
+  if (n.channels)
+    channels = {{"rx", opt(n.channels->rx)},           {"tx", opt(n.channels->tx)},
+                {"other", opt(n.channels->other)},     {"combined", opt(n.channels->combined)},
+                {"rx_max", opt(n.channels->rx_max)},   {"tx_max", opt(n.channels->tx_max)},
+                {"other_max", opt(n.channels->other_max)},
+                {"combined_max", opt(n.channels->combined_max)}};
+  if (n.rings)
+    rings = {{"rx", opt(n.rings->rx)},
+             {"tx", opt(n.rings->tx)},
+             {"rx_max", opt(n.rings->rx_max)},
+             {"tx_max", opt(n.rings->tx_max)}};
+  return {{"name", n.name},
+          {"driver", opt(n.driver)},
+          {"pci", opt(n.pci)},
+          {"numa_node", opt(n.numa_node)},
+          {"operstate", opt(n.operstate)},
+          {"mtu", opt(n.mtu)},
+          {"mac", opt(n.mac)},
+          {"virtual", n.is_virtual},
+          {"rx_queues", n.rx_queues},
+          {"tx_queues", n.tx_queues},
+          {"irqs", n.irqs},
+          {"link", link},
+          {"channels", channels},
+          {"rings", rings}};
+}
+
+json irq_json(const Irq& i) {
+  uint64_t total = 0;
+  for (uint64_t c : i.per_cpu) total += c;
+  return {{"irq", i.number},
+          {"name", i.name},
+          {"chip", i.chip},
+          {"hwirq", i.hwirq},
+          {"device", opt(i.device)},
+          {"pci", opt(i.pci)},
+          {"queue", opt(i.queue)},
+          {"affinity", opt(i.affinity)},
+          {"effective_affinity", opt(i.effective_affinity)},
+          {"node", opt(i.node)},
+          {"managed", i.managed},
+          {"count", total},
+          {"per_cpu", i.per_cpu}};
+}
+
+}  // namespace
+
+json to_json(const Inventory& inv) {
+  json nics = json::array(), irqs = json::array(), errors = json::array();
+  for (const Nic& n : inv.nics) nics.push_back(nic_json(n));
+  for (const Irq& i : inv.irqs) irqs.push_back(irq_json(i));
+  for (const ProbeError& e : inv.errors)
+    errors.push_back({{"probe", e.probe}, {"message", e.message}});
+  return {{"schema", "tuner.probe/1"},
+          {"host", host_json(inv.host)},
+          {"topology", topology_json(inv.topology)},
+          {"nics", nics},
+          {"irqs", irqs},
+          {"sysctls", inv.sysctls},
+          {"errors", errors}};
+}
+
+}  // namespace tuner

@@ -1,0 +1,42 @@
+// Netlink seam: the ethtool generic netlink family over libmnl. The real implementation
+// talks to the kernel; tests can substitute a fake that records SET requests.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "probes/inventory.h"
+
+namespace tuner {
+
+/// What a LINKMODES_SET asks for; unset fields are left as they are.
+struct LinkModesRequest {
+  std::optional<bool> autoneg;
+  std::optional<uint32_t> speed_mbps;
+  std::optional<std::string> duplex;  // "full" or "half"
+};
+
+class Netlink {
+ public:
+  virtual ~Netlink() = default;
+  /// LINKINFO_GET: port.
+  virtual Status get_link_info(const std::string& ifname, LinkInfo& out) = 0;
+  /// LINKMODES_GET: autoneg, speed, duplex, supported and advertised modes.
+  virtual Status get_link_modes(const std::string& ifname, LinkInfo& out) = 0;
+  /// LINKSTATE_GET: link up.
+  virtual Status get_link_state(const std::string& ifname, LinkInfo& out) = 0;
+  virtual Result<Channels> get_channels(const std::string& ifname) = 0;
+  virtual Result<Rings> get_rings(const std::string& ifname) = 0;
+  /// SET requests; errors carry the kernel's extended ACK text when it sent one.
+  virtual Status set_link_modes(const std::string& ifname, const LinkModesRequest& req) = 0;
+  virtual Status set_channels(const std::string& ifname, const Channels& ch) = 0;
+  virtual Status set_rings(const std::string& ifname, const Rings& rings) = 0;
+};
+
+/// Opens a generic netlink socket and resolves the "ethtool" family. Fails (with
+/// errno text) when the kernel has no ethtool netlink (CONFIG_ETHTOOL_NETLINK=n).
+Result<std::unique_ptr<Netlink>> open_ethtool_netlink();
+
+}  // namespace tuner

@@ -1,0 +1,72 @@
+#include "probes/probe.h"
+
+#include "probes/host.h"
+#include "probes/irq.h"
+#include "probes/netlink.h"
+#include "probes/nic.h"
+#include "probes/numa.h"
+#include "probes/sysctl.h"
+#include "probes/topology.h"
+
+namespace tuner {
+
+const std::vector<std::string>& default_probe_sysctls() {
+  static const std::vector<std::string> keys = {
+      "kernel.numa_balancing",     "vm.zone_reclaim_mode",     "vm.swappiness",
+      "net.core.rmem_max",         "net.core.wmem_max",        "net.core.somaxconn",
+      "net.core.netdev_max_backlog", "net.ipv4.tcp_rmem",      "net.ipv4.tcp_wmem",
+      "net.ipv4.tcp_congestion_control",
+  };
+  return keys;
+}
+
+Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
+  Inventory inv;
+  inv.host = probe_host(root, inv.errors);
+
+  auto topo = probe_topology(root, options.topology_xml);
+  if (topo.ok()) {
+    inv.topology = std::move(topo).value();
+    if (!options.topology_xml) probe_numa(root, inv.topology, inv.errors);
+  } else {
+    inv.errors.push_back({"topology", topo.error().message()});
+  }
+
+  // An XML export describes another machine: its NICs come from the XML, and this
+  // machine's IRQs, NICs and sysctls would be a lie.
+  if (options.topology_xml) {
+    for (const PciDevice& d : inv.topology.pci) {
+            for (const std::string& name : d.netdevs) {
+        Nic n;
+        n.name = name;
+        n.pci = d.address;
+        n.numa_node = d.numa_node;
+        inv.nics.push_back(std::move(n));
+      }
+    }
+    return inv;
+  }
+
+  inv.irqs = probe_irqs(root, inv.errors);
+
+  std::unique_ptr<Netlink> nl;
+  if (root.is_live() && options.netlink) {
+    auto opened = open_ethtool_netlink();
+    if (opened.ok()) nl = std::move(opened).value();
+    else inv.errors.push_back({"netlink", opened.error().message()});
+  }
+  inv.nics = probe_nics(root, nl.get(), inv.errors);
+  for (Nic& n : inv.nics)
+    for (const Irq& i : inv.irqs)
+      if (i.device && *i.device == n.name) n.irqs.push_back(i.number);
+
+  for (const std::string& key : default_probe_sysctls()) {
+    auto v = read_sysctl(root, key);
+    if (v.ok()) inv.sysctls[key] = *v;
+    // A missing sysctl (no such module, older kernel) is not an error worth reporting.
+    else if (v.error().err != ENOENT) inv.errors.push_back({"sysctl", v.error().message()});
+  }
+  return inv;
+}
+
+}  // namespace tuner

@@ -1,0 +1,139 @@
+#include "probes/root.h"
+
+#include <algorithm>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace tuner {
+
+struct Root::Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+namespace {
+
+std::string_view relative(std::string_view path) {
+  while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  return path.empty() ? std::string_view(".") : path;
+}
+
+}  // namespace
+
+Result<Root> Root::open(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open root directory", dir);
+  Root r;
+  r.fd_ = std::make_shared<Fd>();
+  r.fd_->fd = fd;
+  r.dir_ = dir;
+  struct stat a {}, b {};
+  r.live_ = ::fstat(fd, &a) == 0 && ::stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino;
+  return r;
+}
+
+Root Root::live() {
+  auto r = open("/");
+  if (!r.ok()) throw FatalError(ExitCode::failure, r.error().message());
+  return std::move(r).value();
+}
+
+int Root::fd() const { return fd_ ? fd_->fd : AT_FDCWD; }
+
+Result<int> Root::open_fd(std::string_view path, int flags) const {
+  std::string rel(relative(path));
+  int fd;
+  if (live_) {
+    fd = ::openat(this->fd(), rel.c_str(), O_RDONLY | O_CLOEXEC | flags);
+  } else {
+    struct open_how how {};
+    how.flags = O_RDONLY | O_CLOEXEC | static_cast<unsigned>(flags);
+    how.resolve = RESOLVE_IN_ROOT;
+    fd = static_cast<int>(::syscall(SYS_openat2, this->fd(), rel.c_str(), &how, sizeof how));
+    if (fd < 0 && errno == ENOSYS)
+      fd = ::openat(this->fd(), rel.c_str(), O_RDONLY | O_CLOEXEC | flags);
+  }
+  if (fd < 0) return errno_error("cannot open", dir_ == "/" ? "/" + rel : dir_ + "/" + rel);
+  return fd;
+}
+
+Result<std::string> Root::read(std::string_view path) const {
+  auto fd = open_fd(path);
+  if (!fd.ok()) return fd.error();
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(*fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(*fd);
+      return errno_error("cannot read", std::string(path), e);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(*fd);
+  return out;
+}
+
+Result<std::vector<std::string>> Root::list(std::string_view path) const {
+  auto fd = open_fd(path, O_DIRECTORY);
+  if (!fd.ok()) return fd.error();
+  DIR* d = ::fdopendir(*fd);
+  if (!d) {
+    int e = errno;
+    ::close(*fd);
+    return errno_error("cannot list", std::string(path), e);
+  }
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    std::string_view n = e->d_name;
+    if (n != "." && n != "..") names.emplace_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<std::string> Root::readlink(std::string_view path) const {
+  // Resolve the parent inside the root, then read the link itself.
+  std::string rel(relative(path));
+  std::string parent = ".", leaf = rel;
+  if (auto slash = rel.rfind('/'); slash != std::string::npos) {
+    parent = rel.substr(0, slash);
+    leaf = rel.substr(slash + 1);
+  }
+  auto dfd = open_fd(parent, O_DIRECTORY | O_PATH);
+  if (!dfd.ok()) return dfd.error();
+  char buf[4096];
+  ssize_t n = ::readlinkat(*dfd, leaf.c_str(), buf, sizeof buf - 1);
+  int e = errno;
+  ::close(*dfd);
+  if (n < 0) return errno_error("cannot read link", std::string(path), e);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+Result<std::string> Root::link_name(std::string_view path) const {
+  auto target = readlink(path);
+  if (!target.ok()) return target.error();
+  std::string t = *target;
+  auto slash = t.rfind('/');
+  return slash == std::string::npos ? t : t.substr(slash + 1);
+}
+
+bool Root::exists(std::string_view path) const {
+  auto fd = open_fd(path, O_PATH);
+  if (!fd.ok()) return false;
+  ::close(*fd);
+  return true;
+}
+
+}  // namespace tuner

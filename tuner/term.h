@@ -1,0 +1,26 @@
+// Terminal output: colour only on a TTY (or --color=always), nothing but results on stdout.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tuner {
+
+enum class ColorMode { automatic, always, never };
+
+class Term {
+ public:
+  Term(ColorMode mode, int fd);
+  bool color() const { return color_; }
+  std::string red(std::string_view s) const { return wrap("31", s); }
+  std::string green(std::string_view s) const { return wrap("32", s); }
+  std::string yellow(std::string_view s) const { return wrap("33", s); }
+  std::string bold(std::string_view s) const { return wrap("1", s); }
+  std::string dim(std::string_view s) const { return wrap("2", s); }
+
+ private:
+  std::string wrap(const char* code, std::string_view s) const;
+  bool color_ = false;
+};
+
+}  // namespace tuner
