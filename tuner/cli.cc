@@ -14,6 +14,14 @@ namespace tuner {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"probe", "describe this node (topology, NUMA, IRQs, NICs, sysctls, host)", probe_command},
+      {"profiles", "list profiles and which match this machine", profiles_command},
+      {"plan", "show what a profile would change (dry run)", plan_command},
+      {"apply", "apply a profile, journaled so it can be rolled back", apply_command},
+      {"rollback", "undo a run (the unfinished one, RUN_ID, or --last)", rollback_command},
+      {"status", "kept settings versus live values (drift)", status_command},
+      {"history", "list runs", history_command},
+      {"restore", "re-apply kept settings (at boot), no benchmarks", restore_command},
+      {"exec", "run a command bound to the NUMA node nearest a device", exec_command},
   };
   return table;
 }

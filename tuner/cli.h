@@ -42,5 +42,13 @@ int run_cli(int argc, char** argv);
 
 // Subcommands (tuner/*_command.cc).
 int probe_command(GlobalOptions& g, const std::vector<std::string>& args);
+int profiles_command(GlobalOptions& g, const std::vector<std::string>& args);
+int plan_command(GlobalOptions& g, const std::vector<std::string>& args);
+int apply_command(GlobalOptions& g, const std::vector<std::string>& args);
+int rollback_command(GlobalOptions& g, const std::vector<std::string>& args);
+int status_command(GlobalOptions& g, const std::vector<std::string>& args);
+int history_command(GlobalOptions& g, const std::vector<std::string>& args);
+int restore_command(GlobalOptions& g, const std::vector<std::string>& args);
+int exec_command(GlobalOptions& g, const std::vector<std::string>& args);
 
 }  // namespace tuner

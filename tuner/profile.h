@@ -1,0 +1,116 @@
+// Profile: what a node of a kind should look like, read from TOML (toml++). Includes
+// are resolved and merged at load time (parents first, the including file wins), so
+// the planner sees one flat Profile.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/cpuset.h"
+#include "base/result.h"
+
+namespace tuner {
+
+/// Where a setting was written: "profiles/latency.toml:12:1".
+struct SourceLoc {
+  std::string file;
+  int line = 0, col = 0;
+  std::string str() const;
+};
+
+struct SysctlSetting {
+  enum class Op { set, at_least, at_most };  // "= v", ">=N" (raise only), "<=N" (lower only)
+  std::string key;
+  Op op = Op::set;
+  std::string value;   // normalised text; a number for at_least / at_most
+  std::string group;   // "sysctl" unless a [group.*] claims it
+  SourceLoc loc;
+};
+
+struct IrqRule {
+  std::string glob;                 // NIC name glob: "mlx5*", "eth*"
+  std::string policy;               // "numa-local", "spread", "pin"
+  std::optional<CpuSet> cpus;       // pin only
+  std::string irqbalance = "leave"; // "leave", "ban" (ban these IRQs), "stop"
+  std::string group;                // "irq" unless claimed
+  SourceLoc loc;
+};
+
+struct NicRule {
+  std::string glob;
+  bool speed_max = false;                // speed = "max"
+  std::optional<uint32_t> speed_mbps;    // speed = 25000
+  std::optional<std::string> duplex;     // "full", "half"
+  std::optional<bool> autoneg;
+  std::optional<uint32_t> combined, rx_channels, tx_channels;  // channels
+  std::optional<uint32_t> rx_ring, tx_ring;                    // rings; 0 = "max"
+  bool rx_ring_max = false, tx_ring_max = false;
+  std::string group;                     // "nic" unless claimed
+  SourceLoc loc;
+};
+
+struct NumaBind {
+  std::optional<std::string> unit;     // systemd unit: "trainer.service"
+  std::optional<std::string> cgroup;   // cgroup v2 path under /sys/fs/cgroup
+  std::optional<std::string> near;     // netdev, PCI address, or "gpuN"
+  std::optional<unsigned> node;        // explicit node
+  std::string group;                   // "numa" unless claimed
+  SourceLoc loc;
+};
+
+struct Match {
+  std::optional<std::string> numa_nodes;   // ">=2", "1", "<=4"
+  std::optional<std::string> cpu_vendor;   // "GenuineIntel", "AuthenticAMD"
+  std::optional<std::string> nic_driver;   // glob: "mlx5*"
+  std::optional<bool> gpu;
+  std::optional<bool> virtualized;
+};
+
+struct Guard {
+  std::string metric;      // "tcp_retrans_pct", "nic_drops", "link_flaps"
+  double max_increase = 0; // absolute increase allowed
+};
+
+struct VerifySettings {
+  std::vector<std::string> bench;   // benchmark names
+  double min_effect = 0.02;         // relative improvement needed to keep
+  double false_keep_rate = 0.05;
+  unsigned max_trials = 30;
+  std::vector<Guard> guards;
+};
+
+struct GroupSettings {
+  std::string name;
+  bool keep_if_neutral = false;
+  std::vector<std::string> bench;   // overrides [verify].bench for this group
+  SourceLoc loc;
+};
+
+struct Profile {
+  std::string name;
+  std::string description;
+  std::string file;                       // the file it was loaded from
+  std::vector<std::string> chain;         // names loaded, parents first, this last
+  Match match;
+  std::vector<SysctlSetting> sysctls;     // one per key, later files win
+  std::vector<IrqRule> irqs;              // one per glob
+  std::vector<NicRule> nics;              // one per glob
+  std::vector<NumaBind> binds;
+  VerifySettings verify;
+  std::map<std::string, GroupSettings> groups;
+};
+
+/// The directories searched for profile names, in order.
+std::vector<std::string> profile_search_path(const std::vector<std::string>& configured);
+
+/// Loads a profile by name (searched in path) or by path to a .toml file, with its
+/// includes. Errors name file:line:col.
+Result<Profile> load_profile(const std::string& name_or_path,
+                             const std::vector<std::string>& search_path);
+
+/// Merges several profiles given with repeated --profile: later ones win.
+Profile merge_profiles(const std::vector<Profile>& profiles);
+
+}  // namespace tuner
