@@ -1,0 +1,10 @@
+// STUB: the irq knob, to be implemented.
+#include "tuner/knobs/knob.h"
+
+namespace tuner {
+
+Result<std::unique_ptr<Knob>> make_irq_knob(const std::string& id, KnobContext&) {
+  return Error{"not implemented", id, 0};
+}
+
+}  // namespace tuner
