@@ -1,0 +1,288 @@
+#include "rollback/journal.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+
+#include <fmt/core.h>
+
+namespace tuner {
+
+namespace {
+
+constexpr RecordType kTypes[] = {RecordType::begin,    RecordType::intent,
+                                 RecordType::done,     RecordType::failed,
+                                 RecordType::decision, RecordType::rollback_begin,
+                                 RecordType::rollback, RecordType::end};
+
+void put(nlohmann::json& j, const char* key, const std::string& v) {
+  if (!v.empty()) j[key] = v;
+}
+
+std::string get(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string journal_name(const std::string& run_id) { return run_id + ".journal"; }
+
+}  // namespace
+
+const char* record_type_name(RecordType t) {
+  switch (t) {
+    case RecordType::begin: return "begin";
+    case RecordType::intent: return "intent";
+    case RecordType::done: return "done";
+    case RecordType::failed: return "failed";
+    case RecordType::decision: return "decision";
+    case RecordType::rollback_begin: return "rollback_begin";
+    case RecordType::rollback: return "rollback";
+    case RecordType::end: return "end";
+  }
+  return "?";
+}
+
+std::string encode_record(const JournalRecord& r) {
+  nlohmann::json j;
+  j["type"] = record_type_name(r.type);
+  put(j, "run_id", r.run_id);
+  put(j, "kind", r.kind);
+  put(j, "time", r.time);
+  if (r.type == RecordType::begin) j["profiles"] = r.profiles;
+  if (r.pid) j["pid"] = r.pid;
+  put(j, "knob", r.knob);
+  put(j, "group", r.group);
+  // before/after are values: an empty string is a real value for some knobs.
+  if (r.type == RecordType::intent) {
+    j["before"] = r.before;
+    j["after"] = r.after;
+  }
+  if (r.type == RecordType::rollback) j["after"] = r.after;
+  if (r.type == RecordType::done) j["readback"] = r.readback;
+  put(j, "error", r.error);
+  put(j, "decision", r.decision);
+  put(j, "status", r.status);
+  if (r.refused) j["refused"] = true;
+  if (!r.stats.is_null()) j["stats"] = r.stats;
+  // Replace invalid UTF-8 from odd kernel text rather than fail the journal write.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<JournalRecord> decode_record(std::string_view line, const std::string& where) {
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return Error{"not a JSON object", where, 0};
+  std::string type = get(j, "type");
+  JournalRecord r;
+  auto t = std::find_if(std::begin(kTypes), std::end(kTypes),
+                        [&](RecordType k) { return type == record_type_name(k); });
+  if (t == std::end(kTypes)) return Error{"unknown record type '" + type + "'", where, 0};
+  r.type = *t;
+  r.run_id = get(j, "run_id");
+  r.kind = get(j, "kind");
+  r.time = get(j, "time");
+  if (auto p = j.find("profiles"); p != j.end() && p->is_array())
+    for (const auto& e : *p)
+      if (e.is_string()) r.profiles.push_back(e.get<std::string>());
+  if (auto p = j.find("pid"); p != j.end() && p->is_number_integer()) r.pid = p->get<long>();
+  r.knob = get(j, "knob");
+  r.group = get(j, "group");
+  r.before = get(j, "before");
+  r.after = get(j, "after");
+  r.readback = get(j, "readback");
+  r.error = get(j, "error");
+  r.decision = get(j, "decision");
+  r.status = get(j, "status");
+  if (auto p = j.find("refused"); p != j.end() && p->is_boolean()) r.refused = p->get<bool>();
+  if (auto p = j.find("stats"); p != j.end()) r.stats = *p;
+  bool needs_knob = r.type == RecordType::intent || r.type == RecordType::done ||
+                    r.type == RecordType::failed || r.type == RecordType::rollback;
+  if (needs_knob && r.knob.empty()) return Error{type + " record without a knob", where, 0};
+  if (r.type == RecordType::intent && !j.contains("before"))
+    return Error{"intent record without a before value", where, 0};
+  return r;
+}
+
+Result<JournalText> parse_journal(std::string_view text, const std::string& file) {
+  JournalText out;
+  std::size_t start = 0;
+  int line_no = 0;
+  while (start < text.size()) {
+    ++line_no;
+    std::size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) {
+      out.torn = true;  // a crash mid-append: this record was never complete
+      break;
+    }
+    std::string_view line = text.substr(start, nl - start);
+    start = nl + 1;
+    if (line.empty()) continue;
+    auto r = decode_record(line, fmt::format("{}:{}", file, line_no));
+    if (!r.ok()) return r.error();
+    out.records.push_back(std::move(r).value());
+  }
+  return out;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm {};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string new_run_id() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm {};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  uint16_t rnd = 0;
+  if (::getrandom(&rnd, sizeof rnd, 0) != sizeof rnd) rnd = static_cast<uint16_t>(::getpid());
+  return fmt::format("{}-{:04x}", buf, rnd);
+}
+
+bool valid_run_id(std::string_view id) {
+  // YYYYMMDDTHHMMSSZ-hhhh
+  if (id.size() != 21 || id[8] != 'T' || id[15] != 'Z' || id[16] != '-') return false;
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (i == 8 || i == 15 || i == 16) continue;
+    char c = id[i];
+    bool ok = i < 15 ? (c >= '0' && c <= '9') : ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Journal::Journal(Journal&& o) noexcept { *this = std::move(o); }
+Journal& Journal::operator=(Journal&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+    run_id_ = std::move(o.run_id_);
+    path_ = std::move(o.path_);
+  }
+  return *this;
+}
+Journal::~Journal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<Journal> Journal::create(const StateDir& dir, const std::string& run_id) {
+  Journal j;
+  j.run_id_ = run_id;
+  j.path_ = dir.path_of("runs/" + journal_name(run_id));
+  if (!valid_run_id(run_id)) return Error{"invalid run id", run_id, 0};
+  j.fd_ = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
+                   O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (j.fd_ < 0) return errno_error("cannot create journal", j.path_);
+  if (::fsync(j.fd_) != 0) return errno_error("cannot fsync", j.path_);
+  if (auto s = sync_dir(dir.runs_fd(), dir.path_of("runs")); !s.ok()) return s.error();
+  return j;
+}
+
+Result<Journal> Journal::open(const StateDir& dir, const std::string& run_id) {
+  Journal j;
+  j.run_id_ = run_id;
+  j.path_ = dir.path_of("runs/" + journal_name(run_id));
+  if (!valid_run_id(run_id)) return Error{"invalid run id", run_id, 0};
+  j.fd_ = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
+                   O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (j.fd_ < 0) return errno_error("cannot open journal", j.path_);
+  // Cut a torn last record so the next append starts on a fresh line.
+  struct stat st {};
+  if (::fstat(j.fd_, &st) != 0) return errno_error("cannot stat", j.path_);
+  off_t end = st.st_size;
+  char buf[4096];
+  while (end > 0) {
+    off_t from = std::max<off_t>(0, end - static_cast<off_t>(sizeof buf));
+    ssize_t n = ::pread(j.fd_, buf, static_cast<size_t>(end - from), from);
+    if (n <= 0) return errno_error("cannot read", j.path_);
+    auto* nl = static_cast<char*>(::memrchr(buf, '\n', static_cast<size_t>(n)));
+    if (nl) {
+      end = from + (nl - buf) + 1;
+      break;
+    }
+    end = from;
+  }
+  if (end != st.st_size) {
+    if (::ftruncate(j.fd_, end) != 0 || ::fsync(j.fd_) != 0)
+      return errno_error("cannot cut the torn last record", j.path_);
+  }
+  return j;
+}
+
+Status Journal::append(const std::vector<JournalRecord>& records, bool sync) {
+  std::string text;
+  for (const auto& r : records) {
+    text += encode_record(r);
+    text += '\n';
+  }
+  std::size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd_, text.data() + off, text.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_error("cannot append to journal", path_);
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (sync && ::fdatasync(fd_) != 0) return errno_error("cannot fsync journal", path_);
+  return Ok{};
+}
+
+Result<std::vector<std::string>> list_runs(const StateDir& dir) {
+  std::vector<std::string> ids;
+  if (dir.runs_fd() < 0) return ids;
+  int fd = ::openat(dir.runs_fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open", dir.path_of("runs"));
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return errno_error("cannot list", dir.path_of("runs"));
+  }
+  while (dirent* e = ::readdir(d)) {
+    std::string_view n = e->d_name;
+    if (!n.ends_with(".journal")) continue;
+    n.remove_suffix(8);
+    if (valid_run_id(n)) ids.emplace_back(n);
+  }
+  ::closedir(d);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Result<JournalText> read_journal(const StateDir& dir, const std::string& run_id) {
+  std::string path = dir.path_of("runs/" + journal_name(run_id));
+  if (!valid_run_id(run_id))
+    return Error{"not a run id (expected YYYYMMDDTHHMMSSZ-xxxx)", run_id, 0};
+  int fd = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
+                    O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open journal", path);
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      return errno_error("cannot read", path, e);
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return parse_journal(text, path);
+}
+
+}  // namespace tuner

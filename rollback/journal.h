@@ -1,0 +1,92 @@
+// Journal: one run's append-only record of what tuner is about to change and did
+// change, as JSON lines in <state-dir>/runs/<run-id>.journal. Records that announce a
+// write are fsynced before the write happens, so after a crash the journal alone says
+// what to put back. A crash mid-append leaves an unterminated last line: readers ignore
+// it, and reopening for append cuts it off first.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "rollback/state_dir.h"
+
+namespace tuner {
+
+enum class RecordType {
+  begin,           // run_id, kind ("apply", "restore"), profiles, time, pid
+  intent,          // knob, group, before, after: fsynced before the write
+  done,            // knob, readback
+  failed,          // knob, error, refused (the kernel refused: skipped, not fatal)
+  decision,        // group, decision ("applied", "kept", "rolled_back"), stats
+  rollback_begin,  // time, pid: a rollback of this run has started
+  rollback,        // knob, after (the value restored), status ("restored"/"failed"), error
+  end,             // status ("finished", "rolled_back", "abandoned", ...)
+};
+
+/// One record. Plain data; fields a type does not use stay empty.
+struct JournalRecord {
+  RecordType type = RecordType::begin;
+  std::string run_id, kind, time;
+  std::vector<std::string> profiles;
+  long pid = 0;
+  std::string knob, group, before, after, readback, error, decision, status;
+  bool refused = false;
+  nlohmann::json stats;
+};
+
+const char* record_type_name(RecordType t);
+
+/// One JSON object, no newline.
+std::string encode_record(const JournalRecord& r);
+/// Parses one line; `where` ("file:line") names it in errors.
+Result<JournalRecord> decode_record(std::string_view line, const std::string& where);
+
+struct JournalText {
+  std::vector<JournalRecord> records;
+  bool torn = false;  // an unterminated last line was ignored
+};
+/// Parses a whole journal. An unterminated last line is ignored (torn write); a bad
+/// terminated line is an error naming file:line.
+Result<JournalText> parse_journal(std::string_view text, const std::string& file);
+
+/// "20261129T173000Z-1a2b": sortable, UTC, with 16 random bits against collisions.
+std::string new_run_id();
+/// True for ids new_run_id can produce (also keeps RUN_ID arguments out of paths).
+bool valid_run_id(std::string_view id);
+/// ISO 8601 UTC now, "2026-11-29T17:30:00Z".
+std::string utc_now();
+
+class Journal {
+ public:
+  Journal() = default;
+  Journal(Journal&&) noexcept;
+  Journal& operator=(Journal&&) noexcept;
+  Journal(const Journal&) = delete;
+  ~Journal();
+
+  /// Creates runs/<run_id>.journal (O_EXCL, 0600) and fsyncs it and the directory.
+  static Result<Journal> create(const StateDir& dir, const std::string& run_id);
+  /// Opens an existing journal for append, cutting off a torn last line.
+  static Result<Journal> open(const StateDir& dir, const std::string& run_id);
+
+  /// Appends records in one write; with sync, fdatasync before returning.
+  Status append(const std::vector<JournalRecord>& records, bool sync = true);
+  Status append(const JournalRecord& r, bool sync = true) { return append(std::vector{r}, sync); }
+  const std::string& run_id() const { return run_id_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  int fd_ = -1;
+  std::string run_id_, path_;
+};
+
+/// Run ids with a journal, oldest first.
+Result<std::vector<std::string>> list_runs(const StateDir& dir);
+/// Reads and parses runs/<run_id>.journal.
+Result<JournalText> read_journal(const StateDir& dir, const std::string& run_id);
+
+}  // namespace tuner

@@ -1,0 +1,104 @@
+#include "rollback/journal.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "rollback/test_util.h"
+
+using namespace tuner;
+
+TEST_CASE("journal: records round trip") {
+  JournalRecord b;
+  b.type = RecordType::begin;
+  b.run_id = "20261129T173000Z-1a2b";
+  b.kind = "apply";
+  b.profiles = {"throughput", "dl-training"};
+  b.pid = 42;
+  auto back = decode_record(encode_record(b), "t:1");
+  REQUIRE(back.ok());
+  CHECK(back->type == RecordType::begin);
+  CHECK(back->profiles == b.profiles);
+  CHECK(back->pid == 42);
+
+  JournalRecord i;
+  i.type = RecordType::intent;
+  i.knob = "sysctl:net.ipv4.tcp_rmem";
+  i.group = "sysctl";
+  i.before = "4096 131072 6291456";
+  i.after = "";  // an empty value is still a value
+  std::string line = encode_record(i);
+  CHECK(line.find('\n') == std::string::npos);
+  auto ib = decode_record(line, "t:2");
+  REQUIRE(ib.ok());
+  CHECK(ib->before == "4096 131072 6291456");
+  CHECK(ib->after == "");
+  CHECK(ib->knob == i.knob);
+}
+
+TEST_CASE("journal: bad records are errors that name file:line") {
+  auto r = parse_journal("{\"type\":\"begin\"}\nnot json\n", "runs/x.journal");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().where == "runs/x.journal:2");
+  CHECK_FALSE(decode_record("{\"type\":\"explode\"}", "f:1").ok());
+  CHECK_FALSE(decode_record("{\"type\":\"intent\",\"knob\":\"sysctl:a.b\"}", "f:1").ok());
+  CHECK_FALSE(decode_record("{\"type\":\"done\"}", "f:1").ok());
+}
+
+TEST_CASE("journal: a torn last line is ignored and cut before the next append") {
+  testing::TempDir t;
+  auto dir = StateDir::open(t.path + "/state", true);
+  REQUIRE(dir.ok());
+  std::string id = new_run_id();
+  CHECK(valid_run_id(id));
+  {
+    auto j = Journal::create(*dir, id);
+    REQUIRE(j.ok());
+    JournalRecord b;
+    b.type = RecordType::begin;
+    REQUIRE(j->append(b).ok());
+    JournalRecord i;
+    i.type = RecordType::intent;
+    i.knob = "sysctl:net.core.somaxconn";
+    i.before = "4096";
+    i.after = "8192";
+    REQUIRE(j->append(i).ok());
+  }
+  std::string path = t.path + "/state/runs/" + id + ".journal";
+  {
+    std::ofstream f(path, std::ios::app);
+    f << "{\"type\":\"done\",\"knob\":\"sysctl:net.co";  // crash mid-write
+  }
+  auto text = read_journal(*dir, id);
+  REQUIRE(text.ok());
+  CHECK(text->torn);
+  REQUIRE(text->records.size() == 2);
+  CHECK(text->records[1].type == RecordType::intent);
+
+  auto j = Journal::open(*dir, id);
+  REQUIRE(j.ok());
+  JournalRecord e;
+  e.type = RecordType::end;
+  e.status = "finished";
+  REQUIRE(j->append(e).ok());
+  auto again = read_journal(*dir, id);
+  REQUIRE(again.ok());
+  CHECK_FALSE(again->torn);
+  REQUIRE(again->records.size() == 3);
+  CHECK(again->records[2].type == RecordType::end);
+  auto runs = list_runs(*dir);
+  REQUIRE(runs.ok());
+  CHECK(*runs == std::vector<std::string>{id});
+}
+
+TEST_CASE("journal: run ids sort by time and keep paths out") {
+  CHECK(valid_run_id("20261129T173000Z-00ff"));
+  CHECK_FALSE(valid_run_id("../../etc/passwd"));
+  CHECK_FALSE(valid_run_id("20261129T173000Z-00FF"));
+  CHECK_FALSE(valid_run_id("20261129T173000Z-00f"));
+  CHECK(std::string("20261129T173000Z-ffff") < std::string("20261129T173001Z-0000"));
+}

@@ -1,0 +1,167 @@
+#include "rollback/rollback.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "rollback/state.h"
+
+namespace tuner {
+
+RunSummary summarize_run(const std::string& run_id, const JournalText& journal) {
+  RunSummary s;
+  s.run_id = run_id;
+  s.status = "unfinished";
+  for (const auto& r : journal.records) {
+    switch (r.type) {
+      case RecordType::begin:
+        s.kind = r.kind;
+        s.time = r.time;
+        s.profiles = r.profiles;
+        s.status = "unfinished";
+        break;
+      case RecordType::intent: ++s.intents; break;
+      case RecordType::done: ++s.done; break;
+      case RecordType::failed: r.refused ? ++s.skipped : ++s.failed; break;
+      case RecordType::rollback_begin: s.status = "unfinished"; break;
+      case RecordType::rollback:
+        if (r.status == "restored") ++s.restored;
+        break;
+      case RecordType::end: s.status = r.status.empty() ? "finished" : r.status; break;
+      case RecordType::decision: break;
+    }
+  }
+  return s;
+}
+
+std::vector<RestoreStep> restore_steps(const JournalText& journal) {
+  // A knob the kernel refused to change was never changed: nothing to put back. Any
+  // other intent, done or not, is restored: writing an unchanged value back is harmless.
+  std::map<std::string, std::size_t> last_intent;
+  std::set<std::string> refused;
+  for (std::size_t i = 0; i < journal.records.size(); ++i) {
+    const auto& r = journal.records[i];
+    if (r.type == RecordType::intent) {
+      last_intent[r.knob] = i;
+      refused.erase(r.knob);
+    } else if (r.type == RecordType::failed && r.refused) {
+      refused.insert(r.knob);
+    }
+  }
+  std::map<std::string, std::string> first_before;
+  for (const auto& r : journal.records)
+    if (r.type == RecordType::intent) first_before.emplace(r.knob, r.before);
+  std::vector<std::pair<std::size_t, std::string>> order;
+  for (const auto& [knob, i] : last_intent)
+    if (!refused.count(knob)) order.emplace_back(i, knob);
+  std::sort(order.rbegin(), order.rend());
+  std::vector<RestoreStep> steps;
+  for (const auto& [i, knob] : order) {
+    const auto& r = journal.records[i];
+    steps.push_back({knob, r.group, first_before[knob], r.after});
+  }
+  return steps;
+}
+
+Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
+                               const RestoreFn& restore) {
+  auto text = read_journal(dir, run_id);
+  if (!text.ok()) return text.error();
+  RunSummary summary = summarize_run(run_id, *text);
+  if (summary.status == "rolled_back" || summary.status == "abandoned")
+    return Error{"run is already " + summary.status + "; nothing to roll back", run_id, 0};
+  auto journal = Journal::open(dir, run_id);
+  if (!journal.ok()) return journal.error();
+  JournalRecord start;
+  start.type = RecordType::rollback_begin;
+  start.time = utc_now();
+  start.pid = ::getpid();
+  if (auto s = journal->append(start); !s.ok()) return s.error();
+
+  RunReport report;
+  report.run_id = run_id;
+  report.profiles = summary.profiles;
+  std::vector<JournalRecord> records;
+  std::set<std::string> restored;
+  for (const RestoreStep& step : restore_steps(*text)) {
+    auto group = std::find_if(report.groups.begin(), report.groups.end(),
+                              [&](const GroupReport& g) { return g.name == step.group; });
+    if (group == report.groups.end()) {
+      report.groups.push_back({step.group, "rolled_back", {}, nlohmann::json::object()});
+      group = report.groups.end() - 1;
+    }
+    ChangeReport c{step.knob, step.changed, step.value, "restored", ""};
+    JournalRecord rec;
+    rec.type = RecordType::rollback;
+    rec.knob = step.knob;
+    rec.after = step.value;
+    Status s = restore(step.knob, step.value);
+    if (s.ok()) {
+      rec.status = "restored";
+      restored.insert(step.knob);
+      report.changed = true;
+    } else {
+      rec.status = c.status = "failed";
+      rec.error = c.error = s.error().message();
+      report.errors.push_back(step.knob + ": could not restore: " + c.error);
+    }
+    group->changes.push_back(std::move(c));
+    records.push_back(std::move(rec));
+  }
+  JournalRecord end;
+  end.type = RecordType::end;
+  end.status = report.errors.empty() ? "rolled_back" : "rollback_failed";
+  end.time = utc_now();
+  records.push_back(end);
+  if (auto s = journal->append(records); !s.ok()) return s.error();
+
+  auto state = load_state(dir);
+  if (!state.ok()) {
+    report.errors.push_back(state.error().message());
+    return report;
+  }
+  bool dirty = false;
+  for (auto it = state->knobs.begin(); it != state->knobs.end();) {
+    if (it->second.run_id == run_id && restored.count(it->first)) {
+      it = state->knobs.erase(it);
+      dirty = true;
+    } else {
+      ++it;
+    }
+  }
+  if (dirty)
+    if (auto s = save_state(dir, *state); !s.ok()) report.errors.push_back(s.error().message());
+  return report;
+}
+
+Status abandon_run(const StateDir& dir, const std::string& run_id) {
+  auto text = read_journal(dir, run_id);
+  if (!text.ok()) return text.error();
+  RunSummary summary = summarize_run(run_id, *text);
+  if (!summary.unfinished())
+    return Error{"run is " + summary.status + ", not unfinished; nothing to abandon", run_id, 0};
+  auto journal = Journal::open(dir, run_id);
+  if (!journal.ok()) return journal.error();
+  JournalRecord end;
+  end.type = RecordType::end;
+  end.status = "abandoned";
+  end.time = utc_now();
+  end.pid = ::getpid();
+  return journal->append(end);
+}
+
+Result<std::optional<RunSummary>> find_unfinished_run(const StateDir& dir) {
+  auto runs = list_runs(dir);
+  if (!runs.ok()) return runs.error();
+  for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
+    auto text = read_journal(dir, *it);
+    if (!text.ok()) return text.error();
+    RunSummary s = summarize_run(*it, *text);
+    if (s.unfinished()) return std::optional<RunSummary>(s);
+  }
+  return std::optional<RunSummary>();
+}
+
+}  // namespace tuner

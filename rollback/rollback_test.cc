@@ -1,0 +1,123 @@
+#include "rollback/rollback.h"
+
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "rollback/state.h"
+#include "rollback/test_util.h"
+
+using namespace tuner;
+
+namespace {
+
+JournalRecord rec(RecordType t, std::string knob = "", std::string before = "",
+                  std::string after = "") {
+  JournalRecord r;
+  r.type = t;
+  r.knob = std::move(knob);
+  r.group = "sysctl";
+  r.before = std::move(before);
+  r.after = std::move(after);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("rollback: newest first, each knob back to its first before") {
+  JournalText j;
+  j.records = {rec(RecordType::begin),
+               rec(RecordType::intent, "sysctl:a.x", "1", "2"),
+               rec(RecordType::done, "sysctl:a.x"),
+               rec(RecordType::intent, "sysctl:a.y", "10", "20"),
+               rec(RecordType::intent, "sysctl:a.x", "2", "3"),  // no done: crashed
+               rec(RecordType::intent, "irq:57:affinity", "0-7", "3")};
+  JournalRecord refused = rec(RecordType::failed, "irq:57:affinity");
+  refused.refused = true;
+  j.records.push_back(refused);
+  auto steps = restore_steps(j);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].knob == "sysctl:a.x");
+  CHECK(steps[0].value == "1");
+  CHECK(steps[0].changed == "3");
+  CHECK(steps[1].knob == "sysctl:a.y");
+  CHECK(steps[1].value == "10");
+  CHECK(summarize_run("r", j).status == "unfinished");
+}
+
+TEST_CASE("rollback: from the journal alone, failures reported, state updated") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  std::string id = "20261129T173000Z-0001";
+  {
+    auto j = Journal::create(*sd, id);
+    REQUIRE(j.ok());
+    JournalRecord b = rec(RecordType::begin);
+    b.kind = "apply";
+    b.profiles = {"p"};
+    REQUIRE(j->append({b, rec(RecordType::intent, "sysctl:a.x", "1", "2"),
+                       rec(RecordType::done, "sysctl:a.x"),
+                       rec(RecordType::intent, "sysctl:a.y", "10", "20")}).ok());
+  }
+  State st;
+  st.knobs["sysctl:a.x"] = {"2", "1", id, "sysctl"};
+  st.knobs["sysctl:other"] = {"5", "4", "20261128T000000Z-0000", "sysctl"};
+  REQUIRE(save_state(*sd, st).ok());
+
+  auto unfinished = find_unfinished_run(*sd);
+  REQUIRE(unfinished.ok());
+  REQUIRE(unfinished->has_value());
+  CHECK((*unfinished)->run_id == id);
+
+  std::vector<std::pair<std::string, std::string>> writes;
+  auto fake = [&](const std::string& knob, const std::string& value) -> Status {
+    writes.emplace_back(knob, value);
+    if (knob == "sysctl:a.y") return Error{"cannot write", "/proc/sys/a/y", EACCES};
+    return Ok{};
+  };
+  auto report = rollback_run(*sd, id, fake);
+  REQUIRE(report.ok());
+  CHECK(writes == std::vector<std::pair<std::string, std::string>>{{"sysctl:a.y", "10"},
+                                                                    {"sysctl:a.x", "1"}});
+  REQUIRE(report->errors.size() == 1);
+  CHECK(report->errors[0].find("sysctl:a.y") != std::string::npos);
+  CHECK(report->errors[0].find("Permission denied") != std::string::npos);
+
+  auto after = load_state(*sd);
+  REQUIRE(after.ok());
+  CHECK(after->knobs.count("sysctl:a.x") == 0);  // restored: no longer kept
+  CHECK(after->knobs.count("sysctl:other") == 1);
+
+  // One knob failed: the run still needs attention, and apply keeps refusing.
+  auto text = read_journal(*sd, id);
+  REQUIRE(text.ok());
+  CHECK(summarize_run(id, *text).status == "rollback_failed");
+  CHECK(summarize_run(id, *text).unfinished());
+
+  // A second try that succeeds finishes it; a third is refused.
+  auto ok_fake = [](const std::string&, const std::string&) -> Status { return Ok{}; };
+  REQUIRE(rollback_run(*sd, id, ok_fake).ok());
+  text = read_journal(*sd, id);
+  CHECK(summarize_run(id, *text).status == "rolled_back");
+  CHECK_FALSE(rollback_run(*sd, id, ok_fake).ok());
+  auto none = find_unfinished_run(*sd);
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->has_value());
+}
+
+TEST_CASE("rollback: abandon marks an unfinished run and only that") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  std::string id = "20261129T173000Z-0002";
+  {
+    auto j = Journal::create(*sd, id);
+    REQUIRE(j.ok());
+    REQUIRE(j->append({rec(RecordType::begin), rec(RecordType::intent, "sysctl:a.x", "1", "2")}).ok());
+  }
+  REQUIRE(abandon_run(*sd, id).ok());
+  auto text = read_journal(*sd, id);
+  CHECK(summarize_run(id, *text).status == "abandoned");
+  CHECK_FALSE(abandon_run(*sd, id).ok());
+}

@@ -1,0 +1,109 @@
+#include "rollback/state.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+namespace tuner {
+
+namespace {
+constexpr const char* kSchema = "tuner.state/1";
+constexpr const char* kFile = "state.json";
+}  // namespace
+
+Result<State> parse_state(std::string_view text, const std::string& where) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error{"not a JSON object", where, 0};
+  if (j.value("schema", std::string()) != kSchema)
+    return Error{fmt::format("expected schema \"{}\"", kSchema), where, 0};
+  State s;
+  auto knobs = j.find("knobs");
+  if (knobs == j.end()) return s;
+  if (!knobs->is_object()) return Error{"\"knobs\" is not an object", where, 0};
+  for (const auto& [id, v] : knobs->items()) {
+    if (!v.is_object() || !v.contains("value") || !v["value"].is_string())
+      return Error{"knob \"" + id + "\" has no string \"value\"", where, 0};
+    KeptKnob k;
+    k.value = v["value"].get<std::string>();
+    k.before = v.value("before", std::string());
+    k.run_id = v.value("run_id", std::string());
+    k.group = v.value("group", std::string());
+    s.knobs.emplace(id, std::move(k));
+  }
+  return s;
+}
+
+std::string encode_state(const State& s) {
+  nlohmann::json j;
+  j["schema"] = kSchema;
+  j["knobs"] = nlohmann::json::object();
+  for (const auto& [id, k] : s.knobs)
+    j["knobs"][id] = {{"value", k.value}, {"before", k.before}, {"run_id", k.run_id},
+                      {"group", k.group}};
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+Result<State> load_state(const StateDir& dir) {
+  std::string path = dir.path_of(kFile);
+  int fd = ::openat(dir.fd(), kFile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return State{};
+    return errno_error("cannot open", path);
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      return errno_error("cannot read", path, e);
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return parse_state(text, path);
+}
+
+Status save_state(const StateDir& dir, const State& s) {
+  std::string tmp = fmt::format("{}.tmp.{}", kFile, ::getpid());
+  std::string path = dir.path_of(tmp);
+  ::unlinkat(dir.fd(), tmp.c_str(), 0);  // a leftover from a crashed writer
+  int fd = ::openat(dir.fd(), tmp.c_str(),
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return errno_error("cannot create", path);
+  std::string text = encode_state(s);
+  std::size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      ::unlinkat(dir.fd(), tmp.c_str(), 0);
+      return errno_error("cannot write", path, e);
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    int e = errno;
+    ::close(fd);
+    ::unlinkat(dir.fd(), tmp.c_str(), 0);
+    return errno_error("cannot fsync", path, e);
+  }
+  ::close(fd);
+  if (::renameat(dir.fd(), tmp.c_str(), dir.fd(), kFile) != 0) {
+    int e = errno;
+    ::unlinkat(dir.fd(), tmp.c_str(), 0);
+    return errno_error("cannot rename into place", dir.path_of(kFile), e);
+  }
+  return sync_dir(dir.fd(), dir.path());
+}
+
+}  // namespace tuner

@@ -1,0 +1,34 @@
+// State: the settings tuner currently keeps, in <state-dir>/state.json
+// ({"schema":"tuner.state/1","knobs":{id:{value,before,run_id,group}}}). `restore`
+// re-applies it at boot and `status` compares it with live values. Written atomically.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "base/result.h"
+#include "rollback/state_dir.h"
+
+namespace tuner {
+
+struct KeptKnob {
+  std::string value;   // what tuner set and keeps
+  std::string before;  // what it replaced (rollback of run_id puts this back)
+  std::string run_id;  // the run that set it
+  std::string group;
+};
+
+struct State {
+  std::map<std::string, KeptKnob> knobs;  // by knob id
+};
+
+/// Parses state.json text; `where` names the file in errors.
+Result<State> parse_state(std::string_view text, const std::string& where);
+std::string encode_state(const State& s);
+
+/// Reads state.json; a missing file is an empty State.
+Result<State> load_state(const StateDir& dir);
+/// Writes state.json atomically: a temp file, fsync, rename over, fsync the directory.
+Status save_state(const StateDir& dir, const State& s);
+
+}  // namespace tuner

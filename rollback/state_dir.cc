@@ -1,0 +1,119 @@
+#include "rollback/state_dir.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+namespace tuner {
+
+struct StateDir::Fds {
+  int dir = -1, runs = -1;
+  ~Fds() {
+    if (runs >= 0) ::close(runs);
+    if (dir >= 0) ::close(dir);
+  }
+};
+
+namespace {
+
+// mkdir -p for the parents only; each one that exists is left as it is.
+Status make_parents(const std::string& dir) {
+  for (std::size_t pos = dir.find('/', 1); pos != std::string::npos;
+       pos = dir.find('/', pos + 1)) {
+    std::string parent = dir.substr(0, pos);
+    if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST)
+      return errno_error("cannot create directory", parent);
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<int> open_private_dir(int dirfd, const std::string& name, const std::string& shown,
+                             bool create) {
+  struct stat st {};
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+    return Error{"is a symlink; refusing to use it as tuner's state directory", shown, 0};
+  if (create && ::mkdirat(dirfd, name.c_str(), 0700) == 0) {
+    // mkdirat obeys the umask; make the mode exact.
+    if (::fchmodat(dirfd, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW) != 0 && errno != ENOTSUP)
+      return errno_error("cannot set mode 0700", shown);
+  } else if (create && errno != EEXIST) {
+    return errno_error("cannot create directory", shown);
+  }
+  int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP)
+      return Error{"is a symlink; refusing to use it as tuner's state directory", shown, 0};
+    return errno_error("cannot open state directory", shown);
+  }
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return errno_error("cannot stat", shown, e);
+  }
+  std::string problem;
+  if (st.st_uid != ::geteuid())
+    problem = fmt::format("is owned by uid {}, not by uid {} that runs tuner", st.st_uid,
+                          ::geteuid());
+  else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    problem = fmt::format("is group- or world-writable (mode {:04o}); expected 0700",
+                          st.st_mode & 07777);
+  if (!problem.empty()) {
+    ::close(fd);
+    return Error{problem + "; refusing to use it", shown, 0};
+  }
+  return fd;
+}
+
+Status sync_dir(int dirfd, const std::string& shown) {
+  if (::fsync(dirfd) != 0) return errno_error("cannot fsync directory", shown);
+  return Ok{};
+}
+
+Result<StateDir> StateDir::open(const std::string& dir_in, bool create) {
+  if (dir_in.empty()) return Error{"empty state directory path", "--state-dir", 0};
+  std::string dir = dir_in;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (dir.find("/../") != std::string::npos || dir.ends_with("/..") || dir == "..")
+    return Error{"must not contain '..'", dir, 0};
+  std::string parent = ".", leaf = dir;
+  if (auto slash = dir.rfind('/'); slash != std::string::npos) {
+    parent = slash == 0 ? "/" : dir.substr(0, slash);
+    leaf = dir.substr(slash + 1);
+  }
+  if (leaf.empty() || leaf == "." || leaf == "/")
+    return Error{"not a usable state directory", dir, 0};
+  if (create && dir[0] == '/') {
+    if (auto s = make_parents(dir); !s.ok()) return s.error();
+  }
+  int pfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (pfd < 0) return errno_error("cannot open", parent);
+  auto fd = open_private_dir(pfd, leaf, dir, create);
+  if (fd.ok() && create) (void)sync_dir(pfd, parent);  // the new entry itself
+  ::close(pfd);
+  if (!fd.ok()) return fd.error();
+  StateDir sd;
+  sd.fds_ = std::make_shared<Fds>();
+  sd.fds_->dir = *fd;
+  sd.path_ = dir;
+  auto runs = open_private_dir(*fd, "runs", sd.path_of("runs"), create);
+  if (!runs.ok()) {
+    // A read-only user of a fresh directory (no runs yet) gets an empty runs view.
+    if (create || runs.error().err != ENOENT) return runs.error();
+  } else {
+    sd.fds_->runs = *runs;
+    if (create) (void)sync_dir(*fd, dir);
+  }
+  return sd;
+}
+
+int StateDir::fd() const { return fds_ ? fds_->dir : -1; }
+int StateDir::runs_fd() const { return fds_ ? fds_->runs : -1; }
+std::string StateDir::path_of(std::string_view rel) const {
+  return path_ + "/" + std::string(rel);
+}
+
+}  // namespace tuner

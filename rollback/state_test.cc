@@ -1,0 +1,80 @@
+#include "rollback/state.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "rollback/test_util.h"
+
+using namespace tuner;
+
+TEST_CASE("state dir: created 0700 with its parents, runs/ inside") {
+  testing::TempDir t;
+  std::string dir = t.path + "/a/b/state";
+  auto sd = StateDir::open(dir, true);
+  REQUIRE(sd.ok());
+  struct stat st {};
+  REQUIRE(::stat(dir.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0700);
+  CHECK(st.st_uid == ::geteuid());
+  REQUIRE(::stat((dir + "/runs").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0700);
+}
+
+TEST_CASE("state dir: a symlink is refused, even to a good directory") {
+  testing::TempDir t;
+  REQUIRE(StateDir::open(t.path + "/real", true).ok());
+  REQUIRE(::symlink((t.path + "/real").c_str(), (t.path + "/link").c_str()) == 0);
+  auto sd = StateDir::open(t.path + "/link", true);
+  REQUIRE_FALSE(sd.ok());
+  CHECK(sd.error().message().find("symlink") != std::string::npos);
+  CHECK(sd.error().where == t.path + "/link");
+}
+
+TEST_CASE("state dir: group- or world-writable is refused") {
+  testing::TempDir t;
+  std::string dir = t.path + "/loose";
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  REQUIRE(::chmod(dir.c_str(), 0777) == 0);
+  auto sd = StateDir::open(dir, true);
+  REQUIRE_FALSE(sd.ok());
+  CHECK(sd.error().message().find("writable") != std::string::npos);
+}
+
+TEST_CASE("state: atomic write round trip, no temp file left") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  auto empty = load_state(*sd);
+  REQUIRE(empty.ok());
+  CHECK(empty->knobs.empty());
+  State s;
+  s.knobs["sysctl:net.core.somaxconn"] = {"8192", "4096", "20261129T173000Z-1a2b", "sysctl"};
+  s.knobs["irq:57:affinity"] = {"3", "0-7", "20261129T173000Z-1a2b", "irq"};
+  REQUIRE(save_state(*sd, s).ok());
+  auto back = load_state(*sd);
+  REQUIRE(back.ok());
+  REQUIRE(back->knobs.size() == 2);
+  CHECK(back->knobs["irq:57:affinity"].before == "0-7");
+  CHECK(back->knobs["sysctl:net.core.somaxconn"].value == "8192");
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(t.path + "/s")) {
+    (void)e;
+    ++files;
+  }
+  CHECK(files == 2);  // runs/ and state.json
+  struct stat st {};
+  REQUIRE(::stat((t.path + "/s/state.json").c_str(), &st) == 0);
+  CHECK((st.st_mode & 077) == 0);
+}
+
+TEST_CASE("state: bad state.json names the file") {
+  CHECK_FALSE(parse_state("{}", "state.json").ok());
+  auto r = parse_state("{\"schema\":\"tuner.state/1\",\"knobs\":{\"a\":{}}}", "x/state.json");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().where == "x/state.json");
+}
