@@ -18,6 +18,9 @@ struct Error {
   std::string what;
   std::string where;
   int err = 0;
+  /// The kernel refused a write it is entitled to refuse (a managed IRQ): the change
+  /// is skipped and reported, not fatal.
+  bool refused = false;
 
   /// "where: what: strerror(err)" with empty parts left out.
   std::string message() const;
