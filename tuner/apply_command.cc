@@ -1,12 +1,140 @@
-// STUB: tuner apply, to be implemented.
-#include "tuner/cli.h"
+// tuner apply: profile -> plan -> journaled writes. Exit codes: 0 applied (or nothing
+// to change), 1 runtime failure (not root, another tuner running, an unfinished run,
+// a write that failed: everything this run wrote has been rolled back), 2 bad input or
+// usage (no --no-verify yet, --root/--topology, no confirmation): nothing was changed.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/core.h>
 
 #include "base/result.h"
+#include "tuner/apply.h"
+#include "tuner/cli.h"
+#include "tuner/planner.h"
+#include "tuner/profile.h"
+#include "tuner/run_glue.h"
+#include "tuner/target.h"
+
+// The profile loader and the planner's report land from their own branches; until both
+// are in the tree, apply builds but says it cannot plan.
+#if __has_include("tuner/profile_match.h") && __has_include("tuner/plan_report.h")
+#define TUNER_HAVE_PLANNER 1
+#include "tuner/plan_report.h"
+#include "tuner/profile_match.h"
+#endif
+
+namespace po = boost::program_options;
 
 namespace tuner {
 
-int apply_command(GlobalOptions&, const std::vector<std::string>&) {
-  fail_runtime("apply: not implemented yet");
+namespace {
+
+#ifdef TUNER_HAVE_PLANNER
+Plan make_live_plan(const GlobalOptions& g, const std::vector<std::string>& names,
+                    const Target& target) {
+  std::vector<std::string> search = profile_search_path(g.profile_path);
+  Inventory inv = probe_target(target);
+  std::vector<std::string> chosen = names;
+  if (chosen.empty()) {
+    auto best = best_profile(search, inv);
+    if (!best.ok()) fail_input(best.error().message());
+    chosen.push_back(*best);
+  }
+  std::vector<Profile> profiles;
+  for (const auto& n : chosen) {
+    auto p = load_profile(n, search);
+    if (!p.ok()) fail_input(p.error().message());
+    profiles.push_back(std::move(p).value());
+  }
+  Profile merged = profiles.size() == 1 ? profiles[0] : merge_profiles(profiles);
+  auto plan = make_plan(merged, inv, target);
+  if (!plan.ok()) fail_input(plan.error().message());
+  return std::move(plan).value();
+}
+
+std::string describe_plan(const Plan& plan, const Term& term) { return format_plan(plan, term); }
+#else
+Plan make_live_plan(const GlobalOptions&, const std::vector<std::string>&, const Target&) {
+  fail_runtime("this build has no profile loader or planner yet; nothing was changed");
+}
+std::string describe_plan(const Plan&, const Term&) { return ""; }
+#endif
+
+// A person confirms on a terminal; anything else must say --yes.
+void confirm(const Plan& plan, const GlobalOptions& g) {
+  if (!::isatty(STDIN_FILENO))
+    fail_input("refusing to change this machine without confirmation: stdin is not a "
+               "terminal; review 'tuner plan' and pass --yes. Nothing was changed");
+  Term term(g.color, STDERR_FILENO);
+  fmt::print(stderr, "{}", describe_plan(plan, term));
+  fmt::print(stderr, "apply {} change{}? [y/N] ", plan.changes.size(),
+             plan.changes.size() == 1 ? "" : "s");
+  std::string answer;
+  if (!std::getline(std::cin, answer) || (answer != "y" && answer != "Y" && answer != "yes"))
+    fail_input("not confirmed; nothing was changed");
+}
+
+}  // namespace
+
+int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
+  po::options_description desc(
+      "tuner apply: apply a profile, journaled so it can be rolled back.\n"
+      "Refuses while an earlier run is unfinished (see 'tuner rollback').\n"
+      "Without a terminal, --yes is required. Exit: 0 done or nothing to change,\n"
+      "1 failure (changes rolled back; not root; another tuner running), 2 bad input");
+  std::vector<std::string> profiles, bench;
+  std::string report_file;
+  desc.add_options()
+      ("profile", po::value(&profiles), "profile name or .toml path (repeatable; later wins)")
+      ("no-verify", "apply without the verify loop (each group's decision: applied)")
+      ("bench", po::value(&bench), "benchmark for the verify loop (repeatable)")
+      ("yes,y", "do not ask for confirmation")
+      ("json", "print the tuner.run/1 JSON document")
+      ("report", po::value(&report_file), "also write the tuner.run/1 JSON to FILE");
+  add_target_options(desc);
+  po::variables_map vm;
+  if (!parse_options("apply", args, desc, {}, vm, g)) return 0;
+  if (vm.count("root") || vm.count("topology"))
+    fail_input("apply changes the live machine only; --root and --topology are for "
+               "'tuner plan' and 'tuner probe'. Nothing was changed");
+  if (!vm.count("no-verify"))
+    fail_input("the verify loop is not implemented yet; use --no-verify");
+  auto fault = fault_after_writes_from_env();
+  if (!fault.ok()) fail_input(fault.error().message());
+  require_root("tuner apply");
+
+  StateDir dir = open_state_dir(g, true);
+  Lock lock = take_lock(dir);
+  auto unfinished = find_unfinished_run(dir);
+  if (!unfinished.ok()) fail_runtime(unfinished.error().message());
+  if (*unfinished)
+    fail_runtime(fmt::format(
+        "run {} is unfinished (tuner stopped while changing this machine); undo it with "
+        "'tuner rollback' or keep its changes with 'tuner rollback --abandon {}'. Nothing "
+        "was changed",
+        (*unfinished)->run_id, (*unfinished)->run_id));
+
+  Target target = open_target(vm);
+  Plan plan = make_live_plan(g, profiles, target);
+  bool json = vm.count("json") > 0;
+  if (plan.changes.empty()) {
+    RunReport none;
+    none.profiles = plan.profiles;
+    print_run_report(none, json, report_file, g);
+    return 0;
+  }
+  if (!vm.count("yes")) confirm(plan, g);
+
+  LiveKnobs knobs;
+  ApplyOptions options;
+  options.fault_after_writes = *fault;
+  auto result = apply_plan(
+      plan, dir, [&](const std::string& id) { return knobs.make(id); }, options);
+  if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
+  print_run_report(result->report, json, report_file, g);
+  return result->outcome == ApplyOutcome::rolled_back ? 1 : 0;
 }
 
 }  // namespace tuner
