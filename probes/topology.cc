@@ -167,7 +167,7 @@ Result<Topology> probe_topology(const Root& root, const std::optional<std::strin
   if (!holder.init()) return hwloc_error("cannot initialise a topology", "topology", errno);
   hwloc_topology_t t = holder.get();
   if (xml_file && hwloc_topology_set_xml(t, xml_file->c_str()) < 0)
-    return hwloc_error("cannot load XML topology", *xml_file, errno);
+    return hwloc_error("not a topology XML export", *xml_file, errno);
   if (auto st = configure(t); !st.ok()) return st.error();
   if (hwloc_topology_load(t) < 0)
     return hwloc_error("cannot load topology", xml_file ? *xml_file : root.dir(), errno);
