@@ -92,10 +92,12 @@ class Parser {
   void check_keys(const toml::table& t, std::string_view ctx, const Keys& allowed) const {
     for (auto&& [k, v] : t) {
       if (std::find(allowed.begin(), allowed.end(), k.str()) != allowed.end()) continue;
-      std::string hint = did_you_mean(k.str(), allowed);
-      if (hint.empty() && ctx == "the top level" &&
+      std::string hint;
+      if (ctx == "the top level" &&
           (k.str() == "name" || k.str() == "description" || k.str() == "include"))
         hint = "; it belongs in [profile]";
+      else
+        hint = did_you_mean(k.str(), allowed);
       if (hint.empty())
         hint = fmt::format(" (allowed: {})", fmt::join(allowed, ", "));
       fail(k.source(), fmt::format("unknown key '{}' in {}{}", k.str(), ctx, hint));
@@ -206,7 +208,7 @@ class Parser {
   void add_sysctl(SysctlSetting s, const toml::node& at) {
     auto first = sysctl_at_.find(s.key);
     if (first != sysctl_at_.end())
-      fail(at.source(), fmt::format("sysctl '{}' is set twice (first at {})", s.key,
+      fail(at.source(), fmt::format("sysctl '{}' is set twice (also at {})", s.key,
                                     first->second.str()));
     sysctl_at_[s.key] = s.loc;
     out_.profile.sysctls.push_back(std::move(s));
@@ -223,8 +225,6 @@ class Parser {
       Status syntax = check_sysctl_key_syntax(key);
       if (!syntax.ok())
         fail(k.source(), fmt::format("bad sysctl key '{}': {}", key, syntax.error().what));
-      if (key.find('/') != std::string::npos || key.empty())
-        fail(k.source(), fmt::format("bad sysctl key '{}': keys are dotted names, not paths", key));
       SysctlSetting s;
       if (v.is_integer()) {
         s.value = std::to_string(v.as_integer()->get());
@@ -344,8 +344,8 @@ class Parser {
         const toml::table& c = table(v, what);
         std::string cctx = fmt::format("'channels' in {}", ctx);
         check_keys(c, cctx, {"combined", "rx", "tx"});
-        if (r.combined && c.contains("combined"))
-          fail(v.source(), fmt::format("{}: 'combined' is given twice", ctx));
+        if (t.contains("combined") && c.contains("combined"))
+          fail(v.source(), fmt::format("{}: 'combined' is given twice (alone and in 'channels')", ctx));
         for (auto&& [ck, cv] : c) {
           auto n = static_cast<uint32_t>(integer(cv, fmt::format("'{}' in {}", ck.str(), cctx), 0, 65535));
           if (ck.str() == "combined") r.combined = n;
@@ -527,8 +527,7 @@ class Parser {
       Status ok = Ok{};
       if (rest.starts_with("sysctl:")) {
         ok = check_sysctl_key_syntax(rest.substr(7));
-        if (ok.ok() && (rest.size() == 7 || rest.find('/') != std::string_view::npos))
-          ok = Error{"not a sysctl key", "", 0};
+        if (ok.ok() && rest.size() == 7) ok = Error{"empty sysctl key", "", 0};
       } else if (rest.starts_with("irq:") || rest.starts_with("nic:")) {
         ok = check_name_glob(rest.substr(4));
       } else if (rest.starts_with("numa:unit:")) {
