@@ -91,7 +91,9 @@ class Loader {
   Result<std::string> resolve(const std::string& target, const std::string& from) const {
     if (!is_profile_name(target)) {
       std::string p = (target.front() == '/' || from.empty()) ? target : dir_of(from) + "/" + target;
-      if (!is_file(p)) return errno_error(fmt::format("cannot read profile '{}'", p), "", errno ? errno : ENOENT);
+      struct stat st;
+      if (::stat(p.c_str(), &st) != 0) return errno_error(fmt::format("cannot read profile '{}'", p), "");
+      if (!S_ISREG(st.st_mode)) return Error{fmt::format("profile '{}' is not a regular file", p), "", 0};
       return p;
     }
     std::vector<std::string> dirs;
