@@ -24,11 +24,16 @@ bool profile_matches(const Profile& profile, const Inventory& inv, std::string* 
     if (why_not) *why_not = std::move(why);
     return false;
   };
+  // Without a topology, "no GPU" and "0 nodes" mean unknown, not absent.
+  bool topology_failed = std::any_of(inv.errors.begin(), inv.errors.end(),
+                                     [](const ProbeError& e) { return e.probe == "topology"; });
   if (m.numa_nodes) {
     auto c = parse_comparison(*m.numa_nodes);
     std::size_t n = inv.topology.numa_nodes.size();
     if (!c.ok()) return no(fmt::format("numa_nodes {}: {}", *m.numa_nodes, c.error().what));
-    if (n == 0) return no(fmt::format("numa_nodes {}: the NUMA node count is unknown", c->str()));
+    if (n == 0)
+      return no(fmt::format("numa_nodes {}: the NUMA node count is unknown{}", c->str(),
+                            topology_failed ? " (the topology probe failed)" : ""));
     if (!c->holds(static_cast<int64_t>(n)))
       return no(fmt::format("numa_nodes {}: this machine has {} NUMA node{}", c->str(), n,
                             n == 1 ? "" : "s"));
@@ -54,6 +59,8 @@ bool profile_matches(const Profile& profile, const Inventory& inv, std::string* 
   }
   if (m.gpu) {
     std::size_t gpus = inv.gpus().size();
+    if (topology_failed && gpus == 0)
+      return no(fmt::format("gpu = {}: unknown, the topology probe failed", *m.gpu));
     if (*m.gpu && gpus == 0) return no("gpu = true: no GPU found");
     if (!*m.gpu && gpus > 0) return no(fmt::format("gpu = false: {} GPU{} found", gpus, gpus == 1 ? "" : "s"));
   }
