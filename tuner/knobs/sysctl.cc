@@ -12,25 +12,6 @@ namespace tuner {
 
 namespace {
 
-// The id is the only input rollback has, so it is validated here on its own, whatever
-// the profile loader checked: dotted segments of [A-Za-z0-9_-], nothing else.
-Result<std::string> key_to_path(const std::string& id, std::string_view key) {
-  if (key.empty() || key.size() > 255) return Error{"sysctl key is empty or too long", id, 0};
-  std::string path = "proc/sys/";
-  for (std::string_view seg : split(key, '.')) {
-    if (seg.empty()) return Error{"empty segment in sysctl key", id, 0};
-    for (char c : seg) {
-      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '_' || c == '-';
-      if (!ok) return Error{fmt::format("character '{}' not allowed in a sysctl key", c), id, 0};
-    }
-    path += seg;
-    path += '/';
-  }
-  path.pop_back();
-  return path;
-}
-
 class SysctlKnob : public Knob {
  public:
   SysctlKnob(std::string id, std::string path, Root root)
@@ -70,10 +51,16 @@ class SysctlKnob : public Knob {
 }  // namespace
 
 Result<std::unique_ptr<Knob>> make_sysctl_knob(const std::string& id, KnobContext& ctx) {
+  // The id is all rollback has, so it is validated here on its own, whatever the
+  // profile loader checked: key syntax, and a regular file under proc/sys reached
+  // without a symlink.
   std::string_view key = std::string_view(id).substr(7);  // after "sysctl:"
-  if (auto s = check_sysctl_key_syntax(key); !s.ok()) return s.error();
-  auto path = key_to_path(id, key);
-  if (!path.ok()) return path.error();
+  auto path = sysctl_path(ctx.root, key);
+  if (!path.ok()) {
+    const Error& e = path.error();
+    std::string what = e.where.empty() || e.where == key ? e.what : e.where + ": " + e.what;
+    return Error{what, id, e.err};
+  }
   return std::unique_ptr<Knob>(new SysctlKnob(id, std::move(path).value(), ctx.root));
 }
 
