@@ -150,6 +150,19 @@ std::string new_run_id() {
   return fmt::format("{}-{:04x}", buf, rnd);
 }
 
+std::string new_run_id(const StateDir& dir) {
+  for (;;) {
+    std::string id = new_run_id();
+    auto runs = list_runs(dir);
+    if (!runs.ok() || runs->empty() || runs->back() < id) return id;
+    const std::string& last = runs->back();
+    if (last.compare(0, 16, id, 0, 16) != 0) return id;  // the clock went back: keep it
+    unsigned max = static_cast<unsigned>(std::stoul(last.substr(17), nullptr, 16));
+    if (max < 0xffff) return fmt::format("{}-{:04x}", id.substr(0, 16), max + 1);
+    ::usleep(200000);  // 65536 runs in one second: wait for the next
+  }
+}
+
 bool valid_run_id(std::string_view id) {
   // YYYYMMDDTHHMMSSZ-hhhh
   if (id.size() != 21 || id[8] != 'T' || id[15] != 'Z' || id[16] != '-') return false;

@@ -53,8 +53,11 @@ struct JournalText {
 /// terminated line is an error naming file:line.
 Result<JournalText> parse_journal(std::string_view text, const std::string& file);
 
-/// "20261129T173000Z-1a2b": sortable, UTC, with 16 random bits against collisions.
+/// "20261129T173000Z-1a2b": UTC, with 16 random bits against collisions.
 std::string new_run_id();
+/// A new id that sorts after every run already in dir, even within the same second
+/// (the suffix then climbs above the largest one): `rollback --last` relies on it.
+std::string new_run_id(const StateDir& dir);
 /// True for ids new_run_id can produce (also keeps RUN_ID arguments out of paths).
 bool valid_run_id(std::string_view id);
 /// ISO 8601 UTC now, "2026-11-29T17:30:00Z".

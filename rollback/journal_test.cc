@@ -102,3 +102,19 @@ TEST_CASE("journal: run ids sort by time and keep paths out") {
   CHECK_FALSE(valid_run_id("20261129T173000Z-00f"));
   CHECK(std::string("20261129T173000Z-ffff") < std::string("20261129T173001Z-0000"));
 }
+
+TEST_CASE("journal: ids of runs in the same second still sort in creation order") {
+  testing::TempDir t;
+  auto dir = StateDir::open(t.path + "/state", true);
+  REQUIRE(dir.ok());
+  std::vector<std::string> made;
+  for (int i = 0; i < 5; ++i) {
+    std::string id = new_run_id(*dir);
+    CHECK(valid_run_id(id));
+    REQUIRE(Journal::create(*dir, id).ok());
+    made.push_back(id);
+  }
+  auto runs = list_runs(*dir);
+  REQUIRE(runs.ok());
+  CHECK(*runs == made);
+}

@@ -74,7 +74,7 @@ Result<ApplyResult> apply_plan(const Plan& plan, const StateDir& dir, const Knob
 
   auto state = load_state(dir);
   if (!state.ok()) return state.error();
-  std::string run_id = new_run_id();
+  std::string run_id = new_run_id(dir);
   auto journal = Journal::create(dir, run_id);
   if (!journal.ok()) return journal.error();
   result.report.run_id = run_id;
