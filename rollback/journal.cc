@@ -181,6 +181,8 @@ Journal& Journal::operator=(Journal&& o) noexcept {
     if (fd_ >= 0) ::close(fd_);
     fd_ = o.fd_;
     o.fd_ = -1;
+    dir_fd_ = o.dir_fd_;
+    o.dir_fd_ = -1;
     run_id_ = std::move(o.run_id_);
     path_ = std::move(o.path_);
   }
@@ -198,8 +200,7 @@ Result<Journal> Journal::create(const StateDir& dir, const std::string& run_id) 
   j.fd_ = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
                    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (j.fd_ < 0) return errno_error("cannot create journal", j.path_);
-  if (::fsync(j.fd_) != 0) return errno_error("cannot fsync", j.path_);
-  if (auto s = sync_dir(dir.runs_fd(), dir.path_of("runs")); !s.ok()) return s.error();
+  j.dir_fd_ = dir.runs_fd();
   return j;
 }
 
@@ -249,7 +250,12 @@ Status Journal::append(const std::vector<JournalRecord>& records, bool sync) {
     }
     off += static_cast<size_t>(n);
   }
-  if (sync && ::fdatasync(fd_) != 0) return errno_error("cannot fsync journal", path_);
+  if (!sync) return Ok{};
+  if (::fdatasync(fd_) != 0) return errno_error("cannot fsync journal", path_);
+  if (dir_fd_ >= 0) {
+    if (::fsync(dir_fd_) != 0) return errno_error("cannot fsync the runs directory", path_);
+    dir_fd_ = -1;
+  }
   return Ok{};
 }
 

@@ -71,7 +71,8 @@ class Journal {
   Journal(const Journal&) = delete;
   ~Journal();
 
-  /// Creates runs/<run_id>.journal (O_EXCL, 0600) and fsyncs it and the directory.
+  /// Creates runs/<run_id>.journal (O_EXCL, 0600). The file and its directory entry
+  /// are made durable by the first synced append, before anything it announces.
   static Result<Journal> create(const StateDir& dir, const std::string& run_id);
   /// Opens an existing journal for append, cutting off a torn last line.
   static Result<Journal> open(const StateDir& dir, const std::string& run_id);
@@ -84,6 +85,7 @@ class Journal {
 
  private:
   int fd_ = -1;
+  int dir_fd_ = -1;  // runs/, still to be fsynced for a new file; not owned
   std::string run_id_, path_;
 };
 

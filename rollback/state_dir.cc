@@ -32,11 +32,12 @@ Status make_parents(const std::string& dir) {
 }  // namespace
 
 Result<int> open_private_dir(int dirfd, const std::string& name, const std::string& shown,
-                             bool create) {
+                             bool create, bool* created) {
   struct stat st {};
   if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
     return Error{"is a symlink; refusing to use it as tuner's state directory", shown, 0};
   if (create && ::mkdirat(dirfd, name.c_str(), 0700) == 0) {
+    if (created) *created = true;
     // mkdirat obeys the umask; make the mode exact.
     if (::fchmodat(dirfd, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW) != 0 && errno != ENOTSUP)
       return errno_error("cannot set mode 0700", shown);
@@ -91,21 +92,23 @@ Result<StateDir> StateDir::open(const std::string& dir_in, bool create) {
   }
   int pfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (pfd < 0) return errno_error("cannot open", parent);
-  auto fd = open_private_dir(pfd, leaf, dir, create);
-  if (fd.ok() && create) (void)sync_dir(pfd, parent);  // the new entry itself
+  bool created = false;
+  auto fd = open_private_dir(pfd, leaf, dir, create, &created);
+  if (fd.ok() && created) (void)sync_dir(pfd, parent);  // the new entry itself
   ::close(pfd);
   if (!fd.ok()) return fd.error();
   StateDir sd;
   sd.fds_ = std::make_shared<Fds>();
   sd.fds_->dir = *fd;
   sd.path_ = dir;
-  auto runs = open_private_dir(*fd, "runs", sd.path_of("runs"), create);
+  created = false;
+  auto runs = open_private_dir(*fd, "runs", sd.path_of("runs"), create, &created);
   if (!runs.ok()) {
     // A read-only user of a fresh directory (no runs yet) gets an empty runs view.
     if (create || runs.error().err != ENOENT) return runs.error();
   } else {
     sd.fds_->runs = *runs;
-    if (create) (void)sync_dir(*fd, dir);
+    if (created) (void)sync_dir(*fd, dir);
   }
   return sd;
 }

@@ -84,7 +84,8 @@ Result<ApplyResult> apply_plan(const Plan& plan, const StateDir& dir, const Knob
   begin.profiles = plan.profiles;
   begin.time = utc_now();
   begin.pid = ::getpid();
-  if (auto s = journal->append(begin); !s.ok()) return s.error();
+  // Made durable together with the first intents, before the first write.
+  if (auto s = journal->append(begin, false); !s.ok()) return s.error();
 
   long writes = 0;
   std::size_t i = 0;
@@ -145,7 +146,9 @@ Result<ApplyResult> apply_plan(const Plan& plan, const StateDir& dir, const Knob
     decision.group = group;
     decision.decision = "applied";
     decision.stats = nlohmann::json::object();
-    if (auto s = journal->append(decision); !s.ok()) {
+    // Not fsynced on its own: it announces no write, and the end record (or the next
+    // group's intents) carries it to disk.
+    if (auto s = journal->append(decision, false); !s.ok()) {
       result.report.errors.push_back(s.error().message());
       break;
     }
