@@ -43,8 +43,6 @@ echo "check: 100 sysctls applied and restored byte-for-byte"
 cmd="$TUNER apply --state-dir $STATE --profile $WORK/bench-100.toml --no-verify --yes >/dev/null && $TUNER rollback --state-dir $STATE --last >/dev/null"
 if command -v hyperfine >/dev/null; then
   hyperfine --warmup 3 --runs "${RUNS:-30}" "$cmd"
-  hyperfine --warmup 3 --runs "${RUNS:-30}" -N "$TUNER apply --state-dir $STATE --profile $WORK/bench-100.toml --no-verify --yes" \
-    --prepare "$TUNER rollback --state-dir $STATE --last" 2>/dev/null || true
 else
   start=$(date +%s%N)
   for _ in $(seq 1 20); do eval "$cmd"; done
