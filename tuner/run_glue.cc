@@ -66,7 +66,8 @@ std::string format_run_report(const RunReport& r, const Term& term) {
       else if (c.status == "failed" || c.status == "restore_failed") mark = term.red(c.status);
       else mark = c.status;
       out += fmt::format("    {}: {} -> {}  {}\n", c.knob, before, c.after, mark);
-      if (!c.error.empty()) out += fmt::format("      {}\n", term.dim(c.error));
+      if (!c.error.empty())
+        out += fmt::format("      {}\n", c.status == "skipped" ? c.error + ": skipped" : c.error);
     }
   }
   for (const auto& e : r.errors) out += term.red("error: ") + e + "\n";
