@@ -105,6 +105,10 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (!fault.ok()) fail_input(fault.error().message());
   require_root("tuner apply");
 
+  // Plan first: a bad profile is reported before anything, the state dir included,
+  // is created. apply_plan re-reads every current value under the lock anyway.
+  Target target = open_target(vm);
+  Plan plan = make_live_plan(g, profiles, target);
   StateDir dir = open_state_dir(g, true);
   Lock lock = take_lock(dir);
   auto unfinished = find_unfinished_run(dir);
@@ -116,8 +120,6 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
         "was changed",
         (*unfinished)->run_id, (*unfinished)->run_id));
 
-  Target target = open_target(vm);
-  Plan plan = make_live_plan(g, profiles, target);
   bool json = vm.count("json") > 0;
   if (plan.changes.empty()) {
     RunReport none;
