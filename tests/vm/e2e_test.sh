@@ -31,11 +31,19 @@ t0=$(date +%s.%N)
 vm_kernel_fetch "$cache" || { echo "FAIL: cannot get Debian's kernel into $cache"; exit 1; }
 # Source files still stubs: the guest skips the checks that depend on them.
 stubs=$(cd "$src" && grep -l '^// STUB:' probes/*.cc tuner/*.cc tuner/knobs/*.cc rollback/*.cc 2>/dev/null | paste -sd, -)
+VM_APPEND=
+if [[ -n ${TUNER_VM_SELFTEST:-} ]]; then
+  # Check the harness, not tuner: a shell stand-in makes the changes (see selftest/).
+  echo "vm: SELF-TEST of the harness with selftest/fake-tuner.sh (TUNER_VM_SELFTEST=$TUNER_VM_SELFTEST)"
+  export VM_FAKE_TUNER=$here/selftest/fake-tuner.sh
+  stubs=$(tr ',' '\n' <<<"$stubs" | grep '^probes/' | paste -sd, -)
+  VM_APPEND="tuner_selftest=$TUNER_VM_SELFTEST"
+fi
 vm_initramfs_build "$work/initrd.gz" "$tuner" "$VM_MODDIR" "$here/guest" \
     virtio_pci virtio_net e1000 || { echo "FAIL: initramfs build"; exit 1; }
 t1=$(date +%s.%N)
 log=$work/console.log
-VM_APPEND="tuner_stubs=${stubs:-none}"
+VM_APPEND+=" tuner_stubs=${stubs:-none}"
 vm_qemu_run "$VM_VMLINUZ" "$work/initrd.gz" "$log" "$limit" 4
 qrc=$?
 t2=$(date +%s.%N)

@@ -42,7 +42,7 @@ stub_reason() {
 # is not implemented.
 run_step() {
   local name=$1; shift
-  echo "TUNER-STEP $name: $*"
+  echo "TUNER-STEP $name: $* (uptime $(cut -d" " -f1 /proc/uptime))"
   "$@" > "/tmp/$name.out" 2> "/tmp/$name.err"
   RC=$?
   echo "TUNER-OUT-BEGIN $name rc=$RC"

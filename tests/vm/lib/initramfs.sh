@@ -44,7 +44,12 @@ vm_initramfs_build() {
   ln -s busybox "$stage/bin/sh"
   ldd /bin/busybox >/dev/null 2>&1 &&
     { echo "vm: /bin/busybox is dynamic; install busybox-static" >&2; rm -rf "$stage"; return 1; }
-  vm_copy_with_libs "$stage" "$tuner" /usr/bin/tuner
+  if [[ -n ${VM_FAKE_TUNER:-} ]]; then   # harness self-test: see selftest/fake-tuner.sh
+    vm_copy_with_libs "$stage" "$tuner" /usr/bin/tuner.real
+    install -m 755 "$VM_FAKE_TUNER" "$stage/usr/bin/tuner"
+  else
+    vm_copy_with_libs "$stage" "$tuner" /usr/bin/tuner
+  fi
   vm_copy_with_libs "$stage" "$(command -v jq)" /usr/bin/jq
   # libhwloc finds devices through its PCI plugin, dlopened from its compile-time dir.
   if ldd "$tuner" | grep -q libhwloc; then
