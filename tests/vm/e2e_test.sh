@@ -44,17 +44,28 @@ vm_initramfs_build "$work/initrd.gz" "$tuner" "$VM_MODDIR" "$here/guest" \
 t1=$(date +%s.%N)
 log=$work/console.log
 VM_APPEND+=" tuner_stubs=${stubs:-none}"
-vm_qemu_run "$VM_VMLINUZ" "$work/initrd.gz" "$log" "$limit" 4
+rm -f "$log"
+vm_qemu_run "$VM_KERNEL" "$work/initrd.gz" "$log" "$limit" 4 2>"$work/qemu.err" &
+qpid=$!
+# Host-side boot time: until the guest's /init prints its first line.
+tb=
+while kill -0 $qpid 2>/dev/null; do
+  [[ -z $tb ]] && grep -q '^TUNER-BOOTED' "$log" 2>/dev/null && tb=$(date +%s.%N)
+  sleep 0.25
+done
+wait $qpid
 qrc=$?
 t2=$(date +%s.%N)
+cat "$work/qemu.err" >&2
 tr -d '\r' < "$log" > "$log.txt" && mv "$log.txt" "$log"
 
 tail_log() { echo "---- console log tail ($log)"; tail -n "${1:-60}" "$log"; echo "----"; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 booted=$(sed -n 's/^TUNER-BOOTED uptime=//p' "$log" | head -1)
 done_at=$(sed -n 's/^TUNER-DONE uptime=//p' "$log" | head -1)
-echo "vm: kernel $VM_KVER, backend $VM_BACKEND; prepare $(secs "$t0" "$t1") s, qemu $(secs "$t1" "$t2") s" \
-     "(guest boot to /init ${booted:-?} s, scenario done at ${done_at:-?} s uptime)"
+echo "vm: kernel $VM_KVER (${VM_KERNEL##*/}), backend $(sed -n 's/^vm: qemu backend \([a-z]*\).*/\1/p' "$work/qemu.err"); prepare $(secs "$t0" "$t1") s," \
+     "boot to /init $([[ -n $tb ]] && secs "$t1" "$tb" || echo ?) s (guest uptime ${booted:-?} s)," \
+     "qemu total $(secs "$t1" "$t2") s, whole test $(secs "$t0" "$(date +%s.%N)") s"
 [[ -n "$stubs" ]] && echo "vm: stub sources (their checks skip): ${stubs//,/ }"
 
 if [[ $qrc -eq 124 || $qrc -eq 137 ]]; then

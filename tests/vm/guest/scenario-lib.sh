@@ -67,10 +67,12 @@ subset() {
   for c in $a; do case $b in *" $c "*) ;; *) return 1 ;; esac; done
 }
 
+uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+
 wait_link() {  # DEV SECONDS
-  local i=0
-  while [ "$(cat "/sys/class/net/$1/operstate")" != up ] && [ $i -lt $(($2 * 10)) ]; do
-    usleep 100000; i=$((i + 1))
+  local t0; t0=$(uptime_ms)
+  while [ "$(cat "/sys/class/net/$1/operstate")" != up ] && [ $(($(uptime_ms) - t0)) -lt $(($2 * 1000)) ]; do
+    usleep 200000
   done
 }
 

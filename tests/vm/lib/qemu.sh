@@ -39,9 +39,9 @@ vm_qemu_args() {
     -device pxb-pcie,id=pxb1,bus_nr=128,numa_node=1,bus=pcie.0 \
     -device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=0 \
     -netdev "$vnet" \
-    -device "virtio-net-pci,netdev=vnet,bus=rp1,mq=on,vectors=$((2 * queues + 2)),mac=52:54:00:00:01:01" \
+    -device "virtio-net-pci,netdev=vnet,bus=rp1,mq=on,vectors=$((2 * queues + 2)),mac=52:54:00:00:01:01,romfile=" \
     -netdev hubport,id=e1k,hubid=0 \
-    -device e1000,netdev=e1k,bus=pcie.0,mac=52:54:00:00:00:01 \
+    -device e1000,netdev=e1k,bus=pcie.0,mac=52:54:00:00:00:01,romfile= \
     -kernel "$kernel" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 loglevel=3 quiet rdinit=/init clocksource=hpet tuner_backend=$backend ${VM_APPEND:-}" \
     -display none -no-reboot -nodefaults -serial stdio
