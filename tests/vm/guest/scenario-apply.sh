@@ -3,6 +3,15 @@
 NODE1=$node_cpus1
 KNOBS="tuner/knobs/irq_affinity.cc tuner/knobs/sysctl.cc tuner/knobs/nic_link.cc tuner/knobs/numa_binding.cc"
 
+# ---- profiles: the scenario's own profiles load without errors
+run_step profiles tuner profiles --profile-path /etc/tuner/profiles --json
+SKIP=$STEP_SKIP
+check profiles.rc "$RC" = 0 "tuner profiles --json exit status"
+for t in vm-e2e vm-e1000-forced; do
+  check "profiles.$t" "$(jq -r --arg t "$t" '.profiles[]? | select(.name == $t) | .error // "ok"' /tmp/profiles.out)" \
+    = ok "$t.toml loads (tuner's error, if any, is the left side)"
+done
+
 # ---- plan: lists the changes, touches nothing
 run_step plan tuner plan --profile $PROFILE --json
 SKIP=$STEP_SKIP
@@ -84,7 +93,7 @@ fi
 SKIP=$(stub_reason tuner/knobs/nic_link.cc)
 [ -n "$APPLY_SKIP" ] && SKIP=${SKIP:-$APPLY_SKIP}
 if [ -z "$SKIP" ]; then
-  run_step e1000 tuner apply --profile /etc/tuner/e1000-forced.toml --no-verify --yes --json
+  run_step e1000 tuner apply --profile /etc/tuner/profiles/vm-e1000-forced.toml --no-verify --yes --json
   SKIP=$STEP_SKIP
 fi
 wait_link "$E1K" 10   # a renegotiating link is down for a moment

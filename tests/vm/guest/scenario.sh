@@ -47,10 +47,11 @@ if grep -q tuner_selftest= /proc/cmdline; then
   # "unknown" as netlink can: give the virtio NIC a known link first.
   ethtool -s "$VIRT" speed 10000 duplex full autoneg off
 fi
-for t in e2e e1000-forced; do
-  sed -e "s/@VIRT@/$VIRT/g" -e "s/@E1K@/$E1K/g" "/etc/tuner/$t.toml.in" > "/etc/tuner/$t.toml"
+mkdir -p /etc/tuner/profiles
+for t in vm-e2e vm-e1000-forced; do
+  sed -e "s/@VIRT@/$VIRT/g" -e "s/@E1K@/$E1K/g" "/etc/tuner/$t.toml.in" > "/etc/tuner/profiles/$t.toml"
 done
-PROFILE=/etc/tuner/e2e.toml
+PROFILE=/etc/tuner/profiles/vm-e2e.toml
 note "setup done at uptime $(cut -d" " -f1 /proc/uptime)"
 snapshot > /tmp/before
 note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"

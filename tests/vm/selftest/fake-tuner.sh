@@ -1,6 +1,6 @@
 #!/bin/sh
 # A stand-in tuner for checking the harness itself (TUNER_VM_SELFTEST=1), never for
-# testing tuner: it makes exactly the changes tests/vm/guest/e2e.toml.in asks for, with
+# testing tuner: it makes exactly the changes tests/vm/guest/vm-e2e.toml.in asks for, with
 # busybox and ethtool, journals them, and honours TUNER_FAULT_AFTER_WRITES, so that
 # the scenario's plan/apply/rollback/crash checks can be seen to pass on a correct
 # implementation and fail on a wrong one (TUNER_VM_SELFTEST=bad skips the IRQ writes and
