@@ -20,7 +20,10 @@ work=${TUNER_VM_WORK:-$(dirname "$tuner")/vm}
 limit=${TUNER_VM_TIMEOUT:-300}
 mkdir -p "$work"
 command -v "$VM_QEMU" >/dev/null || skip "$VM_QEMU not installed (packaging/install-deps.sh --test)"
-for t in busybox jq cpio; do command -v $t >/dev/null || skip "$t not installed (packaging/install-deps.sh --test)"; done
+for t in busybox jq cpio zstd depmod; do
+  PATH=$PATH:/usr/sbin:/sbin command -v $t >/dev/null ||
+    { echo "FAIL: vm/e2e: $t not installed (packaging/install-deps.sh --test)"; exit 1; }
+done
 "$VM_QEMU" -machine q35 -accel tcg -display none -nodefaults -S -no-reboot \
   -device pxb-pcie,bus_nr=128,bus=pcie.0 </dev/null >"$work/qemu-probe.log" 2>&1 &
 qp=$!; sleep 1
