@@ -13,9 +13,10 @@ for t in vm-e2e vm-e1000-forced; do
 done
 
 # ---- plan: lists the changes, touches nothing
-run_step plan tuner plan --profile $PROFILE --json
+run_step plan tuner plan --profile $PROFILE --json --detailed-exitcode
 SKIP=$STEP_SKIP
-check plan.rc "$RC" = 0 "tuner plan --json exit status"
+check plan.rc "$RC" = 3 "tuner plan --json --detailed-exitcode exit status (3: changes pending)"
+NCHANGES=$(jq -r '.changes | length' /tmp/plan.out 2>/dev/null)
 has_knob() { jq -e --arg k "$1" '[.changes[]?.knob] | index($k) != null' /tmp/plan.out >/dev/null; }
 for k in sysctl:net.core.netdev_max_backlog sysctl:net.core.somaxconn sysctl:vm.swappiness \
          "nic:$VIRT:link" numa:cgroup:/sys/fs/cgroup/e2e; do
@@ -77,6 +78,16 @@ check apply.cgroup_mems "$(cat /sys/fs/cgroup/e2e/cpuset.mems)" = 1 "cpuset.mems
 check apply.e1000_untouched "$(value_of "nic.$E1K.autoneg" /tmp/applied) $(value_of "nic.$E1K.speed" /tmp/applied)" \
   = "$(value_of "nic.$E1K.autoneg" /tmp/before) $(value_of "nic.$E1K.speed" /tmp/before)" "$E1K not in the profile"
 
+# ---- plan again: nothing left to do (the planner agrees with what apply wrote)
+SKIP=$APPLY_SKIP
+if [ -z "$SKIP" ]; then
+  run_step replan tuner plan --profile $PROFILE --json --detailed-exitcode
+  SKIP=$STEP_SKIP
+fi
+check replan.rc "${RC:-x}" = 0 "plan --detailed-exitcode after apply: 0, nothing pending"
+check replan.changes "$(jq -r '[.changes[]?.knob] | join(" ")' /tmp/replan.out 2>/dev/null)" = "" \
+  "changes still planned after apply (should be none)"
+
 # ---- rollback --last: everything as before
 if [ -n "$APPLY_SKIP" ]; then
   SKIP="nothing applied ($APPLY_SKIP)"
@@ -101,26 +112,33 @@ check e1000.rc "${RC:-x}" = 1 "apply must fail: $E1K reports $(cat /sys/class/ne
 verify e1000.names_knob "the error names nic:$E1K:link" grep -q "nic:$E1K:link" /tmp/e1000.out /tmp/e1000.err
 same_as_before e1000.reverted "after the failed forced-speed apply"
 
-# ---- crash after the 2nd write, then rollback from a fresh process
-SKIP=$APPLY_SKIP
-if [ -z "$SKIP" ]; then
-  run_step crash env TUNER_FAULT_AFTER_WRITES=2 tuner apply --profile $PROFILE --no-verify --yes --json
-  SKIP=$STEP_SKIP
-fi
-check crash.killed "${RC:-x}" = 137 "apply with TUNER_FAULT_AFTER_WRITES=2 dies by SIGKILL"
-snapshot > /tmp/crashed
-check crash.partial "$(diff /tmp/before /tmp/crashed | grep -c '^+[^+]')" -ge 1 \
-  "the crashed run left changes behind: $(diff /tmp/before /tmp/crashed | grep '^+[^+]' | one_line)"
-if [ -z "$SKIP" ]; then
-  run_step refuse tuner apply --profile $PROFILE --no-verify --yes
-fi
-check crash.apply_refuses "${RC:-x}" != 0 "a new apply refuses while the crashed run is unfinished"
-check crash.refuse_untouched "$(snapshot | md5sum)" = "$(md5sum < /tmp/crashed)" "the refused apply changed nothing"
-if [ -z "$SKIP" ]; then
-  run_step recover tuner rollback --json
-  SKIP=$STEP_SKIP
-fi
-check crash.rollback_rc "${RC:-x}" = 0 "tuner rollback (fresh process) exit status"
-wait_link "$E1K" 10
-same_as_before crash.restored "after crash + rollback"
+# ---- crash after the k-th write (the 1st, the 2nd, the last), then rollback from a
+# fresh process
+crash_at() {  # K
+  local k=$1
+  SKIP=$APPLY_SKIP; RC=
+  if [ -z "$SKIP" ]; then
+    run_step crash$k env TUNER_FAULT_AFTER_WRITES=$k tuner apply --profile $PROFILE --no-verify --yes --json
+    SKIP=$STEP_SKIP
+  fi
+  check crash$k.killed "${RC:-x}" = 137 "apply with TUNER_FAULT_AFTER_WRITES=$k dies by SIGKILL"
+  snapshot > /tmp/crashed
+  check crash$k.partial "$(diff /tmp/before /tmp/crashed | grep -c '^+[^+]')" -ge 1 \
+    "the crashed run left changes behind: $(diff /tmp/before /tmp/crashed | grep '^+[^+]' | one_line)"
+  RC=
+  [ -z "$SKIP" ] && run_step refuse$k tuner apply --profile $PROFILE --no-verify --yes
+  check crash$k.apply_refuses "${RC:-x}" != 0 "a new apply refuses while the crashed run is unfinished"
+  check crash$k.refuse_untouched "$(snapshot | md5sum)" = "$(md5sum < /tmp/crashed)" "the refused apply changed nothing"
+  RC=
+  if [ -z "$SKIP" ]; then
+    run_step recover$k tuner rollback --json
+    SKIP=$STEP_SKIP
+  fi
+  check crash$k.rollback_rc "${RC:-x}" = 0 "tuner rollback (fresh process) exit status"
+  wait_link "$E1K" 10
+  same_as_before crash$k.restored "after a crash at write $k + rollback"
+}
+crash_at 2
+case ${NCHANGES:-0} in *[!0-9]*) NCHANGES=0 ;; esac
+if [ "$NCHANGES" -gt 2 ]; then crash_at 1; crash_at "$NCHANGES"; fi
 SKIP=

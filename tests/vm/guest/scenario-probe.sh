@@ -75,4 +75,13 @@ for n in $VIRT $E1K; do
 done
 check probe.e1000_modes "$(nicj "$E1K" '.link.supported_modes | index("1000baseT/Full") != null')" = true \
   "$E1K supported_modes includes 1000baseT/Full"
+
+# ---- exec --near: the command runs on the virtio NIC's node (CPUs and memory)
+run_step exec tuner exec --near "$VIRT" -- cat /proc/self/status
+SKIP=$STEP_SKIP
+check exec.rc "$RC" = 0 "tuner exec --near $VIRT exit status"
+check exec.cpus "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /tmp/exec.out)" = "$node_cpus1" \
+  "Cpus_allowed_list of the command = node 1's CPUs"
+check exec.mems "$(sed -n 's/^Mems_allowed_list:[[:space:]]*//p' /tmp/exec.out)" = 1 \
+  "Mems_allowed_list of the command = node 1"
 SKIP=
