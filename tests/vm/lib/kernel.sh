@@ -31,8 +31,18 @@ vm_kernel_pkg() {
 }
 
 vm_kernel_fetch() {
-  local cache=$1 pkg deb dir
+  local cache=$1 lock rc
   mkdir -p "$cache"
+  # Two test runs (two build dirs) may share the cache: one fetches, the other waits.
+  exec {lock}>"$cache/.lock"
+  flock "$lock"
+  vm_kernel_fetch_locked "$cache"; rc=$?
+  exec {lock}>&-
+  return $rc
+}
+
+vm_kernel_fetch_locked() {
+  local cache=$1 pkg deb dir
   pkg=$(vm_kernel_pkg)
   if [[ -z "$pkg" && $(id -u) -eq 0 ]]; then
     echo "vm: apt lists have no linux-image-amd64; running apt-get update" >&2
@@ -47,6 +57,11 @@ vm_kernel_fetch() {
     echo "vm: apt cannot resolve linux-image-amd64; using cached $pkg" >&2
   fi
   dir=$cache/$pkg
+  # A newer ABI replaces the old one: keep only the kernel in use.
+  local old
+  for old in "$cache"/linux-image-*; do
+    [[ -e $old && ${old##*/} != "$pkg" && ${old##*/} != "$pkg"_* ]] && rm -rf "$old"
+  done
   if [[ ! -f "$dir/.unpacked" ]]; then
     deb=$(ls "$cache"/"${pkg}"_*.deb 2>/dev/null | sort -V | tail -1)
     if [[ -z "$deb" ]]; then
