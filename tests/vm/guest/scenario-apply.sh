@@ -1,3 +1,4 @@
+# shellcheck shell=dash disable=SC2154,SC3043
 # Scenario part 2: plan, apply, rollback, a driver that lies about a forced speed, and
 # a crash in the middle of apply undone by a fresh process.
 NODE1=$node_cpus1

@@ -1,3 +1,4 @@
+# shellcheck shell=dash disable=SC2154,SC3043
 # Helpers for the guest scenario (busybox sh), sourced by /scenario.sh.
 export PATH=/bin:/sbin:/usr/bin
 SKIP=     # when set, check/verify print "skip CHECK <reason>" instead of judging
@@ -16,7 +17,7 @@ note() { echo "TUNER-NOTE $(printf '%s' "$*" | one_line)"; }
 # check CHECK A OP B DETAIL: passes when [ "A" OP "B" ].
 check() {
   if [ -n "$SKIP" ]; then result skip "$1" "$SKIP"; return 0; fi
-  if [ "$2" "$3" "$4" ]; then result pass "$1" "$5"; else
+  if test "$2" "$3" "$4"; then result pass "$1" "$5"; else
     result fail "$1" "expected '$2' $3 '$4'; $5"; fi
 }
 

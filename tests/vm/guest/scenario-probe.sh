@@ -1,3 +1,4 @@
+# shellcheck shell=dash disable=SC2154,SC3043
 # Scenario part 1: `tuner probe --json` against the guest kernel's own view.
 P=/tmp/probe.out
 irq_state() { for i in $VQIRQS $EIRQ; do
@@ -52,7 +53,7 @@ verify probe.e1000_irqs "$E1K IRQs" nic_irqs_ok "$E1K" "$EIRQ" "$EIRQ $(ls "$EPC
 
 SKIP=$(probe_skip irq probes/irq.cc)
 irq_affinity_ok() {
-  local i bad= a e k
+  local i bad= a e
   for i in $VQIRQS $EIRQ; do
     a=$(jq -r --argjson i "$i" '.irqs[]? | select(.irq == $i) | .affinity' $P)
     e=$(jq -r --argjson i "$i" '.irqs[]? | select(.irq == $i) | .effective_affinity' $P)

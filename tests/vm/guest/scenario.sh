@@ -13,7 +13,7 @@ node_cpus0=$(cat /sys/devices/system/node/node0/cpulist 2>/dev/null)
 node_cpus1=$(cat /sys/devices/system/node/node1/cpulist 2>/dev/null)
 nodes=$(cd /sys/devices/system/node && echo node[0-9]*)
 check "vm.numa_nodes" "$nodes" = "node0 node1" "nodes: $nodes; node0=$node_cpus0 node1=$node_cpus1"
-VIRT= E1K=
+VIRT='' E1K=''
 for n in /sys/class/net/*; do
   case $(basename "$(readlink "$n/device/driver" 2>/dev/null)") in
     virtio_net) VIRT=${n##*/} ;;

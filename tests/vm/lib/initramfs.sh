@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by tests/vm/*_test.sh. Builds the guest's initramfs (newc cpio, zstd or gzip):
 # busybox-static, jq, the real tuner binary with every shared library it links (and
 # hwloc's PCI plugin, which libhwloc dlopens), the NIC kernel modules in dependency order,

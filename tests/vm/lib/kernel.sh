@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by tests/vm/*_test.sh. Fetches Debian's own kernel (the concrete
 # linux-image-<abi>-amd64 that the linux-image-amd64 metapackage depends on) into a cache
 # outside the source tree and unpacks it there. Nothing is installed into the host's

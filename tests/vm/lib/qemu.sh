@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by tests/vm/*_test.sh. Boots the guest under qemu (TCG, q35, two NUMA nodes)
 # with an e1000 NIC on the root bus and a multi-queue virtio-net NIC behind a pxb-pcie
 # expander bridge whose NUMA node is 1, so the guest's ACPI tables give it node-1
@@ -6,7 +7,7 @@
 # with qemu (only tap can give virtio-net more than one queue pair; see netns-qemu.sh).
 #
 # vm_qemu_run KERNEL INITRD LOG TIMEOUT_S QUEUES   returns qemu's exit status (124: timeout)
-# VM_APPEND adds to the kernel command line; VM_BACKEND is set to "tap" or "hub".
+# VM_APPEND adds to the kernel command line.
 
 VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
 VM_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -52,7 +53,6 @@ vm_qemu_run() {
   backend=$(vm_qemu_backend)
   local -a args
   mapfile -t args < <(vm_qemu_args "$kernel" "$initrd" "$queues" "$backend")
-  VM_BACKEND=$backend
   echo "vm: qemu backend $backend; console log $log" >&2
   if [[ $backend == tap ]]; then
     timeout -k 5 "$limit" unshare -n bash "$VM_LIB/netns-qemu.sh" "$VM_QEMU" "${args[@]}" \

@@ -10,7 +10,7 @@ cmd=$1; shift
 profile=; for a in "$@"; do case $prev in --profile) profile=$a ;; esac; prev=$a; done
 J=/var/lib/tuner/runs; mkdir -p $J
 BAD=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^tuner_selftest=//p')
-VIRT= E1K=
+VIRT='' E1K=''
 for n in /sys/class/net/*; do
   case $(basename "$(readlink "$n/device/driver" 2>/dev/null)") in
     virtio_net) VIRT=${n##*/} ;; e1000) E1K=${n##*/} ;; esac
