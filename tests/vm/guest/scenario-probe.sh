@@ -40,16 +40,19 @@ check probe.e1000_numa_node "$(nicj "$E1K" .numa_node)" = \
 
 SKIP=$(probe_skip nic probes/nic.cc probes/irq.cc)
 # The NIC's IRQs: at least its queue IRQs, at most what its PCI function owns.
-nic_irqs_ok() {
+nic_irqs_ok() {  # NETDEV MIN OWNED
   local got want_min=$2 owned=" $3 " i
   got=$(nicj "$1" '.irqs[]?' | tr '\n' ' ')
-  echo "tuner: [$got] queues: [$want_min] owned: [$3]"
-  [ -n "$got" ] || return 1
+  echo "tuner: [$got] at least: [$want_min] owned: [$3]"
+  [ -n "$got" ] || [ -z "$want_min" ] || return 1
   for i in $want_min; do case " $got " in *" $i "*) ;; *) return 1 ;; esac; done
   for i in $got; do case $owned in *" $i "*) ;; *) return 1 ;; esac; done
 }
 verify probe.virtio_irqs "$VIRT IRQs" nic_irqs_ok "$VIRT" "$VQIRQS" "$(ls "$VPCI/msi_irqs" | tr '\n' ' ')"
-verify probe.e1000_irqs "$E1K IRQs" nic_irqs_ok "$E1K" "$EIRQ" "$EIRQ $(ls "$EPCI/msi_irqs" 2>/dev/null | tr '\n' ' ')"
+# qemu's e1000 uses a legacy INTx line. probes/irq_probe.cc maps INTx lines to no device
+# (they can be shared), so an empty list is allowed; a wrong IRQ is not.
+verify probe.e1000_irqs "$E1K IRQs (INTx $EIRQ may be left out)" nic_irqs_ok "$E1K" "" \
+  "$EIRQ $(ls "$EPCI/msi_irqs" 2>/dev/null | tr '\n' ' ')"
 
 SKIP=$(probe_skip irq probes/irq.cc)
 irq_affinity_ok() {
