@@ -82,7 +82,7 @@ pass=$(grep -c '^TUNER-RESULT pass ' "$log")
 fails=$(grep '^TUNER-RESULT fail ' "$log")
 skips=$(grep '^TUNER-RESULT skip ' "$log")
 echo "vm: $pass passed, $(grep -c . <<<"${skips:+$skips}") skipped, $(grep -c . <<<"${fails:+$fails}") failed"
-[[ -n "$skips" ]] && { echo "skipped (not implemented yet):"; sed 's/^TUNER-RESULT skip /  /' <<<"$skips"; }
+[[ -n "$skips" ]] && { echo "skipped (each with its reason):"; sed 's/^TUNER-RESULT skip /  /' <<<"$skips"; }
 if grep -q '^TUNER-ABORT' "$log" || [[ $pass -eq 0 ]]; then
   echo "FAIL: the scenario aborted or passed nothing"; tail_log 120; exit 1
 fi

@@ -44,8 +44,11 @@ stub_reason() {
 run_step() {
   local name=$1; shift
   echo "TUNER-STEP $name: $* (uptime $(cut -d" " -f1 /proc/uptime))"
-  "$@" > "/tmp/$name.out" 2> "/tmp/$name.err"
+  # A hung step ends here, not at the host's limit for the whole VM. busybox timeout
+  # execs CMD in its own pid, so CMD's exit status (137 for SIGKILL) comes through.
+  timeout "${STEP_TIMEOUT:-120}" "$@" > "/tmp/$name.out" 2> "/tmp/$name.err"
   RC=$?
+  [ $RC = 143 ] && echo "step $name: killed after ${STEP_TIMEOUT:-120} s (hung?)" >> "/tmp/$name.err"
   echo "TUNER-OUT-BEGIN $name rc=$RC"
   head -c 6000 "/tmp/$name.out"; echo; sed 's/^/stderr: /' "/tmp/$name.err" | head -40
   echo "TUNER-OUT-END $name"
@@ -70,10 +73,19 @@ subset() {
 
 uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 
-wait_link() {  # DEV SECONDS
-  local t0; t0=$(uptime_ms)
-  while [ "$(cat "/sys/class/net/$1/operstate")" != up ] && [ $(($(uptime_ms) - t0)) -lt $(($2 * 1000)) ]; do
-    usleep 200000
+# wait_link DEV SECONDS: until the link has been up with a known speed for 3 samples
+# in a row, 1 s apart. A renegotiation takes the link down asynchronously (e1000's
+# watchdog runs every 2 s), so "up right now" may be the state before it.
+wait_link() {
+  local t0 ok=0; t0=$(uptime_ms)
+  while [ $ok -lt 3 ] && [ $(($(uptime_ms) - t0)) -lt $(($2 * 1000)) ]; do
+    if [ "$(cat "/sys/class/net/$1/operstate")" = up ] &&
+       [ "$(cat "/sys/class/net/$1/speed" 2>/dev/null || echo -1)" -gt 0 ]; then
+      ok=$((ok + 1))
+    else
+      ok=0
+    fi
+    [ $ok -lt 3 ] && sleep 1
   done
 }
 
