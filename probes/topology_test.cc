@@ -1,6 +1,7 @@
 #include "probes/topology.h"
 
 #include <doctest/doctest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -119,7 +120,16 @@ TEST_CASE("topology: live machine") {
   auto topo = probe_topology(Root::live(), std::nullopt);
   REQUIRE_MESSAGE(topo.ok(), topo.error().message());
   CHECK(topo->source == "live");
-  CHECK(topo->pus == static_cast<unsigned>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  const auto online = static_cast<unsigned>(::sysconf(_SC_NPROCESSORS_ONLN));
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  REQUIRE(::sched_getaffinity(0, sizeof mask, &mask) == 0);
+  if (static_cast<unsigned>(CPU_COUNT(&mask)) == online) {
+    CHECK(topo->pus == online);
+  } else {  // a restricted cpuset (container): hwloc keeps only the allowed PUs
+    CHECK(topo->pus <= online);
+    CHECK(topo->pus >= static_cast<unsigned>(CPU_COUNT(&mask)));
+  }
   CHECK(topo->numa_nodes.size() >= 1);
   for (const NumaNode& n : topo->numa_nodes) CHECK(n.memory_bytes.value_or(0) > 0);
   CHECK(topo->cores >= 1);
