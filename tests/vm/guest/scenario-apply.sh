@@ -89,6 +89,21 @@ check replan.rc "${RC:-x}" = 0 "plan --detailed-exitcode after apply: 0, nothing
 check replan.changes "$(jq -r '[.changes[]?.knob] | join(" ")' /tmp/replan.out 2>/dev/null)" = "" \
   "changes still planned after apply (should be none)"
 
+# ---- restore: kept settings come back after something reset them, as a reboot does
+SKIP=$APPLY_SKIP; RC=
+if [ -z "$SKIP" ]; then
+  value_of sysctl.vm.swappiness /tmp/before > /proc/sys/vm/swappiness
+  value_of sysctl.net.core.netdev_max_backlog /tmp/before > /proc/sys/net/core/netdev_max_backlog
+  echo "" > /sys/fs/cgroup/e2e/cpuset.cpus
+  for i in $VQIRQS; do value_of "irq.$i.affinity" /tmp/before > /proc/irq/$i/smp_affinity_list; done
+  run_step restore tuner restore
+  SKIP=$STEP_SKIP
+fi
+check restore.rc "${RC:-x}" = 0 "tuner restore exit status"
+snapshot > /tmp/restored
+check restore.values "$(diff /tmp/applied /tmp/restored | grep '^[-+][^-+]' | one_line)" = "" \
+  "values after restore that differ from those apply left (- applied, + now)"
+
 # ---- rollback --last: everything as before
 if [ -n "$APPLY_SKIP" ]; then
   SKIP="nothing applied ($APPLY_SKIP)"

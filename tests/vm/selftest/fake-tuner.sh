@@ -93,5 +93,9 @@ rollback)
   else f=$(for f in $J/*.journal; do grep -q '^end' "$f" || echo "$f"; done | tail -1); fi
   [ -n "$f" ] || { echo "tuner: rollback: nothing to roll back" >&2; exit 1; }
   sed -i '/^end$/d' "$f"; undo "$f"; echo '{"schema":"tuner.run/1"}' ;;
+restore)  # the stand-in keeps no state.json: it re-applies the main profile
+  changes | while IFS='|' read -r knob path want; do
+    [ "$(get "$knob" "$path")" = "$want" ] || put "$knob" "$path" "$want"
+  done ;;
 *) echo "tuner: $cmd: not implemented yet" >&2; exit 1 ;;
 esac
