@@ -18,6 +18,9 @@ run_step plan tuner plan --profile $PROFILE --json --detailed-exitcode
 SKIP=$STEP_SKIP
 check plan.rc "$RC" = 3 "tuner plan --json --detailed-exitcode exit status (3: changes pending)"
 NCHANGES=$(jq -r '.changes | length' /tmp/plan.out 2>/dev/null)
+verify plan.json "schema tuner.plan/1, changes with knob, current, desired" \
+  jq -e '.schema == "tuner.plan/1" and (.changes | length > 0)
+         and all(.changes[]; has("knob") and has("current") and has("desired"))' /tmp/plan.out
 has_knob() { jq -e --arg k "$1" '[.changes[]?.knob] | index($k) != null' /tmp/plan.out >/dev/null; }
 for k in sysctl:net.core.netdev_max_backlog sysctl:net.core.somaxconn sysctl:vm.swappiness \
          "nic:$VIRT:link" numa:cgroup:/sys/fs/cgroup/e2e; do
@@ -43,6 +46,9 @@ APPLY_SKIP=$STEP_SKIP
 [ -z "$APPLY_SKIP" ] && [ "$RC" != 0 ] && APPLY_SKIP=$(stub_reason $KNOBS)
 SKIP=$APPLY_SKIP
 check apply.rc "$RC" = 0 "tuner apply --no-verify --yes exit status"
+verify apply.json "schema tuner.run/1, run_id, changed, no errors" \
+  jq -e '.schema == "tuner.run/1" and (.run_id | type == "string" and length > 0)
+         and .changed == true and ((.errors // []) | length == 0)' /tmp/apply.out
 snapshot > /tmp/applied
 check apply.sysctl.netdev_max_backlog "$(cat /proc/sys/net/core/netdev_max_backlog)" = 4321 "/proc/sys"
 check apply.sysctl.somaxconn "$(cat /proc/sys/net/core/somaxconn)" -ge 8192 "/proc/sys (>=8192)"

@@ -16,7 +16,9 @@ VM_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # (root, /dev/net/tun, unshare), else "hub" (one queue pair).
 vm_qemu_backend() {
   if [[ -n ${TUNER_VM_BACKEND:-} ]]; then echo "$TUNER_VM_BACKEND"
-  elif [[ $(id -u) -eq 0 && -c /dev/net/tun ]] && unshare -n true 2>/dev/null; then
+  elif [[ $(id -u) -eq 0 && -c /dev/net/tun ]] &&
+       unshare -n ip tuntap add dev vmprobe0 mode tap multi_queue 2>/dev/null; then
+    # (that tap died with its throwaway namespace)
     echo tap
   else
     echo hub

@@ -63,7 +63,7 @@ case $cmd in
 plan)
   changes | while IFS='|' read -r knob path want; do
     [ "$(get "$knob" "$path")" = "$want" ] && continue
-    echo "{\"knob\":\"$knob\",\"desired\":\"$want\"}"
+    echo "{\"knob\":\"$knob\",\"current\":\"$(get "$knob" "$path")\",\"desired\":\"$want\"}"
   done > /tmp/fake.plan
   echo "{\"schema\":\"tuner.plan/1\",\"changes\":[$(paste -sd, /tmp/fake.plan)],\"unchanged\":0}"
   case " $* " in *" --detailed-exitcode "*) [ -s /tmp/fake.plan ] && exit 3 ;; esac
@@ -87,7 +87,7 @@ apply)
       undo "$run"; exit 1
     fi
   done < /tmp/fake.changes
-  echo end >> "$run"; echo '{"schema":"tuner.run/1","changed":true}' ;;
+  echo end >> "$run"; echo "{\"schema\":\"tuner.run/1\",\"run_id\":\"${run##*/}\",\"changed\":true}" ;;
 rollback)
   if [ "$1" = --last ]; then f=$(ls $J/*.journal | sort | tail -1)
   else f=$(for f in $J/*.journal; do grep -q '^end' "$f" || echo "$f"; done | tail -1); fi
