@@ -43,8 +43,8 @@ Status validate_cgroup_path(const std::string& path, const std::string& id) {
 
 class NumaCgroupKnob : public Knob {
  public:
-  NumaCgroupKnob(std::string id, std::string path, KnobContext& ctx, Fd dir, bool v2)
-      : id_(std::move(id)), path_(std::move(path)), ctx_(ctx), dir_(std::move(dir)), v2_(v2) {}
+  NumaCgroupKnob(std::string id, std::string path, KnobContext& ctx, Fd dir)
+      : id_(std::move(id)), path_(std::move(path)), ctx_(ctx), dir_(std::move(dir)) {}
 
   const std::string& id() const override { return id_; }
 
@@ -58,7 +58,9 @@ class NumaCgroupKnob : public Knob {
 
   /// A part left out keeps its current value.
   Result<std::string> canonical(const std::string& desired) override {
-    auto b = parse_numa_binding(desired, id_, /*allow_empty=*/v2_);
+    // Empty lists are real states (v2: inherit; v1: a new cgroup without tasks), so a
+    // before value can be put back; the kernel refuses them where tasks need CPUs.
+    auto b = parse_numa_binding(desired, id_, /*allow_empty=*/true);
     if (!b.ok()) return b.error();
     if (auto st = check_numa_binding(*b, ctx_.root, id_); !st.ok()) return st.error();
     if (!b->cpus || !b->mems) {
@@ -128,7 +130,6 @@ class NumaCgroupKnob : public Knob {
   std::string id_, path_;
   KnobContext& ctx_;
   Fd dir_;
-  bool v2_;
 };
 
 }  // namespace
@@ -162,7 +163,7 @@ Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const std::string& id,
                    id, 0};
     return Error{walked + " is not in the cgroup v1 cpuset hierarchy", id, 0};
   }
-  return std::unique_ptr<Knob>(new NumaCgroupKnob(id, path, ctx, std::move(dir), v2));
+  return std::unique_ptr<Knob>(new NumaCgroupKnob(id, path, ctx, std::move(dir)));
 }
 
 }  // namespace tuner
