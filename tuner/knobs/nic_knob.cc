@@ -37,6 +37,9 @@ Result<bool> NicKnob::link_up() {
 bool NicKnob::wait_link_up() {
   using Clock = std::chrono::steady_clock;
   auto deadline = Clock::now() + std::chrono::milliseconds(ctx_.link_timeout_ms);
+  // Drivers drop the carrier a moment after the SET returns; polling at once could see
+  // the old link still up and read back before renegotiation even started.
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1000u, ctx_.link_timeout_ms / 10)));
   for (;;) {
     if (link_up().value_or(false)) return true;
     auto now = Clock::now();

@@ -135,7 +135,12 @@ class NumaCgroupKnob : public Knob {
 }  // namespace
 
 Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const std::string& id,
-                                                    const std::string& path, KnobContext& ctx) {
+                                                    const std::string& given, KnobContext& ctx) {
+  // DESIGN.md's table writes the id with the absolute path; below the cgroup root that
+  // names the same relative path, which is then checked like any other.
+  std::string path = given;
+  std::string prefix = ctx.cgroup_root + (ctx.cgroup_root.ends_with('/') ? "" : "/");
+  if (starts_with(path, prefix)) path = path.substr(prefix.size());
   if (auto st = validate_cgroup_path(path, id); !st.ok()) return st.error();
   Fd dir(::open(ctx.cgroup_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.fd < 0) return errno_error("cannot open cgroup root", id + ": " + ctx.cgroup_root);

@@ -27,7 +27,7 @@ TEST_CASE("numa knob: hostile and malformed ids are refused") {
   ctx.systemd_dir = tmp.path;
   for (const char* bad :
        {"numa:cgroup:../../etc", "numa:cgroup:/etc", "numa:cgroup:a//b", "numa:cgroup:a/./b",
-        "numa:cgroup:", "numa:cgroup:x/..", "numa:unit:a/b.service", "numa:unit:../x.service",
+        "numa:cgroup:", "numa:cgroup:x/..", "numa:cgroup:/sys/fs/cgroup/../../etc", "numa:unit:a/b.service", "numa:unit:../x.service",
         "numa:unit:trainer", "numa:unit:.service", "numa:unit:x.timer", "numa:unit:a b.service",
         "numa:pid:1", "numa:pid:abc@1", "numa:pid:0@1", "numa:pid:1@x", "numa:pid:-1@5",
         "numa:bogus:x"}) {
@@ -52,6 +52,12 @@ TEST_CASE("numa knob: a cgroup path cannot leave the root through a symlink") {
   auto plain = make_knob("numa:cgroup:plain", ctx);
   REQUIRE(!plain.ok());
   CHECK(plain.error().what.find("is not a cgroup") != std::string::npos);
+  // The absolute form below the root names the same path, checked the same way.
+  auto abs = make_knob("numa:cgroup:" + tmp.path + "/plain", ctx);
+  REQUIRE(!abs.ok());
+  CHECK(abs.error().what == plain.error().what);
+  CHECK(!make_knob("numa:cgroup:" + tmp.path + "/evil", ctx).ok());
+  CHECK(!make_knob("numa:cgroup:" + tmp.path + "/../etc", ctx).ok());
 }
 
 TEST_CASE("numa value: bindings parse, print and check against the machine") {
