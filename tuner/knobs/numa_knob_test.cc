@@ -137,7 +137,7 @@ TEST_CASE("numa unit: drop-ins in systemd's own list syntax parse; others are er
   CHECK(pol.error().what.find("interleave") != std::string::npos);
   auto other = parse_numa_dropin("[Service]\nNice=5\n", "f.conf", "k");
   REQUIRE(!other.ok());
-  CHECK(other.error().where == "f.conf:2");
+  CHECK(other.error().where == "k: f.conf:2");
 }
 
 TEST_CASE("numa pid: stat start time and numa_maps nodes parse from real text") {

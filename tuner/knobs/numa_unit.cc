@@ -44,7 +44,7 @@ Result<std::string> parse_numa_dropin(const std::string& text, const std::string
     line = trim(line);
     if (line.empty() || line[0] == '#' || line[0] == ';' || line[0] == '[') continue;
     auto eq = line.find('=');
-    std::string where = path + ":" + std::to_string(line_no);
+    std::string where = id + ": " + path + ":" + std::to_string(line_no);
     if (eq == std::string_view::npos) return Error{"expected KEY=VALUE", where, 0};
     std::string key(trim(line.substr(0, eq)));
     std::string_view value = trim(line.substr(eq + 1));
@@ -64,9 +64,9 @@ Result<std::string> parse_numa_dropin(const std::string& text, const std::string
     *dst = *set;
   }
   if (b.mems && !policy.empty() && policy != "bind")
-    return Error{"NUMAPolicy=" + policy + " is not the bind policy tuner writes", path, 0};
-  if (!b.cpus && !b.mems) return Error{"drop-in sets neither CPUs nor memory nodes", path, 0};
-  (void)id;
+    return Error{"NUMAPolicy=" + policy + " is not the bind policy tuner writes", id + ": " + path, 0};
+  if (!b.cpus && !b.mems)
+    return Error{"drop-in sets neither CPUs nor memory nodes", id + ": " + path, 0};
   return format_numa_binding(b);
 }
 
