@@ -80,7 +80,7 @@ Result<uint32_t> parse_count(const KeyValue& kv, const std::string& id, bool all
 }  // namespace
 
 Result<LinkSetting> parse_link_setting(std::string_view text, const std::string& id) {
-  auto kvs = parse_key_values(text, {"autoneg", "speed", "duplex"}, id);
+  auto kvs = parse_key_values(text, {"autoneg", "speed", "duplex", "advertise"}, id);
   if (!kvs.ok()) return kvs.error();
   LinkSetting s;
   bool have_autoneg = false;
@@ -94,6 +94,16 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
       auto v = parse_count(kv, id, false);
       if (!v.ok()) return v.error();
       s.speed_mbps = *v;
+    } else if (kv.key == "advertise") {
+      for (std::string_view mode : split(kv.value, '+')) {
+        bool ok = !mode.empty() && mode.size() < 32 &&
+                  std::all_of(mode.begin(), mode.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '/' ||
+                           c == '_' || c == '-';
+                  });
+        if (!ok) return Error{"advertise=" + kv.value + ": invalid link mode name", id, 0};
+        s.advertise.emplace_back(mode);
+      }
     } else {
       if (kv.value != "full" && kv.value != "half")
         return Error{"duplex=" + kv.value + ": expected full or half", id, 0};
@@ -101,6 +111,8 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
     }
   }
   if (!have_autoneg) return Error{"autoneg=on|off is required", id, 0};
+  if (!s.advertise.empty() && (!s.autoneg || s.speed_mbps || s.duplex))
+    return Error{"advertise= goes with autoneg=on alone", id, 0};
   if (!s.autoneg && (!s.speed_mbps || !s.duplex))
     return Error{"autoneg=off needs both speed=N and duplex=full|half", id, 0};
   return s;

@@ -38,8 +38,8 @@ Result<std::vector<KeyValue>> parse_key_values(std::string_view text,
 /// A link setting: what `nic:IF:link` reads and writes.
 /// autoneg=off needs speed and duplex (forced mode). With autoneg=on, speed and duplex
 /// are filters on the advertised modes: the kernel advertises exactly the supported
-/// modes that match (LINKMODES_SET without an OURS bitset). `advertise` is only ever
-/// produced by a read, for an advertised set no filter describes.
+/// modes that match. `advertise` is what a read gives for an advertised set no filter
+/// describes ("advertise=1000baseT/Full+10baseT/Full"); it is written as an OURS list.
 struct LinkSetting {
   bool autoneg = true;
   std::optional<uint32_t> speed_mbps;

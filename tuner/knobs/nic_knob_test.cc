@@ -88,7 +88,9 @@ class FakeNetlink : public Netlink {
     if (req.autoneg) link.autoneg = *req.autoneg;
     if (req.speed_mbps) forced_speed = *req.speed_mbps;
     if (req.duplex) forced_duplex = *req.duplex;
-    if (*link.autoneg && (req.speed_mbps || req.duplex)) {
+    if (!req.advertise.empty()) {
+      link.advertised_modes = req.advertise;  // a no-mask list: exactly these
+    } else if (*link.autoneg && (req.speed_mbps || req.duplex)) {
       std::vector<std::string> adv = filter_modes(link.supported_modes, req.speed_mbps, req.duplex);
       adv.push_back("Autoneg");
       adv.push_back("TP");
@@ -169,17 +171,19 @@ TEST_CASE("nic knob: restricting the advertised modes and rolling back") {
   CHECK(*f.nl.link.speed_mbps == 100);
   REQUIRE(f.nl.link_sets.size() == 1);
   CHECK(*f.nl.link_sets[0].speed_mbps == 100);
-  // Back to everything: mixed full/half support cannot be restored without OURS.
-  auto back = k->write("autoneg=on");
-  REQUIRE(!back.ok());
-  CHECK(back.error().what.find("OURS") != std::string::npos);
-  CHECK(*k->read() == "autoneg=on,speed=100,duplex=full");  // nothing changed
-  // With only full-duplex modes supported, the duplex filter brings them all back.
-  f.nl.link.supported_modes = {"100baseT/Full", "1000baseT/Full", "Autoneg"};
+  // Back to everything: with full and half modes supported no speed/duplex filter
+  // describes "all", so the knob names the supported modes (OURS bitset).
   REQUIRE(k->write("autoneg=on").ok());
   CHECK(*k->read() == "autoneg=on");
-  CHECK(*f.nl.link_sets.back().duplex == "full");
+  CHECK(f.nl.link_sets.back().advertise == f.nl.link.supported_modes);
+  CHECK(f.nl.link.advertised_modes == f.nl.link.supported_modes);
   CHECK(*f.nl.link.speed_mbps == 1000);
+  // An advertised set that only a list describes is written back as that list.
+  auto listed = k->write("autoneg=on,advertise=1000baseT/Full+10baseT/Full");
+  std::string why = listed.ok() ? std::string() : listed.error().message();
+  INFO(why);
+  REQUIRE(listed.ok());
+  CHECK(*k->read() == "autoneg=on,advertise=1000baseT/Full+10baseT/Full");
 }
 
 TEST_CASE("nic knob: a forced speed that works is kept") {

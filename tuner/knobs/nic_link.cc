@@ -37,6 +37,14 @@ class NicLinkKnob : public NicKnob {
                        " (supported: " + list_modes(speeds) + ")",
                    id_, 0};
     if (!s->autoneg) return format_link_setting(*s);
+    if (!s->advertise.empty()) {
+      for (const std::string& m : s->advertise)
+        if (std::find(speeds.begin(), speeds.end(), m) == speeds.end())
+          return Error{"cannot advertise " + m + ": not a supported mode (supported: " +
+                           list_modes(speeds) + ")",
+                       id_, 0};
+      match = s->advertise;
+    }
     // What the kernel will advertise, described the way read() describes it.
     LinkInfo after;
     after.autoneg = true;
@@ -47,11 +55,6 @@ class NicLinkKnob : public NicKnob {
 
  protected:
   Status apply(const std::string& value) override {
-    if (value.find("advertise=") != std::string::npos)
-      return Error{"cannot set '" + value +
-                       "': an advertised set no speed/duplex filter describes needs the "
-                       "OURS bitset, which tuner does not send",
-                   id_, 0};
     auto s = parse_link_setting(value, id_);
     if (!s.ok()) return s.error();
     auto nl = netlink();
@@ -60,27 +63,15 @@ class NicLinkKnob : public NicKnob {
     req.autoneg = s->autoneg;
     req.speed_mbps = s->speed_mbps;
     req.duplex = s->duplex;
-    if (s->autoneg && !s->speed_mbps && !s->duplex) {
-      // Plain "autoneg=on" means advertise every supported mode. The kernel rebuilds
-      // the advertised set from the supported one only when a speed or duplex comes
-      // with the request, so name the duplex when all supported modes share it.
-      // Forced mode leaves the advertised set alone, so it may still be complete.
+    req.advertise = s->advertise;
+    if (s->autoneg && !s->speed_mbps && !s->duplex && s->advertise.empty()) {
+      // Plain "autoneg=on" means advertise every supported mode. After a restriction
+      // to one speed the advertised set is smaller, and the kernel rebuilds it from
+      // the supported set only when a speed or duplex comes with the request, which
+      // cannot describe "full and half": so name the supported modes outright.
       auto info = link_modes();
       if (!info.ok()) return info.error();
-      LinkInfo as_autoneg = *info;
-      as_autoneg.autoneg = true;
-      LinkSetting now = describe_link(as_autoneg);
-      bool all_advertised = !now.speed_mbps && !now.duplex && now.advertise.empty();
-      if (!all_advertised) {
-        std::vector<std::string> full = filter_modes(info->supported_modes, {}, "full");
-        std::vector<std::string> half = filter_modes(info->supported_modes, {}, "half");
-        if (!full.empty() && !half.empty())
-          return Error{"cannot advertise every supported mode again (full and half duplex "
-                           "modes both supported; that needs the OURS bitset)",
-                       id_, 0};
-        if (!full.empty()) req.duplex = "full";
-        else if (!half.empty()) req.duplex = "half";
-      }
+      req.advertise = info->supported_modes;
     }
     auto st = (*nl)->set_link_modes(ifname_, req);
     if (!st.ok())
