@@ -14,7 +14,8 @@ namespace tuner {
 namespace {
 
 // Requests are small: a header nest and a few u32s.
-constexpr size_t kRequestBytes = 1024;
+// Room for a LINKMODES_SET that names every link mode the kernel knows (~120 names).
+constexpr size_t kRequestBytes = 16384;
 // Link modes are ~120 names; a count past this is corruption.
 constexpr uint32_t kMaxStrings = 1u << 16;
 
@@ -139,7 +140,7 @@ NlRequest build_link_mode_names_request(uint16_t family, uint32_t seq) {
 Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname,
                                       const LinkModesRequest& req, uint32_t seq) {
   if (auto ok = check_ifname(ifname); !ok) return ok.error();
-  if (!req.autoneg && !req.speed_mbps && !req.duplex)
+  if (!req.autoneg && !req.speed_mbps && !req.duplex && req.advertise.empty())
     return Error{"empty link modes request", ifname, 0};
   uint8_t duplex = DUPLEX_UNKNOWN;
   if (req.duplex) {
@@ -154,6 +155,22 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
     mnl_attr_put_u8(nlh, ETHTOOL_A_LINKMODES_AUTONEG, *req.autoneg ? AUTONEG_ENABLE : AUTONEG_DISABLE);
   if (req.speed_mbps) mnl_attr_put_u32(nlh, ETHTOOL_A_LINKMODES_SPEED, *req.speed_mbps);
   if (req.duplex) mnl_attr_put_u8(nlh, ETHTOOL_A_LINKMODES_DUPLEX, duplex);
+  if (!req.advertise.empty()) {
+    // A verbose list (NOMASK): the named bits are set, every other bit is cleared.
+    nlattr* ours = mnl_attr_nest_start(nlh, ETHTOOL_A_LINKMODES_OURS);
+    mnl_attr_put(nlh, ETHTOOL_A_BITSET_NOMASK, 0, nullptr);
+    nlattr* bits = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS);
+    for (const std::string& mode : req.advertise) {
+      if (mode.empty() || mode.size() > ETH_GSTRING_LEN)
+        return Error{"invalid link mode name '" + mode + "'", ifname, 0};
+      nlattr* bit = mnl_attr_nest_start_check(nlh, kRequestBytes, ETHTOOL_A_BITSET_BITS_BIT);
+      if (!bit || !mnl_attr_put_strz_check(nlh, kRequestBytes, ETHTOOL_A_BITSET_BIT_NAME, mode.c_str()))
+        return Error{"too many link modes to advertise in one request", ifname, 0};
+      mnl_attr_nest_end(nlh, bit);
+    }
+    mnl_attr_nest_end(nlh, bits);
+    mnl_attr_nest_end(nlh, ours);
+  }
   return r;
 }
 

@@ -77,10 +77,13 @@ PciIrqs map_pci_irqs(const Root& root, std::vector<ProbeError>& errors) {
 /// The netdev an IRQ belongs to: the one its name mentions, else the only one.
 std::optional<std::string> pick_netdev(const std::vector<std::string>& netdevs,
                                        std::string_view irq_name) {
-  for (const std::string& n : netdevs)
-    if (irq_queue_name(irq_name, n) || irq_name == n ||
-        irq_name.find(n + "-") != std::string_view::npos)
-      return n;
+  for (const std::string& n : netdevs) {
+    if (irq_name == n) return n;
+    // "eth0-TxRx-3", "i40e-eth0-TxRx-3": the name at the start or after a '-'.
+    for (std::size_t at = irq_name.find(n + "-"); at != std::string_view::npos;
+         at = irq_name.find(n + "-", at + 1))
+      if (at == 0 || irq_name[at - 1] == '-') return n;
+  }
   if (netdevs.size() == 1) return netdevs.front();
   return std::nullopt;
 }

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -159,6 +160,18 @@ TEST_CASE("irq: malformed and truncated text is an error with the line") {
   // Every prefix of a real file either parses or fails cleanly (never crashes).
   std::string real = data("reconstructed/mlx5-2s32c-6.1.interrupts");
   for (std::size_t n = 0; n < real.size(); n += 97) (void)parse_interrupts(real.substr(0, n));
+  // ... and so does the file with bytes overwritten (fixed seed: reproducible).
+  uint32_t seed = 12345;
+  const char alphabet[] = " \t\n:-,0123456789abcCPU\0";
+  for (int round = 0; round < 2000; ++round) {
+    std::string mutated = real;
+    for (int k = 0; k < 4; ++k) {
+      seed = seed * 1664525u + 1013904223u;
+      mutated[seed % mutated.size()] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+    }
+    auto r = parse_interrupts(mutated);
+    if (!r.ok()) CHECK(starts_with(r.error().where, "interrupts:"));
+  }
   auto msg = parse_interrupts(head + "  1:          9\n");
   REQUIRE_FALSE(msg.ok());
   CHECK(msg.error().message().find("expected 2 per-CPU counts") != std::string::npos);
@@ -224,6 +237,19 @@ TEST_CASE("irq: probe_irqs reports unreadable files and keeps going") {
   CHECK(find(irqs, 73)->affinity == "0-39");
 }
 
+TEST_CASE("irq: probe_irqs names a file it may not read (as a non-root user)") {
+  if (::geteuid() == 0) return;  // root reads mode-000 files; the case above covers it
+  testing::ScopedFixture fx(std::string(TUNER_FIXTURES) + "/sysfs/40intel64-2g2n4c+pci.tar.bz2",
+                            std::string(TUNER_TEST_DATA) + "/irq/r910");
+  ::chmod((fx.root() + "/proc/irq/65/node").c_str(), 0);
+  std::vector<ProbeError> errors;
+  std::vector<Irq> irqs = probe_irqs(Root::open(fx.root()).value(), errors);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].message.find("proc/irq/65/node") != std::string::npos);
+  CHECK(errors[0].message.find("Permission denied") != std::string::npos);
+  CHECK(irqs.size() == 41);
+}
+
 TEST_CASE("irq: probe_irqs without /proc/interrupts says so") {
   testing::ScopedFixture fx(std::string(TUNER_FIXTURES) + "/sysfs/40intel64-2g2n4c+pci.tar.bz2");
   auto root = Root::open(fx.root());
@@ -261,4 +287,35 @@ TEST_CASE("irq: live probe invariants") {
     for (const Irq& i : irqs) found |= i.device == e.path().filename().string();
     CHECK_MESSAGE(found, e.path().filename().string() << " has no IRQ");
   }
+}
+
+TEST_CASE("irq: two netdevs on one PCI function: the name decides, else no device") {
+  char tmpl[] = "/tmp/tuner-irq-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl));
+  namespace fs = std::filesystem;
+  fs::path r = tmpl;
+  fs::create_directories(r / "proc");
+  std::ofstream(r / "proc/interrupts")
+      << "           CPU0       CPU1\n"
+         " 40:          1          2  IR-PCI-MSI 1048576-edge      mlx4-async@pci:0000:02:00.0\n"
+         " 41:          1          2  IR-PCI-MSI 1048577-edge      eth1-3\n"
+         " 42:          1          2  IR-PCI-MSI 1048578-edge      mlx5_comp0@pci:0000:02:00.0\n";
+  fs::path dev = r / "sys/bus/pci/devices/0000:02:00.0";
+  for (const char* n : {"40", "41", "42"}) {
+    fs::create_directories(dev / "msi_irqs");
+    std::ofstream(dev / "msi_irqs" / n) << "msix\n";
+  }
+  fs::create_directories(dev / "net/eth0");
+  fs::create_directories(dev / "net/eth1");
+  std::vector<ProbeError> errors;
+  std::vector<Irq> irqs = probe_irqs(Root::open(r.string()).value(), errors);
+  REQUIRE(irqs.size() == 3);
+  CHECK(irqs[0].pci == "0000:02:00.0");
+  CHECK_FALSE(irqs[0].device.has_value());
+  CHECK(irqs[1].device == "eth1");
+  CHECK(irqs[1].queue == "3");
+  CHECK_FALSE(irqs[2].device.has_value());  // comp0 serves either port
+  CHECK(irqs[2].queue == "comp0");
+  CHECK(errors.size() == 3);  // no proc/irq/N/smp_affinity_list in this tree
+  fs::remove_all(r);
 }

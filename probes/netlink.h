@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "probes/inventory.h"
@@ -16,6 +17,11 @@ struct LinkModesRequest {
   std::optional<bool> autoneg;
   std::optional<uint32_t> speed_mbps;
   std::optional<std::string> duplex;  // "full" or "half"
+  /// When not empty: exactly these modes are advertised (ETHTOOL_A_LINKMODES_OURS as a
+  /// verbose no-mask bitset of mode names, "1000baseT/Full"); every other mode is
+  /// cleared. This is how a restricted advertisement goes back to "every supported
+  /// mode" on a NIC that has both full- and half-duplex modes.
+  std::vector<std::string> advertise;
 };
 
 class Netlink {

@@ -124,7 +124,7 @@ TEST_CASE("netlink live: SET requests on a veth, kernel errors and read-back") {
     if (!nl) return Report{{"error", nl.error().message()}};
     LinkInfo before, after;
     (void)(*nl)->get_link_modes("va", before);
-    LinkModesRequest req{false, 1000, "half"};
+    LinkModesRequest req{false, 1000, "half", {}};
     auto set = (*nl)->set_link_modes("va", req);
     out["link.set"] = set ? "ok" : set.error().message();
     out["link.err"] = set ? "0" : std::to_string(set.error().err);

@@ -234,6 +234,15 @@ TEST_CASE("netlink requests: SET messages validate their input") {
   req.speed_mbps = 25000;
   CHECK(build_linkmodes_set(20, "eth0", req, 1).ok());
   CHECK_FALSE(build_linkmodes_set(20, "a-name-longer-than-15", req, 1).ok());
+  LinkModesRequest adv;
+  adv.advertise = {"10baseT/Half", "10baseT/Full", "1000baseT/Full"};
+  auto ok = build_linkmodes_set(20, "eth0", adv, 1);
+  REQUIRE(ok.ok());
+  // The mode names travel verbatim inside the OURS nest.
+  CHECK(ok->bytes().find("1000baseT/Full") != std::string_view::npos);
+  CHECK(ok->bytes().find("10baseT/Half") != std::string_view::npos);
+  adv.advertise.push_back(std::string(100, 'x'));
+  CHECK_FALSE(build_linkmodes_set(20, "eth0", adv, 1).ok());
   CHECK_FALSE(build_channels_set(20, "eth0", Channels{}, 1).ok());
   CHECK_FALSE(build_rings_set(20, "eth0", Rings{}, 1).ok());
 }

@@ -61,7 +61,11 @@ bool profile_matches(const Profile& profile, const Inventory& inv, std::string* 
     std::size_t gpus = inv.gpus().size();
     if (topology_failed && gpus == 0)
       return no(fmt::format("gpu = {}: unknown, the topology probe failed", *m.gpu));
-    if (*m.gpu && gpus == 0) return no("gpu = true: no GPU found");
+    if (*m.gpu && gpus == 0)
+      return no(std::any_of(inv.topology.pci.begin(), inv.topology.pci.end(),
+                            [](const PciDevice& d) { return d.kind == "display"; })
+                    ? "gpu = true: no compute GPU found (only display controllers)"
+                    : "gpu = true: no GPU found");
     if (!*m.gpu && gpus > 0) return no(fmt::format("gpu = false: {} GPU{} found", gpus, gpus == 1 ? "" : "s"));
   }
   if (m.virtualized) {

@@ -20,6 +20,8 @@ Inventory machine(unsigned numa_nodes, unsigned gpus) {
     PciDevice d;
     d.address = "0000:1" + std::to_string(i) + ":00.0";
     d.kind = "gpu";
+    d.vendor_id = 0x10de;
+    d.class_id = 0x0302;
     inv.topology.pci.push_back(d);
   }
   inv.host.cpu_vendor = "GenuineIntel";
@@ -65,6 +67,27 @@ TEST_CASE("profile match: each condition, and why it does not hold") {
   CHECK(why == "gpu = false: 4 GPUs found");
   CHECK_FALSE(profile_matches(with_match("gpu = true"), machine(2, 0), &why));
   CHECK(why == "gpu = true: no GPU found");
+  // A BMC's VGA controller (Matrox G200eR2, as in the SGI capture) is not a GPU node:
+  // the topology probe calls it a "display" (see pci_kind).
+  Inventory bmc = machine(2, 0);
+  PciDevice vga;
+  vga.address = "0000:0a:00.0";
+  vga.kind = "display";
+  vga.vendor_id = 0x102b;
+  vga.device_id = 0x0534;
+  vga.class_id = 0x0300;
+  bmc.topology.pci.push_back(vga);
+  CHECK_FALSE(profile_matches(with_match("gpu = true"), bmc, &why));
+  CHECK(why == "gpu = true: no compute GPU found (only display controllers)");
+  CHECK(profile_matches(with_match("gpu = false"), bmc, &why));
+  vga.vendor_id = 0x1002;  // ATI ES1000 in the IBM x3950: still only a display
+  vga.os_devices = {"card0"};
+  bmc.topology.pci.back() = vga;
+  CHECK_FALSE(profile_matches(with_match("gpu = true"), bmc, &why));
+  vga.os_devices = {"opencl0d1"};  // but an AMD card with a compute device counts
+  vga.kind = "gpu";
+  bmc.topology.pci.back() = vga;
+  CHECK(profile_matches(with_match("gpu = true"), bmc, &why));
   Inventory blind = machine(0, 0);
   blind.errors.push_back(ProbeError{"topology", "hwloc: cannot load"});
   CHECK_FALSE(profile_matches(with_match("gpu = false"), blind, &why));

@@ -1,10 +1,101 @@
-// STUB: the nic knob, to be implemented.
-#include "tuner/knobs/knob.h"
+// nic:IF:link: autonegotiation, speed and duplex through ETHTOOL_MSG_LINKMODES_GET/SET.
+#include <algorithm>
+
+#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_knob.h"
 
 namespace tuner {
 
-Result<std::unique_ptr<Knob>> make_nic_knob(const std::string& id, KnobContext&) {
-  return Error{"not implemented", id, 0};
+namespace {
+
+std::string list_modes(const std::vector<std::string>& modes) {
+  std::string out;
+  for (const std::string& m : modes) out += (out.empty() ? "" : ", ") + m;
+  return out.empty() ? "none" : out;
+}
+
+class NicLinkKnob : public NicKnob {
+ public:
+  using NicKnob::NicKnob;
+
+  Result<std::string> read() override {
+    auto info = link_modes();
+    if (!info.ok()) return info.error();
+    return format_link_setting(describe_link(*info));
+  }
+
+  Result<std::string> canonical(const std::string& desired) override {
+    auto s = parse_link_setting(desired, id_);
+    if (!s.ok()) return s.error();
+    auto info = link_modes();
+    if (!info.ok()) return format_link_setting(*s);  // nothing to check against
+    std::vector<std::string> speeds = filter_modes(info->supported_modes, {}, {});
+    if (speeds.empty()) return format_link_setting(*s);  // the driver lists no modes
+    std::vector<std::string> match = filter_modes(speeds, s->speed_mbps, s->duplex);
+    if (match.empty())
+      return Error{"no supported link mode has " + format_link_setting(*s) +
+                       " (supported: " + list_modes(speeds) + ")",
+                   id_, 0};
+    if (!s->autoneg) return format_link_setting(*s);
+    if (!s->advertise.empty()) {
+      for (const std::string& m : s->advertise)
+        if (std::find(speeds.begin(), speeds.end(), m) == speeds.end())
+          return Error{"cannot advertise " + m + ": not a supported mode (supported: " +
+                           list_modes(speeds) + ")",
+                       id_, 0};
+      match = s->advertise;
+    }
+    // What the kernel will advertise, described the way read() describes it.
+    LinkInfo after;
+    after.autoneg = true;
+    after.supported_modes = info->supported_modes;
+    after.advertised_modes = match;
+    return format_link_setting(describe_link(after));
+  }
+
+ protected:
+  Status apply(const std::string& value) override {
+    auto s = parse_link_setting(value, id_);
+    if (!s.ok()) return s.error();
+    auto nl = netlink();
+    if (!nl.ok()) return nl.error();
+    LinkModesRequest req;
+    req.autoneg = s->autoneg;
+    req.speed_mbps = s->speed_mbps;
+    req.duplex = s->duplex;
+    req.advertise = s->advertise;
+    if (s->autoneg && !s->speed_mbps && !s->duplex && s->advertise.empty()) {
+      // Plain "autoneg=on" means advertise every supported mode. After a restriction
+      // to one speed the advertised set is smaller, and the kernel rebuilds it from
+      // the supported set only when a speed or duplex comes with the request, which
+      // cannot describe "full and half": so name the supported modes outright.
+      auto info = link_modes();
+      if (!info.ok()) return info.error();
+      req.advertise = info->supported_modes;
+    }
+    auto st = (*nl)->set_link_modes(ifname_, req);
+    if (!st.ok())
+      return Error{"cannot set link modes to '" + value + "': " + st.error().what, id_,
+                   st.error().err};
+    return Ok{};
+  }
+
+ private:
+  Result<LinkInfo> link_modes() {
+    auto nl = netlink();
+    if (!nl.ok()) return nl.error();
+    LinkInfo info;
+    auto st = (*nl)->get_link_modes(ifname_, info);
+    if (!st.ok())
+      return Error{"cannot read link modes: " + st.error().what, id_, st.error().err};
+    return info;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Knob> make_nic_link_knob(std::string id, std::string ifname, KnobContext& ctx) {
+  return std::unique_ptr<Knob>(new NicLinkKnob(std::move(id), std::move(ifname), ctx));
 }
 
 }  // namespace tuner
