@@ -187,3 +187,56 @@ TEST_CASE("planner: compare_integers handles signs, zeros and any length") {
   CHECK(!compare_integers("4096 87380", "1"));
   CHECK(!compare_integers("cubic", "1"));
 }
+
+TEST_CASE("planner: a plan applied to its own desired state is empty") {
+  Inventory inv = testing::smt_machine(2, 4);
+  Nic& eth0 = testing::add_nic(inv, "eth0", 0, 5, 40);
+  eth0.link = LinkInfo{true, false, 1000, "half", "FIBRE", {"1000baseT/Full", "25000baseSR/Full"}, {}};
+  eth0.channels = Channels{std::nullopt, std::nullopt, std::nullopt, 2, 0, 0, 1, 8};
+  eth0.rings = Rings{256, 256, 4096, 4096};
+  testing::add_nic(inv, "eth1", 1, 12, 60);
+  inv.host.irqbalance_running = true;
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.core.rmem_max", "212992"},
+                 {"sysctl:net.core.somaxconn", "128"},
+                 {"sysctl:vm.swappiness", "60"},
+                 {"numa:unit:trainer.service", "none"},
+                 {"irqbalance:banned", ""}};
+  using Op = SysctlSetting::Op;
+  Profile p = named("x");
+  p.sysctls = {sysctl("net.core.rmem_max", Op::set, "268435456"),
+               sysctl("net.core.somaxconn", Op::at_least, "4096"),
+               sysctl("vm.swappiness", Op::at_most, "10")};
+  IrqRule irq;
+  irq.glob = "eth0";
+  irq.policy = "numa-local";
+  irq.irqbalance = "ban";
+  IrqRule spread = irq;
+  spread.glob = "eth1";
+  spread.policy = "spread";
+  p.irqs = {irq, spread};
+  NicRule nic;
+  nic.glob = "eth0";
+  nic.speed_max = true;
+  nic.duplex = "full";
+  nic.autoneg = false;
+  nic.combined = 8;
+  nic.rx_ring_max = true;
+  nic.tx_ring = 1024;
+  p.nics = {nic};
+  NumaBind bind;
+  bind.unit = "trainer.service";
+  bind.near = "eth1";
+  p.binds = {bind};
+
+  auto first = make_plan_with(p, inv, cur);
+  REQUIRE(first.ok());
+  // 3 sysctls, 17 IRQs, link, channels, rings, the unit, the ban list.
+  CHECK(first->changes.size() == 25);
+  CHECK(first->unchanged == 0);
+  testing::apply_plan(*first, inv, cur);
+  auto second = make_plan_with(p, inv, cur);
+  REQUIRE(second.ok());
+  CHECK(second->changes.empty());
+  CHECK(second->unchanged == first->changes.size());
+}
