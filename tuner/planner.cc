@@ -15,6 +15,26 @@ void PlanBuilder::add(Change change, bool already_desired) {
   else plan.changes.push_back(std::move(change));
 }
 
+void PlanBuilder::note(const std::string& subject, std::string text) {
+  for (auto& [t, subjects] : notes)
+    if (t == text) {
+      if (std::find(subjects.begin(), subjects.end(), subject) == subjects.end())
+        subjects.push_back(subject);
+      return;
+    }
+  notes.emplace_back(std::move(text), std::vector<std::string>{subject});
+}
+
+void PlanBuilder::flush_notes() {
+  for (const auto& [text, subjects] : notes) {
+    std::string who;
+    for (const std::string& s : subjects)
+      if (!s.empty()) who += (who.empty() ? "" : ", ") + s;
+    plan.notes.push_back(who.empty() ? text : who + ": " + text);
+  }
+  notes.clear();
+}
+
 Error error_at(const SourceLoc& loc, std::string what) {
   return Error{std::move(what), loc.file.empty() ? std::string() : loc.str(), 0};
 }
@@ -129,12 +149,13 @@ CurrentValue RootCurrentValues::get(const std::string& id) const {
 
 Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
                             const CurrentValues& current) {
-  PlanBuilder b{profile, inventory, current, {}};
+  PlanBuilder b{profile, inventory, current, {}, {}};
   b.plan.profiles = profile.chain;
   for (auto step : {plan_sysctls, plan_irqs, plan_nics, plan_numa}) {
     Status s = step(b);
     if (!s.ok()) return s.error();
   }
+  b.flush_notes();
   std::stable_sort(b.plan.changes.begin(), b.plan.changes.end(),
                    [](const Change& x, const Change& y) {
                      if (x.group != y.group) return x.group < y.group;

@@ -16,9 +16,16 @@ struct PlanBuilder {
   const Inventory& inventory;
   const CurrentValues& current;
   Plan plan;
+  /// Notes by text, with the things they are about ("eth0", "eth1"), first seen first.
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
 
   /// Records a setting: a change when current differs, else one more "unchanged".
   void add(Change change, bool already_desired);
+  /// A note about subject (a NIC, a unit; "" for none). Notes with the same text are
+  /// printed once, naming every subject: "eth0, eth1: rings ... skipped".
+  void note(const std::string& subject, std::string text);
+  /// Moves the collected notes into plan.notes.
+  void flush_notes();
 };
 
 Status plan_sysctls(PlanBuilder& b);

@@ -97,13 +97,12 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
       why = nic.name + ": spread over all CPUs";
     } else if (!node || node->cpus.empty()) {
       why = nic.name + " has no NUMA locality, so spread over all nodes";
-      b.plan.notes.push_back(nic.name + " reports no NUMA node with CPUs; its IRQs are spread over all nodes");
+      b.note(nic.name, "no NUMA node with CPUs: IRQs spread over all nodes");
     } else if (irq_allowed_cpus(node->cpus, inv.host).empty()) {
       why = nic.name + " is on NUMA node " + std::to_string(node->os_index) +
             " whose CPUs are all isolated, so spread over all nodes";
-      b.plan.notes.push_back("every CPU of " + nic.name + "'s NUMA node " +
-                             std::to_string(node->os_index) +
-                             " is isolated (isolcpus/nohz_full); its IRQs are spread over all nodes");
+      b.note(nic.name, "every CPU of its NUMA node " + std::to_string(node->os_index) +
+                           " is isolated (isolcpus/nohz_full): IRQs spread over all nodes");
     } else {
       candidates = node->cpus;
       why = nic.name + " is on NUMA node " + std::to_string(node->os_index);
@@ -111,7 +110,7 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
     CpuSet allowed = irq_allowed_cpus(candidates, inv.host);
     std::vector<unsigned> cpus = assign_round_robin(irqs.size(), irq_cpu_order(topo.core_list, allowed));
     if (cpus.empty()) {
-      b.plan.notes.push_back(nic.name + ": no CPU may take its IRQs (topology unknown or every CPU isolated); skipped");
+      b.note(nic.name, "no CPU may take its IRQs (topology unknown or every CPU isolated): skipped");
       return Ok{};
     }
     for (std::size_t i = 0; i < irqs.size(); ++i) {
@@ -134,20 +133,27 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
   return Ok{};
 }
 
+/// Whether irqbalance runs on the target. An XML topology describes another machine:
+/// the host facts the probes add are this one's, so it is unknown there.
+std::optional<bool> irqbalance_running(const PlanBuilder& b) {
+  if (!b.current.readable()) return std::nullopt;
+  return b.inventory.host.irqbalance_running;
+}
+
 void plan_irqbalance(PlanBuilder& b, const IrqbalanceWish& wish) {
-  std::optional<bool> running = b.inventory.host.irqbalance_running;
+  std::optional<bool> running = irqbalance_running(b);
   if (wish.stop) {
     Change c{"irqbalance:service", wish.stop->group.empty() ? "irq" : wish.stop->group,
              running ? std::optional<std::string>(*running ? "active" : "inactive") : std::nullopt,
              "inactive",
              "irqbalance would move the placed IRQs back (" + short_loc(wish.stop->loc) + ")"};
     b.add(std::move(c), running == false);
-    if (wish.ban) b.plan.notes.push_back("irqbalance is stopped, so the IRQ ban list is not needed");
+    if (wish.ban) b.note("", "irqbalance is stopped, so the IRQ ban list is not needed");
     return;
   }
   if (!wish.ban || wish.banned.empty()) return;
   if (running == false) {
-    b.plan.notes.push_back("irqbalance is not running: no IRQs need banning");
+    b.note("", "irqbalance is not running: no IRQs need banning");
     return;
   }
   Change c{"irqbalance:banned", wish.ban->group.empty() ? "irq" : wish.ban->group, std::nullopt,
@@ -205,10 +211,9 @@ Status plan_irqs(PlanBuilder& b) {
     }
     if (!rule) continue;
     if (globs.find(", ") != std::string::npos)
-      b.plan.notes.push_back(nic->name + " matches irq rules " + globs + "; the last one ('" +
-                             rule->glob + "') is used");
+      b.note(nic->name, "matches irq rules " + globs + "; the last one ('" + rule->glob + "') is used");
     if (nic->is_virtual) {
-      b.plan.notes.push_back(nic->name + " is virtual: no IRQs to place (irq rule '" + rule->glob + "')");
+      b.note(nic->name, "virtual, no IRQs to place (irq rule '" + rule->glob + "')");
       continue;
     }
     std::vector<const Irq*> all = queue_irqs(b.inventory, *nic);
@@ -219,11 +224,12 @@ Status plan_irqs(PlanBuilder& b) {
       else irqs.push_back(irq);
     }
     if (!managed.empty())
-      b.plan.notes.push_back(nic->name + ": IRQs " + managed +
-                             " have kernel-managed affinity and cannot be moved; skipped");
+      b.note(nic->name, "IRQs " + managed + " have kernel-managed affinity and cannot be moved: skipped");
     if (irqs.empty()) {
       if (managed.empty())
-        b.plan.notes.push_back(nic->name + " has no queue IRQs to place (irq rule '" + rule->glob + "')");
+        b.note(nic->name, (b.inventory.irqs.empty() ? "no IRQs known on this target, nothing placed"
+                                                    : "no queue IRQs to place") +
+                              std::string(" (irq rule '") + rule->glob + "')");
       continue;
     }
     Status s = place_nic(b, *nic, *rule, irqs);
@@ -233,9 +239,9 @@ Status plan_irqs(PlanBuilder& b) {
     } else if (rule->irqbalance == "ban") {
       if (!wish.ban) wish.ban = rule;
       for (const Irq* irq : irqs) wish.banned.insert(irq->number);
-    } else if (b.inventory.host.irqbalance_running == true && warned_leave.insert(rule).second) {
-      b.plan.notes.push_back("irqbalance is running and will move the IRQs of rule '" + rule->glob +
-                             "' back; set irqbalance = \"ban\" or \"stop\" in that rule");
+    } else if (irqbalance_running(b) == true && warned_leave.insert(rule).second) {
+      b.note("", "irqbalance is running and will move the IRQs of rule '" + rule->glob +
+                     "' back; set irqbalance = \"ban\" or \"stop\" in that rule");
     }
   }
   plan_irqbalance(b, wish);

@@ -81,7 +81,7 @@ TEST_CASE("planner irq: a NIC without locality falls back to every node, with a 
   CHECK(d.at("irq:42:affinity") == "2");  // node 1's first core: all nodes are used
   CHECK(plan->changes[0].reason.find("no NUMA locality") != std::string::npos);
   REQUIRE(plan->notes.size() == 1);
-  CHECK(plan->notes[0].find("eth0 reports no NUMA node") != std::string::npos);
+  CHECK(plan->notes[0] == "eth0: no NUMA node with CPUs: IRQs spread over all nodes");
 }
 
 TEST_CASE("planner irq: spread uses the whole machine; pin uses the list as given") {
@@ -136,9 +136,9 @@ TEST_CASE("planner irq: virtual NICs, NICs without queue IRQs and managed IRQs g
   CHECK(plan->changes[0].knob == "irq:41:affinity");
   CHECK(plan->changes[0].desired == "0");  // the managed IRQ does not use up a core
   REQUIRE(plan->notes.size() == 3);
-  CHECK(plan->notes[0] == "eth0: IRQs 40 have kernel-managed affinity and cannot be moved; skipped");
-  CHECK(plan->notes[1] == "eth5 has no queue IRQs to place (irq rule 'eth*')");
-  CHECK(plan->notes[2] == "eth9 is virtual: no IRQs to place (irq rule 'eth*')");
+  CHECK(plan->notes[0] == "eth0: IRQs 40 have kernel-managed affinity and cannot be moved: skipped");
+  CHECK(plan->notes[1] == "eth5: no queue IRQs to place (irq rule 'eth*')");
+  CHECK(plan->notes[2] == "eth9: virtual, no IRQs to place (irq rule 'eth*')");
 }
 
 TEST_CASE("planner irq: config, async and misc vectors are not queues") {
@@ -214,5 +214,20 @@ TEST_CASE("planner irq: of two matching rules the later one wins, with a note") 
   REQUIRE(plan.ok());
   CHECK(desired(*plan).at("irq:40:affinity") == "3");
   REQUIRE(plan->notes.size() == 1);
-  CHECK(plan->notes[0] == "eth0 matches irq rules 'eth*', 'eth0'; the last one ('eth0') is used");
+  CHECK(plan->notes[0] == "eth0: matches irq rules 'eth*', 'eth0'; the last one ('eth0') is used");
+}
+
+TEST_CASE("planner irq: the same note for several NICs is printed once, naming them all") {
+  Inventory inv = testing::smt_machine(1, 2);
+  for (const char* name : {"eth0", "eth1", "eth10", "eth2"}) {
+    Nic nic;
+    nic.name = name;
+    inv.nics.push_back(nic);
+  }
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->notes.size() == 1);
+  CHECK(plan->notes[0] == "eth0, eth1, eth2, eth10: no IRQs known on this target, nothing placed "
+                          "(irq rule 'eth*')");
 }

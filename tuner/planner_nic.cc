@@ -61,7 +61,7 @@ bool fields_satisfied(const Fields& desired, const Fields& current) {
 Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group) {
   if (!rule.speed_max && !rule.speed_mbps && !rule.duplex && !rule.autoneg) return Ok{};
   if (nic.is_virtual) {
-    b.plan.notes.push_back(nic.name + " is virtual: link settings of nic rule '" + rule.glob + "' skipped");
+    b.note(nic.name, "virtual, link settings of nic rule '" + rule.glob + "' skipped");
     return Ok{};
   }
   const LinkInfo& link = nic.link;
@@ -80,8 +80,7 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
   std::string why;
   if (rule.speed_max) {
     if (speeds.empty()) {
-      b.plan.notes.push_back(nic.name + " reports no supported" + duplex_text +
-                             " link modes: speed = \"max\" skipped");
+      b.note(nic.name, "reports no supported" + duplex_text + " link modes: speed = \"max\" skipped");
     } else {
       speed = *speeds.rbegin();
       why = "fastest" + duplex_text + " mode it supports is " + std::to_string(*speed) + " Mb/s";
@@ -99,8 +98,8 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
                                     (speeds.empty() && rule.duplex ? ", none " + *rule.duplex + "-duplex" : "") + ")");
     }
     if (!modes_known)
-      b.plan.notes.push_back(nic.name + " reports no link modes: speed " + std::to_string(*speed) +
-                             " is not checked here (the nic knob checks it when applying)");
+      b.note(nic.name, "reports no link modes: speed " + std::to_string(*speed) +
+                           " is not checked here (the nic knob checks it when applying)");
   }
 
   Fields current;
@@ -131,8 +130,7 @@ Status resolve_field(PlanBuilder& b, const Nic& nic, const NicRule& rule, const 
                      std::optional<uint32_t> max, Fields& desired) {
   if (want_max) {
     if (!max) {
-      b.plan.notes.push_back(nic.name + ": " + what + " " + field +
-                             " = \"max\" skipped: the maximum is not known");
+      b.note(nic.name, std::string(what) + " " + field + " = \"max\" skipped: the maximum is not known");
       return Ok{};
     }
     asked = max;
@@ -169,8 +167,8 @@ void add_counts(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
 Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group) {
   if (!rule.combined && !rule.rx_channels && !rule.tx_channels) return Ok{};
   if (!nic.channels && b.current.live()) {
-    b.plan.notes.push_back(nic.name + " does not report channels (no ethtool channels support): "
-                           "channels of nic rule '" + rule.glob + "' skipped");
+    b.note(nic.name, "does not report channels (no ethtool channels support): channels of nic rule '" +
+                         rule.glob + "' skipped");
     return Ok{};
   }
   Channels ch = nic.channels.value_or(Channels{});
@@ -189,8 +187,8 @@ Status plan_rings(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std
   bool tx_max = rule.tx_ring_max || (rule.tx_ring && *rule.tx_ring == 0);
   if (!rule.rx_ring && !rule.tx_ring && !rx_max && !tx_max) return Ok{};
   if (!nic.rings && b.current.live()) {
-    b.plan.notes.push_back(nic.name + " does not report rings (no ethtool ring support): "
-                           "rings of nic rule '" + rule.glob + "' skipped");
+    b.note(nic.name, "does not report rings (no ethtool ring support): rings of nic rule '" +
+                         rule.glob + "' skipped");
     return Ok{};
   }
   Rings r = nic.rings.value_or(Rings{});
@@ -219,8 +217,7 @@ Status plan_nics(PlanBuilder& b) {
     }
     if (!rule) continue;
     if (globs.find(", ") != std::string::npos)
-      b.plan.notes.push_back(nic->name + " matches nic rules " + globs + "; the last one ('" +
-                             rule->glob + "') is used");
+      b.note(nic->name, "matches nic rules " + globs + "; the last one ('" + rule->glob + "') is used");
     std::string group = rule->group.empty() ? "nic" : rule->group;
     for (auto step : {plan_link, plan_channels, plan_rings}) {
       Status s = step(b, *nic, *rule, group);

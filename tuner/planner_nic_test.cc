@@ -104,7 +104,7 @@ TEST_CASE("planner nic: no known modes: max is skipped, a number is planned, bot
   REQUIRE(max.ok());
   CHECK(max->changes.empty());
   REQUIRE(max->notes.size() == 1);
-  CHECK(max->notes[0] == "eth0 reports no supported link modes: speed = \"max\" skipped");
+  CHECK(max->notes[0] == "eth0: reports no supported link modes: speed = \"max\" skipped");
 
   rule.speed_max = false;
   rule.speed_mbps = 25000;
@@ -183,5 +183,5 @@ TEST_CASE("planner nic: virtual NICs get no link settings") {
   REQUIRE(plan.ok());
   CHECK(plan->changes.empty());
   REQUIRE(plan->notes.size() == 1);
-  CHECK(plan->notes[0] == "lo is virtual: link settings of nic rule '*' skipped");
+  CHECK(plan->notes[0] == "lo: virtual, link settings of nic rule '*' skipped");
 }

@@ -128,7 +128,7 @@ Status plan_numa(PlanBuilder& b) {
       auto found = locate(inv, *bind.near, bind.loc);
       if (!found.ok()) return found.error();
       if (!found->node) {
-        b.plan.notes.push_back(found->what + " has no NUMA locality: binding " + subject + " near it skipped");
+        b.note(found->what, "no NUMA locality: binding " + subject + " near it skipped");
         continue;
       }
       node_id = found->node;
@@ -159,7 +159,7 @@ Status plan_numa(PlanBuilder& b) {
         change.reason += "; current value unreadable: " + cur.why;
       }
     }
-    if (planned.count(id)) b.plan.notes.push_back(subject + " is bound more than once; the last binding is used");
+    if (planned.count(id)) b.note(subject, "bound more than once; the last binding is used");
     else order.push_back(id);
     planned.insert_or_assign(id, std::make_pair(std::move(change), done));
   }

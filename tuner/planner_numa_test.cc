@@ -109,7 +109,7 @@ TEST_CASE("planner numa: unknown devices and nodes are errors; no locality is a 
   REQUIRE(skipped.ok());
   CHECK(skipped->changes.empty());
   REQUIRE(skipped->notes.size() == 1);
-  CHECK(skipped->notes[0] == "gpu1 (0000:af:00.0) has no NUMA locality: binding trainer.service near it skipped");
+  CHECK(skipped->notes[0] == "gpu1 (0000:af:00.0): no NUMA locality: binding trainer.service near it skipped");
 }
 
 TEST_CASE("planner numa: unit names and cgroup paths cannot leave their trees") {
