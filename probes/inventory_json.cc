@@ -52,7 +52,8 @@ json topology_json(const Topology& t) {
                    {"class", d.class_id},
                    {"numa_node", opt(d.numa_node)},
                    {"local_cpus", d.local_cpus.to_string()},
-                   {"os_devices", d.os_devices}});
+                   {"os_devices", d.os_devices},
+                   {"netdevs", d.netdevs}});
   }
   return {{"source", t.source},
           {"packages", t.packages},

@@ -36,7 +36,7 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
   // machine's IRQs, NICs and sysctls would be a lie.
   if (options.topology_xml) {
     for (const PciDevice& d : inv.topology.pci) {
-            for (const std::string& name : d.netdevs) {
+      for (const std::string& name : d.netdevs) {
         Nic n;
         n.name = name;
         n.pci = d.address;
@@ -56,9 +56,16 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
     else inv.errors.push_back({"netlink", opened.error().message()});
   }
   inv.nics = probe_nics(root, nl.get(), inv.errors);
-  for (Nic& n : inv.nics)
+  for (Nic& n : inv.nics) {
     for (const Irq& i : inv.irqs)
       if (i.device && *i.device == n.name) n.irqs.push_back(i.number);
+    // sysfs says -1 when the firmware gives no proximity, which is also what a
+    // single-node machine reports; hwloc's locality (the device's non-I/O ancestor)
+    // is the authority then.
+    if (!n.numa_node && n.pci)
+      for (const PciDevice& d : inv.topology.pci)
+        if (d.address == *n.pci) n.numa_node = d.numa_node;
+  }
 
   for (const std::string& key : default_probe_sysctls()) {
     auto v = read_sysctl(root, key);

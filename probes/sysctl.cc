@@ -1,7 +1,176 @@
-// STUB: to be replaced by the sysctl probe.
 #include "probes/sysctl.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "base/strings.h"
+
 namespace tuner {
-Result<std::string> sysctl_path(const Root&, std::string_view) { return Error{"not implemented", "", 0}; }
-Status check_sysctl_key_syntax(std::string_view) { return Ok{}; }
-Result<std::string> read_sysctl(const Root&, std::string_view) { return Error{"not implemented", "", ENOENT}; }
+
+namespace {
+
+bool is_key_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '-';
+}
+
+/// The key as it may be printed: non-printable bytes escaped, long keys cut.
+std::string printable(std::string_view key) {
+  std::string out = "sysctl ";
+  for (std::size_t i = 0; i < key.size() && i < 80; ++i) {
+    unsigned char c = static_cast<unsigned char>(key[i]);
+    if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (key.size() > 80) out += "...";
+  return out;
+}
+
+std::string shown(const Root& root, const std::string& rel) {
+  return root.dir() == "/" ? "/" + rel : root.dir() + "/" + rel;
+}
+
+Error key_error(std::string_view key, std::string what, int err = EINVAL) {
+  return Error{std::move(what), printable(key), err};
+}
+
+std::string describe(char c) {
+  unsigned char u = static_cast<unsigned char>(c);
+  if (u < 0x20 || u >= 0x7f) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", u);
+    return buf;
+  }
+  return std::string("'") + c + "'";
+}
+
+/// Path components under proc/sys: segments, with '/' in a segment meaning '.'.
+std::vector<std::string> components(std::string_view key) {
+  std::vector<std::string> out = {"proc", "sys"};
+  for (std::string_view seg : split(key, '.')) {
+    std::string c(seg);
+    for (char& ch : c)
+      if (ch == '/') ch = '.';
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+Status check_sysctl_key_syntax(std::string_view key) {
+  if (key.empty()) return key_error(key, "empty key");
+  if (key.size() > kMaxSysctlKey)
+    return key_error(key, "key longer than " + std::to_string(kMaxSysctlKey) + " characters");
+  std::size_t col = 1, segments = 0;
+  for (std::string_view seg : split(key, '.')) {
+    ++segments;
+    if (seg.empty())
+      return key_error(key, "empty segment at column " + std::to_string(col) +
+                                " (leading, trailing or double dot)");
+    if (seg.size() > kMaxSysctlSegment)
+      return key_error(key, "segment at column " + std::to_string(col) + " longer than " +
+                                std::to_string(kMaxSysctlSegment) + " characters");
+    for (std::size_t i = 0; i < seg.size(); ++i) {
+      char c = seg[i];
+      if (is_key_char(c)) continue;
+      if (c == '/' && segments > 1 && i > 0 && i + 1 < seg.size() && seg[i + 1] != '/')
+        continue;  // "eth0/100": the '.' of a VLAN name, never an empty part
+      return key_error(key, "character " + describe(c) + " at column " +
+                                std::to_string(col + i) + " is not allowed");
+    }
+    col += seg.size() + 1;
+  }
+  if (segments < 2) return key_error(key, "a key has at least two dotted segments");
+  return Ok{};
+}
+
+Result<int> open_sysctl(const Root& root, std::string_view key, int flags) {
+  if (auto ok = check_sysctl_key_syntax(key); !ok.ok()) return ok.error();
+  std::vector<std::string> parts = components(key);
+  std::string rel;
+  int dir = ::dup(root.fd());
+  if (dir < 0) return errno_error("dup", root.dir());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    rel += (i ? "/" : "") + parts[i];
+    const bool last = i + 1 == parts.size();
+    int fd = ::openat(dir, parts[i].c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      int e = errno;
+      ::close(dir);
+      return Error{(e == ENOENT ? "no such sysctl " : "cannot open sysctl ") + std::string(key),
+                   shown(root, rel), e};
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      int e = errno;
+      ::close(fd);
+      ::close(dir);
+      return Error{"cannot stat", shown(root, rel), e};
+    }
+    std::string bad;
+    if (S_ISLNK(st.st_mode)) bad = "symlink in sysctl path refused";
+    else if (!last && !S_ISDIR(st.st_mode)) bad = "not a directory";
+    else if (last && !S_ISREG(st.st_mode)) bad = S_ISDIR(st.st_mode) ? "is a directory, not a sysctl" : "not a regular file";
+    if (!bad.empty()) {
+      ::close(fd);
+      ::close(dir);
+      return Error{bad, shown(root, rel), S_ISLNK(st.st_mode) ? ELOOP : (S_ISDIR(st.st_mode) ? EISDIR : ENOTDIR)};
+    }
+    if (last) {
+      // Reopen the checked leaf for real I/O, still without following links.
+      int io = ::openat(dir, parts[i].c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+      int e = errno;
+      ::close(fd);
+      ::close(dir);
+      if (io < 0)
+        return Error{e == EACCES ? "cannot open sysctl " + std::string(key) + " (write-only or read-only key)"
+                                 : "cannot open sysctl " + std::string(key),
+                     shown(root, rel), e};
+      return io;
+    }
+    ::close(dir);
+    dir = fd;
+  }
+  ::close(dir);
+  return Error{"empty key", printable(key), EINVAL};  // unreachable: syntax needs 2 segments
+}
+
+Result<std::string> sysctl_path(const Root& root, std::string_view key) {
+  auto fd = open_sysctl(root, key, O_PATH);
+  if (!fd.ok()) return fd.error();
+  ::close(*fd);
+  std::string rel;
+  for (const std::string& c : components(key)) rel += (rel.empty() ? "" : "/") + c;
+  return rel;
+}
+
+Result<std::string> read_sysctl(const Root& root, std::string_view key) {
+  auto fd = open_sysctl(root, key, O_RDONLY);
+  if (!fd.ok()) return fd.error();
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(*fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(*fd);
+      return Error{"cannot read", printable(key), e};
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(*fd);
+  return normalize_ws(out);
+}
+
 }  // namespace tuner

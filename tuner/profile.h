@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -79,12 +80,22 @@ struct VerifySettings {
   double false_keep_rate = 0.05;
   unsigned max_trials = 30;
   std::vector<Guard> guards;
+  /// The fields a profile set explicitly ("bench", "min_effect", "false_keep_rate",
+  /// "max_trials", "guards"): only those override a parent's on include or merge.
+  std::vector<std::string> set_fields;
+};
+
+/// A `members` entry of a [group.*]: a setting id it claims, and where it was written.
+struct GroupMember {
+  std::string id;   // "sysctl:KEY", "irq:GLOB", "nic:GLOB", "numa:unit:U", "numa:cgroup:P"
+  SourceLoc loc;
 };
 
 struct GroupSettings {
   std::string name;
   bool keep_if_neutral = false;
   std::vector<std::string> bench;   // overrides [verify].bench for this group
+  std::vector<GroupMember> members; // already applied: the settings' .group says it
   SourceLoc loc;
 };
 
@@ -100,10 +111,17 @@ struct Profile {
   std::vector<NumaBind> binds;
   VerifySettings verify;
   std::map<std::string, GroupSettings> groups;
+  SourceLoc match_loc;                    // where [match] was written (for messages)
 };
 
-/// The directories searched for profile names, in order.
+/// The directories searched for profile names, in order: the configured ones
+/// (--profile-path) if any, else /etc/tuner/profiles, the installed data directory and
+/// the source tree's profiles/. Only directories that exist are returned.
 std::vector<std::string> profile_search_path(const std::vector<std::string>& configured);
+
+/// True for a profile name ([A-Za-z0-9_-]+); anything else (a '/', a .toml suffix) is
+/// taken as a path.
+bool is_profile_name(std::string_view s);
 
 /// Loads a profile by name (searched in path) or by path to a .toml file, with its
 /// includes. Errors name file:line:col.

@@ -1,0 +1,364 @@
+#include "probes/ethtool_msg.h"
+
+#include <libmnl/libmnl.h>
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+
+#include <cstring>
+
+#include "probes/ethtool_attr.h"
+#include "probes/ethtool_bitset.h"
+
+namespace tuner {
+namespace {
+
+// Requests are small: a header nest and a few u32s.
+constexpr size_t kRequestBytes = 1024;
+// Link modes are ~120 names; a count past this is corruption.
+constexpr uint32_t kMaxStrings = 1u << 16;
+
+// A received message copied into aligned storage, with its top-level attributes.
+template <unsigned Max>
+struct Parsed {
+  std::vector<uint32_t> store;
+  AttrTable<Max> attrs;
+};
+
+Result<std::vector<uint32_t>> aligned_message(std::string_view msg, const char* where) {
+  std::vector<uint32_t> store((msg.size() + 3) / 4 + 1);
+  std::memcpy(store.data(), msg.data(), msg.size());
+  auto* nlh = reinterpret_cast<const nlmsghdr*>(store.data());
+  if (!mnl_nlmsg_ok(nlh, static_cast<int>(msg.size())))
+    return Error{"truncated netlink message (" + std::to_string(msg.size()) + " bytes)", where, 0};
+  return store;
+}
+
+template <unsigned Max>
+Result<Parsed<Max>> parse_genl(std::string_view msg, uint8_t cmd, const char* where) {
+  auto store = aligned_message(msg, where);
+  if (!store) return store.error();
+  Parsed<Max> p;
+  p.store = std::move(*store);
+  auto* nlh = reinterpret_cast<const nlmsghdr*>(p.store.data());
+  if (nlh->nlmsg_type == NLMSG_ERROR) {
+    auto ack = parse_ack(msg);
+    if (!ack) return ack.error();
+    return Error{ack->message.empty() ? "kernel error" : ack->message, where, ack->error};
+  }
+  if (mnl_nlmsg_get_payload_len(nlh) < sizeof(genlmsghdr))
+    return Error{"message shorter than its generic netlink header", where, 0};
+  auto* genl = static_cast<const genlmsghdr*>(mnl_nlmsg_get_payload(nlh));
+  if (genl->cmd != cmd)
+    return Error{"unexpected command " + std::to_string(genl->cmd) + " (want " +
+                     std::to_string(cmd) + ")", where, 0};
+  if (mnl_attr_parse(nlh, sizeof(genlmsghdr), attr_detail::store<Max>, &p.attrs) < 0)
+    return Error{"malformed attributes", where, 0};
+  return p;
+}
+
+Result<std::optional<uint32_t>> opt_u32(const nlattr* a, const char* where) {
+  if (!a) return std::optional<uint32_t>{};
+  auto v = attr_u32(a, where);
+  if (!v) return v.error();
+  return std::optional<uint32_t>(*v);
+}
+
+std::string port_name(uint8_t port) {
+  switch (port) {
+    case PORT_TP: return "TP";
+    case PORT_AUI: return "AUI";
+    case PORT_MII: return "MII";
+    case PORT_FIBRE: return "FIBRE";
+    case PORT_BNC: return "BNC";
+    case PORT_DA: return "DA";
+    case PORT_NONE: return "NONE";
+    case PORT_OTHER: return "OTHER";
+    default: return "port " + std::to_string(port);
+  }
+}
+
+void put_header(nlmsghdr* nlh, uint16_t type, const std::string& ifname, uint32_t flags) {
+  nlattr* nest = mnl_attr_nest_start(nlh, type);
+  if (!ifname.empty()) mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, ifname.c_str());
+  if (flags) mnl_attr_put_u32(nlh, ETHTOOL_A_HEADER_FLAGS, flags);
+  mnl_attr_nest_end(nlh, nest);
+}
+
+}  // namespace
+
+Status check_ifname(const std::string& ifname) {
+  // IFNAMSIZ is 16 with the terminating NUL; '/' and NUL cannot appear in a netdev name.
+  if (ifname.empty() || ifname.size() >= 16 || ifname.find_first_of(std::string("/\0", 2)) != std::string::npos)
+    return Error{"invalid interface name '" + ifname + "'", "ethtool netlink", 0};
+  return Ok{};
+}
+
+NlRequest::NlRequest(uint16_t family, uint8_t cmd, uint16_t flags, uint32_t seq)
+    : buf_(kRequestBytes / 4) {
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buf_.data());
+  nlh->nlmsg_type = family;
+  nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+  nlh->nlmsg_seq = seq;
+  auto* genl = static_cast<genlmsghdr*>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
+  genl->cmd = cmd;
+  genl->version = family == GENL_ID_CTRL ? 1 : ETHTOOL_GENL_VERSION;
+}
+
+std::string_view NlRequest::bytes() const {
+  auto* nlh = reinterpret_cast<const nlmsghdr*>(buf_.data());
+  return {reinterpret_cast<const char*>(buf_.data()), nlh->nlmsg_len};
+}
+
+NlRequest build_family_request(uint32_t seq) {
+  NlRequest r(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, NLM_F_ACK, seq);
+  mnl_attr_put_strz(r.header(), CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
+  return r;
+}
+
+NlRequest build_get_request(uint16_t family, uint8_t cmd, const std::string& ifname,
+                            uint32_t flags, uint32_t seq) {
+  NlRequest r(family, cmd, NLM_F_ACK, seq);
+  // Every ethtool request's header nest is attribute 1 (ETHTOOL_A_*_HEADER).
+  put_header(r.header(), 1, ifname, flags);
+  return r;
+}
+
+NlRequest build_link_mode_names_request(uint16_t family, uint32_t seq) {
+  NlRequest r(family, ETHTOOL_MSG_STRSET_GET, NLM_F_ACK, seq);
+  nlmsghdr* nlh = r.header();
+  put_header(nlh, ETHTOOL_A_STRSET_HEADER, "", 0);  // required, even with no device
+  nlattr* sets = mnl_attr_nest_start(nlh, ETHTOOL_A_STRSET_STRINGSETS);
+  nlattr* set = mnl_attr_nest_start(nlh, ETHTOOL_A_STRINGSETS_STRINGSET);
+  mnl_attr_put_u32(nlh, ETHTOOL_A_STRINGSET_ID, ETH_SS_LINK_MODES);
+  mnl_attr_nest_end(nlh, set);
+  mnl_attr_nest_end(nlh, sets);
+  return r;
+}
+
+Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname,
+                                      const LinkModesRequest& req, uint32_t seq) {
+  if (auto ok = check_ifname(ifname); !ok) return ok.error();
+  if (!req.autoneg && !req.speed_mbps && !req.duplex)
+    return Error{"empty link modes request", ifname, 0};
+  uint8_t duplex = DUPLEX_UNKNOWN;
+  if (req.duplex) {
+    if (*req.duplex == "full") duplex = DUPLEX_FULL;
+    else if (*req.duplex == "half") duplex = DUPLEX_HALF;
+    else return Error{"duplex must be \"full\" or \"half\", not \"" + *req.duplex + "\"", ifname, 0};
+  }
+  NlRequest r(family, ETHTOOL_MSG_LINKMODES_SET, NLM_F_ACK, seq);
+  nlmsghdr* nlh = r.header();
+  put_header(nlh, ETHTOOL_A_LINKMODES_HEADER, ifname, 0);
+  if (req.autoneg)
+    mnl_attr_put_u8(nlh, ETHTOOL_A_LINKMODES_AUTONEG, *req.autoneg ? AUTONEG_ENABLE : AUTONEG_DISABLE);
+  if (req.speed_mbps) mnl_attr_put_u32(nlh, ETHTOOL_A_LINKMODES_SPEED, *req.speed_mbps);
+  if (req.duplex) mnl_attr_put_u8(nlh, ETHTOOL_A_LINKMODES_DUPLEX, duplex);
+  return r;
+}
+
+Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
+                                     const Channels& ch, uint32_t seq) {
+  if (auto ok = check_ifname(ifname); !ok) return ok.error();
+  if (!ch.rx && !ch.tx && !ch.other && !ch.combined)
+    return Error{"empty channels request", ifname, 0};
+  NlRequest r(family, ETHTOOL_MSG_CHANNELS_SET, NLM_F_ACK, seq);
+  nlmsghdr* nlh = r.header();
+  put_header(nlh, ETHTOOL_A_CHANNELS_HEADER, ifname, 0);
+  if (ch.rx) mnl_attr_put_u32(nlh, ETHTOOL_A_CHANNELS_RX_COUNT, *ch.rx);
+  if (ch.tx) mnl_attr_put_u32(nlh, ETHTOOL_A_CHANNELS_TX_COUNT, *ch.tx);
+  if (ch.other) mnl_attr_put_u32(nlh, ETHTOOL_A_CHANNELS_OTHER_COUNT, *ch.other);
+  if (ch.combined) mnl_attr_put_u32(nlh, ETHTOOL_A_CHANNELS_COMBINED_COUNT, *ch.combined);
+  return r;
+}
+
+Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname,
+                                  const Rings& rings, uint32_t seq) {
+  if (auto ok = check_ifname(ifname); !ok) return ok.error();
+  if (!rings.rx && !rings.tx) return Error{"empty rings request", ifname, 0};
+  NlRequest r(family, ETHTOOL_MSG_RINGS_SET, NLM_F_ACK, seq);
+  nlmsghdr* nlh = r.header();
+  put_header(nlh, ETHTOOL_A_RINGS_HEADER, ifname, 0);
+  if (rings.rx) mnl_attr_put_u32(nlh, ETHTOOL_A_RINGS_RX, *rings.rx);
+  if (rings.tx) mnl_attr_put_u32(nlh, ETHTOOL_A_RINGS_TX, *rings.tx);
+  return r;
+}
+
+Result<NlAck> parse_ack(std::string_view msg) {
+  constexpr const char* where = "netlink ack";
+  auto store = aligned_message(msg, where);
+  if (!store) return store.error();
+  auto* nlh = reinterpret_cast<const nlmsghdr*>(store->data());
+  if (nlh->nlmsg_type != NLMSG_ERROR) return Error{"not an error message", where, 0};
+  size_t payload = mnl_nlmsg_get_payload_len(nlh);
+  if (payload < sizeof(int)) return Error{"error message without error code", where, 0};
+  auto* err = static_cast<const nlmsgerr*>(mnl_nlmsg_get_payload(nlh));
+  NlAck ack;
+  ack.error = err->error < 0 ? -err->error : err->error;
+  if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS)) return ack;
+  // The TLVs follow the echoed request: its header only when capped, else all of it.
+  if (payload < sizeof(nlmsgerr)) return Error{"truncated error message", where, 0};
+  size_t offset = (nlh->nlmsg_flags & NLM_F_CAPPED) ? sizeof(nlmsgerr)
+                                                     : sizeof(int) + err->msg.nlmsg_len;
+  offset = MNL_ALIGN(offset);
+  if (offset > payload) return Error{"error TLVs beyond message end", where, 0};
+  AttrTable<NLMSGERR_ATTR_MAX> t;
+  if (mnl_attr_parse(nlh, static_cast<unsigned>(offset), attr_detail::store<NLMSGERR_ATTR_MAX>, &t) < 0)
+    return Error{"malformed error TLVs", where, 0};
+  if (const nlattr* m = t[NLMSGERR_ATTR_MSG]) {
+    auto s = attr_str(m, where);
+    if (!s) return s.error();
+    ack.message = *s;
+  }
+  if (const nlattr* m = t[NLMSGERR_ATTR_MISS_TYPE]; m && ack.message.empty()) {
+    auto type = attr_u32(m, where);
+    if (!type) return type.error();
+    ack.message = "missing required attribute " + std::to_string(*type);
+  }
+  return ack;
+}
+
+Result<uint16_t> parse_family_reply(std::string_view msg) {
+  constexpr const char* where = "genetlink family reply";
+  auto p = parse_genl<CTRL_ATTR_MAX>(msg, CTRL_CMD_NEWFAMILY, where);
+  if (!p) return p.error();
+  const nlattr* id = p->attrs[CTRL_ATTR_FAMILY_ID];
+  if (!id || mnl_attr_validate(id, MNL_TYPE_U16) < 0)
+    return Error{"no valid family id", where, 0};
+  return mnl_attr_get_u16(id);
+}
+
+Result<std::vector<std::string>> parse_link_mode_names(std::string_view msg) {
+  constexpr const char* where = "ethtool STRSET_GET reply";
+  auto p = parse_genl<ETHTOOL_A_STRSET_MAX>(msg, ETHTOOL_MSG_STRSET_GET_REPLY, where);
+  if (!p) return p.error();
+  const nlattr* sets = p->attrs[ETHTOOL_A_STRSET_STRINGSETS];
+  if (!sets) return Error{"no string sets in reply", where, 0};
+  auto set_list = nested_list(sets, where);
+  if (!set_list) return set_list.error();
+  for (const nlattr* set : *set_list) {
+    auto st = parse_nested<ETHTOOL_A_STRINGSET_MAX>(set, where);
+    if (!st) return st.error();
+    auto id = opt_u32((*st)[ETHTOOL_A_STRINGSET_ID], where);
+    auto count = opt_u32((*st)[ETHTOOL_A_STRINGSET_COUNT], where);
+    if (!id) return id.error();
+    if (!count) return count.error();
+    if (*id != std::optional<uint32_t>(ETH_SS_LINK_MODES)) continue;
+    if (!*count || **count > kMaxStrings) return Error{"missing or absurd string count", where, 0};
+    std::vector<std::string> names(**count);
+    const nlattr* strings = (*st)[ETHTOOL_A_STRINGSET_STRINGS];
+    if (!strings) return names;  // count without strings: the kernel sends that for 0
+    auto string_list = nested_list(strings, where);
+    if (!string_list) return string_list.error();
+    for (const nlattr* s : *string_list) {
+      auto str = parse_nested<ETHTOOL_A_STRING_MAX>(s, where);
+      if (!str) return str.error();
+      auto index = opt_u32((*str)[ETHTOOL_A_STRING_INDEX], where);
+      if (!index) return index.error();
+      if (!*index || **index >= names.size()) return Error{"string index out of range", where, 0};
+      if (const nlattr* v = (*str)[ETHTOOL_A_STRING_VALUE]) {
+        auto text = attr_str(v, where);
+        if (!text) return text.error();
+        names[**index] = *text;
+      }
+    }
+    return names;
+  }
+  return Error{"no link mode string set in reply", where, 0};
+}
+
+Status parse_linkinfo_reply(std::string_view msg, LinkInfo& out) {
+  constexpr const char* where = "ethtool LINKINFO_GET reply";
+  auto p = parse_genl<ETHTOOL_A_LINKINFO_MAX>(msg, ETHTOOL_MSG_LINKINFO_GET_REPLY, where);
+  if (!p) return p.error();
+  if (const nlattr* a = p->attrs[ETHTOOL_A_LINKINFO_PORT]) {
+    auto v = attr_u8(a, where);
+    if (!v) return v.error();
+    out.port = port_name(*v);
+  }
+  return Ok{};
+}
+
+Status parse_linkmodes_reply(std::string_view msg, const std::vector<std::string>& names,
+                             LinkInfo& out) {
+  constexpr const char* where = "ethtool LINKMODES_GET reply";
+  auto p = parse_genl<ETHTOOL_A_LINKMODES_MAX>(msg, ETHTOOL_MSG_LINKMODES_GET_REPLY, where);
+  if (!p) return p.error();
+  LinkInfo info = out;  // only commit on success
+  if (const nlattr* a = p->attrs[ETHTOOL_A_LINKMODES_AUTONEG]) {
+    auto v = attr_u8(a, where);
+    if (!v) return v.error();
+    info.autoneg = *v == AUTONEG_ENABLE;
+  }
+  if (const nlattr* a = p->attrs[ETHTOOL_A_LINKMODES_SPEED]) {
+    auto v = attr_u32(a, where);
+    if (!v) return v.error();
+    // SPEED_UNKNOWN is -1 in a u32; 0 is what some drivers report without link.
+    if (*v == static_cast<uint32_t>(SPEED_UNKNOWN) || *v == 0) info.speed_mbps.reset();
+    else info.speed_mbps = *v;
+  }
+  if (const nlattr* a = p->attrs[ETHTOOL_A_LINKMODES_DUPLEX]) {
+    auto v = attr_u8(a, where);
+    if (!v) return v.error();
+    if (*v == DUPLEX_FULL) info.duplex = "full";
+    else if (*v == DUPLEX_HALF) info.duplex = "half";
+    else info.duplex.reset();
+  }
+  if (const nlattr* a = p->attrs[ETHTOOL_A_LINKMODES_OURS]) {
+    auto bits = parse_bitset(a);
+    if (!bits) return Error{bits.error().what, where, 0};
+    info.supported_modes = bitset_names(*bits, true, names);
+    info.advertised_modes = bitset_names(*bits, false, names);
+  }
+  out = std::move(info);
+  return Ok{};
+}
+
+Status parse_linkstate_reply(std::string_view msg, LinkInfo& out) {
+  constexpr const char* where = "ethtool LINKSTATE_GET reply";
+  auto p = parse_genl<ETHTOOL_A_LINKSTATE_MAX>(msg, ETHTOOL_MSG_LINKSTATE_GET_REPLY, where);
+  if (!p) return p.error();
+  if (const nlattr* a = p->attrs[ETHTOOL_A_LINKSTATE_LINK]) {
+    auto v = attr_u8(a, where);
+    if (!v) return v.error();
+    out.up = *v != 0;
+  }
+  return Ok{};
+}
+
+Result<Channels> parse_channels_reply(std::string_view msg) {
+  constexpr const char* where = "ethtool CHANNELS_GET reply";
+  auto p = parse_genl<ETHTOOL_A_CHANNELS_MAX>(msg, ETHTOOL_MSG_CHANNELS_GET_REPLY, where);
+  if (!p) return p.error();
+  Channels ch;
+  std::pair<unsigned, std::optional<uint32_t>*> fields[] = {
+      {ETHTOOL_A_CHANNELS_RX_COUNT, &ch.rx},       {ETHTOOL_A_CHANNELS_TX_COUNT, &ch.tx},
+      {ETHTOOL_A_CHANNELS_OTHER_COUNT, &ch.other}, {ETHTOOL_A_CHANNELS_COMBINED_COUNT, &ch.combined},
+      {ETHTOOL_A_CHANNELS_RX_MAX, &ch.rx_max},     {ETHTOOL_A_CHANNELS_TX_MAX, &ch.tx_max},
+      {ETHTOOL_A_CHANNELS_OTHER_MAX, &ch.other_max},
+      {ETHTOOL_A_CHANNELS_COMBINED_MAX, &ch.combined_max}};
+  for (auto& [type, field] : fields) {
+    auto v = opt_u32(p->attrs[type], where);
+    if (!v) return v.error();
+    *field = *v;
+  }
+  return ch;
+}
+
+Result<Rings> parse_rings_reply(std::string_view msg) {
+  constexpr const char* where = "ethtool RINGS_GET reply";
+  auto p = parse_genl<ETHTOOL_A_RINGS_MAX>(msg, ETHTOOL_MSG_RINGS_GET_REPLY, where);
+  if (!p) return p.error();
+  Rings r;
+  std::pair<unsigned, std::optional<uint32_t>*> fields[] = {
+      {ETHTOOL_A_RINGS_RX, &r.rx}, {ETHTOOL_A_RINGS_TX, &r.tx},
+      {ETHTOOL_A_RINGS_RX_MAX, &r.rx_max}, {ETHTOOL_A_RINGS_TX_MAX, &r.tx_max}};
+  for (auto& [type, field] : fields) {
+    auto v = opt_u32(p->attrs[type], where);
+    if (!v) return v.error();
+    *field = *v;
+  }
+  return r;
+}
+
+}  // namespace tuner

@@ -1,0 +1,73 @@
+// ethtool generic netlink messages: building requests and parsing replies. Pure code on
+// byte buffers (no socket), so recorded kernel replies are the unit-test input. Each
+// parser takes one whole netlink message (nlmsghdr onward) as the kernel sent it.
+#pragma once
+
+#include <linux/netlink.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "probes/inventory.h"
+#include "probes/netlink.h"
+
+namespace tuner {
+
+/// A netlink request in 4-byte-aligned storage.
+class NlRequest {
+ public:
+  /// Starts a generic netlink message to `family` with command `cmd`.
+  NlRequest(uint16_t family, uint8_t cmd, uint16_t flags, uint32_t seq);
+  nlmsghdr* header() { return reinterpret_cast<nlmsghdr*>(buf_.data()); }
+  std::string_view bytes() const;
+
+ private:
+  std::vector<uint32_t> buf_;
+};
+
+/// A usable netdev name: 1..15 bytes, no '/' or NUL.
+Status check_ifname(const std::string& ifname);
+
+/// CTRL_CMD_GETFAMILY for "ethtool".
+NlRequest build_family_request(uint32_t seq);
+/// An ethtool *_GET for one device (name checked by check_ifname first); `flags` are ETHTOOL_FLAG_* for the request header.
+NlRequest build_get_request(uint16_t family, uint8_t cmd, const std::string& ifname,
+                            uint32_t flags, uint32_t seq);
+/// STRSET_GET for the global link-mode names (ETH_SS_LINK_MODES).
+NlRequest build_link_mode_names_request(uint16_t family, uint32_t seq);
+/// LINKMODES_SET; Error for a duplex other than "full"/"half" or an empty request.
+Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname,
+                                      const LinkModesRequest& req, uint32_t seq);
+/// CHANNELS_SET with the counts that are set (the *_max fields are ignored).
+Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
+                                     const Channels& ch, uint32_t seq);
+/// RINGS_SET with rx/tx when set.
+Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname,
+                                  const Rings& rings, uint32_t seq);
+
+/// An NLMSG_ERROR message: error 0 is an ACK; message is NLMSGERR_ATTR_MSG if sent.
+struct NlAck {
+  int error = 0;  // positive errno
+  std::string message;
+};
+Result<NlAck> parse_ack(std::string_view msg);
+
+/// CTRL_CMD_NEWFAMILY reply: the family id.
+Result<uint16_t> parse_family_reply(std::string_view msg);
+/// STRSET_GET reply: the ETH_SS_LINK_MODES names indexed by bit.
+Result<std::vector<std::string>> parse_link_mode_names(std::string_view msg);
+/// LINKINFO_GET reply: port.
+Status parse_linkinfo_reply(std::string_view msg, LinkInfo& out);
+/// LINKMODES_GET reply: autoneg, speed, duplex, supported (bitset mask) and advertised
+/// (bitset value) modes. Names come from a verbose bitset, else from `names`.
+Status parse_linkmodes_reply(std::string_view msg, const std::vector<std::string>& names,
+                             LinkInfo& out);
+/// LINKSTATE_GET reply: link up.
+Status parse_linkstate_reply(std::string_view msg, LinkInfo& out);
+Result<Channels> parse_channels_reply(std::string_view msg);
+Result<Rings> parse_rings_reply(std::string_view msg);
+
+}  // namespace tuner

@@ -1,0 +1,117 @@
+// probe_host: reads the files parse_*() understand, through the Root.
+#include <cctype>
+
+#include "base/strings.h"
+#include "probes/host.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+namespace tuner {
+
+namespace {
+
+void note(std::vector<ProbeError>& errors, const Error& e) { errors.push_back({"host", e.message()}); }
+
+/// A file's trimmed text; errors are noted unless the file is optional and absent.
+std::optional<std::string> read_text(const Root& root, const std::string& path, bool optional,
+                                     std::vector<ProbeError>& errors) {
+  auto text = root.read(path);
+  if (!text.ok()) {
+    if (!(optional && text.error().err == ENOENT)) note(errors, text.error());
+    return std::nullopt;
+  }
+  return std::string(trim(*text));
+}
+
+/// sys/devices/system/cpu/{isolated,nohz_full}: "" or "(null)" when nothing is set.
+std::optional<CpuSet> read_sys_cpulist(const Root& root, const std::string& path,
+                                       std::vector<ProbeError>& errors) {
+  auto text = read_text(root, path, true, errors);
+  if (!text || *text == "(null)") return std::nullopt;
+  auto set = CpuSet::parse(*text);
+  if (!set.ok()) {
+    note(errors, Error{"bad cpulist \"" + text->substr(0, 40) + "\"", path, 0});
+    return std::nullopt;
+  }
+  return *set;
+}
+
+/// The hypervisor's CPUID vendor signature; only meaningful on the machine we run on.
+std::optional<std::string> cpuid_hypervisor() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __cpuid(1, a, b, c, d);
+  if (!(c & (1u << 31))) return std::nullopt;  // CPUID.1:ECX.hypervisor
+  __cpuid(0x40000000, a, b, c, d);
+  char sig[13] = {};
+  __builtin_memcpy(sig, &b, 4);
+  __builtin_memcpy(sig + 4, &c, 4);
+  __builtin_memcpy(sig + 8, &d, 4);
+  std::string name = hypervisor_from_signature(std::string_view(sig, 12));
+  if (!name.empty()) return name;
+#endif
+  return std::nullopt;
+}
+
+std::optional<bool> irqbalance_running(const Root& root, std::vector<ProbeError>& errors) {
+  auto pids = root.list("proc");
+  if (!pids.ok()) {
+    note(errors, pids.error());
+    return std::nullopt;
+  }
+  bool any = false;
+  for (const std::string& pid : *pids) {
+    if (pid.empty() || !std::isdigit(static_cast<unsigned char>(pid[0]))) continue;
+    any = true;
+    // Processes come and go, and others' comm may be hidden (hidepid): skip quietly.
+    if (auto comm = root.read("proc/" + pid + "/comm"); comm.ok() && trim(*comm) == "irqbalance")
+      return true;
+  }
+  if (!any) return std::nullopt;  // a capture without processes cannot say
+  return false;
+}
+
+}  // namespace
+
+Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
+  Host host;
+  host.kernel = read_text(root, "proc/sys/kernel/osrelease", true, errors);
+  if (!host.kernel) {
+    // Captures often lack proc/sys but keep proc/version: "Linux version 6.17.0-... (".
+    if (auto version = read_text(root, "proc/version", true, errors)) {
+      auto w = split_ws(*version);
+      if (w.size() >= 3 && w[0] == "Linux" && w[1] == "version") host.kernel = std::string(w[2]);
+    }
+    if (!host.kernel) note(errors, Error{"no kernel release (proc/sys/kernel/osrelease, proc/version)", root.dir(), ENOENT});
+  }
+  host.hostname = read_text(root, "proc/sys/kernel/hostname", false, errors);
+  if (auto cpuinfo = read_text(root, "proc/cpuinfo", false, errors)) parse_cpuinfo(*cpuinfo, host);
+  host.cmdline = read_text(root, "proc/cmdline", false, errors);
+  if (host.cmdline) parse_cmdline(*host.cmdline, host);
+  if (auto iso = read_sys_cpulist(root, "sys/devices/system/cpu/isolated", errors); iso && !iso->empty())
+    host.isolcpus = *iso;
+  if (auto nohz = read_sys_cpulist(root, "sys/devices/system/cpu/nohz_full", errors); nohz && !nohz->empty())
+    host.nohz_full = *nohz;
+  host.irqbalance_running = irqbalance_running(root, errors);
+
+  if (auto v = read_text(root, "proc/driver/nvidia/version", true, errors))
+    host.nvidia_driver = parse_nvidia_version(*v);
+  if (!host.nvidia_driver)
+    if (auto v = read_text(root, "sys/module/nvidia/version", true, errors); v && !v->empty())
+      host.nvidia_driver = *v;
+
+  if (auto type = read_text(root, "sys/hypervisor/type", true, errors); type && !type->empty())
+    host.hypervisor = *type == "xen" ? "Xen" : *type;
+  if (!host.hypervisor) {
+    auto vendor = read_text(root, "sys/class/dmi/id/sys_vendor", true, errors);
+    auto product = read_text(root, "sys/class/dmi/id/product_name", true, errors);
+    if (vendor || product) host.hypervisor = hypervisor_from_dmi(vendor.value_or(""), product.value_or(""));
+  }
+  if (!host.hypervisor && root.is_live()) host.hypervisor = cpuid_hypervisor();
+  if (host.hypervisor) host.virtualized = true;
+  return host;
+}
+
+}  // namespace tuner

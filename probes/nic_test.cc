@@ -1,0 +1,273 @@
+// NIC probe on captured machines (shared sysfs fixtures), with a fake Netlink for the
+// error policy, and live: in a private namespace with a veth pair, and on this host.
+#include <dirent.h>
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <map>
+
+#include "base/strings.h"
+#include "probes/netns_test_util.h"
+#include "probes/nic.h"
+
+namespace tuner {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Unpacks a shared sysfs tarball into a fresh temp dir; returns its top folder.
+struct Unpacked {
+  std::string tmp, top;
+  explicit Unpacked(const std::string& tarball) {
+    char tmpl[] = "/tmp/tuner-nic-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    tmp = tmpl;
+    std::string cmd = "tar -xjf '" + std::string(TUNER_FIXTURES) + "/sysfs/" + tarball +
+                      "' -C '" + tmp + "'";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    for (auto& e : fs::directory_iterator(tmp)) top = e.path();
+    REQUIRE(!top.empty());
+  }
+  ~Unpacked() {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+  }
+};
+
+std::string file_text(const fs::path& p) { return testing::slurp(p.string()); }
+
+// Records what it was asked and fails each operation the way it was told to.
+class FakeNetlink : public Netlink {
+ public:
+  std::map<std::string, int> fail;  // operation -> errno
+  std::vector<std::string> asked;
+
+  Status answer(const std::string& op, const std::string& ifname) {
+    asked.push_back(op + ":" + ifname);
+    if (auto it = fail.find(op); it != fail.end())
+      return Error{"kernel said no", ifname + ": ethtool " + op, it->second};
+    return Ok{};
+  }
+  Status get_link_info(const std::string& n, LinkInfo& out) override {
+    out.port = "FIBRE";
+    return answer("LINKINFO_GET", n);
+  }
+  Status get_link_modes(const std::string& n, LinkInfo& out) override {
+    auto s = answer("LINKMODES_GET", n);
+    if (s) out.speed_mbps = 25000;
+    return s;
+  }
+  Status get_link_state(const std::string& n, LinkInfo& out) override {
+    out.up = true;
+    return answer("LINKSTATE_GET", n);
+  }
+  Result<Channels> get_channels(const std::string& n) override {
+    if (auto s = answer("CHANNELS_GET", n); !s) return s.error();
+    Channels c;
+    c.combined = 8;
+    return c;
+  }
+  Result<Rings> get_rings(const std::string& n) override {
+    if (auto s = answer("RINGS_GET", n); !s) return s.error();
+    Rings r;
+    r.rx = 1024;
+    return r;
+  }
+  Status set_link_modes(const std::string& n, const LinkModesRequest&) override { return answer("LINKMODES_SET", n); }
+  Status set_channels(const std::string& n, const Channels&) override { return answer("CHANNELS_SET", n); }
+  Status set_rings(const std::string& n, const Rings&) override { return answer("RINGS_SET", n); }
+};
+
+}  // namespace
+
+TEST_CASE("nic helpers: PCI addresses and paths") {
+  CHECK(is_pci_address("0000:3b:00.0"));
+  CHECK(is_pci_address("10000:00:1f.7"));  // VMD domains are wider
+  CHECK_FALSE(is_pci_address("virtio2"));
+  CHECK_FALSE(is_pci_address("pci0000:00"));
+  CHECK_FALSE(is_pci_address("0000:3b:00.8"));
+  CHECK_FALSE(is_pci_address("0000:3b:00"));
+  CHECK(normalize_path("sys/class/net/eth0/../../../devices/x/./y//z/..") == "sys/devices/x/y");
+  CHECK(normalize_path("../../..") == "");
+  CHECK(pci_ancestor("sys/devices/pci0000:00/0000:00:03.0/virtio2") == "0000:00:03.0");
+  CHECK(pci_ancestor("sys/devices/pci0000:00/0000:00:01.0/0000:02:00.1") == "0000:02:00.1");
+  CHECK_FALSE(pci_ancestor("sys/devices/virtual/net/lo").has_value());
+}
+
+TEST_CASE("nic probe: captured machines match their own sysfs files") {
+  int pci_nics = 0;
+  for (const char* tarball : {"40intel64-2g2n4c+pci.tar.bz2", "32intel64-2p8co2t+8ve.tar.bz2",
+                              "64amd64-4s2n4ca2co.tar.bz2", "16amd64-8n2c-cpusets.tar.bz2",
+                              "nvidia-dgx-gb10.tar.bz2"}) {
+    CAPTURE(tarball);
+    Unpacked tree(tarball);
+    auto root = Root::open(tree.top);
+    REQUIRE(root.ok());
+    std::vector<ProbeError> errors;
+    auto nics = probe_nics(*root, nullptr, errors);
+    fs::path net = fs::path(tree.top) / "sys/class/net";
+    if (!fs::exists(net)) {  // not captured: one error naming the path, no NICs
+      CHECK(nics.empty());
+      REQUIRE(errors.size() == 1);
+      CHECK(errors[0].probe == "nic");
+      CHECK(errors[0].message.find("sys/class/net") != std::string::npos);
+      continue;
+    }
+    CHECK(errors.empty());
+    size_t listed = std::distance(fs::directory_iterator(net), fs::directory_iterator());
+    CHECK(nics.size() == listed);
+    for (const Nic& nic : nics) {
+      CAPTURE(nic.name);
+      fs::path dir = net / nic.name;
+      fs::path device = dir / "device";
+      bool has_device = fs::is_symlink(device);
+      CHECK(nic.is_virtual == !has_device);
+      if (!has_device) continue;
+      // The kernel's own view: the device link resolves to the PCI function.
+      fs::path real = fs::canonical(device);
+      CHECK(nic.pci == real.filename().string());
+      auto node = parse_i64(file_text(real / "numa_node"));
+      REQUIRE(node.has_value());
+      if (*node < 0) CHECK_FALSE(nic.numa_node.has_value());
+      else CHECK(nic.numa_node == static_cast<int>(*node));
+      CHECK(nic.driver == fs::read_symlink(real / "driver").filename().string());
+      CHECK(nic.mac == file_text(dir / "address"));
+      CHECK(nic.mtu == static_cast<uint32_t>(*parse_u64(file_text(dir / "mtu"))));
+      CHECK(nic.operstate == file_text(dir / "operstate"));
+      unsigned rx = 0;
+      if (fs::exists(dir / "queues"))
+        for (auto& q : fs::directory_iterator(dir / "queues"))
+          rx += starts_with(q.path().filename().string(), "rx-");
+      CHECK(nic.rx_queues == rx);
+      CHECK(nic.link.speed_mbps == std::nullopt);  // no netlink: sysfs speed is not used
+      ++pci_nics;
+    }
+  }
+  CHECK(pci_nics >= 7);  // R910: eth0-3 and ib0; the VE host: two i40e ports
+}
+
+TEST_CASE("nic probe: known values of the Dell R910 capture") {
+  Unpacked tree("40intel64-2g2n4c+pci.tar.bz2");
+  auto root = Root::open(tree.top);
+  REQUIRE(root.ok());
+  std::vector<ProbeError> errors;
+  auto nics = probe_nics(*root, nullptr, errors);
+  std::map<std::string, Nic> by_name;
+  for (auto& n : nics) by_name[n.name] = n;
+  REQUIRE(by_name.count("eth2"));
+  CHECK(by_name["eth2"].pci == "0000:03:00.0");
+  CHECK(by_name["eth2"].driver == "bnx2");
+  CHECK(by_name["ib0"].pci == "0000:43:00.0");
+  CHECK(by_name["ib0"].driver == "ib_qib");
+  REQUIRE(by_name.count("lo"));
+  CHECK(by_name["lo"].is_virtual);  // its link into devices/virtual dangles in the capture
+  CHECK_FALSE(by_name["lo"].pci.has_value());
+}
+
+TEST_CASE("nic probe: netlink EOPNOTSUPP is quiet, other failures are reported") {
+  Unpacked tree("32intel64-2p8co2t+8ve.tar.bz2");
+  auto root = Root::open(tree.top);
+  REQUIRE(root.ok());
+  FakeNetlink nl;
+  nl.fail["RINGS_GET"] = EOPNOTSUPP;
+  nl.fail["CHANNELS_GET"] = EIO;
+  std::vector<ProbeError> errors;
+  auto nics = probe_nics(*root, &nl, errors);
+  REQUIRE(nics.size() == 2);
+  for (const Nic& nic : nics) {
+    CHECK(nic.link.speed_mbps == 25000u);
+    CHECK(nic.link.port == "FIBRE");
+    CHECK(nic.link.up == true);
+    CHECK_FALSE(nic.rings.has_value());
+    CHECK_FALSE(nic.channels.has_value());
+  }
+  REQUIRE(errors.size() == 2);  // one CHANNELS_GET failure per interface, no RINGS_GET
+  CHECK(errors[0].probe == "netlink");
+  CHECK(errors[0].message.find("enp96s0f0") != std::string::npos);
+  CHECK(errors[0].message.find("Input/output error") != std::string::npos);
+  CHECK(nl.asked.size() == 10);
+}
+
+TEST_CASE("nic probe live: veth in a private namespace, link data from netlink") {
+  if (auto why = testing::netns_unavailable(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  auto r = testing::run_in_netns([] {
+    testing::Report out;
+    if (std::system("ip link add va type veth peer name vb && ip link set va mtu 9000 up && "
+                    "ip link set vb up") != 0)
+      return testing::Report{{"skip", "cannot create a veth pair"}};
+    auto nl = open_ethtool_netlink();
+    if (!nl) return testing::Report{{"error", nl.error().message()}};
+    std::vector<ProbeError> errors;
+    auto nics = probe_nics(Root::live(), nl->get(), errors);
+    out["count"] = std::to_string(nics.size());
+    out["errors"] = std::to_string(errors.size());
+    for (auto& e : errors) out["error." + e.message] = "1";
+    for (const Nic& n : nics) {
+      std::string k = n.name + ".";
+      out[k + "virtual"] = n.is_virtual ? "1" : "0";
+      out[k + "speed"] = n.link.speed_mbps ? std::to_string(*n.link.speed_mbps) : "null";
+      out[k + "duplex"] = n.link.duplex.value_or("null");
+      out[k + "mtu"] = n.mtu ? std::to_string(*n.mtu) : "null";
+      out[k + "mac"] = n.mac.value_or("null");
+      out[k + "channels"] = n.channels ? "1" : "0";
+      out[k + "rings"] = n.rings ? "1" : "0";
+    }
+    out["sysfs.mac"] = testing::slurp("/sys/class/net/va/address");
+    out["sysfs.speed"] = testing::slurp("/sys/class/net/va/speed");
+    return out;
+  });
+  if (auto it = r.find("skip"); it != r.end()) {
+    MESSAGE("skipped: " << it->second);
+    return;
+  }
+  REQUIRE_MESSAGE(r.count("error") == 0, r["error"]);
+  CHECK(r["count"] == "3");  // lo, va, vb: the namespace's own, not the host's
+  CHECK(r["errors"] == "0");  // lo's EOPNOTSUPP answers are not errors
+  CHECK(r["va.virtual"] == "1");
+  CHECK(r["va.speed"] == r["sysfs.speed"]);
+  CHECK(r["va.speed"] == "10000");
+  CHECK(r["va.duplex"] == "full");
+  CHECK(r["va.mtu"] == "9000");
+  CHECK(r["va.mac"] == r["sysfs.mac"]);
+  CHECK(r["va.channels"] == "1");
+  CHECK(r["va.rings"] == "0");  // veth has no ring parameters
+  CHECK(r["lo.speed"] == "null");
+}
+
+TEST_CASE("nic probe live: this host") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: not root");
+    return;
+  }
+  auto nl = open_ethtool_netlink();
+  REQUIRE_MESSAGE(nl.ok(), nl.error().message());
+  std::vector<ProbeError> errors;
+  auto nics = probe_nics(Root::live(), nl->get(), errors);
+  for (auto& e : errors) MESSAGE(e.message);
+  CHECK(errors.empty());
+  REQUIRE_FALSE(nics.empty());
+  for (const Nic& nic : nics) {
+    CAPTURE(nic.name);
+    fs::path dev = fs::path("/sys/class/net") / nic.name / "device";
+    CHECK(nic.is_virtual == !fs::exists(dev));
+    if (nic.is_virtual) continue;
+    // virtio NICs sit under a PCI function; the probe reports that function.
+    fs::path real = fs::canonical(dev);
+    REQUIRE(nic.pci.has_value());
+    std::string path = real.string();
+    auto at = path.find("/" + *nic.pci + "/");
+    REQUIRE(at != std::string::npos);
+    auto node = parse_i64(file_text(path.substr(0, at + 1 + nic.pci->size()) + "/numa_node"));
+    REQUIRE(node.has_value());
+    if (*node < 0) CHECK_FALSE(nic.numa_node.has_value());
+    else CHECK(nic.numa_node == static_cast<int>(*node));
+    CHECK(nic.driver == fs::read_symlink(dev / "driver").filename().string());
+  }
+}
+
+}  // namespace tuner

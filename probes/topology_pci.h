@@ -1,0 +1,31 @@
+// PCI part of the topology probe: the devices of interest in a loaded hwloc topology,
+// with their NUMA locality and OS device names.
+#pragma once
+
+#include <hwloc.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "probes/inventory.h"
+
+namespace tuner {
+
+/// What a PCI device's OS devices say about it.
+struct OsDeviceKinds {
+  bool network = false;      // a netdev ("eth0", "ib0")
+  bool openfabrics = false;  // an RDMA device ("mlx5_0", "qib0")
+  bool gpu = false;          // a GPU or co-processor ("card0", "cuda0", "nvml0", "ve0")
+};
+
+/// "nic", "infiniband", "gpu", "nvme" or "other", from the PCI class and OS devices.
+/// InfiniBand class (0x0207, 0x0c06) wins over its IPoIB netdev; an RDMA-only device
+/// is InfiniBand; a device with a netdev is a NIC whatever its class says.
+std::string pci_kind(uint32_t class_id, const OsDeviceKinds& os);
+
+/// PCI devices that have OS devices or are NIC/GPU/NVMe/InfiniBand, in hwloc's PCI
+/// order. The topology must have been loaded with I/O objects.
+std::vector<PciDevice> collect_pci(hwloc_topology_t topo);
+
+}  // namespace tuner

@@ -1,0 +1,36 @@
+#!/bin/bash
+# `tuner probe --json` inside a private network+mount namespace with a veth pair: the
+# NIC entry must carry the link data that ethtool netlink reports for veth (10000/full)
+# and agree with the namespace's own sysfs. Touches nothing of the host.
+set -u
+tuner=${1:?usage: $0 TUNER_BINARY}
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: needs python3 to read JSON"; exit 77; }
+unshare -nm true 2>/dev/null || { echo "SKIP: unshare -nm not permitted"; exit 77; }
+
+exec unshare -nm bash -c '
+set -eu
+mount --make-rprivate /
+mount -t sysfs sysfs /sys
+ip link add va numrxqueues 2 numtxqueues 2 type veth peer name vb
+ip link set va mtu 9000 up
+ip link set vb up
+trap "rm -f /tmp/netlink_probe.$$.json" EXIT
+"$1" probe --json > /tmp/netlink_probe.$$.json
+python3 - /tmp/netlink_probe.$$.json <<PY
+import json, sys
+inv = json.load(open(sys.argv[1]))
+nics = {n["name"]: n for n in inv["nics"]}
+assert set(nics) == {"lo", "va", "vb"}, nics.keys()
+va = nics["va"]
+sysfs_speed = int(open("/sys/class/net/va/speed").read())
+assert va["link"]["speed_mbps"] == sysfs_speed == 10000, va["link"]
+assert va["link"]["duplex"] == open("/sys/class/net/va/duplex").read().strip() == "full"
+assert va["link"]["up"] is True, va["link"]
+assert va["mtu"] == 9000 and va["virtual"] is True, va
+assert va["channels"]["rx"] == 2 and va["rx_queues"] == 2, va
+assert va["rings"] is None, va
+assert not [e for e in inv["errors"] if e["probe"] in ("nic", "netlink")], inv["errors"]
+print("ok: va", va["link"]["speed_mbps"], va["link"]["duplex"])
+PY
+' bash "$tuner"
