@@ -122,7 +122,7 @@ CurrentValue RootCurrentValues::get(const std::string& id) const {
     }
     return {CurrentValue::State::known, parse_numa_dropin(*text), ""};
   }
-  if (starts_with(id, "numa:cgroup:")) {
+  if (starts_with(id, "numa:cgroup:/sys/fs/cgroup/")) {
     // The id names the cgroup v2 path; a v1 machine keeps cpusets under cpuset/.
     std::string rel = id.substr(12 + std::string_view("/sys/fs/cgroup/").size());
     for (std::string dir : {"sys/fs/cgroup/" + rel, "sys/fs/cgroup/cpuset/" + rel}) {

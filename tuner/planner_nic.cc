@@ -3,12 +3,15 @@
 // Canonical values (the nic knob reads and writes the same text):
 //   nic:IF:link      "autoneg=on|off,speed=N,duplex=full|half", fields in that order.
 //                    The current value lists every field the NIC reports. The desired
-//                    value lists what the rule asks, plus the current autoneg when the
-//                    rule leaves it alone. With autoneg on and no speed asked it is just
-//                    "autoneg=on": negotiation picks the rest. With a speed but no
-//                    duplex, duplex is the current one (else full): a forced mode needs
-//                    both. A field missing from the desired value is "don't care", so a
-//                    change is a no-op when every desired field equals the current one.
+//                    value always has autoneg (the rule's, else the current one, else
+//                    on) plus the speed and duplex the rule asks. With autoneg on and no
+//                    speed asked it is just "autoneg=on": negotiation picks the rest.
+//                    With a speed but no duplex, duplex is the current one (else full);
+//                    autoneg off without a speed keeps the current speed: a forced mode
+//                    needs both. A field missing from the desired value is "don't care",
+//                    so a change is a no-op when every desired field equals the current
+//                    one. Speed compares with the negotiated speed the NIC reports: a
+//                    link already running at the asked speed needs no change.
 //   nic:IF:channels  "rx=N,tx=N,other=N,combined=N", only the fields the rule sets.
 //   nic:IF:rings     "rx=N,tx=N", only the fields the rule sets; "max" is resolved to
 //                    the driver's maximum.
@@ -107,13 +110,20 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
   if (link.speed_mbps) current.emplace_back("speed", std::to_string(*link.speed_mbps));
   if (link.duplex) current.emplace_back("duplex", *link.duplex);
 
+  if (!rule.autoneg && !speed && !rule.duplex) return Ok{};  // only "max", and it was skipped
   Fields desired;
-  std::optional<bool> autoneg = rule.autoneg ? rule.autoneg : link.autoneg;
-  if (autoneg) desired.emplace_back("autoneg", *autoneg ? "on" : "off");
+  bool autoneg = rule.autoneg.value_or(link.autoneg.value_or(true));
+  if (!autoneg && !speed) {
+    // A forced mode needs a speed: keep the current one.
+    if (!link.speed_mbps)
+      return error_at(rule.loc, nic.name + ": autoneg = false needs a speed (none is given and "
+                                           "the current one is not known)");
+    speed = link.speed_mbps;
+  }
+  desired.emplace_back("autoneg", autoneg ? "on" : "off");
   if (speed) desired.emplace_back("speed", std::to_string(*speed));
   if (rule.duplex) desired.emplace_back("duplex", *rule.duplex);
   else if (speed) desired.emplace_back("duplex", link.duplex.value_or("full"));
-  if (desired.empty()) return Ok{};
 
   std::string reason = nic.name + ": profile asks " + join_fields(desired);
   if (!why.empty()) reason += "; " + why;

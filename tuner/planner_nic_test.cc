@@ -112,7 +112,7 @@ TEST_CASE("planner nic: no known modes: max is skipped, a number is planned, bot
   REQUIRE(fixed.ok());
   REQUIRE(fixed->changes.size() == 1);
   CHECK(!fixed->changes[0].current);
-  CHECK(fixed->changes[0].desired == "speed=25000,duplex=full");
+  CHECK(fixed->changes[0].desired == "autoneg=on,speed=25000,duplex=full");
   CHECK(fixed->notes.size() == 1);
 }
 
@@ -184,4 +184,21 @@ TEST_CASE("planner nic: virtual NICs get no link settings") {
   CHECK(plan->changes.empty());
   REQUIRE(plan->notes.size() == 1);
   CHECK(plan->notes[0] == "lo: virtual, link settings of nic rule '*' skipped");
+}
+
+TEST_CASE("planner nic: autoneg off keeps the current speed, or is an error without one") {
+  Inventory inv = testing::smt_machine(1, 2);
+  sfp_nic(inv);
+  FakeCurrent cur;
+  NicRule rule;
+  rule.autoneg = false;
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].desired == "autoneg=off,speed=10000,duplex=full");
+
+  inv.nics[0].link.speed_mbps = std::nullopt;  // link down: no speed to keep
+  auto bad = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().where == "/etc/tuner/profiles/test.toml:12:1");
 }
