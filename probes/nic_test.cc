@@ -11,29 +11,19 @@
 #include "base/strings.h"
 #include "probes/netns_test_util.h"
 #include "probes/nic.h"
+#include "tests/fixtures_util.h"
 
 namespace tuner {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Unpacks a shared sysfs tarball into a fresh temp dir; returns its top folder.
+// A shared sysfs capture unpacked for one test (tests/fixtures_util.h).
 struct Unpacked {
-  std::string tmp, top;
-  explicit Unpacked(const std::string& tarball) {
-    char tmpl[] = "/tmp/tuner-nic-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    tmp = tmpl;
-    std::string cmd = "tar -xjf '" + std::string(TUNER_FIXTURES) + "/sysfs/" + tarball +
-                      "' -C '" + tmp + "'";
-    REQUIRE(std::system(cmd.c_str()) == 0);
-    for (auto& e : fs::directory_iterator(tmp)) top = e.path();
-    REQUIRE(!top.empty());
-  }
-  ~Unpacked() {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-  }
+  testing::ScopedFixture fixture;
+  std::string top;
+  explicit Unpacked(const std::string& tarball)
+      : fixture(std::string(TUNER_FIXTURES) + "/sysfs/" + tarball), top(fixture.root()) {}
 };
 
 std::string file_text(const fs::path& p) { return testing::slurp(p.string()); }

@@ -1,16 +1,19 @@
 #include "probes/topology_pci.h"
 
 #include <cstdio>
+#include <string_view>
 
 #include "probes/hwloc_util.h"
 
 namespace tuner {
 
-std::string pci_kind(uint32_t class_id, const OsDeviceKinds& os) {
+std::string pci_kind(uint32_t class_id, uint16_t vendor_id, const OsDeviceKinds& os) {
   if (class_id == 0x0207 || class_id == 0x0c06) return "infiniband";
   if ((class_id >> 8) == 0x02 || os.network) return "nic";
   if (os.openfabrics) return "infiniband";
-  if ((class_id >> 8) == 0x03 || os.gpu) return "gpu";
+  constexpr uint16_t kNvidia = 0x10de;
+  if (class_id == 0x0300 && vendor_id != kNvidia && !os.compute) return "display";
+  if ((class_id >> 8) == 0x03 || os.gpu || os.compute) return "gpu";
   if (class_id == 0x0108) return "nvme";
   return "other";
 }
@@ -43,13 +46,19 @@ std::vector<PciDevice> collect_pci(hwloc_topology_t topo) {
           break;
         case HWLOC_OBJ_OSDEV_OPENFABRICS: kinds.openfabrics = true; break;
         case HWLOC_OBJ_OSDEV_GPU:
-        case HWLOC_OBJ_OSDEV_COPROC: kinds.gpu = true; break;
+        case HWLOC_OBJ_OSDEV_COPROC: {
+          kinds.gpu = true;
+          std::string_view n = c->name;
+          for (std::string_view prefix : {"cuda", "nvml", "opencl", "rsmi"})
+            if (n.substr(0, prefix.size()) == prefix) kinds.compute = true;
+          break;
+        }
         default: break;
       }
     }
     const hwloc_obj_attr_u::hwloc_pcidev_attr_s& p = dev->attr->pcidev;
     d.class_id = p.class_id;
-    d.kind = pci_kind(d.class_id, kinds);
+    d.kind = pci_kind(d.class_id, dev->attr->pcidev.vendor_id, kinds);
     if (d.os_devices.empty() && d.kind == "other") continue;
     d.address = pci_address(dev);
     d.vendor_id = p.vendor_id;

@@ -197,16 +197,39 @@ TEST_CASE("topology: hwloc environment does not leak between probes") {
 }
 
 TEST_CASE("topology: PCI kind from class and OS devices") {
-  CHECK(pci_kind(0x0200, {}) == "nic");
-  CHECK(pci_kind(0x0280, {.network = true, .openfabrics = true}) == "nic");
-  CHECK(pci_kind(0x0207, {.network = true, .openfabrics = true}) == "infiniband");
-  CHECK(pci_kind(0x0c06, {.network = true}) == "infiniband");
-  CHECK(pci_kind(0x0b40, {.openfabrics = true}) == "infiniband");
-  CHECK(pci_kind(0x0302, {}) == "gpu");
-  CHECK(pci_kind(0x0b40, {.gpu = true}) == "gpu");
-  CHECK(pci_kind(0x0108, {}) == "nvme");
-  CHECK(pci_kind(0x0106, {}) == "other");
-  CHECK(pci_kind(0x0000, {.network = true}) == "nic");
+  CHECK(pci_kind(0x0200, 0x8086, {}) == "nic");
+  CHECK(pci_kind(0x0280, 0x8086, {.network = true, .openfabrics = true}) == "nic");
+  CHECK(pci_kind(0x0207, 0x8086, {.network = true, .openfabrics = true}) == "infiniband");
+  CHECK(pci_kind(0x0c06, 0x8086, {.network = true}) == "infiniband");
+  CHECK(pci_kind(0x0b40, 0x8086, {.openfabrics = true}) == "infiniband");
+  CHECK(pci_kind(0x0302, 0x8086, {}) == "gpu");
+  CHECK(pci_kind(0x0b40, 0x8086, {.gpu = true}) == "gpu");
+  CHECK(pci_kind(0x0108, 0x8086, {}) == "nvme");
+  // BMC VGA chips are displays, not GPUs; NVIDIA VGA-class cards and compute devices are.
+  CHECK(pci_kind(0x0300, 0x102b, {.gpu = true}) == "display");
+  CHECK(pci_kind(0x0300, 0x1002, {}) == "display");
+  CHECK(pci_kind(0x0300, 0x10de, {}) == "gpu");
+  CHECK(pci_kind(0x0300, 0x1002, {.gpu = true, .compute = true}) == "gpu");
+  CHECK(pci_kind(0x0106, 0x8086, {}) == "other");
+  CHECK(pci_kind(0x0000, 0x8086, {.network = true}) == "nic");
 }
 
 }  // namespace tuner
+
+TEST_CASE("topology: BMC display chips are not GPUs, DGX-2 GPUs are") {
+  const std::string dir = std::string(TUNER_FIXTURES) + "/topologies/";
+  auto sgi = tuner::probe_topology(tuner::Root::live(), dir + "192em64t-24n8c2t.xml");
+  REQUIRE(sgi.ok());
+  int gpus = 0, displays = 0;
+  for (const tuner::PciDevice& d : sgi->pci) {
+    gpus += d.kind == "gpu";
+    displays += d.kind == "display";
+  }
+  CHECK(gpus == 0);
+  CHECK(displays >= 1);  // the Matrox G200 of its BMC
+  auto dgx = tuner::probe_topology(tuner::Root::live(), dir + "nvidiaDGX2.xml");
+  REQUIRE(dgx.ok());
+  gpus = 0;
+  for (const tuner::PciDevice& d : dgx->pci) gpus += d.kind == "gpu";
+  CHECK(gpus == 16);
+}

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <unistd.h>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -22,7 +23,8 @@ inline std::string shell_quote(const std::string& text) {
 }
 
 /// Unpacks `tarball` (any compression GNU tar detects: .tar.bz2, .tar.gz, .tar) into a new
-/// directory under $TMPDIR (or /tmp), then copies the CONTENTS of `overlay_dir` on top
+/// directory under $TMPDIR, else /dev/shm (tmpfs: the captures are thousands of tiny
+/// files, and unpacking them on this VM's disk takes seconds each), else /tmp, then copies the CONTENTS of `overlay_dir` on top
 /// (cp -a OVERLAY/. ROOT/, so "proc/interrupts" in the overlay lands at
 /// ROOT/proc/interrupts and existing files are replaced). Returns the root to pass to
 /// Root::open(): the tarball's single top folder when it has exactly one, else the temp
@@ -31,7 +33,8 @@ inline std::string shell_quote(const std::string& text) {
 inline std::string unpack_fixture(const std::string& tarball, const std::string& overlay_dir = "") {
   namespace fs = std::filesystem;
   const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/tuner-fixture-XXXXXX";
+  std::string base = tmp && *tmp ? tmp : ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+  std::string tmpl = base + "/tuner-fixture-XXXXXX";
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp " + tmpl + " failed");
   std::string cmd = "tar -xf " + shell_quote(tarball) + " -C " + shell_quote(tmpl);
   if (std::system(cmd.c_str()) != 0) throw std::runtime_error("failed: " + cmd);

@@ -13,29 +13,6 @@
 
 namespace tuner {
 
-namespace {
-
-/// GPUs that make a node a GPU node. The topology probe's kind "gpu" also covers every
-/// VGA controller, and nearly every server has one in its BMC (Matrox G200, ASPEED
-/// AST2x00, ATI ES1000): counting those would send every plain server to the GPU
-/// profiles. So a VGA-class device (0x0300) counts only when it is NVIDIA's (whose
-/// workstation cards are VGA class) or has a compute OS device (cuda, opencl, nvml,
-/// rsmi); 3D controllers and other non-VGA classes the probe calls "gpu" count.
-std::size_t compute_gpus(const Inventory& inv) {
-  std::size_t n = 0;
-  for (const PciDevice* d : inv.gpus()) {
-    bool compute_os = std::any_of(d->os_devices.begin(), d->os_devices.end(), [](const std::string& o) {
-      return o.starts_with("cuda") || o.starts_with("opencl") || o.starts_with("nvml") ||
-             o.starts_with("rsmi");
-    });
-    if (d->class_id != 0x0300 || d->vendor_id == 0x10de || compute_os)
-      ++n;
-  }
-  return n;
-}
-
-}  // namespace
-
 int match_specificity(const Match& m) {
   return m.numa_nodes.has_value() + m.cpu_vendor.has_value() + m.nic_driver.has_value() +
          m.gpu.has_value() + m.virtualized.has_value();
@@ -81,12 +58,14 @@ bool profile_matches(const Profile& profile, const Inventory& inv, std::string* 
     }
   }
   if (m.gpu) {
-    std::size_t gpus = compute_gpus(inv);
+    std::size_t gpus = inv.gpus().size();
     if (topology_failed && gpus == 0)
       return no(fmt::format("gpu = {}: unknown, the topology probe failed", *m.gpu));
     if (*m.gpu && gpus == 0)
-      return no(inv.gpus().empty() ? "gpu = true: no GPU found"
-                                   : "gpu = true: no compute GPU found (only display controllers)");
+      return no(std::any_of(inv.topology.pci.begin(), inv.topology.pci.end(),
+                            [](const PciDevice& d) { return d.kind == "display"; })
+                    ? "gpu = true: no compute GPU found (only display controllers)"
+                    : "gpu = true: no GPU found");
     if (!*m.gpu && gpus > 0) return no(fmt::format("gpu = false: {} GPU{} found", gpus, gpus == 1 ? "" : "s"));
   }
   if (m.virtualized) {

@@ -67,11 +67,12 @@ TEST_CASE("profile match: each condition, and why it does not hold") {
   CHECK(why == "gpu = false: 4 GPUs found");
   CHECK_FALSE(profile_matches(with_match("gpu = true"), machine(2, 0), &why));
   CHECK(why == "gpu = true: no GPU found");
-  // A BMC's VGA controller (Matrox G200eR2, as in the SGI capture) is not a GPU node.
+  // A BMC's VGA controller (Matrox G200eR2, as in the SGI capture) is not a GPU node:
+  // the topology probe calls it a "display" (see pci_kind).
   Inventory bmc = machine(2, 0);
   PciDevice vga;
   vga.address = "0000:0a:00.0";
-  vga.kind = "gpu";
+  vga.kind = "display";
   vga.vendor_id = 0x102b;
   vga.device_id = 0x0534;
   vga.class_id = 0x0300;
@@ -84,6 +85,7 @@ TEST_CASE("profile match: each condition, and why it does not hold") {
   bmc.topology.pci.back() = vga;
   CHECK_FALSE(profile_matches(with_match("gpu = true"), bmc, &why));
   vga.os_devices = {"opencl0d1"};  // but an AMD card with a compute device counts
+  vga.kind = "gpu";
   bmc.topology.pci.back() = vga;
   CHECK(profile_matches(with_match("gpu = true"), bmc, &why));
   Inventory blind = machine(0, 0);

@@ -1,10 +1,15 @@
-// STUB: the numa knob, to be implemented.
-#include "tuner/knobs/knob.h"
+#include "base/strings.h"
+#include "tuner/knobs/numa_knobs.h"
 
 namespace tuner {
 
-Result<std::unique_ptr<Knob>> make_numa_knob(const std::string& id, KnobContext&) {
-  return Error{"not implemented", id, 0};
+Result<std::unique_ptr<Knob>> make_numa_knob(const std::string& id, KnobContext& ctx) {
+  if (starts_with(id, "numa:unit:")) return make_numa_unit_knob(id, id.substr(10), ctx);
+  if (starts_with(id, "numa:cgroup:")) return make_numa_cgroup_knob(id, id.substr(12), ctx);
+  if (starts_with(id, "numa:pid:")) return make_numa_process_knob(id, id.substr(9), ctx);
+  return Error{"unknown numa knob (expected numa:unit:NAME, numa:cgroup:PATH or "
+               "numa:pid:PID@STARTTIME)",
+               id, 0};
 }
 
 }  // namespace tuner

@@ -1,0 +1,130 @@
+// Knobs on the real kernel. These cases run only inside the integration scripts
+// (tests/integration/nic_link_veth_test.sh, numa_binding_test.sh), which create the
+// veth pair in a private network namespace or the temporary cgroup and name it in the
+// environment; elsewhere they say so and do nothing.
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+#include "base/cpuset.h"
+#include "base/strings.h"
+#include "tuner/knobs/knob.h"
+
+extern char** environ;
+
+namespace tuner {
+
+namespace {
+
+const char* live_env(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) MESSAGE("not run: " << std::string(name) << " is not set (run by tests/integration)");
+  return v && *v ? v : nullptr;
+}
+
+std::string status_field(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (starts_with(line, field + ":")) return std::string(trim(line.substr(field.size() + 1)));
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("nic live: veth link reads; a forced speed is refused and changes nothing") {
+  const char* ifname = live_env("TUNER_LIVE_VETH");
+  if (!ifname) return;
+  auto nl = open_ethtool_netlink();
+  REQUIRE_MESSAGE(nl.ok(), (nl.ok() ? "" : nl.error().message()));
+  KnobContext ctx{Root::live()};
+  ctx.netlink = nl->get();
+  ctx.link_timeout_ms = 3000;
+  auto link = make_knob(std::string("nic:") + ifname + ":link", ctx);
+  REQUIRE_MESSAGE(link.ok(), (link.ok() ? "" : link.error().message()));
+  auto before = (*link)->read();
+  REQUIRE_MESSAGE(before.ok(), (before.ok() ? "" : before.error().message()));
+  MESSAGE("veth link: " << *before);
+  CHECK(starts_with(*before, "autoneg="));
+  auto st = (*link)->write("autoneg=off,speed=1000,duplex=full");
+  if (st.ok()) {
+    // A kernel whose veth took it: it must then read back as asked.
+    CHECK(*(*link)->read() == "autoneg=off,speed=1000,duplex=full");
+    REQUIRE((*link)->write(*before).ok());
+  } else {
+    MESSAGE("refused: " << st.error().message());
+    CHECK(!st.error().what.empty());
+    CHECK(st.error().message().find(std::string("nic:") + ifname + ":link") != std::string::npos);
+  }
+  CHECK(*(*link)->read() == *before);
+}
+
+TEST_CASE("nic live: veth channels read, and a change reads back or changes nothing") {
+  const char* ifname = live_env("TUNER_LIVE_VETH");
+  if (!ifname) return;
+  auto nl = open_ethtool_netlink();
+  REQUIRE(nl.ok());
+  KnobContext ctx{Root::live()};
+  ctx.netlink = nl->get();
+  ctx.link_timeout_ms = 3000;
+  auto ch = make_knob(std::string("nic:") + ifname + ":channels", ctx);
+  REQUIRE(ch.ok());
+  auto before = (*ch)->read();
+  REQUIRE_MESSAGE(before.ok(), (before.ok() ? "" : before.error().message()));
+  MESSAGE("veth channels: " << *before);
+  CHECK(*before == "rx=4,tx=4");  // the script creates it with 4 queues each way
+  auto st = (*ch)->write("rx=2,tx=2");
+  if (st.ok()) {
+    CHECK(*(*ch)->read() == "rx=2,tx=2");
+    REQUIRE((*ch)->write(*before).ok());
+  } else {
+    MESSAGE("refused: " << st.error().message());
+  }
+  CHECK(*(*ch)->read() == *before);
+  auto over = (*ch)->write("rx=64");
+  REQUIRE(!over.ok());
+  CHECK(over.error().what.find("maximum of 4") != std::string::npos);
+}
+
+TEST_CASE("numa live: cpuset cgroup binds the task in it and is restored") {
+  const char* path = live_env("TUNER_LIVE_CGROUP");  // relative to /sys/fs/cgroup
+  if (!path) return;
+  KnobContext ctx{Root::live()};
+  ctx.cgroup_root = "/sys/fs/cgroup";
+  auto k = make_knob(std::string("numa:cgroup:") + path, ctx);
+  REQUIRE_MESSAGE(k.ok(), (k.ok() ? "" : k.error().message()));
+  auto before = (*k)->read();
+  REQUIRE(before.ok());
+  MESSAGE("new cgroup: " << *before);
+  auto mine = CpuSet::parse(status_field(::getpid(), "Cpus_allowed_list"));
+  REQUIRE(mine.ok());
+  REQUIRE(!mine->empty());
+  std::string cpu0 = "cpus=" + std::to_string(mine->cpus()[0]);
+  REQUIRE((*k)->write(cpu0 + ",mems=0").ok());
+  CHECK(*(*k)->read() == cpu0 + ",mems=0");
+  // A task moved in runs where the cgroup says.
+  pid_t pid;
+  const char* argv[] = {"sleep", "60", nullptr};
+  REQUIRE(posix_spawnp(&pid, "sleep", nullptr, nullptr, const_cast<char**>(argv), environ) == 0);
+  std::string procs = std::string("/sys/fs/cgroup/") + path + "/cgroup.procs";
+  { std::ofstream(procs) << pid << "\n"; }
+  CHECK(status_field(pid, "Cpus_allowed_list") == cpu0.substr(5));
+  // Writing more CPUs widens it; a bad value is refused and changes nothing.
+  auto bad = (*k)->write("cpus=0-100000");
+  CHECK(!bad.ok());
+  CHECK(*(*k)->read() == cpu0 + ",mems=0");
+  // Back to the hierarchy's root ("cpuset/..." -> /sys/fs/cgroup/cpuset) before the kill.
+  std::string top(split(path, '/')[0]);
+  { std::ofstream("/sys/fs/cgroup/" + top + "/cgroup.procs") << pid << "\n"; }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  REQUIRE((*k)->write(*before).ok());
+  CHECK(*(*k)->read() == *before);
+}
+
+}  // namespace tuner

@@ -1,0 +1,81 @@
+// nic:IF:channels: queue counts through ETHTOOL_MSG_CHANNELS_GET/SET.
+#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_knob.h"
+
+namespace tuner {
+
+namespace {
+
+class NicChannelsKnob : public NicKnob {
+ public:
+  using NicKnob::NicKnob;
+
+  Result<std::string> read() override {
+    auto ch = channels();
+    if (!ch.ok()) return ch.error();
+    return format_channels(*ch);
+  }
+
+  /// Fills the counts the value leaves out from the device, so "combined=8" on a
+  /// device that also has "other=1" compares equal to what read() will say.
+  Result<std::string> canonical(const std::string& desired) override {
+    auto want = parse_channels(desired, id_);
+    if (!want.ok()) return want.error();
+    auto cur = channels();
+    if (!cur.ok()) return format_channels(*want);
+    Channels merged = *cur;
+    struct Field {
+      const char* name;
+      std::optional<uint32_t> Channels::*value;
+      std::optional<uint32_t> Channels::*max;
+    };
+    static const Field fields[] = {{"rx", &Channels::rx, &Channels::rx_max},
+                                   {"tx", &Channels::tx, &Channels::tx_max},
+                                   {"other", &Channels::other, &Channels::other_max},
+                                   {"combined", &Channels::combined, &Channels::combined_max}};
+    for (const Field& f : fields) {
+      const auto& v = (*want).*f.value;
+      if (!v) continue;
+      const auto& max = (*cur).*f.max;
+      if (max && *max == 0 && *v != 0)
+        return Error{std::string("the device has no ") + f.name + " channels", id_, 0};
+      if (max && *v > *max)
+        return Error{std::string(f.name) + "=" + std::to_string(*v) + " exceeds the device's maximum of " +
+                         std::to_string(*max),
+                     id_, 0};
+      merged.*f.value = v;
+    }
+    return format_channels(merged);
+  }
+
+ protected:
+  Status apply(const std::string& value) override {
+    auto ch = parse_channels(value, id_);
+    if (!ch.ok()) return ch.error();
+    auto nl = netlink();
+    if (!nl.ok()) return nl.error();
+    auto st = (*nl)->set_channels(ifname_, *ch);
+    if (!st.ok())
+      return Error{"cannot set channels to '" + value + "': " + st.error().what, id_,
+                   st.error().err};
+    return Ok{};
+  }
+
+ private:
+  Result<Channels> channels() {
+    auto nl = netlink();
+    if (!nl.ok()) return nl.error();
+    auto ch = (*nl)->get_channels(ifname_);
+    if (!ch.ok()) return Error{"cannot read channels: " + ch.error().what, id_, ch.error().err};
+    return ch;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Knob> make_nic_channels_knob(std::string id, std::string ifname,
+                                             KnobContext& ctx) {
+  return std::unique_ptr<Knob>(new NicChannelsKnob(std::move(id), std::move(ifname), ctx));
+}
+
+}  // namespace tuner

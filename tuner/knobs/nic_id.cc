@@ -1,0 +1,249 @@
+#include "tuner/knobs/nic_id.h"
+
+#include <algorithm>
+#include <net/if.h>
+
+#include "base/strings.h"
+
+namespace tuner {
+
+Status validate_ifname(std::string_view ifname, const std::string& id) {
+  if (ifname.empty()) return Error{"empty interface name", id, 0};
+  if (ifname.size() >= IFNAMSIZ)
+    return Error{"interface name '" + std::string(ifname) + "' is longer than " +
+                     std::to_string(IFNAMSIZ - 1) + " characters",
+                 id, 0};
+  if (ifname == "." || ifname == "..")
+    return Error{"'" + std::string(ifname) + "' is not an interface name", id, 0};
+  for (char c : ifname) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '@' || c == '-';
+    if (!ok)
+      return Error{"interface name '" + std::string(ifname) +
+                       "' may only contain letters, digits and _ . @ -",
+                   id, 0};
+  }
+  return Ok{};
+}
+
+Result<NicKnobId> parse_nic_id(const std::string& id) {
+  if (!starts_with(id, "nic:")) return Error{"not a nic knob id", id, 0};
+  std::string_view rest = std::string_view(id).substr(4);
+  auto colon = rest.rfind(':');
+  if (colon == std::string_view::npos)
+    return Error{"expected nic:IFNAME:link|channels|rings", id, 0};
+  NicKnobId out{std::string(rest.substr(0, colon)), std::string(rest.substr(colon + 1))};
+  if (auto st = validate_ifname(out.ifname, id); !st.ok()) return st.error();
+  if (out.attr != "link" && out.attr != "channels" && out.attr != "rings")
+    return Error{"unknown nic setting '" + out.attr + "' (expected link, channels or rings)",
+                 id, 0};
+  return out;
+}
+
+Result<std::vector<KeyValue>> parse_key_values(std::string_view text,
+                                               const std::vector<std::string>& allowed,
+                                               const std::string& id) {
+  std::vector<KeyValue> out;
+  text = trim(text);
+  if (text.empty()) return Error{"empty value", id, 0};
+  for (std::string_view part : split(text, ',')) {
+    part = trim(part);
+    auto eq = part.find('=');
+    if (part.empty() || eq == std::string_view::npos || eq == 0)
+      return Error{"expected key=value, got '" + std::string(part) + "' in '" +
+                       std::string(text) + "'",
+                   id, 0};
+    KeyValue kv{std::string(trim(part.substr(0, eq))), std::string(trim(part.substr(eq + 1)))};
+    if (std::find(allowed.begin(), allowed.end(), kv.key) == allowed.end()) {
+      std::string keys;
+      for (const auto& a : allowed) keys += (keys.empty() ? "" : ", ") + a;
+      return Error{"unknown key '" + kv.key + "' (expected " + keys + ")", id, 0};
+    }
+    for (const KeyValue& seen : out)
+      if (seen.key == kv.key) return Error{"key '" + kv.key + "' given twice", id, 0};
+    out.push_back(std::move(kv));
+  }
+  return out;
+}
+
+namespace {
+
+Result<uint32_t> parse_count(const KeyValue& kv, const std::string& id, bool allow_zero) {
+  auto v = parse_u64(kv.value);
+  if (!v || *v > UINT32_MAX || (!allow_zero && *v == 0))
+    return Error{kv.key + "=" + kv.value + ": expected a " +
+                     (allow_zero ? "non-negative" : "positive") + " integer",
+                 id, 0};
+  return static_cast<uint32_t>(*v);
+}
+
+}  // namespace
+
+Result<LinkSetting> parse_link_setting(std::string_view text, const std::string& id) {
+  auto kvs = parse_key_values(text, {"autoneg", "speed", "duplex"}, id);
+  if (!kvs.ok()) return kvs.error();
+  LinkSetting s;
+  bool have_autoneg = false;
+  for (const KeyValue& kv : *kvs) {
+    if (kv.key == "autoneg") {
+      if (kv.value != "on" && kv.value != "off")
+        return Error{"autoneg=" + kv.value + ": expected on or off", id, 0};
+      s.autoneg = kv.value == "on";
+      have_autoneg = true;
+    } else if (kv.key == "speed") {
+      auto v = parse_count(kv, id, false);
+      if (!v.ok()) return v.error();
+      s.speed_mbps = *v;
+    } else {
+      if (kv.value != "full" && kv.value != "half")
+        return Error{"duplex=" + kv.value + ": expected full or half", id, 0};
+      s.duplex = kv.value;
+    }
+  }
+  if (!have_autoneg) return Error{"autoneg=on|off is required", id, 0};
+  if (!s.autoneg && (!s.speed_mbps || !s.duplex))
+    return Error{"autoneg=off needs both speed=N and duplex=full|half", id, 0};
+  return s;
+}
+
+std::string format_link_setting(const LinkSetting& s) {
+  std::string out = s.autoneg ? "autoneg=on" : "autoneg=off";
+  if (s.speed_mbps) out += ",speed=" + std::to_string(*s.speed_mbps);
+  if (s.duplex) out += ",duplex=" + *s.duplex;
+  if (!s.advertise.empty()) {
+    out += ",advertise=";
+    for (std::size_t i = 0; i < s.advertise.size(); ++i)
+      out += (i ? "+" : "") + s.advertise[i];
+  }
+  return out;
+}
+
+std::optional<ModeSpeed> parse_link_mode(std::string_view name) {
+  std::size_t digits = 0;
+  while (digits < name.size() && name[digits] >= '0' && name[digits] <= '9') ++digits;
+  if (digits == 0 || name.substr(digits, 4) != "base") return std::nullopt;
+  auto slash = name.rfind('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::string_view dup = name.substr(slash + 1);
+  auto speed = parse_u64(name.substr(0, digits));
+  if (!speed || *speed > UINT32_MAX) return std::nullopt;
+  if (dup == "Full") return ModeSpeed{static_cast<uint32_t>(*speed), "full"};
+  if (dup == "Half") return ModeSpeed{static_cast<uint32_t>(*speed), "half"};
+  return std::nullopt;
+}
+
+std::vector<std::string> filter_modes(const std::vector<std::string>& supported,
+                                      std::optional<uint32_t> speed,
+                                      const std::optional<std::string>& duplex) {
+  std::vector<std::string> out;
+  for (const std::string& m : supported) {
+    auto ms = parse_link_mode(m);
+    if (!ms) continue;
+    if (speed && ms->speed_mbps != *speed) continue;
+    if (duplex && ms->duplex != *duplex) continue;
+    out.push_back(m);
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace
+
+LinkSetting describe_link(const LinkInfo& info) {
+  LinkSetting s;
+  s.autoneg = info.autoneg.value_or(false);
+  if (!s.autoneg) {
+    s.speed_mbps = info.speed_mbps;
+    s.duplex = info.duplex;
+    return s;
+  }
+  std::vector<std::string> all = sorted(filter_modes(info.supported_modes, {}, {}));
+  std::vector<std::string> adv = sorted(filter_modes(info.advertised_modes, {}, {}));
+  // Unknown lists, or everything advertised: plain autoneg.
+  if (all.empty() || adv.empty() || adv == all) return s;
+  std::vector<uint32_t> speeds;
+  std::vector<std::string> duplexes;
+  for (const std::string& m : adv) {
+    auto ms = parse_link_mode(m);
+    if (std::find(speeds.begin(), speeds.end(), ms->speed_mbps) == speeds.end())
+      speeds.push_back(ms->speed_mbps);
+    if (std::find(duplexes.begin(), duplexes.end(), ms->duplex) == duplexes.end())
+      duplexes.push_back(ms->duplex);
+  }
+  auto matches = [&](std::optional<uint32_t> sp, std::optional<std::string> du) {
+    return sorted(filter_modes(all, sp, du)) == adv;
+  };
+  if (speeds.size() == 1 && duplexes.size() == 1 && matches(speeds[0], duplexes[0])) {
+    s.speed_mbps = speeds[0];
+    s.duplex = duplexes[0];
+  } else if (speeds.size() == 1 && matches(speeds[0], std::nullopt)) {
+    s.speed_mbps = speeds[0];
+  } else if (duplexes.size() == 1 && matches(std::nullopt, duplexes[0])) {
+    s.duplex = duplexes[0];
+  } else {
+    s.advertise = adv;
+  }
+  return s;
+}
+
+namespace {
+
+void put(std::string& out, const char* key, const std::optional<uint32_t>& v,
+         const std::optional<uint32_t>& max) {
+  if (!v) return;
+  if (max && *max == 0) return;
+  out += (out.empty() ? "" : ",") + std::string(key) + "=" + std::to_string(*v);
+}
+
+}  // namespace
+
+std::string format_channels(const Channels& ch) {
+  std::string out;
+  put(out, "rx", ch.rx, ch.rx_max);
+  put(out, "tx", ch.tx, ch.tx_max);
+  put(out, "other", ch.other, ch.other_max);
+  put(out, "combined", ch.combined, ch.combined_max);
+  return out;
+}
+
+Result<Channels> parse_channels(std::string_view text, const std::string& id) {
+  auto kvs = parse_key_values(text, {"rx", "tx", "other", "combined"}, id);
+  if (!kvs.ok()) return kvs.error();
+  Channels ch;
+  for (const KeyValue& kv : *kvs) {
+    auto v = parse_count(kv, id, true);
+    if (!v.ok()) return v.error();
+    if (kv.key == "rx") ch.rx = *v;
+    else if (kv.key == "tx") ch.tx = *v;
+    else if (kv.key == "other") ch.other = *v;
+    else ch.combined = *v;
+  }
+  return ch;
+}
+
+std::string format_rings(const Rings& r) {
+  std::string out;
+  put(out, "rx", r.rx, r.rx_max);
+  put(out, "tx", r.tx, r.tx_max);
+  return out;
+}
+
+Result<Rings> parse_rings(std::string_view text, const std::string& id) {
+  auto kvs = parse_key_values(text, {"rx", "tx"}, id);
+  if (!kvs.ok()) return kvs.error();
+  Rings r;
+  for (const KeyValue& kv : *kvs) {
+    auto v = parse_count(kv, id, false);
+    if (!v.ok()) return v.error();
+    (kv.key == "rx" ? r.rx : r.tx) = *v;
+  }
+  return r;
+}
+
+}  // namespace tuner

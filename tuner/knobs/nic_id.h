@@ -1,0 +1,79 @@
+// Parsing and validation of nic knob ids ("nic:eth0:link") and of their values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "probes/inventory.h"
+
+namespace tuner {
+
+/// "nic:IF:ATTR" split into its validated parts.
+struct NicKnobId {
+  std::string ifname;
+  std::string attr;  // "link", "channels", "rings"
+};
+
+/// Checks an interface name: non-empty, shorter than IFNAMSIZ, not "." or "..", and
+/// only [A-Za-z0-9_.@-]. ':' is refused as the kernel's dev_valid_name() does (it also
+/// separates id parts), and so are '/' and blanks. The Error names the id.
+Status validate_ifname(std::string_view ifname, const std::string& id);
+
+/// Parses and validates "nic:IF:ATTR"; ATTR must be link, channels or rings.
+Result<NicKnobId> parse_nic_id(const std::string& id);
+
+/// One "key=value" pair of a comma-separated knob value.
+struct KeyValue {
+  std::string key, value;
+};
+/// Splits "a=1,b=2" into pairs; rejects empty parts, missing '=', unknown and repeated
+/// keys. The Error names the id and the offending part.
+Result<std::vector<KeyValue>> parse_key_values(std::string_view text,
+                                               const std::vector<std::string>& allowed,
+                                               const std::string& id);
+
+/// A link setting: what `nic:IF:link` reads and writes.
+/// autoneg=off needs speed and duplex (forced mode). With autoneg=on, speed and duplex
+/// are filters on the advertised modes: the kernel advertises exactly the supported
+/// modes that match (LINKMODES_SET without an OURS bitset). `advertise` is only ever
+/// produced by a read, for an advertised set no filter describes.
+struct LinkSetting {
+  bool autoneg = true;
+  std::optional<uint32_t> speed_mbps;
+  std::optional<std::string> duplex;  // "full" or "half"
+  std::vector<std::string> advertise;
+};
+
+Result<LinkSetting> parse_link_setting(std::string_view text, const std::string& id);
+std::string format_link_setting(const LinkSetting& s);
+
+/// Speed and duplex of an ethtool link mode name ("25000baseSR/Full"); nullopt for
+/// bits that are not speeds ("Autoneg", "TP", "Pause", "FEC_RS").
+struct ModeSpeed {
+  uint32_t speed_mbps = 0;
+  std::string duplex;  // "full" or "half"
+};
+std::optional<ModeSpeed> parse_link_mode(std::string_view name);
+
+/// The supported speed modes that match the filters, in the order given.
+std::vector<std::string> filter_modes(const std::vector<std::string>& supported,
+                                      std::optional<uint32_t> speed,
+                                      const std::optional<std::string>& duplex);
+
+/// Describes a link as a LinkSetting: forced speed/duplex, or which filter on the
+/// supported modes yields the advertised ones (the least specific that does, after
+/// speed+duplex), or the advertised list itself when no filter does.
+LinkSetting describe_link(const LinkInfo& info);
+
+/// "combined=8", "rx=4,tx=4": channel counts. Keys in order rx, tx, other, combined;
+/// a key appears when the device supports it (max > 0) or, max unknown, has a value.
+std::string format_channels(const Channels& ch);
+Result<Channels> parse_channels(std::string_view text, const std::string& id);
+/// "rx=4096,tx=4096".
+std::string format_rings(const Rings& r);
+Result<Rings> parse_rings(std::string_view text, const std::string& id);
+
+}  // namespace tuner

@@ -1,0 +1,101 @@
+#include "tuner/knobs/nic_id.h"
+
+#include <doctest/doctest.h>
+
+namespace tuner {
+
+TEST_CASE("nic id: valid ids split into interface and setting") {
+  auto id = parse_nic_id("nic:eth0:link");
+  REQUIRE(id.ok());
+  CHECK(id->ifname == "eth0");
+  CHECK(id->attr == "link");
+  CHECK(parse_nic_id("nic:enp59s0f1np1:channels").ok());
+  CHECK(parse_nic_id("nic:br-lan.100:rings").ok());
+  CHECK(parse_nic_id("nic:veth@x_1:rings").ok());
+}
+
+TEST_CASE("nic id: hostile and malformed ids are refused, naming the id") {
+  for (const char* bad : {"nic:../x:link", "nic:..:link", "nic:.:link", "nic::link",
+                          "nic:eth0", "nic:eth0:bogus", "nic:a/b:link", "nic:eth 0:link",
+                          "nic:eth0:1:link", "nic:abcdefghijklmnop:link", "nic:eth0:",
+                          "nic:eth0\n:link"}) {
+    auto id = parse_nic_id(bad);
+    CHECK_MESSAGE(!id.ok(), bad);
+    if (!id.ok()) CHECK(id.error().where == bad);
+  }
+  // 15 characters is the longest name IFNAMSIZ allows.
+  CHECK(parse_nic_id("nic:abcdefghijklmno:link").ok());
+  CHECK(parse_nic_id("nic:eth0:bogus").error().what.find("bogus") != std::string::npos);
+}
+
+TEST_CASE("nic value: link settings parse and print canonically") {
+  auto s = parse_link_setting(" duplex=full, speed=25000 ,autoneg=off", "nic:x:link");
+  REQUIRE(s.ok());
+  CHECK(format_link_setting(*s) == "autoneg=off,speed=25000,duplex=full");
+  CHECK(format_link_setting(*parse_link_setting("autoneg=on", "k")) == "autoneg=on");
+  CHECK(format_link_setting(*parse_link_setting("autoneg=on,speed=1000", "k")) ==
+        "autoneg=on,speed=1000");
+  for (const char* bad : {"", "autoneg=off", "autoneg=off,speed=1000", "speed=1000,duplex=full",
+                          "autoneg=yes", "autoneg=on,speed=0", "autoneg=on,speed=fast",
+                          "autoneg=on,duplex=quarter", "autoneg=on,autoneg=off",
+                          "autoneg=on,,speed=10", "autoneg=on,mtu=9000", "autoneg"}) {
+    auto r = parse_link_setting(bad, "nic:eth0:link");
+    CHECK_MESSAGE(!r.ok(), bad);
+    if (!r.ok()) CHECK(r.error().where == "nic:eth0:link");
+  }
+}
+
+TEST_CASE("nic value: link mode names give speed and duplex") {
+  CHECK(parse_link_mode("25000baseSR/Full")->speed_mbps == 25000);
+  CHECK(parse_link_mode("10baseT/Half")->duplex == "half");
+  CHECK(parse_link_mode("10baseT1S_P2MP/Half")->speed_mbps == 10);
+  CHECK(!parse_link_mode("Autoneg"));
+  CHECK(!parse_link_mode("FEC_RS"));
+  CHECK(!parse_link_mode("Asym_Pause"));
+}
+
+TEST_CASE("nic value: describe_link finds the filter behind the advertised modes") {
+  LinkInfo info;
+  info.autoneg = true;
+  info.supported_modes = {"10baseT/Half", "10baseT/Full", "100baseT/Half", "100baseT/Full",
+                          "1000baseT/Full", "Autoneg", "TP"};
+  info.advertised_modes = info.supported_modes;
+  CHECK(format_link_setting(describe_link(info)) == "autoneg=on");
+  info.advertised_modes = {"1000baseT/Full", "Autoneg", "TP"};
+  CHECK(format_link_setting(describe_link(info)) == "autoneg=on,speed=1000,duplex=full");
+  info.advertised_modes = {"100baseT/Half", "100baseT/Full"};
+  CHECK(format_link_setting(describe_link(info)) == "autoneg=on,speed=100");
+  info.advertised_modes = {"10baseT/Full", "100baseT/Full", "1000baseT/Full"};
+  CHECK(format_link_setting(describe_link(info)) == "autoneg=on,duplex=full");
+  info.advertised_modes = {"10baseT/Full", "1000baseT/Full"};
+  CHECK(format_link_setting(describe_link(info)) ==
+        "autoneg=on,advertise=1000baseT/Full+10baseT/Full");
+  // Forced mode reports the forced speed; negotiated speed is never part of autoneg=on.
+  info.autoneg = false;
+  info.speed_mbps = 100;
+  info.duplex = "half";
+  CHECK(format_link_setting(describe_link(info)) == "autoneg=off,speed=100,duplex=half");
+}
+
+TEST_CASE("nic value: channels and rings") {
+  Channels ch;
+  ch.combined = 8;
+  ch.combined_max = 63;
+  ch.other = 1;
+  ch.other_max = 1;
+  ch.rx = 0;
+  ch.rx_max = 0;
+  CHECK(format_channels(ch) == "other=1,combined=8");
+  auto p = parse_channels("tx=4,rx=4", "nic:v0:channels");
+  REQUIRE(p.ok());
+  CHECK(format_channels(*p) == "rx=4,tx=4");
+  CHECK(!parse_channels("rx=-1", "k").ok());
+  CHECK(!parse_channels("queues=4", "k").ok());
+  auto r = parse_rings("tx=1024,rx=4096", "k");
+  REQUIRE(r.ok());
+  CHECK(format_rings(*r) == "rx=4096,tx=1024");
+  CHECK(!parse_rings("rx=0", "k").ok());
+  CHECK(!parse_rings("other=4", "k").ok());
+}
+
+}  // namespace tuner

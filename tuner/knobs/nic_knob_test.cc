@@ -1,0 +1,294 @@
+// The nic knobs against a fake ethtool netlink that behaves like the kernel's
+// LINKMODES_SET (advertised modes rebuilt from speed/duplex filters) and records every
+// SET, with a link partner that only links at some speeds and drivers that lie.
+#include <doctest/doctest.h>
+
+#include "tuner/knobs/knob.h"
+#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_knob.h"
+
+namespace tuner {
+
+namespace {
+
+class FakeNetlink : public Netlink {
+ public:
+  LinkInfo link;
+  Channels channels;
+  Rings rings;
+  std::vector<uint32_t> partner_speeds = {1000, 100, 10};  // what the other end can do
+  bool driver_reports_full_duplex = false;  // a driver that ignores forced half duplex
+  std::optional<Error> refuse;              // the next SET fails with this
+  std::vector<LinkModesRequest> link_sets;
+  std::vector<Channels> channel_sets;
+  std::vector<Rings> ring_sets;
+
+  FakeNetlink() {
+    link.autoneg = true;
+    link.supported_modes = {"10baseT/Half", "10baseT/Full", "100baseT/Half", "100baseT/Full",
+                            "1000baseT/Full", "Autoneg", "TP"};
+    link.advertised_modes = link.supported_modes;
+    update_state();
+    channels.combined = 4;
+    channels.combined_max = 8;
+    channels.other = 1;
+    channels.other_max = 1;
+    channels.rx_max = channels.tx_max = 0;
+    rings.rx = rings.tx = 256;
+    rings.rx_max = rings.tx_max = 4096;
+  }
+
+  // Link comes up when both ends share a mode: negotiated, or the forced one.
+  void update_state() {
+    link.up = false;
+    link.speed_mbps.reset();
+    link.duplex.reset();
+    if (*link.autoneg) {
+      for (uint32_t sp : partner_speeds)
+        if (!filter_modes(link.advertised_modes, sp, "full").empty()) {
+          link.up = true;
+          link.speed_mbps = sp;
+          link.duplex = "full";
+          return;
+        }
+    } else {
+      link.speed_mbps = forced_speed;
+      link.duplex = driver_reports_full_duplex ? "full" : forced_duplex;
+      for (uint32_t sp : partner_speeds)
+        if (sp == forced_speed) link.up = true;
+    }
+  }
+
+  Status get_link_info(const std::string&, LinkInfo& out) override {
+    out.port = "TP";
+    return Ok{};
+  }
+  Status get_link_modes(const std::string&, LinkInfo& out) override {
+    out.autoneg = link.autoneg;
+    out.speed_mbps = link.speed_mbps;
+    out.duplex = link.duplex;
+    out.supported_modes = link.supported_modes;
+    out.advertised_modes = link.advertised_modes;
+    return Ok{};
+  }
+  Status get_link_state(const std::string&, LinkInfo& out) override {
+    out.up = link.up;
+    return Ok{};
+  }
+  Result<Channels> get_channels(const std::string&) override { return channels; }
+  Result<Rings> get_rings(const std::string&) override { return rings; }
+
+  Status set_link_modes(const std::string&, const LinkModesRequest& req) override {
+    link_sets.push_back(req);
+    if (refuse) {
+      Error e = *refuse;
+      refuse.reset();
+      return e;
+    }
+    if (req.autoneg) link.autoneg = *req.autoneg;
+    if (req.speed_mbps) forced_speed = *req.speed_mbps;
+    if (req.duplex) forced_duplex = *req.duplex;
+    if (*link.autoneg && (req.speed_mbps || req.duplex)) {
+      std::vector<std::string> adv = filter_modes(link.supported_modes, req.speed_mbps, req.duplex);
+      adv.push_back("Autoneg");
+      adv.push_back("TP");
+      link.advertised_modes = adv;
+    }
+    update_state();
+    return Ok{};
+  }
+  Status set_channels(const std::string&, const Channels& ch) override {
+    channel_sets.push_back(ch);
+    if (refuse) {
+      Error e = *refuse;
+      refuse.reset();
+      return e;
+    }
+    if (ch.combined) channels.combined = ch.combined;
+    if (ch.other) channels.other = ch.other;
+    return Ok{};
+  }
+  Status set_rings(const std::string&, const Rings& r) override {
+    ring_sets.push_back(r);
+    if (r.rx) rings.rx = r.rx;
+    if (r.tx) rings.tx = r.tx;
+    return Ok{};
+  }
+
+ private:
+  uint32_t forced_speed = 0;
+  std::string forced_duplex = "full";
+};
+
+struct Fixture {
+  FakeNetlink nl;
+  KnobContext ctx{Root::live()};
+  Fixture() {
+    ctx.netlink = &nl;
+    ctx.link_timeout_ms = 50;
+  }
+  // "lo" exists on every machine, so make_knob's existence check passes.
+  std::unique_ptr<Knob> knob(const std::string& attr) {
+    auto k = make_knob("nic:lo:" + attr, ctx);
+    REQUIRE_MESSAGE(k.ok(), (k.ok() ? "" : k.error().message()));
+    return std::move(k).value();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("nic knob: ids are validated before anything else") {
+  Fixture f;
+  for (const char* bad : {"nic:../x:link", "nic:lo:bogus", "nic:lo/..:link"})
+    CHECK_MESSAGE(!make_knob(bad, f.ctx).ok(), bad);
+  auto missing = make_knob("nic:tuner-nope0:link", f.ctx);
+  REQUIRE(!missing.ok());
+  CHECK(missing.error().what.find("no such network interface") != std::string::npos);
+  CHECK(f.nl.link_sets.empty());
+}
+
+TEST_CASE("nic knob: link read and canonical forms") {
+  Fixture f;
+  auto k = f.knob("link");
+  CHECK(*k->read() == "autoneg=on");
+  CHECK(*k->canonical("duplex=full,autoneg=on,speed=1000") == "autoneg=on,speed=1000,duplex=full");
+  // 1000 Mb/s only exists at full duplex here: the filters mean the same modes.
+  CHECK(*k->canonical("autoneg=on,speed=1000") == "autoneg=on,speed=1000,duplex=full");
+  CHECK(*k->canonical("autoneg=on,speed=100") == "autoneg=on,speed=100");
+  auto no = k->canonical("autoneg=off,speed=25000,duplex=full");
+  REQUIRE(!no.ok());
+  CHECK(no.error().what.find("1000baseT/Full") != std::string::npos);  // lists what exists
+  CHECK(!k->canonical("autoneg=on,speed=1000,duplex=half").ok());
+}
+
+TEST_CASE("nic knob: restricting the advertised modes and rolling back") {
+  Fixture f;
+  auto k = f.knob("link");
+  REQUIRE(k->write("autoneg=on,speed=100,duplex=full").ok());
+  CHECK(*k->read() == "autoneg=on,speed=100,duplex=full");
+  CHECK(*f.nl.link.speed_mbps == 100);
+  REQUIRE(f.nl.link_sets.size() == 1);
+  CHECK(*f.nl.link_sets[0].speed_mbps == 100);
+  // Back to everything: mixed full/half support cannot be restored without OURS.
+  auto back = k->write("autoneg=on");
+  REQUIRE(!back.ok());
+  CHECK(back.error().what.find("OURS") != std::string::npos);
+  CHECK(*k->read() == "autoneg=on,speed=100,duplex=full");  // nothing changed
+  // With only full-duplex modes supported, the duplex filter brings them all back.
+  f.nl.link.supported_modes = {"100baseT/Full", "1000baseT/Full", "Autoneg"};
+  REQUIRE(k->write("autoneg=on").ok());
+  CHECK(*k->read() == "autoneg=on");
+  CHECK(*f.nl.link_sets.back().duplex == "full");
+  CHECK(*f.nl.link.speed_mbps == 1000);
+}
+
+TEST_CASE("nic knob: a forced speed that works is kept") {
+  Fixture f;
+  auto k = f.knob("link");
+  REQUIRE(k->write("autoneg=off,speed=100,duplex=full").ok());
+  CHECK(*k->read() == "autoneg=off,speed=100,duplex=full");
+  CHECK(f.nl.link_sets.size() == 1);
+}
+
+TEST_CASE("nic knob: link that does not come back is reverted") {
+  Fixture f;
+  f.nl.partner_speeds = {1000};
+  auto k = f.knob("link");
+  auto st = k->write("autoneg=off,speed=100,duplex=full");
+  REQUIRE(!st.ok());
+  CHECK(st.error().where == "nic:lo:link");
+  CHECK(st.error().what.find("link did not come back within 50 ms") != std::string::npos);
+  CHECK(st.error().what.find("; reverted") != std::string::npos);
+  REQUIRE(f.nl.link_sets.size() == 2);  // the change, then the revert
+  CHECK(*f.nl.link_sets[1].autoneg);
+  CHECK(*k->read() == "autoneg=on");
+  CHECK(*f.nl.link.up);
+}
+
+TEST_CASE("nic knob: a link that was down is not waited for") {
+  Fixture f;
+  f.nl.partner_speeds = {};
+  f.nl.update_state();
+  auto k = f.knob("link");
+  REQUIRE(k->write("autoneg=off,speed=10,duplex=half").ok());
+  CHECK(*k->read() == "autoneg=off,speed=10,duplex=half");
+}
+
+TEST_CASE("nic knob: a driver that reports something else is reverted") {
+  Fixture f;
+  f.nl.driver_reports_full_duplex = true;
+  f.nl.partner_speeds = {100, 1000};
+  auto k = f.knob("link");
+  auto st = k->write("autoneg=off,speed=100,duplex=half");
+  REQUIRE(!st.ok());
+  CHECK(st.error().what.find("the driver reports 'autoneg=off,speed=100,duplex=full'") !=
+        std::string::npos);
+  CHECK(st.error().what.find("; reverted") != std::string::npos);
+  CHECK(f.nl.link_sets.size() == 2);
+  CHECK(*k->read() == "autoneg=on");
+}
+
+TEST_CASE("nic knob: a kernel refusal carries its text and changes nothing") {
+  Fixture f;
+  f.nl.refuse = Error{"link settings cannot be changed (extack: \"forced speed not supported\")",
+                      "lo", EOPNOTSUPP};
+  auto k = f.knob("link");
+  auto st = k->write("autoneg=off,speed=1000,duplex=full");
+  REQUIRE(!st.ok());
+  CHECK(st.error().err == EOPNOTSUPP);
+  CHECK(st.error().message().find("forced speed not supported") != std::string::npos);
+  CHECK(st.error().message().find("nic:lo:link") != std::string::npos);
+  CHECK(f.nl.link_sets.size() == 1);  // no revert needed: nothing moved
+  CHECK(*k->read() == "autoneg=on");
+}
+
+TEST_CASE("nic knob: channels merge, check maxima, set and read back") {
+  Fixture f;
+  auto k = f.knob("channels");
+  CHECK(*k->read() == "other=1,combined=4");
+  CHECK(*k->canonical("combined=8") == "other=1,combined=8");
+  auto over = k->canonical("combined=9");
+  REQUIRE(!over.ok());
+  CHECK(over.error().what.find("maximum of 8") != std::string::npos);
+  CHECK(!k->canonical("rx=4,tx=4").ok());  // this device has combined queues only
+  REQUIRE(k->write("combined=8").ok());
+  CHECK(*k->read() == "other=1,combined=8");
+  REQUIRE(f.nl.channel_sets.size() == 1);
+  CHECK(*f.nl.channel_sets[0].combined == 8);
+  CHECK(f.nl.link_sets.empty());
+}
+
+TEST_CASE("nic knob: rings that the driver rounds are reverted") {
+  Fixture f;
+  auto k = f.knob("rings");
+  CHECK(*k->read() == "rx=256,tx=256");
+  REQUIRE(k->write("rx=4096,tx=4096").ok());
+  CHECK(*k->read() == "rx=4096,tx=4096");
+  CHECK(!k->canonical("rx=8192").ok());
+  // A driver that rounds 1000 up to a power of two, 1024, did not do what was asked.
+  struct Rounding : FakeNetlink {
+    Status set_rings(const std::string& n, const Rings& r) override {
+      Rings up = r;
+      if (up.rx) {
+        uint32_t p2 = 1;
+        while (p2 < *up.rx) p2 *= 2;
+        up.rx = p2;
+      }
+      return FakeNetlink::set_rings(n, up);
+    }
+  } rounding;
+  f.ctx.netlink = &rounding;
+  auto k2 = f.knob("rings");
+  auto st = k2->write("rx=1000");
+  REQUIRE(!st.ok());
+  CHECK(st.error().what.find("reports 'rx=1024,tx=256'") != std::string::npos);
+  CHECK(*k2->read() == "rx=256,tx=256");
+}
+
+TEST_CASE("nic knob: timeouts print in words") {
+  CHECK(format_timeout(10000) == "10 s");
+  CHECK(format_timeout(1500) == "1.5 s");
+  CHECK(format_timeout(50) == "50 ms");
+}
+
+}  // namespace tuner

@@ -1,0 +1,70 @@
+// nic:IF:rings: RX/TX ring sizes through ETHTOOL_MSG_RINGS_GET/SET.
+#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_knob.h"
+
+namespace tuner {
+
+namespace {
+
+class NicRingsKnob : public NicKnob {
+ public:
+  using NicKnob::NicKnob;
+
+  Result<std::string> read() override {
+    auto r = rings();
+    if (!r.ok()) return r.error();
+    return format_rings(*r);
+  }
+
+  /// Fills a size the value leaves out from the device and checks the maxima.
+  Result<std::string> canonical(const std::string& desired) override {
+    auto want = parse_rings(desired, id_);
+    if (!want.ok()) return want.error();
+    auto cur = rings();
+    if (!cur.ok()) return format_rings(*want);
+    Rings merged = *cur;
+    auto check = [&](const char* name, const std::optional<uint32_t>& v,
+                     const std::optional<uint32_t>& max, std::optional<uint32_t>& out) -> Status {
+      if (!v) return Ok{};
+      if (max && *v > *max)
+        return Error{std::string(name) + "=" + std::to_string(*v) +
+                         " exceeds the device's maximum of " + std::to_string(*max),
+                     id_, 0};
+      out = v;
+      return Ok{};
+    };
+    if (auto st = check("rx", want->rx, cur->rx_max, merged.rx); !st.ok()) return st.error();
+    if (auto st = check("tx", want->tx, cur->tx_max, merged.tx); !st.ok()) return st.error();
+    return format_rings(merged);
+  }
+
+ protected:
+  Status apply(const std::string& value) override {
+    auto r = parse_rings(value, id_);
+    if (!r.ok()) return r.error();
+    auto nl = netlink();
+    if (!nl.ok()) return nl.error();
+    auto st = (*nl)->set_rings(ifname_, *r);
+    if (!st.ok())
+      return Error{"cannot set rings to '" + value + "': " + st.error().what, id_,
+                   st.error().err};
+    return Ok{};
+  }
+
+ private:
+  Result<Rings> rings() {
+    auto nl = netlink();
+    if (!nl.ok()) return nl.error();
+    auto r = (*nl)->get_rings(ifname_);
+    if (!r.ok()) return Error{"cannot read rings: " + r.error().what, id_, r.error().err};
+    return r;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Knob> make_nic_rings_knob(std::string id, std::string ifname, KnobContext& ctx) {
+  return std::unique_ptr<Knob>(new NicRingsKnob(std::move(id), std::move(ifname), ctx));
+}
+
+}  // namespace tuner

@@ -1,0 +1,144 @@
+// numa:unit:NAME: binds a systemd unit with a drop-in. systemd applies it the next time
+// the unit starts; tuner never restarts a workload by itself.
+#include "base/strings.h"
+#include "tuner/knobs/numa_knobs.h"
+#include "tuner/knobs/numa_value.h"
+#include "tuner/knobs/systemd.h"
+
+namespace tuner {
+
+namespace {
+
+const char* const kDropin = "tuner-numa.conf";
+
+bool is_service(const std::string& unit) {
+  return unit.size() > 8 && unit.compare(unit.size() - 8, 8, ".service") == 0;
+}
+
+}  // namespace
+
+std::string numa_dropin_text(const std::string& id, const std::string& unit,
+                             const std::string& cpus, const std::string& mems) {
+  std::string out = "# Written by tuner (" + id + "); `tuner rollback` removes it.\n";
+  if (is_service(unit)) {
+    out += "[Service]\n";
+    if (!cpus.empty()) out += "CPUAffinity=" + cpus + "\n";
+    if (!mems.empty()) out += "NUMAPolicy=bind\nNUMAMask=" + mems + "\n";
+  } else {
+    std::string kind = unit.substr(unit.rfind('.') + 1);
+    kind[0] = static_cast<char>(kind[0] - 'a' + 'A');
+    out += "[" + kind + "]\n";
+    if (!cpus.empty()) out += "AllowedCPUs=" + cpus + "\n";
+    if (!mems.empty()) out += "AllowedMemoryNodes=" + mems + "\n";
+  }
+  return out;
+}
+
+Result<std::string> parse_numa_dropin(const std::string& text, const std::string& path,
+                                      const std::string& id) {
+  NumaBinding b;
+  std::string policy;
+  int line_no = 0;
+  for (std::string_view line : split(text, '\n')) {
+    ++line_no;
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';' || line[0] == '[') continue;
+    auto eq = line.find('=');
+    std::string where = id + ": " + path + ":" + std::to_string(line_no);
+    if (eq == std::string_view::npos) return Error{"expected KEY=VALUE", where, 0};
+    std::string key(trim(line.substr(0, eq)));
+    std::string_view value = trim(line.substr(eq + 1));
+    if (key == "NUMAPolicy") {
+      policy = value;
+      continue;
+    }
+    std::optional<CpuSet>* dst = nullptr;
+    if (key == "CPUAffinity" || key == "AllowedCPUs") dst = &b.cpus;
+    else if (key == "NUMAMask" || key == "AllowedMemoryNodes") dst = &b.mems;
+    else return Error{"unexpected setting " + key + " in tuner's drop-in", where, 0};
+    // systemd accepts blanks as well as commas between entries.
+    std::string list;
+    for (std::string_view w : split_ws(value)) list += (list.empty() ? "" : ",") + std::string(w);
+    auto set = CpuSet::parse(list);
+    if (!set.ok()) return Error{key + ": " + set.error().what, where, 0};
+    *dst = *set;
+  }
+  if (b.mems && !policy.empty() && policy != "bind")
+    return Error{"NUMAPolicy=" + policy + " is not the bind policy tuner writes", id + ": " + path, 0};
+  if (!b.cpus && !b.mems)
+    return Error{"drop-in sets neither CPUs nor memory nodes", id + ": " + path, 0};
+  return format_numa_binding(b);
+}
+
+namespace {
+
+class NumaUnitKnob : public Knob {
+ public:
+  NumaUnitKnob(std::string id, std::string unit, KnobContext& ctx)
+      : id_(std::move(id)), unit_(std::move(unit)), ctx_(ctx) {}
+
+  const std::string& id() const override { return id_; }
+
+  Result<std::string> read() override {
+    auto text = read_optional_file(ctx_.systemd_dir, unit_ + ".d", kDropin);
+    if (!text.ok()) return Error{text.error().message(), id_, text.error().err};
+    if (!*text) return std::string("none");
+    return parse_numa_dropin(**text, path(), id_);
+  }
+
+  Result<std::string> canonical(const std::string& desired) override {
+    if (trim(desired) == "none") return std::string("none");
+    auto b = parse_numa_binding(desired, id_);
+    if (!b.ok()) return b.error();
+    if (auto st = check_numa_binding(*b, ctx_.root, id_); !st.ok()) return st.error();
+    return format_numa_binding(*b);
+  }
+
+  Status write(const std::string& value) override {
+    if (!ctx_.root.is_live())
+      return Error{"refusing to write under --root " + ctx_.root.dir(), id_, 0};
+    auto want = canonical(value);
+    if (!want.ok()) return want.error();
+    Status st = Ok{};
+    if (*want == "none") {
+      st = remove_file_and_empty_dir(ctx_.systemd_dir, unit_ + ".d", kDropin);
+    } else {
+      auto b = parse_numa_binding(*want, id_);
+      std::string cpus = b->cpus ? b->cpus->to_string() : "";
+      std::string mems = b->mems ? b->mems->to_string() : "";
+      st = write_file_atomic(ctx_.systemd_dir, unit_ + ".d", kDropin,
+                             numa_dropin_text(id_, unit_, cpus, mems));
+    }
+    if (!st.ok()) return Error{st.error().message(), id_, st.error().err};
+    auto now = read();
+    if (!now.ok()) return now.error();
+    if (*now != *want)
+      return Error{"read back '" + *now + "' from " + path() + " after writing '" + *want + "'",
+                   id_, 0};
+    Systemctl& sc = systemctl();
+    if (!sc.running()) {
+      knob_note(id_, "systemd is not running here; skipped daemon-reload");
+      return Ok{};
+    }
+    if (auto r = sc.run({"daemon-reload"}); !r.ok())
+      return Error{"wrote " + path() + " but " + r.error().message(), id_, 0};
+    knob_note(id_, "takes effect when " + unit_ + " next starts; tuner does not restart it");
+    return Ok{};
+  }
+
+ private:
+  std::string path() const { return ctx_.systemd_dir + "/" + unit_ + ".d/" + kDropin; }
+
+  std::string id_, unit_;
+  KnobContext& ctx_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Knob>> make_numa_unit_knob(const std::string& id, const std::string& unit,
+                                                  KnobContext& ctx) {
+  if (auto st = validate_unit_name(unit, id); !st.ok()) return st.error();
+  return std::unique_ptr<Knob>(new NumaUnitKnob(id, unit, ctx));
+}
+
+}  // namespace tuner
