@@ -5,6 +5,7 @@
 
 #include "base/strings.h"
 #include "probes/sysctl.h"
+#include "tuner/knobs/knob.h"
 #include "tuner/planner_internal.h"
 
 namespace tuner {
@@ -140,9 +141,16 @@ CurrentValue RootCurrentValues::get(const std::string& id) const {
                 " or /sys/fs/cgroup/cpuset/" + rel + ")"};
   }
   if (id == "irqbalance:banned") {
-    // irqbalance's ban list lives in its service configuration, which tuner only
-    // writes through the irqbalance knob; before that nothing is banned by us.
-    return {CurrentValue::State::known, "", ""};
+    // The ban list lives in the drop-in the irqbalance knob writes; its read() is the
+    // one definition of the value ("none" or "57,58").
+    if (!root.exists("etc/systemd/system")) return {CurrentValue::State::known, "none", ""};
+    KnobContext ctx{root};
+    if (!root.is_live()) ctx.systemd_dir = root.dir() + "/etc/systemd/system";
+    auto knob = make_knob(id, ctx);
+    if (!knob.ok()) return {CurrentValue::State::unknown, "", knob.error().message()};
+    auto value = (*knob)->read();
+    if (!value.ok()) return {CurrentValue::State::unknown, "", value.error().message()};
+    return {CurrentValue::State::known, *value, ""};
   }
   return {CurrentValue::State::unknown, "", "no reader for " + id};
 }

@@ -164,7 +164,7 @@ TEST_CASE("planner irq: irqbalance stop, ban and leave") {
   testing::add_nic(inv, "eth1", 0, 1, 9);
   inv.host.irqbalance_running = true;
   FakeCurrent cur;
-  cur.values_["irqbalance:banned"] = "";
+  cur.values_["irqbalance:banned"] = "none";
 
   auto stop = make_plan_with(irq_profile("numa-local", "stop"), inv, cur);
   REQUIRE(stop.ok());
@@ -176,7 +176,7 @@ TEST_CASE("planner irq: irqbalance stop, ban and leave") {
   auto ban = make_plan_with(irq_profile("numa-local", "ban"), inv, cur);
   REQUIRE(ban.ok());
   CHECK(ban->changes.back().knob == "irqbalance:banned");
-  CHECK(ban->changes.back().current == "");
+  CHECK(ban->changes.back().current == "none");
   CHECK(ban->changes.back().desired == "9,58,59");
 
   auto leave = make_plan_with(irq_profile("numa-local", "leave"), inv, cur);

@@ -160,6 +160,11 @@ TEST_CASE("planner numa: drop-ins and cpuset files are read back through the roo
   CHECK(cur.get("numa:unit:other.service").value == "none");
   CHECK(cur.get("numa:cgroup:/sys/fs/cgroup/jobs.slice").value == "cpus=4-7,mems=1");
   CHECK(cur.get("numa:cgroup:/sys/fs/cgroup/legacy").value == "cpus=0-15,mems=0-1");
+  // The irqbalance ban list is read the way the irqbalance knob writes it.
+  CHECK(cur.get("irqbalance:banned").value == "none");
+  dir.write("etc/systemd/system/irqbalance.service.d/tuner-ban.conf",
+            "[Service]\nEnvironment=\"TUNER_IRQBALANCE_BANNED=--banirq=58 --banirq=9\"\n");
+  CHECK(cur.get("irqbalance:banned").value == "9,58");
   CurrentValue gone = cur.get("numa:cgroup:/sys/fs/cgroup/nope");
   CHECK(gone.state == CurrentValue::State::missing);
   CHECK(gone.why == "cgroup 'nope' does not exist on this machine (no /sys/fs/cgroup/nope or "

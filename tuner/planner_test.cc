@@ -201,7 +201,7 @@ TEST_CASE("planner: a plan applied to its own desired state is empty") {
                  {"sysctl:net.core.somaxconn", "128"},
                  {"sysctl:vm.swappiness", "60"},
                  {"numa:unit:trainer.service", "none"},
-                 {"irqbalance:banned", ""}};
+                 {"irqbalance:banned", "none"}};
   using Op = SysctlSetting::Op;
   Profile p = named("x");
   p.sysctls = {sysctl("net.core.rmem_max", Op::set, "268435456"),
