@@ -1,0 +1,28 @@
+// IRQ placement: which CPU each queue IRQ of a NIC gets. Pure functions over the
+// topology, so the rule ("a core each before any SMT sibling, never an isolated CPU")
+// is tested without a machine.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "base/cpuset.h"
+#include "probes/inventory.h"
+
+namespace tuner {
+
+/// The CPUs of candidates that IRQs may use: host.isolcpus and host.nohz_full are
+/// removed (those CPUs were set aside for latency-critical work).
+CpuSet irq_allowed_cpus(const CpuSet& candidates, const Host& host);
+
+/// The order in which CPUs are handed to queue IRQs: the first allowed PU of every core
+/// (cores in logical-index order), then every core's second allowed PU, and so on.
+/// Cores with no allowed PU are left out. Allowed PUs that no core lists (a topology
+/// without cores) count as cores of their own, after the listed ones.
+std::vector<unsigned> irq_cpu_order(const std::vector<Core>& cores, const CpuSet& allowed);
+
+/// One CPU per IRQ, round robin: IRQ i gets order[i % order.size()]. Empty when order
+/// is empty.
+std::vector<unsigned> assign_round_robin(std::size_t irq_count, const std::vector<unsigned>& order);
+
+}  // namespace tuner
