@@ -47,7 +47,7 @@ Plan sample_plan() {
   p.irqs = {irq};
   NicRule link;
   link.glob = "eth*";
-  link.speed_max = true;
+  link.speed_mbps = 25000;
   link.group = "network";
   link.loc = testing::loc(12);
   p.nics = {link};

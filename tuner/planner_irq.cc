@@ -8,6 +8,7 @@
 // they are. Kernel-managed IRQs cannot be moved and are skipped with a note.
 // When two rules match a NIC, the one later in the profile wins (as later files win).
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -46,7 +47,18 @@ std::string queue_label(const Irq& irq) {
   return irq.queue.value_or(std::to_string(irq.number));
 }
 
-/// The queue IRQs of nic in placement order: by queue index, then IRQ number.
+/// 1 for a transmit-only vector ("output.3", "tx-3"), else 0 (receive or combined).
+int tx_only(const Irq& irq) {
+  std::string q = irq.queue.value_or("");
+  for (char& c : q) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (q.find("txrx") != std::string::npos || q.find("rxtx") != std::string::npos) return 0;
+  return q.rfind("output", 0) == 0 || q.rfind("tx", 0) == 0 ? 1 : 0;
+}
+
+/// The queue IRQs of nic in placement order: receive (or combined) vectors by queue
+/// index, then transmit-only ones by queue index, then IRQ number. NICs with separate
+/// RX and TX vectors (virtio's input.N/output.N) would otherwise alternate, and round
+/// robin would put every RX queue on the same half of the cores.
 std::vector<const Irq*> queue_irqs(const Inventory& inv, const Nic& nic) {
   std::vector<const Irq*> out;
   for (const Irq& irq : inv.irqs) {
@@ -55,6 +67,7 @@ std::vector<const Irq*> queue_irqs(const Inventory& inv, const Nic& nic) {
     if (owned && is_queue_irq(irq)) out.push_back(&irq);
   }
   std::sort(out.begin(), out.end(), [](const Irq* a, const Irq* b) {
+    if (tx_only(*a) != tx_only(*b)) return tx_only(*a) < tx_only(*b);
     auto qa = queue_index(*a), qb = queue_index(*b);
     if (qa != qb) return qa.value_or(~0u) < qb.value_or(~0u);
     return a->number < b->number;

@@ -58,6 +58,26 @@ TEST_CASE("planner irq: IRQs follow queue order, not IRQ numbers, and the link I
   CHECK(!d.count("irq:62:affinity"));  // "eth0": the link vector has no queue
 }
 
+TEST_CASE("planner irq: separate RX and TX vectors: the RX queues get every core") {
+  // virtio-net: input.N and output.N vectors, as in /proc/interrupts "virtio1-input.0".
+  Inventory inv = testing::smt_machine(1, 2);  // cores 0-1, SMT siblings 2-3
+  testing::add_nic(inv, "eth0", 0, 4, 40);     // IRQs 40-43 (+44 link) renamed below
+  for (unsigned i = 0; i < 4; ++i) {
+    inv.irqs[i].queue = (i % 2 ? "output." : "input.") + std::to_string(i / 2);
+    inv.irqs[i].name = "virtio1-" + *inv.irqs[i].queue;
+  }
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  auto d = desired(*plan);
+  // input.0 (40) and input.1 (42) land on different cores; the outputs then take the
+  // SMT siblings, so output.N shares a physical core with input.N.
+  CHECK(d.at("irq:40:affinity") == "0");
+  CHECK(d.at("irq:42:affinity") == "1");
+  CHECK(d.at("irq:41:affinity") == "2");
+  CHECK(d.at("irq:43:affinity") == "3");
+}
+
 TEST_CASE("planner irq: isolated CPUs are skipped, round robin past the last CPU") {
   Inventory inv = testing::smt_machine(1, 4);  // PUs 0-3 + 4-7
   inv.host.isolcpus = *CpuSet::parse("2-3,6-7");

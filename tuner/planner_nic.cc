@@ -11,7 +11,9 @@
 //                    needs both. A field missing from the desired value is "don't care",
 //                    so a change is a no-op when every desired field equals the current
 //                    one. Speed compares with the negotiated speed the NIC reports: a
-//                    link already running at the asked speed needs no change.
+//                    link already running at the asked speed needs no change. With
+//                    autoneg on, speed = "max" is plain "autoneg=on" (every supported
+//                    mode advertised), never a restriction to the NIC's top speed.
 //   nic:IF:channels  "rx=N,tx=N,other=N,combined=N", only the fields the rule sets.
 //   nic:IF:rings     "rx=N,tx=N", only the fields the rule sets; "max" is resolved to
 //                    the driver's maximum.
@@ -120,10 +122,16 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
                                            "the current one is not known)");
     speed = link.speed_mbps;
   }
+  // With autonegotiation, "max" is every supported mode advertised: the link then comes
+  // up at the fastest speed both ends share. Advertising only the NIC's top speed
+  // would take the link down wherever the partner cannot reach it.
+  bool advertise_all = autoneg && rule.speed_max;
+  if (advertise_all)
+    why += "; autonegotiation advertises every mode and picks the fastest both ends share";
   desired.emplace_back("autoneg", autoneg ? "on" : "off");
-  if (speed) desired.emplace_back("speed", std::to_string(*speed));
+  if (speed && !advertise_all) desired.emplace_back("speed", std::to_string(*speed));
   if (rule.duplex) desired.emplace_back("duplex", *rule.duplex);
-  else if (speed) desired.emplace_back("duplex", link.duplex.value_or("full"));
+  else if (speed && !advertise_all) desired.emplace_back("duplex", link.duplex.value_or("full"));
 
   std::string reason = nic.name + ": profile asks " + join_fields(desired);
   if (!why.empty()) reason += "; " + why;

@@ -31,14 +31,14 @@ Nic& sfp_nic(Inventory& inv) {
 
 }  // namespace
 
-TEST_CASE("planner nic: speed max is the fastest supported mode of the asked duplex") {
+TEST_CASE("planner nic: speed max forces the fastest mode, or advertises every mode") {
   Inventory inv = testing::smt_machine(1, 2);
   sfp_nic(inv);
   FakeCurrent cur;
   NicRule rule;
   rule.speed_max = true;
   rule.duplex = "full";
-  rule.autoneg = true;
+  rule.autoneg = false;
   auto plan = make_plan_with(nic_profile(rule), inv, cur);
   REQUIRE(plan.ok());
   REQUIRE(plan->changes.size() == 1);
@@ -46,15 +46,28 @@ TEST_CASE("planner nic: speed max is the fastest supported mode of the asked dup
   CHECK(c.knob == "nic:eth0:link");
   CHECK(c.group == "nic");
   CHECK(c.current == "autoneg=on,speed=10000,duplex=full");
-  CHECK(c.desired == "autoneg=on,speed=25000,duplex=full");
-  CHECK(c.reason == "eth0: profile asks autoneg=on,speed=25000,duplex=full; fastest full-duplex "
+  CHECK(c.desired == "autoneg=off,speed=25000,duplex=full");
+  CHECK(c.reason == "eth0: profile asks autoneg=off,speed=25000,duplex=full; fastest full-duplex "
                     "mode it supports is 25000 Mb/s (test.toml:12)");
 
   SUBCASE("half duplex picks among half modes only") {
     rule.duplex = "half";
     auto half = make_plan_with(nic_profile(rule), inv, cur);
     REQUIRE(half.ok());
-    CHECK(half->changes[0].desired == "autoneg=on,speed=1000,duplex=half");
+    CHECK(half->changes[0].desired == "autoneg=off,speed=1000,duplex=half");
+  }
+  SUBCASE("with autoneg, max advertises every mode instead of only the top one") {
+    // Restricting the advertisement to 25G would take the link down wherever the
+    // partner cannot do 25G; negotiation already picks the fastest shared mode.
+    rule.autoneg = true;
+    auto neg = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(neg.ok());
+    CHECK(neg->changes.empty());  // already autoneg, full duplex
+    inv.nics[0].link.autoneg = false;
+    auto forced = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(forced.ok());
+    REQUIRE(forced->changes.size() == 1);
+    CHECK(forced->changes[0].desired == "autoneg=on,duplex=full");
   }
 }
 

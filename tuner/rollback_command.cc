@@ -7,6 +7,7 @@
 
 #include "base/result.h"
 #include "rollback/journal.h"
+#include "rollback/rollback.h"
 #include "tuner/cli.h"
 #include "tuner/run_glue.h"
 
@@ -23,7 +24,7 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
   std::string run_id, abandon;
   desc.add_options()
       ("run-id", po::value(&run_id), "the run to undo (see 'tuner history')")
-      ("last", "undo the newest run")
+      ("last", "undo the newest apply that is still in force")
       ("abandon", po::value(&abandon), "forget an unfinished run without undoing it")
       ("json", "print the tuner.run/1 JSON document");
   po::positional_options_description pos;
@@ -56,7 +57,18 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
     auto runs = list_runs(dir);
     if (!runs.ok()) fail_runtime(runs.error().message());
     if (runs->empty()) fail_input(fmt::format("no runs recorded in {}", g.state_dir));
-    run_id = runs->back();
+    // The newest apply still in force. A `restore` run (boot) only re-applies what
+    // earlier applies kept; undoing it would leave their settings in place, so --last
+    // undoes the apply itself, whose before-values are the untuned machine's.
+    for (auto it = runs->rbegin(); it != runs->rend() && run_id.empty(); ++it) {
+      auto text = read_journal(dir, *it);
+      if (!text.ok()) continue;
+      RunSummary run = summarize_run(*it, *text);
+      if (run.kind == "apply" && run.status != "rolled_back" && run.status != "abandoned")
+        run_id = *it;
+    }
+    if (run_id.empty())
+      fail_input("no applied run left to roll back (see 'tuner history')");
   } else if (run_id.empty()) {
     auto unfinished = find_unfinished_run(dir);
     if (!unfinished.ok()) fail_runtime(unfinished.error().message());
