@@ -146,7 +146,8 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
   if (req.duplex) {
     if (*req.duplex == "full") duplex = DUPLEX_FULL;
     else if (*req.duplex == "half") duplex = DUPLEX_HALF;
-    else return Error{"duplex must be \"full\" or \"half\", not \"" + *req.duplex + "\"", ifname, 0};
+    else if (*req.duplex == "unknown") duplex = DUPLEX_UNKNOWN;  // virtio-net accepts it back
+    else return Error{"duplex must be \"full\", \"half\" or \"unknown\", not \"" + *req.duplex + "\"", ifname, 0};
   }
   NlRequest r(family, ETHTOOL_MSG_LINKMODES_SET, NLM_F_ACK, seq);
   nlmsghdr* nlh = r.header();

@@ -91,8 +91,13 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
       s.autoneg = kv.value == "on";
       have_autoneg = true;
     } else if (kv.key == "speed") {
+      if (kv.value == "unknown") {
+        s.speed_mbps = kSpeedUnknown;
+        continue;
+      }
       auto v = parse_count(kv, id, false);
       if (!v.ok()) return v.error();
+      if (*v == kSpeedUnknown) return Error{"speed=" + kv.value + ": out of range", id, 0};
       s.speed_mbps = *v;
     } else if (kv.key == "advertise") {
       for (std::string_view mode : split(kv.value, '+')) {
@@ -105,8 +110,8 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
         s.advertise.emplace_back(mode);
       }
     } else {
-      if (kv.value != "full" && kv.value != "half")
-        return Error{"duplex=" + kv.value + ": expected full or half", id, 0};
+      if (kv.value != "full" && kv.value != "half" && kv.value != "unknown")
+        return Error{"duplex=" + kv.value + ": expected full, half or unknown", id, 0};
       s.duplex = kv.value;
     }
   }
@@ -115,12 +120,16 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
     return Error{"advertise= goes with autoneg=on alone", id, 0};
   if (!s.autoneg && (!s.speed_mbps || !s.duplex))
     return Error{"autoneg=off needs both speed=N and duplex=full|half", id, 0};
+  bool unknown = s.speed_mbps == kSpeedUnknown || s.duplex == std::optional<std::string>("unknown");
+  if (unknown && (s.autoneg || s.speed_mbps != kSpeedUnknown || s.duplex != "unknown"))
+    return Error{"speed=unknown and duplex=unknown go together, with autoneg=off", id, 0};
   return s;
 }
 
 std::string format_link_setting(const LinkSetting& s) {
   std::string out = s.autoneg ? "autoneg=on" : "autoneg=off";
-  if (s.speed_mbps) out += ",speed=" + std::to_string(*s.speed_mbps);
+  if (s.speed_mbps == kSpeedUnknown) out += ",speed=unknown";
+  else if (s.speed_mbps) out += ",speed=" + std::to_string(*s.speed_mbps);
   if (s.duplex) out += ",duplex=" + *s.duplex;
   if (!s.advertise.empty()) {
     out += ",advertise=";
@@ -173,6 +182,12 @@ LinkSetting describe_link(const LinkInfo& info) {
   if (!s.autoneg) {
     s.speed_mbps = info.speed_mbps;
     s.duplex = info.duplex;
+    // A forced mode the driver cannot name (virtio-net before anyone sets a speed):
+    // "unknown" is a value the kernel accepts back, so rollback can restore it.
+    if (!s.speed_mbps && !s.duplex) {
+      s.speed_mbps = kSpeedUnknown;
+      s.duplex = "unknown";
+    }
     return s;
   }
   std::vector<std::string> all = sorted(filter_modes(info.supported_modes, {}, {}));

@@ -40,10 +40,14 @@ Result<std::vector<KeyValue>> parse_key_values(std::string_view text,
 /// are filters on the advertised modes: the kernel advertises exactly the supported
 /// modes that match. `advertise` is what a read gives for an advertised set no filter
 /// describes ("advertise=1000baseT/Full+10baseT/Full"); it is written as an OURS list.
+/// "speed=unknown" (with "duplex=unknown"): a forced mode without a known speed, as the
+/// kernel's SPEED_UNKNOWN / DUPLEX_UNKNOWN.
+inline constexpr uint32_t kSpeedUnknown = 0xffffffffu;
+
 struct LinkSetting {
   bool autoneg = true;
   std::optional<uint32_t> speed_mbps;
-  std::optional<std::string> duplex;  // "full" or "half"
+  std::optional<std::string> duplex;  // "full", "half", or "unknown" (forced, unnamed)
   std::vector<std::string> advertise;
 };
 

@@ -98,4 +98,19 @@ TEST_CASE("nic value: channels and rings") {
   CHECK(!parse_rings("other=4", "k").ok());
 }
 
+TEST_CASE("nic value: a forced mode without a known speed round-trips as 'unknown'") {
+  // virtio-net before anyone set a speed: autoneg off, speed -1, duplex unknown.
+  LinkInfo info;
+  info.autoneg = false;
+  CHECK(format_link_setting(describe_link(info)) == "autoneg=off,speed=unknown,duplex=unknown");
+  auto back = parse_link_setting("autoneg=off,speed=unknown,duplex=unknown", "nic:eth0:link");
+  REQUIRE(back.ok());
+  CHECK(back->speed_mbps == kSpeedUnknown);
+  CHECK(format_link_setting(*back) == "autoneg=off,speed=unknown,duplex=unknown");
+  CHECK_FALSE(parse_link_setting("autoneg=off,speed=unknown,duplex=full", "x").ok());
+  CHECK_FALSE(parse_link_setting("autoneg=on,speed=unknown,duplex=unknown", "x").ok());
+  CHECK_FALSE(parse_link_setting("autoneg=off,speed=4294967295,duplex=full", "x").ok());
+}
+
 }  // namespace tuner
+

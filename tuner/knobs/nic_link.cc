@@ -27,6 +27,7 @@ class NicLinkKnob : public NicKnob {
   Result<std::string> canonical(const std::string& desired) override {
     auto s = parse_link_setting(desired, id_);
     if (!s.ok()) return s.error();
+    if (s->speed_mbps == kSpeedUnknown) return format_link_setting(*s);  // a rollback value
     auto info = link_modes();
     if (!info.ok()) return format_link_setting(*s);  // nothing to check against
     std::vector<std::string> speeds = filter_modes(info->supported_modes, {}, {});
