@@ -22,7 +22,9 @@ const std::vector<std::string>& default_probe_sysctls() {
 
 Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
   Inventory inv;
-  inv.host = probe_host(root, inv.errors);
+  // An XML export describes another machine: this host's kernel, isolcpus or
+  // irqbalance would be facts about the wrong node, so they stay unknown.
+  if (!options.topology_xml) inv.host = probe_host(root, inv.errors);
 
   auto topo = probe_topology(root, options.topology_xml);
   if (topo.ok()) {

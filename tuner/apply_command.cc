@@ -17,13 +17,8 @@
 #include "tuner/run_glue.h"
 #include "tuner/target.h"
 
-// The profile loader and the planner's report land from their own branches; until both
-// are in the tree, apply builds but says it cannot plan.
-#if __has_include("tuner/profile_match.h") && __has_include("tuner/plan_report.h")
-#define TUNER_HAVE_PLANNER 1
+#include "tuner/plan_for.h"
 #include "tuner/plan_report.h"
-#include "tuner/profile_match.h"
-#endif
 
 namespace po = boost::program_options;
 
@@ -31,36 +26,6 @@ namespace tuner {
 
 namespace {
 
-#ifdef TUNER_HAVE_PLANNER
-Plan make_live_plan(const GlobalOptions& g, const std::vector<std::string>& names,
-                    const Target& target) {
-  std::vector<std::string> search = profile_search_path(g.profile_path);
-  Inventory inv = probe_target(target);
-  std::vector<std::string> chosen = names;
-  if (chosen.empty()) {
-    auto best = best_profile(search, inv);
-    if (!best.ok()) fail_input(best.error().message());
-    chosen.push_back(*best);
-  }
-  std::vector<Profile> profiles;
-  for (const auto& n : chosen) {
-    auto p = load_profile(n, search);
-    if (!p.ok()) fail_input(p.error().message());
-    profiles.push_back(std::move(p).value());
-  }
-  Profile merged = profiles.size() == 1 ? profiles[0] : merge_profiles(profiles);
-  auto plan = make_plan(merged, inv, target);
-  if (!plan.ok()) fail_input(plan.error().message());
-  return std::move(plan).value();
-}
-
-std::string describe_plan(const Plan& plan, const Term& term) { return format_plan(plan, term); }
-#else
-Plan make_live_plan(const GlobalOptions&, const std::vector<std::string>&, const Target&) {
-  fail_runtime("this build has no profile loader or planner yet; nothing was changed");
-}
-std::string describe_plan(const Plan&, const Term&) { return ""; }
-#endif
 
 // A person confirms on a terminal; anything else must say --yes.
 void confirm(const Plan& plan, const GlobalOptions& g) {
@@ -68,7 +33,7 @@ void confirm(const Plan& plan, const GlobalOptions& g) {
     fail_input("refusing to change this machine without confirmation: stdin is not a "
                "terminal; review 'tuner plan' and pass --yes. Nothing was changed");
   Term term(g.color, STDERR_FILENO);
-  fmt::print(stderr, "{}", describe_plan(plan, term));
+  fmt::print(stderr, "{}", format_plan(plan, term));
   fmt::print(stderr, "apply {} change{}? [y/N] ", plan.changes.size(),
              plan.changes.size() == 1 ? "" : "s");
   std::string answer;
@@ -108,7 +73,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   // Plan first: a bad profile is reported before anything, the state dir included,
   // is created. apply_plan re-reads every current value under the lock anyway.
   Target target = open_target(vm);
-  Plan plan = make_live_plan(g, profiles, target);
+  Plan plan = plan_for(g, profiles, target);
   StateDir dir = open_state_dir(g, true);
   Lock lock = take_lock(dir);
   auto unfinished = find_unfinished_run(dir);

@@ -7,42 +7,12 @@
 #include "tuner/cli.h"
 #include "tuner/plan_json.h"
 #include "tuner/plan_report.h"
-#include "tuner/planner.h"
-#include "tuner/profile.h"
+#include "tuner/plan_for.h"
 #include "tuner/target.h"
-#if __has_include("tuner/profile_match.h")
-#include "tuner/profile_match.h"
-#define TUNER_HAVE_PROFILE_MATCH 1
-#endif
 
 namespace po = boost::program_options;
 
 namespace tuner {
-namespace {
-
-Profile choose_profile(std::vector<std::string> names, const std::vector<std::string>& path,
-                       const Inventory& inventory) {
-  if (names.empty()) {
-#ifdef TUNER_HAVE_PROFILE_MATCH
-    auto best = best_profile(path, inventory);
-    if (!best.ok()) fail_input(best.error().message());
-    names = {*best};
-#else
-    (void)inventory;
-    fail_input("no --profile given and automatic profile selection is not built in");
-#endif
-  }
-  std::vector<Profile> profiles;
-  for (const std::string& name : names) {
-    auto p = load_profile(name, path);
-    if (!p.ok()) fail_input(p.error().message());
-    profiles.push_back(std::move(p).value());
-  }
-  if (profiles.size() == 1) return std::move(profiles.front());
-  return merge_profiles(profiles);
-}
-
-}  // namespace
 
 int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc("tuner plan");
@@ -55,20 +25,16 @@ int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options("plan", args, desc, {}, vm, g)) return 0;
   Target target = open_target(vm);
-  Inventory inventory = probe_target(target);
   std::vector<std::string> names;
   if (vm.count("profile")) names = vm["profile"].as<std::vector<std::string>>();
-  Profile profile = choose_profile(names, profile_search_path(g.profile_path), inventory);
-
-  auto plan = make_plan(profile, inventory, target);
-  if (!plan.ok()) fail_input(plan.error().message());
+  Plan plan = plan_for(g, names, target);
   if (vm.count("json")) {
-    std::cout << plan_to_json(*plan).dump(2) << "\n";
+    std::cout << plan_to_json(plan).dump(2) << "\n";
   } else {
     Term term(g.color, 1);
-    std::cout << format_plan(*plan, term);
+    std::cout << format_plan(plan, term);
   }
-  if (vm.count("detailed-exitcode") && !plan->changes.empty())
+  if (vm.count("detailed-exitcode") && !plan.changes.empty())
     return static_cast<int>(ExitCode::changes_pending);
   return 0;
 }
