@@ -123,14 +123,7 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
     return report;
   }
   bool dirty = false;
-  for (auto it = state->knobs.begin(); it != state->knobs.end();) {
-    if (it->second.run_id == run_id && restored.count(it->first)) {
-      it = state->knobs.erase(it);
-      dirty = true;
-    } else {
-      ++it;
-    }
-  }
+  for (const std::string& id : restored) dirty |= forget_knob(*state, id, run_id);
   if (dirty)
     if (auto s = save_state(dir, *state); !s.ok()) report.errors.push_back(s.error().message());
   return report;

@@ -61,8 +61,8 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
                        rec(RecordType::intent, "sysctl:a.y", "10", "20")}).ok());
   }
   State st;
-  st.knobs["sysctl:a.x"] = {"2", "1", id, "sysctl"};
-  st.knobs["sysctl:other"] = {"5", "4", "20261128T000000Z-0000", "sysctl"};
+  st.knobs["sysctl:a.x"] = {"2", "1", id, "sysctl", {}};
+  st.knobs["sysctl:other"] = {"5", "4", "20261128T000000Z-0000", "sysctl", {}};
   REQUIRE(save_state(*sd, st).ok());
 
   auto unfinished = find_unfinished_run(*sd);

@@ -1,5 +1,7 @@
 #include "rollback/state.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,7 +15,56 @@ namespace tuner {
 namespace {
 constexpr const char* kSchema = "tuner.state/1";
 constexpr const char* kFile = "state.json";
+KeptKnob kept_from_json(const nlohmann::json& v) {
+  KeptKnob k;
+  k.value = v["value"].get<std::string>();
+  k.before = v.value("before", std::string());
+  k.run_id = v.value("run_id", std::string());
+  k.group = v.value("group", std::string());
+  return k;
+}
+
+nlohmann::json kept_to_json(const KeptKnob& k) {
+  return {{"value", k.value}, {"before", k.before}, {"run_id", k.run_id}, {"group", k.group}};
+}
+
 }  // namespace
+
+void keep_knob(State& s, const std::string& id, KeptKnob kept) {
+  auto it = s.knobs.find(id);
+  if (it != s.knobs.end() && it->second.run_id != kept.run_id) {
+    kept.earlier = std::move(it->second.earlier);
+    it->second.earlier.clear();
+    kept.earlier.push_back(std::move(it->second));
+  } else if (it != s.knobs.end()) {
+    kept.earlier = std::move(it->second.earlier);  // the same run set it twice
+    kept.before = it->second.before;
+  }
+  s.knobs[id] = std::move(kept);
+}
+
+bool forget_knob(State& s, const std::string& id, const std::string& run_id) {
+  auto it = s.knobs.find(id);
+  if (it == s.knobs.end()) return false;
+  KeptKnob& k = it->second;
+  if (k.run_id != run_id) {
+    // A later run keeps it; run_id's entry may still sit among the earlier ones.
+    auto e = std::find_if(k.earlier.begin(), k.earlier.end(),
+                          [&](const KeptKnob& old) { return old.run_id == run_id; });
+    if (e == k.earlier.end()) return false;
+    k.earlier.erase(e);
+    return true;
+  }
+  if (k.earlier.empty()) {
+    s.knobs.erase(it);
+    return true;
+  }
+  KeptKnob back = std::move(k.earlier.back());
+  k.earlier.pop_back();
+  back.earlier = std::move(k.earlier);
+  k = std::move(back);
+  return true;
+}
 
 Result<State> parse_state(std::string_view text, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
@@ -27,11 +78,11 @@ Result<State> parse_state(std::string_view text, const std::string& where) {
   for (const auto& [id, v] : knobs->items()) {
     if (!v.is_object() || !v.contains("value") || !v["value"].is_string())
       return Error{"knob \"" + id + "\" has no string \"value\"", where, 0};
-    KeptKnob k;
-    k.value = v["value"].get<std::string>();
-    k.before = v.value("before", std::string());
-    k.run_id = v.value("run_id", std::string());
-    k.group = v.value("group", std::string());
+    KeptKnob k = kept_from_json(v);
+    if (auto e = v.find("earlier"); e != v.end() && e->is_array())
+      for (const auto& old : *e)
+        if (old.is_object() && old.contains("value") && old["value"].is_string())
+          k.earlier.push_back(kept_from_json(old));
     s.knobs.emplace(id, std::move(k));
   }
   return s;
@@ -41,9 +92,14 @@ std::string encode_state(const State& s) {
   nlohmann::json j;
   j["schema"] = kSchema;
   j["knobs"] = nlohmann::json::object();
-  for (const auto& [id, k] : s.knobs)
-    j["knobs"][id] = {{"value", k.value}, {"before", k.before}, {"run_id", k.run_id},
-                      {"group", k.group}};
+  for (const auto& [id, k] : s.knobs) {
+    j["knobs"][id] = kept_to_json(k);
+    if (!k.earlier.empty()) {
+      nlohmann::json earlier = nlohmann::json::array();
+      for (const KeptKnob& old : k.earlier) earlier.push_back(kept_to_json(old));
+      j["knobs"][id]["earlier"] = earlier;
+    }
+  }
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

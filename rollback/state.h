@@ -1,10 +1,11 @@
 // State: the settings tuner currently keeps, in <state-dir>/state.json
-// ({"schema":"tuner.state/1","knobs":{id:{value,before,run_id,group}}}). `restore`
+// ({"schema":"tuner.state/1","knobs":{id:{value,before,run_id,group,earlier:[...]}}}). `restore`
 // re-applies it at boot and `status` compares it with live values. Written atomically.
 #pragma once
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "rollback/state_dir.h"
@@ -16,6 +17,10 @@ struct KeptKnob {
   std::string before;  // what it replaced (rollback of run_id puts this back)
   std::string run_id;  // the run that set it
   std::string group;
+  /// What earlier runs kept for this knob before run_id replaced it, oldest first
+  /// (each without its own `earlier`). Rolling back run_id makes the newest of
+  /// them the kept value again: its value is exactly what rollback writes back.
+  std::vector<KeptKnob> earlier;
 };
 
 struct State {
@@ -25,6 +30,14 @@ struct State {
 /// Parses state.json text; `where` names the file in errors.
 Result<State> parse_state(std::string_view text, const std::string& where);
 std::string encode_state(const State& s);
+
+/// Records that run_id now keeps `value` for knob id (replacing `before`): an entry an
+/// earlier run kept moves into `earlier`.
+void keep_knob(State& s, const std::string& id, KeptKnob kept);
+/// Undoes run_id's entry for knob id after a rollback restored it: the newest earlier
+/// entry becomes current again, or the knob is no longer kept. Returns true if the
+/// state changed.
+bool forget_knob(State& s, const std::string& id, const std::string& run_id);
 
 /// Reads state.json; a missing file is an empty State.
 Result<State> load_state(const StateDir& dir);

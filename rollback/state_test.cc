@@ -53,8 +53,8 @@ TEST_CASE("state: atomic write round trip, no temp file left") {
   REQUIRE(empty.ok());
   CHECK(empty->knobs.empty());
   State s;
-  s.knobs["sysctl:net.core.somaxconn"] = {"8192", "4096", "20261129T173000Z-1a2b", "sysctl"};
-  s.knobs["irq:57:affinity"] = {"3", "0-7", "20261129T173000Z-1a2b", "irq"};
+  s.knobs["sysctl:net.core.somaxconn"] = {"8192", "4096", "20261129T173000Z-1a2b", "sysctl", {}};
+  s.knobs["irq:57:affinity"] = {"3", "0-7", "20261129T173000Z-1a2b", "irq", {}};
   REQUIRE(save_state(*sd, s).ok());
   auto back = load_state(*sd);
   REQUIRE(back.ok());
@@ -77,4 +77,33 @@ TEST_CASE("state: bad state.json names the file") {
   auto r = parse_state("{\"schema\":\"tuner.state/1\",\"knobs\":{\"a\":{}}}", "x/state.json");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().where == "x/state.json");
+}
+
+TEST_CASE("state: a later run's knob rolls back to what the earlier run kept") {
+  State s;
+  keep_knob(s, "sysctl:net.core.somaxconn", {"8192", "4096", "run1", "sysctl", {}});
+  keep_knob(s, "sysctl:net.core.somaxconn", {"16384", "8192", "run2", "sysctl", {}});
+  REQUIRE(s.knobs["sysctl:net.core.somaxconn"].earlier.size() == 1);
+  // The history survives state.json.
+  auto back = parse_state(encode_state(s), "state.json");
+  REQUIRE(back.ok());
+  CHECK(back->knobs["sysctl:net.core.somaxconn"].earlier.at(0).run_id == "run1");
+  CHECK(forget_knob(*back, "sysctl:net.core.somaxconn", "run2"));
+  const KeptKnob& k = back->knobs.at("sysctl:net.core.somaxconn");
+  CHECK(k.value == "8192");
+  CHECK(k.before == "4096");
+  CHECK(k.run_id == "run1");
+  CHECK(k.earlier.empty());
+  CHECK(forget_knob(*back, "sysctl:net.core.somaxconn", "run1"));
+  CHECK(back->knobs.empty());
+  CHECK_FALSE(forget_knob(*back, "sysctl:net.core.somaxconn", "run1"));
+}
+
+TEST_CASE("state: rolling back an earlier run leaves the later run's value kept") {
+  State s;
+  keep_knob(s, "irq:57:affinity", {"3", "0-7", "run1", "irq", {}});
+  keep_knob(s, "irq:57:affinity", {"5", "3", "run2", "irq", {}});
+  CHECK(forget_knob(s, "irq:57:affinity", "run1"));
+  CHECK(s.knobs.at("irq:57:affinity").value == "5");
+  CHECK(s.knobs.at("irq:57:affinity").earlier.empty());
 }

@@ -156,7 +156,7 @@ Result<ApplyResult> apply_plan(const Plan& plan, const StateDir& dir, const Knob
       for (std::size_t k = i; k < end; ++k) {
         const Step& step = (*steps)[k];
         if (std::find(kept.begin(), kept.end(), step.knob->id()) == kept.end()) continue;
-        state->knobs[step.knob->id()] = {step.after, step.before, run_id, group};
+        keep_knob(*state, step.knob->id(), {step.after, step.before, run_id, group, {}});
       }
       if (auto s = save_state(dir, *state); !s.ok()) {
         result.report.errors.push_back(s.error().message());
