@@ -1,6 +1,7 @@
 #include "probes/irq.h"
 
 #include <doctest/doctest.h>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -266,6 +267,17 @@ TEST_CASE("irq: live probe invariants") {
   std::vector<ProbeError> errors;
   std::vector<Irq> irqs = probe_irqs(root, errors);
   REQUIRE_FALSE(irqs.empty());
+  // Every numbered row of /proc/interrupts appears, read here independently.
+  std::set<unsigned> listed, probed;
+  std::istringstream rows(slurp("/proc/interrupts"));
+  for (std::string row; std::getline(rows, row);) {
+    auto fields = tuner::split_ws(row);
+    if (fields.empty() || fields[0].back() != ':') continue;
+    if (auto n = tuner::parse_u64(fields[0].substr(0, fields[0].size() - 1)))
+      listed.insert(static_cast<unsigned>(*n));
+  }
+  for (const Irq& i : irqs) probed.insert(i.number);
+  CHECK(probed == listed);
   auto online = tuner::split_ws(slurp("/proc/interrupts").substr(0, slurp("/proc/interrupts").find('\n')));
   for (const Irq& i : irqs) {
     CHECK(i.per_cpu.size() == online.size());
