@@ -11,7 +11,7 @@ build_pkgs=(
 )
 test_pkgs=(
   iproute2 procps util-linux python3
-  qemu-system-x86 busybox-static cpio kmod zstd xz-utils jq ethtool
+  qemu-system-x86 busybox-static cpio kmod zstd xz-utils jq ethtool time
 )
 
 pkgs=("${build_pkgs[@]}")
