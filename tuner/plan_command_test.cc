@@ -12,37 +12,15 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_util.h"
+
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-Run run_tuner(const std::string& args) {
-  char tmpl[] = "/tmp/tuner-plan-cli-XXXXXX";
-  int fd = ::mkstemp(tmpl);
-  REQUIRE(fd >= 0);
-  ::close(fd);
-  std::string cmd = std::string(TUNER_BINARY) + " " + args + " 2>" + tmpl;
-  Run r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(tmpl);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  std::remove(tmpl);
-  return r;
-}
+using Run = tuner::testing::CliRun;
+using tuner::testing::run_tuner;
 
 /// A temp dir removed with the object; write() makes parent dirs.
 struct TempDir {
