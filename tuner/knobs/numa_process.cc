@@ -61,17 +61,8 @@ class NumaProcessKnob : public Knob {
   }
 
   Result<std::string> canonical(const std::string& desired) override {
-    auto b = parse_numa_binding(desired, id_);
-    if (!b.ok()) return b.error();
-    if (auto st = check_numa_binding(*b, ctx_.root, id_); !st.ok()) return st.error();
-    if (!b->cpus || !b->mems) {
-      auto cur = read();
-      if (!cur.ok()) return cur.error();
-      auto c = parse_numa_binding(*cur, id_, true);
-      if (!b->cpus) b->cpus = c->cpus;
-      if (!b->mems) b->mems = c->mems;
-    }
-    return format_numa_binding(*b);
+    return canonical_numa_binding(desired, /*allow_empty=*/false, ctx_.root, id_,
+                                  [this] { return read(); });
   }
 
   Status write(const std::string& value) override {

@@ -67,4 +67,21 @@ Status check_numa_binding(const NumaBinding& b, const Root& root, const std::str
   return check_subset(b.mems, root, "sys/devices/system/node/online", "NUMA nodes", id);
 }
 
+Result<std::string> canonical_numa_binding(const std::string& desired, bool allow_empty,
+                                           const Root& root, const std::string& id,
+                                           const std::function<Result<std::string>()>& current) {
+  auto b = parse_numa_binding(desired, id, allow_empty);
+  if (!b.ok()) return b.error();
+  if (auto st = check_numa_binding(*b, root, id); !st.ok()) return st.error();
+  if (!b->cpus || !b->mems) {
+    auto cur = current();
+    if (!cur.ok()) return cur.error();
+    auto c = parse_numa_binding(*cur, id, true);
+    if (!c.ok()) return c.error();
+    if (!b->cpus) b->cpus = c->cpus;
+    if (!b->mems) b->mems = c->mems;
+  }
+  return format_numa_binding(*b);
+}
+
 }  // namespace tuner

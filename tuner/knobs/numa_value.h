@@ -2,6 +2,7 @@
 // desired value) or, for a systemd unit, "none".
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,5 +28,11 @@ std::string format_numa_binding(const NumaBinding& b);
 /// Checks the lists against the machine under root (sys/devices/system/cpu/online and
 /// node/online); skipped where those files cannot be read.
 Status check_numa_binding(const NumaBinding& b, const Root& root, const std::string& id);
+
+/// The canonical form of a desired binding: parsed, checked against the machine, and
+/// completed with the current value's cpus or mems where it names only one of them.
+Result<std::string> canonical_numa_binding(const std::string& desired, bool allow_empty,
+                                           const Root& root, const std::string& id,
+                                           const std::function<Result<std::string>()>& current);
 
 }  // namespace tuner
