@@ -1,5 +1,7 @@
 #include "probes/root.h"
 
+#include "base/fd_io.h"
+
 #include <algorithm>
 #include <dirent.h>
 #include <fcntl.h>
@@ -67,21 +69,7 @@ Result<int> Root::open_fd(std::string_view path, int flags) const {
 Result<std::string> Root::read(std::string_view path) const {
   auto fd = open_fd(path);
   if (!fd.ok()) return fd.error();
-  std::string out;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(*fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(*fd);
-      return errno_error("cannot read", std::string(path), e);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(*fd);
-  return out;
+  return read_all_and_close(*fd, std::string(path));
 }
 
 Result<std::vector<std::string>> Root::list(std::string_view path) const {

@@ -1,5 +1,7 @@
 #include "probes/sysctl.h"
 
+#include "base/fd_io.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -156,21 +158,9 @@ Result<std::string> sysctl_path(const Root& root, std::string_view key) {
 Result<std::string> read_sysctl(const Root& root, std::string_view key) {
   auto fd = open_sysctl(root, key, O_RDONLY);
   if (!fd.ok()) return fd.error();
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::read(*fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(*fd);
-      return Error{"cannot read", printable(key), e};
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(*fd);
-  return normalize_ws(out);
+  auto text = read_all_and_close(*fd, printable(key));
+  if (!text.ok()) return text.error();
+  return normalize_ws(*text);
 }
 
 }  // namespace tuner

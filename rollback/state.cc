@@ -1,5 +1,7 @@
 #include "rollback/state.h"
 
+#include "base/fd_io.h"
+
 #include <algorithm>
 
 #include <fcntl.h>
@@ -110,21 +112,9 @@ Result<State> load_state(const StateDir& dir) {
     if (errno == ENOENT) return State{};
     return errno_error("cannot open", path);
   }
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      return errno_error("cannot read", path, e);
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return parse_state(text, path);
+  auto text = read_all_and_close(fd, path);
+  if (!text.ok()) return text.error();
+  return parse_state(*text, path);
 }
 
 Status save_state(const StateDir& dir, const State& s) {

@@ -1,5 +1,7 @@
 #include "tuner/knobs/proc_file.h"
 
+#include "base/fd_io.h"
+
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
@@ -29,21 +31,7 @@ std::string shown(const Root& root, const std::string& rel) {
 Result<std::string> read_proc_file(const Root& root, const std::string& rel) {
   int fd = open_beneath(root, rel, O_RDONLY);
   if (fd < 0) return errno_error("cannot open", shown(root, rel));
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      return errno_error("cannot read", shown(root, rel), e);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return out;
+  return read_all_and_close(fd, shown(root, rel));
 }
 
 Status write_proc_file(const Root& root, const std::string& rel, const std::string& text) {
