@@ -3,7 +3,9 @@
 # multi-queue virtio-net NIC on node 1 behind a pxb-pcie bridge, and an e1000. The guest
 # runs tests/vm/guest/scenario.sh and prints TUNER-RESULT lines; this script boots it
 # once, keeps the console log, and fails on any failed check, a hang, or a missing
-# TUNER-DONE. Checks for parts of tuner that are not there yet are listed as skipped.
+# TUNER-DONE. A check that skips because part of tuner is missing (a stub source, a
+# command saying "not implemented") fails the test; other skips (no tap backend) are
+# listed with their reasons.
 #   usage: e2e_test.sh PATH/TO/tuner
 # Environment: TUNER_VM_CACHE (kernel cache, default /var/cache/tuner-vm as root),
 # TUNER_VM_WORK (work dir, default <build>/vm), TUNER_VM_TIMEOUT (seconds, default 300).
@@ -85,6 +87,13 @@ echo "vm: $pass passed, $(grep -c . <<<"${skips:+$skips}") skipped, $(grep -c . 
 [[ -n "$skips" ]] && { echo "skipped (each with its reason):"; sed 's/^TUNER-RESULT skip /  /' <<<"$skips"; }
 if grep -q '^TUNER-ABORT' "$log" || [[ $pass -eq 0 ]]; then
   echo "FAIL: the scenario aborted or passed nothing"; tail_log 120; exit 1
+fi
+# Every part of tuner the scenario covers exists now: a check skipped because a
+# command says "not implemented" or a source is a stub is a regression, not a pass.
+missing=$(grep -iE 'not implemented|stub' <<<"${skips:-}" || true)
+if [[ -n "$missing" ]]; then
+  echo "FAIL: checks skipped for missing features:"; sed 's/^TUNER-RESULT skip /  /' <<<"$missing"
+  exit 1
 fi
 if [[ -n "$fails" ]]; then
   echo "FAILED checks:"; sed 's/^TUNER-RESULT fail /  /' <<<"$fails"
