@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_util.h"
+#include "tests/fixtures_util.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -144,4 +145,25 @@ TEST_CASE("plan command: a captured root is read, never written") {
   CHECK(j["changes"][0]["current"] == "212992");
   CHECK(j["unchanged"] == 1);
   CHECK(root.snapshot() == before);
+}
+
+TEST_CASE("plan command: a capture without proc/sys plans sysctls with unknown current values") {
+  // hwloc's sysfs captures hold /sys and a little of /proc, but no /proc/sys: existence
+  // of a key cannot be judged there, so the change is listed with current = null.
+  tuner::testing::ScopedFixture fx(std::string(TUNER_FIXTURES) +
+                                   "/sysfs/40intel64-2g2n4c+pci.tar.bz2");
+  TempDir dir;
+  std::string p = dir.write("p.toml", "[profile]\nname = \"p\"\n[sysctl]\n\"net.core.rmem_max\" = 268435456\n");
+  Run r = run_tuner("plan --json --detailed-exitcode --profile " + p + " --root " + fx.root());
+  CHECK(r.code == 3);
+  json j = json::parse(r.out);
+  REQUIRE(j["changes"].size() == 1);
+  CHECK(j["changes"][0]["current"].is_null());
+  CHECK(j["changes"][0]["desired"] == "268435456");
+  // With a proc/sys, a key that is not there is still an error (exit 2).
+  TempDir root;
+  root.write("proc/sys/vm/swappiness", "60\n");
+  r = run_tuner("plan --profile " + p + " --root " + root.path.string());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("does not exist") != std::string::npos);
 }

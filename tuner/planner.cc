@@ -103,6 +103,10 @@ CurrentValue RootCurrentValues::get(const std::string& id) const {
   const Root& root = target_.root;
   if (starts_with(id, "sysctl:")) {
     std::string key = id.substr(7);
+    // A capture of /sys and /proc without proc/sys (hwloc's test trees) cannot say
+    // whether a key exists: its value is unknown, not missing.
+    if (!root.is_live() && !root.exists("proc/sys"))
+      return {CurrentValue::State::unknown, "", root.dir() + " has no proc/sys"};
     auto path = sysctl_path(root, key);
     if (!path.ok()) {
       if (path.error().err == ENOENT)
@@ -136,6 +140,8 @@ CurrentValue RootCurrentValues::get(const std::string& id) const {
       if (!value.ok()) return {CurrentValue::State::unknown, "", dir + ": " + value.error().what};
       return {CurrentValue::State::known, *value, ""};
     }
+    if (!root.is_live() && !root.exists("sys/fs/cgroup"))
+      return {CurrentValue::State::unknown, "", root.dir() + " has no sys/fs/cgroup"};
     return {CurrentValue::State::missing, "",
             "cgroup '" + rel + "' does not exist on this machine (no /sys/fs/cgroup/" + rel +
                 " or /sys/fs/cgroup/cpuset/" + rel + ")"};
