@@ -148,16 +148,14 @@ class IrqbalanceBannedKnob : public Knob {
       return Error{"refusing to write under --root " + ctx_.root.dir(), id_, 0};
     auto want = canonical(value);
     if (!want.ok()) return want.error();
-    Status st = Ok{};
-    if (*want == "none") {
-      st = remove_file_and_empty_dir(ctx_.systemd_dir, kDropinDir, kDropin);
-    } else {
+    std::optional<std::string> text;  // nullopt: "none" removes the drop-in
+    if (*want != "none") {
       auto exec = effective_exec_start();
       if (!exec.ok()) return exec.error();
       std::string args;
       for (std::string_view irq : split(*want, ','))
         args += (args.empty() ? "" : " ") + std::string("--banirq=") + std::string(irq);
-      std::string text =
+      text =
           "# Written by tuner (irqbalance:banned); `tuner rollback` removes it.\n"
           "# A variable of its own: /etc/default/irqbalance (an EnvironmentFile) would\n"
           "# override IRQBALANCE_ARGS set by Environment=.\n"
@@ -165,14 +163,11 @@ class IrqbalanceBannedKnob : public Knob {
           "Environment=\"" + std::string(kVar) + "=" + args + "\"\n"
           "ExecStart=\n"
           "ExecStart=" + *exec + " $" + kVar + "\n";
-      st = write_file_atomic(ctx_.systemd_dir, kDropinDir, kDropin, text);
     }
-    if (!st.ok()) return Error{st.error().message(), id_, st.error().err};
-    auto now = read();
-    if (!now.ok()) return now.error();
-    if (*now != *want)
-      return Error{"read back '" + *now + "' from " + path() + " after writing '" + *want + "'",
-                   id_, 0};
+    if (auto st = write_dropin_checked(id_, ctx_.systemd_dir, kDropinDir, kDropin, text, *want,
+                                       [this] { return read(); });
+        !st.ok())
+      return st;
     Systemctl& sc = systemctl();
     if (!sc.running()) {
       knob_note(id_, "systemd is not running here; the drop-in applies once systemd runs irqbalance");

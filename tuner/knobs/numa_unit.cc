@@ -99,22 +99,17 @@ class NumaUnitKnob : public Knob {
       return Error{"refusing to write under --root " + ctx_.root.dir(), id_, 0};
     auto want = canonical(value);
     if (!want.ok()) return want.error();
-    Status st = Ok{};
-    if (*want == "none") {
-      st = remove_file_and_empty_dir(ctx_.systemd_dir, unit_ + ".d", kDropin);
-    } else {
+    std::optional<std::string> text;  // nullopt: "none" removes the drop-in
+    if (*want != "none") {
       auto b = parse_numa_binding(*want, id_);
       std::string cpus = b->cpus ? b->cpus->to_string() : "";
       std::string mems = b->mems ? b->mems->to_string() : "";
-      st = write_file_atomic(ctx_.systemd_dir, unit_ + ".d", kDropin,
-                             numa_dropin_text(id_, unit_, cpus, mems));
+      text = numa_dropin_text(id_, unit_, cpus, mems);
     }
-    if (!st.ok()) return Error{st.error().message(), id_, st.error().err};
-    auto now = read();
-    if (!now.ok()) return now.error();
-    if (*now != *want)
-      return Error{"read back '" + *now + "' from " + path() + " after writing '" + *want + "'",
-                   id_, 0};
+    if (auto st = write_dropin_checked(id_, ctx_.systemd_dir, unit_ + ".d", kDropin, text, *want,
+                                       [this] { return read(); });
+        !st.ok())
+      return st;
     Systemctl& sc = systemctl();
     if (!sc.running()) {
       knob_note(id_, "systemd is not running here; skipped daemon-reload");

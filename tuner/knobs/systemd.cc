@@ -235,4 +235,20 @@ void knob_note(const std::string& id, const std::string& text) {
   fmt::print(stderr, "tuner: note: {}: {}\n", id, text);
 }
 
+Status write_dropin_checked(const std::string& id, const std::string& dir,
+                            const std::string& subdir, const std::string& name,
+                            const std::optional<std::string>& content, const std::string& want,
+                            const std::function<Result<std::string>()>& read_back) {
+  Status st = content ? write_file_atomic(dir, subdir, name, *content)
+                      : remove_file_and_empty_dir(dir, subdir, name);
+  if (!st.ok()) return Error{st.error().message(), id, st.error().err};
+  auto now = read_back();
+  if (!now.ok()) return now.error();
+  if (*now != want)
+    return Error{"read back '" + *now + "' from " + dir + "/" + subdir + "/" + name +
+                     " after writing '" + want + "'",
+                 id, 0};
+  return Ok{};
+}
+
 }  // namespace tuner

@@ -3,6 +3,7 @@
 // library). Systemctl is a seam so tests can record what would have been run.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,14 @@ Result<std::optional<std::string>> read_optional_file(const std::string& dir,
 /// Removes DIR/SUBDIR/NAME (absent is fine), then SUBDIR if it is left empty.
 Status remove_file_and_empty_dir(const std::string& dir, const std::string& subdir,
                                  const std::string& name);
+
+/// The write step of a drop-in knob: writes DIR/SUBDIR/NAME (or removes it when
+/// content is nullopt), then reads the knob back through `read_back` and compares it
+/// with `want`. Errors name the knob id and the file.
+Status write_dropin_checked(const std::string& id, const std::string& dir,
+                            const std::string& subdir, const std::string& name,
+                            const std::optional<std::string>& content, const std::string& want,
+                            const std::function<Result<std::string>()>& read_back);
 
 class Systemctl {
  public:
