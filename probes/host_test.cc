@@ -14,13 +14,7 @@ using namespace tuner;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const std::string& path) { return testing::read_text(path); }
 std::string host_data(const std::string& rel) { return std::string(TUNER_TEST_DATA) + "/host/" + rel; }
 
 }  // namespace

@@ -17,13 +17,7 @@ using namespace tuner;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const std::string& path) { return testing::read_text(path); }
 std::string data(const std::string& rel) { return slurp(std::string(TUNER_TEST_DATA) + "/irq/" + rel); }
 
 const Irq* find(const std::vector<Irq>& irqs, unsigned n) {

@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
+#include <fstream>
 #include <unistd.h>
 #include <stdexcept>
 #include <string>
@@ -20,6 +22,16 @@ inline std::string shell_quote(const std::string& text) {
     else out += c;
   }
   return out + "'";
+}
+
+/// A whole test data file as text; throws std::runtime_error naming the path when it
+/// cannot be read (doctest reports the test as failed with that message).
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in.good()) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 /// Unpacks `tarball` (any compression GNU tar detects: .tar.bz2, .tar.gz, .tar) into a new
