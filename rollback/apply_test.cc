@@ -1,0 +1,166 @@
+#include "rollback/apply.h"
+
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "rollback/journal.h"
+#include "rollback/rollback.h"
+#include "rollback/state.h"
+#include "rollback/test_util.h"
+
+using namespace tuner;
+
+namespace {
+
+// An in-memory machine: knob id -> value, and a log of every write (ninja-style fake).
+struct FakeMachine {
+  std::map<std::string, std::string> values;
+  std::map<std::string, Error> fail;  // "id=value" writes that fail with this error
+  std::vector<std::string> log;
+};
+
+class FakeKnob : public Knob {
+ public:
+  FakeKnob(std::string id, FakeMachine& m) : id_(std::move(id)), m_(m) {}
+  const std::string& id() const override { return id_; }
+  Result<std::string> read() override {
+    if (!m_.values.count(id_)) return Error{"no such knob", id_, ENOENT};
+    return m_.values[id_];
+  }
+  Result<std::string> canonical(const std::string& d) override { return d; }
+  Status write(const std::string& v) override {
+    m_.log.push_back(id_ + "=" + v);
+    if (auto it = m_.fail.find(id_ + "=" + v); it != m_.fail.end()) return it->second;
+    m_.values[id_] = v;
+    return Ok{};
+  }
+
+ private:
+  std::string id_;
+  FakeMachine& m_;
+};
+
+KnobFactory factory(FakeMachine& m) {
+  return [&m](const std::string& id) -> Result<std::unique_ptr<Knob>> {
+    return std::unique_ptr<Knob>(new FakeKnob(id, m));
+  };
+}
+
+Plan plan_of(std::vector<std::tuple<std::string, std::string, std::string>> changes) {
+  Plan p;
+  p.profiles = {"test"};
+  for (auto& [knob, group, desired] : changes) p.changes.push_back({knob, group, {}, desired, ""});
+  return p;
+}
+
+std::vector<RecordType> types(const JournalText& j) {
+  std::vector<RecordType> out;
+  for (const auto& r : j.records) out.push_back(r.type);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("apply: groups in plan order, journaled, state recorded") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  FakeMachine m;
+  m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"irq:5:affinity", "0-3"}};
+  Plan p = plan_of({{"sysctl:a", "net", "10"}, {"sysctl:b", "net", "2"},
+                    {"irq:5:affinity", "irq", "1"}});
+  auto r = apply_plan(p, *sd, factory(m), {});
+  REQUIRE(r.ok());
+  CHECK(r->outcome == ApplyOutcome::applied);
+  CHECK(m.log == std::vector<std::string>{"sysctl:a=10", "irq:5:affinity=1"});  // b unchanged
+  REQUIRE(r->report.groups.size() == 2);
+  CHECK(r->report.groups[0].name == "net");
+  CHECK(r->report.groups[0].changes.size() == 1);
+  CHECK(r->report.groups[1].changes[0].before == "0-3");
+
+  auto j = read_journal(*sd, r->report.run_id);
+  REQUIRE(j.ok());
+  using T = RecordType;
+  CHECK(types(*j) == std::vector<T>{T::begin, T::intent, T::done, T::decision, T::intent,
+                                    T::done, T::decision, T::end});
+  auto st = load_state(*sd);
+  REQUIRE(st.ok());
+  CHECK(st->knobs["sysctl:a"].value == "10");
+  CHECK(st->knobs["sysctl:a"].before == "1");
+  CHECK(st->knobs["irq:5:affinity"].run_id == r->report.run_id);
+
+  // Idempotent: the second run finds nothing to change and writes no journal.
+  auto again = apply_plan(p, *sd, factory(m), {});
+  REQUIRE(again.ok());
+  CHECK(again->outcome == ApplyOutcome::nothing_to_change);
+  CHECK(list_runs(*sd)->size() == 1);
+
+  // And the run rolls back from its journal alone.
+  auto restore = [&](const std::string& id, const std::string& v) -> Status {
+    return factory(m)(id).value()->write(v);
+  };
+  REQUIRE(rollback_run(*sd, r->report.run_id, restore).ok());
+  CHECK(m.values["sysctl:a"] == "1");
+  CHECK(m.values["irq:5:affinity"] == "0-3");
+  CHECK(load_state(*sd)->knobs.empty());
+}
+
+TEST_CASE("apply: a refused IRQ is skipped, the rest goes on") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  FakeMachine m;
+  m.values = {{"irq:57:affinity", "0-7"}, {"irq:58:affinity", "0-7"}};
+  Error refused{"the kernel refused to move it (managed IRQ)", "irq 57 (nvme0q3)", 0};
+  refused.refused = true;
+  m.fail.emplace("irq:57:affinity=3", refused);
+  auto r = apply_plan(plan_of({{"irq:57:affinity", "irq", "3"}, {"irq:58:affinity", "irq", "4"}}),
+                      *sd, factory(m), {});
+  REQUIRE(r.ok());
+  CHECK(r->outcome == ApplyOutcome::applied);
+  CHECK(r->report.errors.empty());
+  auto& changes = r->report.groups.at(0).changes;
+  CHECK(changes[0].status == "skipped");
+  CHECK(changes[0].error == "irq 57 (nvme0q3): the kernel refused to move it (managed IRQ)");
+  CHECK(changes[1].status == "applied");
+  CHECK(m.values["irq:58:affinity"] == "4");
+  CHECK(load_state(*sd)->knobs.count("irq:57:affinity") == 0);
+}
+
+TEST_CASE("apply: a failed write rolls back everything this run wrote") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  FakeMachine m;
+  m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}};
+  m.fail.emplace("sysctl:c=30", Error{"cannot write", "/proc/sys/c", EINVAL});
+  auto r = apply_plan(plan_of({{"sysctl:a", "g1", "10"}, {"sysctl:b", "g2", "20"},
+                               {"sysctl:c", "g2", "30"}}),
+                      *sd, factory(m), {});
+  REQUIRE(r.ok());
+  CHECK(r->outcome == ApplyOutcome::rolled_back);
+  CHECK(m.values == std::map<std::string, std::string>{{"sysctl:a", "1"}, {"sysctl:b", "2"},
+                                                       {"sysctl:c", "3"}});
+  REQUIRE_FALSE(r->report.errors.empty());
+  CHECK(r->report.errors[0].find("Invalid argument") != std::string::npos);
+  CHECK(r->report.groups[0].decision == "rolled_back");
+  CHECK(r->report.groups[0].changes[0].status == "rolled_back");
+  CHECK(load_state(*sd)->knobs.empty());
+  auto j = read_journal(*sd, r->report.run_id);
+  CHECK(summarize_run(r->report.run_id, *j).status == "rolled_back");
+}
+
+TEST_CASE("apply: a knob that cannot be read changes nothing") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  FakeMachine m;
+  m.values = {{"sysctl:a", "1"}};
+  auto r = apply_plan(plan_of({{"sysctl:a", "g", "2"}, {"sysctl:missing", "g", "3"}}), *sd,
+                      factory(m), {});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().where == "sysctl:missing");
+  CHECK(m.log.empty());
+  CHECK(list_runs(*sd)->empty());
+}

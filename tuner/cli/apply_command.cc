@@ -1,0 +1,107 @@
+// tuner apply: profile -> plan -> journaled writes. Exit codes: 0 applied (or nothing
+// to change), 1 runtime failure (not root, another tuner running, an unfinished run,
+// a write that failed: everything this run wrote has been rolled back), 2 bad input or
+// usage (no --no-verify yet, --root/--topology, no confirmation): nothing was changed.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/core.h>
+
+#include "base/result.h"
+#include "rollback/apply.h"
+#include "tuner/cli/cli.h"
+#include "tuner/plan/planner.h"
+#include "tuner/profile/profile.h"
+#include "tuner/cli/run_glue.h"
+#include "tuner/cli/target_options.h"
+
+#include "tuner/cli/plan_for.h"
+#include "tuner/cli/report/plan_text.h"
+
+namespace po = boost::program_options;
+
+namespace tuner {
+
+namespace {
+
+
+// A person confirms on a terminal; anything else must say --yes.
+void confirm(const Plan& plan, const GlobalOptions& g) {
+  if (!::isatty(STDIN_FILENO))
+    fail_input("refusing to change this machine without confirmation: stdin is not a "
+               "terminal; review 'tuner plan' and pass --yes. Nothing was changed");
+  Term term(g.color, STDERR_FILENO);
+  fmt::print(stderr, "{}", format_plan(plan, term));
+  fmt::print(stderr, "apply {} change{}? [y/N] ", plan.changes.size(),
+             plan.changes.size() == 1 ? "" : "s");
+  std::string answer;
+  if (!std::getline(std::cin, answer) || (answer != "y" && answer != "Y" && answer != "yes"))
+    fail_input("not confirmed; nothing was changed");
+}
+
+}  // namespace
+
+int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
+  po::options_description desc(
+      "tuner apply: apply a profile, journaled so it can be rolled back.\n"
+      "Refuses while an earlier run is unfinished (see 'tuner rollback').\n"
+      "Without a terminal, --yes is required. Exit: 0 done or nothing to change,\n"
+      "1 failure (changes rolled back; not root; another tuner running), 2 bad input");
+  std::vector<std::string> profiles, bench;
+  std::string report_file;
+  desc.add_options()
+      ("profile", po::value(&profiles), "profile name or .toml path (repeatable; later wins)")
+      ("no-verify", "apply without the verify loop (each group's decision: applied)")
+      ("bench", po::value(&bench), "benchmark for the verify loop (repeatable)")
+      ("yes,y", "do not ask for confirmation")
+      ("json", "print the tuner.run/1 JSON document")
+      ("report", po::value(&report_file), "also write the tuner.run/1 JSON to FILE");
+  add_target_options(desc);
+  po::variables_map vm;
+  if (!parse_options("apply", args, desc, {}, vm, g)) return 0;
+  if (vm.count("root") || vm.count("topology"))
+    fail_input("apply changes the live machine only; --root and --topology are for "
+               "'tuner plan' and 'tuner probe'. Nothing was changed");
+  if (!vm.count("no-verify"))
+    fail_input("the verify loop is not implemented yet; use --no-verify");
+  auto fault = fault_after_writes_from_env();
+  if (!fault.ok()) fail_input(fault.error().message());
+  require_root("tuner apply");
+
+  // Plan first: a bad profile is reported before anything, the state dir included,
+  // is created. apply_plan re-reads every current value under the lock anyway.
+  Target target = open_target(vm);
+  Plan plan = plan_for(g, profiles, target);
+  StateDir dir = open_state_dir(g, true);
+  Lock lock = take_lock(dir);
+  auto unfinished = find_unfinished_run(dir);
+  if (!unfinished.ok()) fail_runtime(unfinished.error().message());
+  if (*unfinished)
+    fail_runtime(fmt::format(
+        "run {} is unfinished (tuner stopped while changing this machine); undo it with "
+        "'tuner rollback' or keep its changes with 'tuner rollback --abandon {}'. Nothing "
+        "was changed",
+        (*unfinished)->run_id, (*unfinished)->run_id));
+
+  bool json = vm.count("json") > 0;
+  if (plan.changes.empty()) {
+    RunReport none;
+    none.profiles = plan.profiles;
+    print_run_report(none, json, report_file, g);
+    return 0;
+  }
+  if (!vm.count("yes")) confirm(plan, g);
+
+  LiveKnobs knobs;
+  ApplyOptions options;
+  options.fault_after_writes = *fault;
+  auto result = apply_plan(
+      plan, dir, [&](const std::string& id) { return knobs.make(id); }, options);
+  if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
+  print_run_report(result->report, json, report_file, g);
+  return result->outcome == ApplyOutcome::rolled_back ? 1 : 0;
+}
+
+}  // namespace tuner

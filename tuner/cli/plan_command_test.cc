@@ -1,0 +1,169 @@
+// `tuner plan` end to end through the real binary: text and JSON on an XML topology,
+// exit codes, impossible requests, --root reads, and that nothing is written.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli.h"
+#include "tests/fixtures_util.h"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Run = tuner::testing::CliRun;
+using tuner::testing::run_tuner;
+
+/// A temp dir removed with the object; write() makes parent dirs.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/tuner-plan-dir-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    path = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& rel, const std::string& text) const {
+    fs::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel) << text;
+    return (path / rel).string();
+  }
+  /// Every file under the tree with its content: to prove nothing changed.
+  std::string snapshot() const {
+    std::string out;
+    for (const auto& e : fs::recursive_directory_iterator(path)) {
+      out += e.path().string() + "\n";
+      if (e.is_regular_file()) {
+        std::ifstream in(e.path());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        out += ss.str() + "\n";
+      }
+    }
+    return out;
+  }
+};
+
+const std::string kXml = std::string(TUNER_FIXTURES) + "/topologies/24em64t-2n6c2t-pci.xml";
+
+}  // namespace
+
+TEST_CASE("plan command: JSON on an XML topology follows tuner.plan/1") {
+  Run r = run_tuner("plan --profile network-throughput --json --topology " + kXml);
+  REQUIRE(r.code == 0);
+  json j = json::parse(r.out);
+  CHECK(j["schema"] == "tuner.plan/1");
+  CHECK(j["profiles"] == json({"balanced", "throughput", "network-throughput"}));
+  REQUIRE(j["changes"].size() > 0);
+  for (const json& c : j["changes"]) {
+    CHECK(c.size() == 5);
+    for (const char* key : {"knob", "group", "desired", "reason"}) CHECK(c[key].is_string());
+    CHECK(c["current"].is_null());  // nothing of another machine can be read
+  }
+  CHECK(j["unchanged"] == 0);
+  REQUIRE(j["notes"].is_array());
+  CHECK(j["notes"].dump().find("no IRQs known on this target") != std::string::npos);
+}
+
+TEST_CASE("plan command: text diff, summary and --detailed-exitcode") {
+  Run r = run_tuner("plan --profile network-throughput --color never --detailed-exitcode --topology " + kXml);
+  CHECK(r.code == 3);
+  CHECK(r.out.rfind("plan: profile network-throughput (throughput, balanced)\n", 0) == 0);
+  CHECK(r.out.find("  ~ sysctl:net.core.rmem_max\n    - (unknown)\n    + 268435456\n") != std::string::npos);
+  CHECK(r.out.find(" changes in ") != std::string::npos);
+  CHECK(r.out.find('\033') == std::string::npos);
+
+  TempDir dir;
+  std::string empty = dir.write("empty.toml", "[profile]\nname = \"empty\"\n");
+  Run none = run_tuner("plan --profile " + empty + " --detailed-exitcode --topology " + kXml);
+  CHECK(none.code == 0);
+  CHECK(none.out.find("no changes: the machine already matches profile empty") != std::string::npos);
+}
+
+TEST_CASE("plan command: several --profile merge, the later one winning") {
+  TempDir dir;
+  std::string a = dir.write("a.toml", "[profile]\nname = \"a\"\n[sysctl]\n\"vm.swappiness\" = 10\n\"vm.dirty_ratio\" = 5\n");
+  std::string b = dir.write("b.toml", "[profile]\nname = \"b\"\n[sysctl]\n\"vm.swappiness\" = 1\n");
+  Run r = run_tuner("plan --json --profile " + a + " --profile " + b + " --topology " + kXml);
+  REQUIRE(r.code == 0);
+  json j = json::parse(r.out);
+  std::map<std::string, std::string> desired;
+  for (const json& c : j["changes"]) desired[c["knob"]] = c["desired"];
+  CHECK(desired.at("sysctl:vm.swappiness") == "1");
+  CHECK(desired.at("sysctl:vm.dirty_ratio") == "5");
+}
+
+TEST_CASE("plan command: impossible requests exit 2 naming file:line:col") {
+  TempDir dir;
+  std::string pin = dir.write("pin.toml", "[profile]\nname = \"pin\"\n[irq.\"eth*\"]\npolicy = \"pin\"\ncpus = \"0-511\"\n");
+  Run r = run_tuner("plan --profile " + pin + " --topology " + kXml);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(pin + ":") != std::string::npos);
+  CHECK(r.err.find("cpus '0-511' names CPUs this machine does not have (it has 0-23)") != std::string::npos);
+
+  std::string node = dir.write("node.toml", "[profile]\nname = \"node\"\n[[numa.bind]]\nunit = \"x.service\"\nnode = 5\n");
+  r = run_tuner("plan --profile " + node + " --topology " + kXml);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(node + ":") != std::string::npos);
+  CHECK(r.err.find("NUMA node 5 does not exist on this machine (it has nodes 0-1)") != std::string::npos);
+
+  std::string key = dir.write("key.toml", "[profile]\nname = \"key\"\n[sysctl]\n\"net.core.no_such_key\" = 1\n");
+  r = run_tuner("plan --profile " + key);  // the live machine: the key is looked up
+  CHECK(r.code == 2);
+  CHECK(r.err.find(key + ":4:") != std::string::npos);
+  CHECK(r.err.find("sysctl key 'net.core.no_such_key' does not exist on this machine") != std::string::npos);
+
+  r = run_tuner("plan --profile " + key + " --root / --topology " + kXml);
+  CHECK(r.code == 2);
+}
+
+TEST_CASE("plan command: a captured root is read, never written") {
+  TempDir root;
+  root.write("proc/sys/net/core/rmem_max", "212992\n");
+  root.write("proc/sys/vm/swappiness", "60\n");
+  root.write("etc/systemd/system/trainer.service.d/tuner-numa.conf", "[Service]\nCPUAffinity=0\nNUMAMask=0\n");
+  TempDir dir;
+  std::string p = dir.write("p.toml",
+                            "[profile]\nname = \"p\"\n[sysctl]\n\"net.core.rmem_max\" = 268435456\n"
+                            "\"vm.swappiness\" = \"<=60\"\n");
+  std::string before = root.snapshot();
+  Run r = run_tuner("plan --json --detailed-exitcode --profile " + p + " --root " + root.path.string());
+  CHECK(r.code == 3);
+  json j = json::parse(r.out);
+  REQUIRE(j["changes"].size() == 1);
+  CHECK(j["changes"][0]["knob"] == "sysctl:net.core.rmem_max");
+  CHECK(j["changes"][0]["current"] == "212992");
+  CHECK(j["unchanged"] == 1);
+  CHECK(root.snapshot() == before);
+}
+
+TEST_CASE("plan command: a capture without proc/sys plans sysctls with unknown current values") {
+  // hwloc's sysfs captures hold /sys and a little of /proc, but no /proc/sys: existence
+  // of a key cannot be judged there, so the change is listed with current = null.
+  tuner::testing::ScopedFixture fx(std::string(TUNER_FIXTURES) +
+                                   "/sysfs/40intel64-2g2n4c+pci.tar.bz2");
+  TempDir dir;
+  std::string p = dir.write("p.toml", "[profile]\nname = \"p\"\n[sysctl]\n\"net.core.rmem_max\" = 268435456\n");
+  Run r = run_tuner("plan --json --detailed-exitcode --profile " + p + " --root " + fx.root());
+  CHECK(r.code == 3);
+  json j = json::parse(r.out);
+  REQUIRE(j["changes"].size() == 1);
+  CHECK(j["changes"][0]["current"].is_null());
+  CHECK(j["changes"][0]["desired"] == "268435456");
+  // With a proc/sys, a key that is not there is still an error (exit 2).
+  TempDir root;
+  root.write("proc/sys/vm/swappiness", "60\n");
+  r = run_tuner("plan --profile " + p + " --root " + root.path.string());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("does not exist") != std::string::npos);
+}

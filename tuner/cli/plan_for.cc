@@ -1,0 +1,30 @@
+#include "tuner/cli/plan_for.h"
+
+#include "tuner/plan/planner.h"
+#include "tuner/profile/profile.h"
+#include "tuner/profile/match.h"
+
+namespace tuner {
+
+Plan plan_for(const GlobalOptions& g, const std::vector<std::string>& names, const Target& target) {
+  std::vector<std::string> search = profile_search_path(g.profile_path);
+  Inventory inventory = probe_target(target);
+  std::vector<std::string> chosen = names;
+  if (chosen.empty()) {
+    auto best = best_profile(search, inventory);
+    if (!best.ok()) fail_input(best.error().message());
+    chosen.push_back(*best);
+  }
+  std::vector<Profile> profiles;
+  for (const std::string& name : chosen) {
+    auto p = load_profile(name, search);
+    if (!p.ok()) fail_input(p.error().message());
+    profiles.push_back(std::move(p).value());
+  }
+  Profile merged = profiles.size() == 1 ? std::move(profiles.front()) : merge_profiles(profiles);
+  auto plan = make_plan(merged, inventory, target);
+  if (!plan.ok()) fail_input(plan.error().message());
+  return std::move(plan).value();
+}
+
+}  // namespace tuner

@@ -1,0 +1,33 @@
+// tuner probe: describe the node. Read-only, works without root.
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/core.h>
+
+#include "probes/inventory_json.h"
+#include "tuner/cli/cli.h"
+#include "tuner/cli/report/probe_text.h"
+#include "tuner/cli/target_options.h"
+
+namespace po = boost::program_options;
+
+namespace tuner {
+
+int probe_command(GlobalOptions& g, const std::vector<std::string>& args) {
+  po::options_description desc("tuner probe");
+  desc.add_options()("json", "print the tuner.probe/1 JSON document");
+  add_target_options(desc);
+  po::variables_map vm;
+  if (!parse_options("probe", args, desc, {}, vm, g)) return 0;
+  Target target = open_target(vm);
+  Inventory inv = probe_target(target);
+  if (vm.count("json")) {
+    std::cout << to_json(inv).dump(2) << "\n";
+  } else {
+    Term term(g.color, 1);
+    std::cout << format_probe_report(inv, term);
+  }
+  return 0;
+}
+
+}  // namespace tuner

@@ -1,0 +1,21 @@
+#include "tuner/cli/report/plan_json.h"
+
+namespace tuner {
+
+nlohmann::ordered_json plan_to_json(const Plan& plan) {
+  nlohmann::ordered_json changes = nlohmann::ordered_json::array();
+  for (const Change& c : plan.changes) {
+    changes.push_back({{"knob", c.knob},
+                       {"group", c.group},
+                       {"current", c.current ? nlohmann::ordered_json(*c.current) : nlohmann::ordered_json(nullptr)},
+                       {"desired", c.desired},
+                       {"reason", c.reason}});
+  }
+  return {{"schema", "tuner.plan/1"},
+          {"profiles", plan.profiles},
+          {"changes", std::move(changes)},
+          {"unchanged", plan.unchanged},
+          {"notes", plan.notes}};
+}
+
+}  // namespace tuner

@@ -1,0 +1,128 @@
+#include "tuner/cli/report/plan_text.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tuner/cli/report/plan_json.h"
+#include "tuner/plan/planner.h"
+#include "tuner/plan/plan_test_util.h"
+
+using namespace tuner;
+using testing::FakeCurrent;
+
+namespace {
+
+/// A profile touching every kind, planned on a two-node machine with one NIC.
+Plan sample_plan() {
+  Inventory inv = testing::smt_machine(2, 2);  // PUs 0-7; node 1 = 2-3,6-7
+  Nic& nic = testing::add_nic(inv, "eth2", 1, 3, 57);
+  nic.link.autoneg = true;
+  nic.link.speed_mbps = 10000;
+  nic.link.duplex = "full";
+  nic.link.supported_modes = {"10000baseSR/Full", "25000baseSR/Full"};
+  inv.irqs[1].affinity = "3";  // queue 1 already in place
+  inv.host.irqbalance_running = true;
+  Nic veth;
+  veth.name = "eth9";
+  veth.is_virtual = true;
+  inv.nics.push_back(veth);
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.core.rmem_max", "212992"},
+                 {"sysctl:net.core.somaxconn", "4096"},
+                 {"numa:unit:trainer.service", "none"}};
+  Profile p;
+  p.name = "dl-training";
+  p.chain = {"throughput", "network-throughput", "dl-training"};
+  p.sysctls = {{"net.core.rmem_max", SysctlSetting::Op::set, "268435456", "sysctl", testing::loc(4)},
+               {"net.core.somaxconn", SysctlSetting::Op::at_least, "1024", "sysctl", testing::loc(5)}};
+  IrqRule irq;
+  irq.glob = "eth*";
+  irq.policy = "numa-local";
+  irq.irqbalance = "stop";
+  irq.group = "network";
+  irq.loc = testing::loc(8);
+  p.irqs = {irq};
+  NicRule link;
+  link.glob = "eth*";
+  link.speed_mbps = 25000;
+  link.group = "network";
+  link.loc = testing::loc(12);
+  p.nics = {link};
+  NumaBind bind;
+  bind.unit = "trainer.service";
+  bind.near = "eth2";
+  bind.loc = testing::loc(16);
+  p.binds = {bind};
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(plan.ok());
+  return *plan;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void check_golden(const std::string& name, const std::string& actual) {
+  std::string path = std::string(TUNER_TEST_DATA) + "/plan/" + name;
+  if (std::getenv("TUNER_UPDATE_GOLDEN")) std::ofstream(path) << actual;
+  CHECK(actual == read_file(path));
+}
+
+}  // namespace
+
+TEST_CASE("plan report: golden text diff, colour off") {
+  Term plain(ColorMode::never, 1);
+  check_golden("sample.txt", format_plan(sample_plan(), plain));
+}
+
+TEST_CASE("plan report: colour marks removed and added values") {
+  Term color(ColorMode::always, 1);
+  std::string text = format_plan(sample_plan(), color);
+  CHECK(text.find("\033[31m- 212992\033[0m") != std::string::npos);
+  CHECK(text.find("\033[32m+ 268435456\033[0m") != std::string::npos);
+}
+
+TEST_CASE("plan report: no changes and singular counts") {
+  Term plain(ColorMode::never, 1);
+  Plan empty;
+  empty.profiles = {"balanced"};
+  empty.unchanged = 12;
+  CHECK(format_plan(empty, plain) ==
+        "plan: profile balanced\n\nno changes: the machine already matches profile balanced "
+        "(12 settings checked)\n");
+  Plan one = empty;
+  one.unchanged = 1;
+  one.changes = {Change{"sysctl:vm.swappiness", "sysctl", std::nullopt, "10", ""}};
+  std::string text = format_plan(one, plain);
+  CHECK(text.find("    - (unknown)\n") != std::string::npos);
+  CHECK(text.find("1 change in 1 group, 1 setting already as desired\n") != std::string::npos);
+}
+
+TEST_CASE("plan json: tuner.plan/1 with five typed keys per change") {
+  Plan plan = sample_plan();
+  nlohmann::ordered_json j = plan_to_json(plan);
+  check_golden("sample.json", j.dump(2) + "\n");
+  CHECK(j["schema"] == "tuner.plan/1");
+  CHECK(j["profiles"] == nlohmann::json({"throughput", "network-throughput", "dl-training"}));
+  CHECK(j["unchanged"].is_number_unsigned());
+  CHECK(j["unchanged"] == plan.unchanged);
+  CHECK(j["notes"].is_array());
+  REQUIRE(j["changes"].size() == plan.changes.size());
+  for (const auto& c : j["changes"]) {
+    CHECK(c.size() == 5);
+    CHECK(c["knob"].is_string());
+    CHECK(c["group"].is_string());
+    CHECK((c["current"].is_string() || c["current"].is_null()));
+    CHECK(c["desired"].is_string());
+    CHECK(c["reason"].is_string());
+  }
+  Plan unknown;
+  unknown.changes = {Change{"sysctl:vm.swappiness", "sysctl", std::nullopt, "10", "r"}};
+  CHECK(plan_to_json(unknown)["changes"][0]["current"].is_null());
+}

@@ -1,0 +1,71 @@
+#include "tuner/cli/report/probe_text.h"
+
+#include <fmt/core.h>
+
+namespace tuner {
+namespace {
+
+template <typename T>
+std::string or_unknown(const std::optional<T>& v) {
+  if (!v) return "?";
+  if constexpr (std::is_same_v<T, bool>) return *v ? "yes" : "no";
+  else return fmt::format("{}", *v);
+}
+
+std::string human_bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  return fmt::format("{:.1f} {}", v, units[u]);
+}
+
+}  // namespace
+
+std::string format_probe_report(const Inventory& inv, const Term& t) {
+  std::string out;
+  const Host& h = inv.host;
+  out += t.bold("host") + fmt::format("  {} kernel {} cpu {}{}\n", or_unknown(h.hostname),
+                                      or_unknown(h.kernel), or_unknown(h.cpu_model),
+                                      h.hypervisor ? " (virtual: " + *h.hypervisor + ")" : "");
+  if (!h.isolcpus.empty() || !h.nohz_full.empty())
+    out += fmt::format("      isolcpus {} nohz_full {}\n", h.isolcpus.to_string(),
+                       h.nohz_full.to_string());
+  out += fmt::format("      irqbalance {}  nvidia driver {}\n", or_unknown(h.irqbalance_running),
+                     or_unknown(h.nvidia_driver));
+
+  const Topology& topo = inv.topology;
+  out += t.bold("topology") + fmt::format("  {} packages, {} cores, {} PUs, {} NUMA nodes\n",
+                                          topo.packages, topo.cores, topo.pus,
+                                          topo.numa_nodes.size());
+  for (const NumaNode& n : topo.numa_nodes)
+    out += fmt::format("  node {}: cpus {}  memory {}  free {}\n", n.os_index, n.cpus.to_string(),
+                       n.memory_bytes ? human_bytes(*n.memory_bytes) : "?",
+                       n.free_bytes ? human_bytes(*n.free_bytes) : "?");
+  for (const PciDevice& d : topo.pci) {
+    std::string names;
+    for (const std::string& n : d.os_devices) names += (names.empty() ? "" : ",") + n;
+    out += fmt::format("  pci {} {:<6} node {:<2} {}\n", d.address, d.kind,
+                       d.numa_node ? std::to_string(*d.numa_node) : "-", names);
+  }
+
+  if (!inv.nics.empty()) out += t.bold("nics") + "\n";
+  for (const Nic& n : inv.nics) {
+    const LinkInfo& l = n.link;
+    std::string link = l.up ? (*l.up ? t.green("up") : t.red("down")) : "?";
+    out += fmt::format("  {:<12} {:<10} pci {:<13} node {:<2} link {} speed {} duplex {} autoneg {}"
+                       " irqs {}\n",
+                       n.name, n.driver.value_or("-"), n.pci.value_or("-"),
+                       n.numa_node ? std::to_string(*n.numa_node) : "-", link,
+                       l.speed_mbps ? std::to_string(*l.speed_mbps) : "?",
+                       or_unknown(l.duplex), or_unknown(l.autoneg), n.irqs.size());
+  }
+  out += t.bold("irqs") + fmt::format("  {} numbered IRQs\n", inv.irqs.size());
+  if (!inv.sysctls.empty()) out += t.bold("sysctls") + "\n";
+  for (const auto& [k, v] : inv.sysctls) out += fmt::format("  {} = {}\n", k, v);
+  for (const ProbeError& e : inv.errors)
+    out += t.yellow("warning") + fmt::format(": {}: {}\n", e.probe, e.message);
+  return out;
+}
+
+}  // namespace tuner

@@ -1,0 +1,63 @@
+// tuner restore: re-apply the kept settings of state.json (at boot), no benchmarks.
+// Journaled as a run of its own (kind "restore"), so it can be rolled back too; it
+// writes only what differs and leaves state.json as it is. Exit 0 restored or nothing
+// to do, 1 failure (what it wrote has been put back).
+#include <algorithm>
+#include <iostream>
+
+#include <fmt/core.h>
+
+#include "base/result.h"
+#include "rollback/state.h"
+#include "rollback/apply.h"
+#include "tuner/cli/cli.h"
+#include "tuner/cli/run_glue.h"
+
+namespace po = boost::program_options;
+
+namespace tuner {
+
+int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
+  po::options_description desc("tuner restore: re-apply the kept settings (at boot)");
+  desc.add_options()("json", "print the tuner.run/1 JSON document");
+  po::variables_map vm;
+  if (!parse_options("restore", args, desc, {}, vm, g)) return 0;
+  bool json = vm.count("json") > 0;
+  require_root("tuner restore");
+  auto opened = StateDir::open(g.state_dir, false);
+  if (!opened.ok() && opened.error().err == ENOENT) {
+    print_run_report(RunReport{}, json, "", g);  // never tuned: nothing to restore
+    return 0;
+  }
+  if (!opened.ok()) fail_runtime(opened.error().message() + " (--state-dir)");
+  StateDir dir = std::move(opened).value();
+  Lock lock = take_lock(dir);
+  auto unfinished = find_unfinished_run(dir);
+  if (!unfinished.ok()) fail_runtime(unfinished.error().message());
+  if (*unfinished)
+    fail_runtime(fmt::format("run {} is unfinished; settle it first with 'tuner rollback' or "
+                             "'tuner rollback --abandon {}'. Nothing was changed",
+                             (*unfinished)->run_id, (*unfinished)->run_id));
+  auto state = load_state(dir);
+  if (!state.ok()) fail_runtime(state.error().message());
+
+  Plan plan;
+  for (const auto& [id, k] : state->knobs)
+    plan.changes.push_back({id, k.group, std::nullopt, k.value, "kept by run " + k.run_id});
+  std::stable_sort(plan.changes.begin(), plan.changes.end(),
+                   [](const Change& a, const Change& b) { return a.group < b.group; });
+  LiveKnobs knobs;
+  ApplyOptions options;
+  options.kind = "restore";
+  options.record_state = false;
+  auto fault = fault_after_writes_from_env();
+  if (!fault.ok()) fail_input(fault.error().message());
+  options.fault_after_writes = *fault;
+  auto result = apply_plan(
+      plan, dir, [&](const std::string& id) { return knobs.make(id); }, options);
+  if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
+  print_run_report(result->report, json, "", g);
+  return result->outcome == ApplyOutcome::rolled_back ? 1 : 0;
+}
+
+}  // namespace tuner

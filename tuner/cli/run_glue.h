@@ -1,0 +1,45 @@
+// Shared glue of the commands that change the machine or read its durable state
+// (apply, rollback, restore, status, history): opening the state directory and the
+// lock, building live knobs, and printing a RunReport for people or as tuner.run/1.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rollback/lock.h"
+#include "rollback/rollback.h"
+#include "rollback/run_report.h"
+#include "rollback/state_dir.h"
+#include "tuner/cli/cli.h"
+#include "tuner/knobs/knob.h"
+
+namespace tuner {
+
+/// Knobs of the live machine; ethtool netlink is opened on the first nic: knob.
+class LiveKnobs {
+ public:
+  LiveKnobs();
+  ~LiveKnobs();
+  Result<std::unique_ptr<Knob>> make(const std::string& id);
+  /// Writes value through a freshly built knob: rollback's RestoreFn.
+  Status restore(const std::string& id, const std::string& value);
+
+ private:
+  KnobContext ctx_;
+  std::unique_ptr<Netlink> netlink_;
+};
+
+/// Exits 1 with an explanation unless running as root; nothing has been touched yet.
+void require_root(const std::string& command);
+/// Opens --state-dir (creating it when create); a refusal is fatal (exit 1).
+StateDir open_state_dir(const GlobalOptions& g, bool create);
+/// Takes the lock or exits 1: "another tuner (pid N) is changing this machine".
+Lock take_lock(const StateDir& dir);
+
+/// Human-readable report: one line per change, with why for skipped and failed ones.
+std::string format_run_report(const RunReport& r, const Term& term);
+/// Prints r (text or JSON) to stdout and, with report_file, the JSON there too.
+void print_run_report(const RunReport& r, bool json, const std::string& report_file,
+                      const GlobalOptions& g);
+
+}  // namespace tuner

@@ -1,3 +1,0 @@
-#include "tuner/cli.h"
-
-int main(int argc, char** argv) { return tuner::run_cli(argc, argv); }

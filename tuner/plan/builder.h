@@ -1,0 +1,55 @@
+// Shared by the planner's per-kind files (planner_*.cc); not a public interface.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "tuner/plan/planner.h"
+
+namespace tuner::planner_detail {
+
+/// What a per-kind planner works on and adds to.
+struct PlanBuilder {
+  const Profile& profile;
+  const Inventory& inventory;
+  const CurrentValues& current;
+  Plan plan;
+  /// Notes by text, with the things they are about ("eth0", "eth1"), first seen first.
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
+
+  /// Records a setting: a change when current differs, else one more "unchanged".
+  void add(Change change, bool already_desired);
+  /// A note about subject (a NIC, a unit; "" for none). Notes with the same text are
+  /// printed once, naming every subject: "eth0, eth1: rings ... skipped".
+  void note(const std::string& subject, std::string text);
+  /// Moves the collected notes into plan.notes.
+  void flush_notes();
+};
+
+Status plan_sysctls(PlanBuilder& b);
+Status plan_irqs(PlanBuilder& b);
+Status plan_nics(PlanBuilder& b);
+Status plan_numa(PlanBuilder& b);
+
+/// An Error placed at a profile setting: where = "file:line:col".
+Error error_at(const SourceLoc& loc, std::string what);
+/// "throughput.toml:12": short enough for a reason line.
+std::string short_loc(const SourceLoc& loc);
+/// Compares two whole decimal integers of any length ("-1", "18446744073709551615");
+/// nullopt when either is not one.
+std::optional<int> compare_integers(std::string_view a, std::string_view b);
+/// Numeric-aware ordering of knob ids: "irq:9:affinity" < "irq:57:affinity".
+bool natural_less(std::string_view a, std::string_view b);
+/// Position of a knob's kind in the plan: sysctl, irq, nic, numa, irqbalance.
+int kind_rank(std::string_view knob_id);
+
+/// Parses a tuner-numa.conf systemd drop-in back into "cpus=..,mems=.." (canonical
+/// cpulists), "none" when it sets neither CPUAffinity= nor NUMAMask=.
+std::string parse_numa_dropin(std::string_view text);
+/// "cpus=<canonical>,mems=<canonical>" from the two cpuset files' text; an Error when
+/// either is not a cpulist.
+Result<std::string> canonical_binding(std::string_view cpus, std::string_view mems);
+
+}  // namespace tuner::planner_detail

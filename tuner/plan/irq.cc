@@ -1,0 +1,264 @@
+// IRQ rules: where each queue IRQ of a matching NIC should run, and what to do about
+// irqbalance, which would otherwise move them back.
+//
+// A NIC's queue IRQs are the IRQs the probe tied to it (Irq::device, or listed in
+// Nic::irqs) that carry a queue (Irq::queue: "TxRx-3", "comp3", "input.0"). Vectors
+// without a queue, and those named "*-config", "*async*" or "*misc*", serve link
+// events or the device's command queue: they see little traffic and are left where
+// they are. Kernel-managed IRQs cannot be moved and are skipped with a note.
+// When two rules match a NIC, the one later in the profile wins (as later files win).
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "base/strings.h"
+#include "tuner/plan/irq_placement.h"
+#include "tuner/plan/builder.h"
+
+namespace tuner::planner_detail {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool is_queue_irq(const Irq& irq) {
+  if (!irq.queue || irq.queue->empty()) return false;
+  const std::string& n = irq.name;
+  return !ends_with(n, "-config") && n.find("async") == std::string::npos &&
+         n.find("misc") == std::string::npos;
+}
+
+/// Trailing number of the queue name: "TxRx-3" -> 3, "comp12" -> 12.
+std::optional<unsigned> queue_index(const Irq& irq) {
+  if (!irq.queue) return std::nullopt;
+  const std::string& q = *irq.queue;
+  std::size_t i = q.size();
+  while (i > 0 && q[i - 1] >= '0' && q[i - 1] <= '9') --i;
+  if (i == q.size()) return std::nullopt;
+  auto v = parse_u64(std::string_view(q).substr(i));
+  if (!v) return std::nullopt;
+  return static_cast<unsigned>(*v);
+}
+
+std::string queue_label(const Irq& irq) {
+  if (auto i = queue_index(irq)) return std::to_string(*i);
+  return irq.queue.value_or(std::to_string(irq.number));
+}
+
+/// 1 for a transmit-only vector ("output.3", "tx-3"), else 0 (receive or combined).
+int tx_only(const Irq& irq) {
+  std::string q = irq.queue.value_or("");
+  for (char& c : q) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (q.find("txrx") != std::string::npos || q.find("rxtx") != std::string::npos) return 0;
+  return q.rfind("output", 0) == 0 || q.rfind("tx", 0) == 0 ? 1 : 0;
+}
+
+/// The queue IRQs of nic in placement order: receive (or combined) vectors by queue
+/// index, then transmit-only ones by queue index, then IRQ number. NICs with separate
+/// RX and TX vectors (virtio's input.N/output.N) would otherwise alternate, and round
+/// robin would put every RX queue on the same half of the cores.
+std::vector<const Irq*> queue_irqs(const Inventory& inv, const Nic& nic) {
+  std::vector<const Irq*> out;
+  for (const Irq& irq : inv.irqs) {
+    bool owned = (irq.device && *irq.device == nic.name) ||
+                 std::find(nic.irqs.begin(), nic.irqs.end(), irq.number) != nic.irqs.end();
+    if (owned && is_queue_irq(irq)) out.push_back(&irq);
+  }
+  std::sort(out.begin(), out.end(), [](const Irq* a, const Irq* b) {
+    if (tx_only(*a) != tx_only(*b)) return tx_only(*a) < tx_only(*b);
+    auto qa = queue_index(*a), qb = queue_index(*b);
+    if (qa != qb) return qa.value_or(~0u) < qb.value_or(~0u);
+    return a->number < b->number;
+  });
+  return out;
+}
+
+std::string join_numbers(const std::set<unsigned>& numbers) {
+  std::string out;
+  for (unsigned n : numbers) out += (out.empty() ? "" : ",") + std::to_string(n);
+  return out;
+}
+
+struct IrqbalanceWish {
+  const IrqRule* stop = nullptr;   // first rule asking to stop it
+  const IrqRule* ban = nullptr;    // first rule asking for bans
+  std::set<unsigned> banned;
+};
+
+/// Plans one NIC's IRQs under rule; adds notes for fallbacks.
+Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
+                 const std::vector<const Irq*>& irqs) {
+  const Inventory& inv = b.inventory;
+  const Topology& topo = inv.topology;
+  std::string group = rule.group.empty() ? "irq" : rule.group;
+  std::vector<std::string> desired(irqs.size());
+  std::vector<std::string> reasons(irqs.size());
+
+  if (rule.policy == "pin") {
+    for (std::size_t i = 0; i < irqs.size(); ++i) {
+      desired[i] = rule.cpus->to_string();
+      reasons[i] = nic.name + " queue " + queue_label(*irqs[i]) + " pinned to " + desired[i] +
+                   " (" + short_loc(rule.loc) + ")";
+    }
+  } else {
+    CpuSet candidates = topo.all_pus;
+    std::string why;
+    const NumaNode* node = nic.numa_node ? inv.find_node(static_cast<unsigned>(*nic.numa_node)) : nullptr;
+    if (rule.policy == "spread") {
+      why = nic.name + ": spread over all CPUs";
+    } else if (!node || node->cpus.empty()) {
+      why = nic.name + " has no NUMA locality, so spread over all nodes";
+      b.note(nic.name, "no NUMA node with CPUs: IRQs spread over all nodes");
+    } else if (irq_allowed_cpus(node->cpus, inv.host).empty()) {
+      why = nic.name + " is on NUMA node " + std::to_string(node->os_index) +
+            " whose CPUs are all isolated, so spread over all nodes";
+      b.note(nic.name, "every CPU of its NUMA node " + std::to_string(node->os_index) +
+                           " is isolated (isolcpus/nohz_full): IRQs spread over all nodes");
+    } else {
+      candidates = node->cpus;
+      why = nic.name + " is on NUMA node " + std::to_string(node->os_index);
+    }
+    CpuSet allowed = irq_allowed_cpus(candidates, inv.host);
+    std::vector<unsigned> cpus = assign_round_robin(irqs.size(), irq_cpu_order(topo.core_list, allowed));
+    if (cpus.empty()) {
+      b.note(nic.name, "no CPU may take its IRQs (topology unknown or every CPU isolated): skipped");
+      return Ok{};
+    }
+    for (std::size_t i = 0; i < irqs.size(); ++i) {
+      desired[i] = std::to_string(cpus[i]);
+      reasons[i] = why + "; queue " + queue_label(*irqs[i]) + " -> CPU " + desired[i];
+    }
+  }
+
+  for (std::size_t i = 0; i < irqs.size(); ++i) {
+    const Irq& irq = *irqs[i];
+    bool done = false;
+    if (irq.affinity) {
+      auto cur = CpuSet::parse(*irq.affinity);
+      done = cur.ok() && cur->to_string() == desired[i];
+    }
+    b.add(Change{"irq:" + std::to_string(irq.number) + ":affinity", group, irq.affinity,
+                 desired[i], reasons[i]},
+          done);
+  }
+  return Ok{};
+}
+
+/// Whether irqbalance runs on the target. An XML topology describes another machine:
+/// the host facts the probes add are this one's, so it is unknown there.
+std::optional<bool> irqbalance_running(const PlanBuilder& b) {
+  if (!b.current.readable()) return std::nullopt;
+  return b.inventory.host.irqbalance_running;
+}
+
+void plan_irqbalance(PlanBuilder& b, const IrqbalanceWish& wish) {
+  std::optional<bool> running = irqbalance_running(b);
+  if (wish.stop) {
+    Change c{"irqbalance:service", wish.stop->group.empty() ? "irq" : wish.stop->group,
+             running ? std::optional<std::string>(*running ? "active" : "inactive") : std::nullopt,
+             "inactive",
+             "irqbalance would move the placed IRQs back (" + short_loc(wish.stop->loc) + ")"};
+    b.add(std::move(c), running == false);
+    if (wish.ban) b.note("", "irqbalance is stopped, so the IRQ ban list is not needed");
+    return;
+  }
+  if (!wish.ban || wish.banned.empty()) return;
+  if (running == false) {
+    b.note("", "irqbalance is not running: no IRQs need banning");
+    return;
+  }
+  Change c{"irqbalance:banned", wish.ban->group.empty() ? "irq" : wish.ban->group, std::nullopt,
+           join_numbers(wish.banned),
+           "keep irqbalance off the placed IRQs (" + short_loc(wish.ban->loc) + ")"};
+  bool done = false;
+  if (b.current.readable()) {
+    CurrentValue cur = b.current.get(c.knob);
+    if (cur.state == CurrentValue::State::known) {
+      c.current = cur.value;
+      done = cur.value == c.desired;
+    }
+  }
+  b.add(std::move(c), done);
+}
+
+/// Checks a rule on its own, so a bad rule is an error even when no NIC matches it.
+Status check_rule(const IrqRule& rule, const Topology& topo) {
+  if (rule.policy != "numa-local" && rule.policy != "spread" && rule.policy != "pin")
+    return error_at(rule.loc, "unknown irq policy '" + rule.policy +
+                                  "' (expected numa-local, spread or pin)");
+  if (rule.irqbalance != "leave" && rule.irqbalance != "ban" && rule.irqbalance != "stop")
+    return error_at(rule.loc, "unknown irqbalance setting '" + rule.irqbalance +
+                                  "' (expected leave, ban or stop)");
+  if (rule.policy != "pin") return Ok{};
+  if (!rule.cpus || rule.cpus->empty())
+    return error_at(rule.loc, "irq policy 'pin' needs a non-empty cpus list");
+  if (!topo.all_pus.empty() && !rule.cpus->is_subset_of(topo.all_pus))
+    return error_at(rule.loc, "cpus '" + rule.cpus->to_string() +
+                                  "' names CPUs this machine does not have (it has " +
+                                  topo.all_pus.to_string() + ")");
+  return Ok{};
+}
+
+}  // namespace
+
+Status plan_irqs(PlanBuilder& b) {
+  for (const IrqRule& rule : b.profile.irqs) {
+    Status s = check_rule(rule, b.inventory.topology);
+    if (!s.ok()) return s;
+  }
+  IrqbalanceWish wish;
+  std::set<const IrqRule*> warned_leave;
+  std::vector<const Nic*> nics;
+  for (const Nic& nic : b.inventory.nics) nics.push_back(&nic);
+  std::sort(nics.begin(), nics.end(), [](const Nic* x, const Nic* y) { return natural_less(x->name, y->name); });
+  for (const Nic* nic : nics) {
+    const IrqRule* rule = nullptr;
+    std::string globs;
+    for (const IrqRule& r : b.profile.irqs) {
+      if (!glob_match(r.glob, nic->name)) continue;
+      if (rule) globs += ", ";
+      globs += "'" + r.glob + "'";
+      rule = &r;
+    }
+    if (!rule) continue;
+    if (globs.find(", ") != std::string::npos)
+      b.note(nic->name, "matches irq rules " + globs + "; the last one ('" + rule->glob + "') is used");
+    if (nic->is_virtual) {
+      b.note(nic->name, "virtual, no IRQs to place (irq rule '" + rule->glob + "')");
+      continue;
+    }
+    std::vector<const Irq*> all = queue_irqs(b.inventory, *nic);
+    std::vector<const Irq*> irqs;
+    std::string managed;
+    for (const Irq* irq : all) {
+      if (irq->managed) managed += (managed.empty() ? "" : ",") + std::to_string(irq->number);
+      else irqs.push_back(irq);
+    }
+    if (!managed.empty())
+      b.note(nic->name, "IRQs " + managed + " have kernel-managed affinity and cannot be moved: skipped");
+    if (irqs.empty()) {
+      if (managed.empty())
+        b.note(nic->name, (b.inventory.irqs.empty() ? "no IRQs known on this target, nothing placed"
+                                                    : "no queue IRQs to place") +
+                              std::string(" (irq rule '") + rule->glob + "')");
+      continue;
+    }
+    Status s = place_nic(b, *nic, *rule, irqs);
+    if (!s.ok()) return s;
+    if (rule->irqbalance == "stop") {
+      if (!wish.stop) wish.stop = rule;
+    } else if (rule->irqbalance == "ban") {
+      if (!wish.ban) wish.ban = rule;
+      for (const Irq* irq : irqs) wish.banned.insert(irq->number);
+    } else if (irqbalance_running(b) == true && warned_leave.insert(rule).second) {
+      b.note("", "irqbalance is running and will move the IRQs of rule '" + rule->glob +
+                     "' back; set irqbalance = \"ban\" or \"stop\" in that rule");
+    }
+  }
+  plan_irqbalance(b, wish);
+  return Ok{};
+}
+
+}  // namespace tuner::planner_detail

@@ -1,0 +1,43 @@
+#include "tuner/plan/irq_placement.h"
+
+#include <algorithm>
+
+namespace tuner {
+
+CpuSet irq_allowed_cpus(const CpuSet& candidates, const Host& host) {
+  return candidates.minus(host.isolcpus).minus(host.nohz_full);
+}
+
+std::vector<unsigned> irq_cpu_order(const std::vector<Core>& cores, const CpuSet& allowed) {
+  // Each core's allowed PUs, in the core's own order (its first PU is the primary
+  // thread, so a core whose primary is isolated still offers its sibling).
+  std::vector<std::vector<unsigned>> per_core;
+  CpuSet listed;
+  for (const Core& core : cores) {
+    std::vector<unsigned> pus;
+    for (unsigned pu : core.pus.cpus())
+      if (allowed.contains(pu) && !listed.contains(pu)) pus.push_back(pu);
+    listed = listed.unite(core.pus);
+    if (!pus.empty()) per_core.push_back(std::move(pus));
+  }
+  CpuSet unlisted = allowed.minus(listed);
+  for (unsigned pu : unlisted.cpus()) per_core.push_back({pu});
+
+  std::vector<unsigned> order;
+  std::size_t depth = 0;
+  for (const auto& pus : per_core) depth = std::max(depth, pus.size());
+  for (std::size_t round = 0; round < depth; ++round)
+    for (const auto& pus : per_core)
+      if (round < pus.size()) order.push_back(pus[round]);
+  return order;
+}
+
+std::vector<unsigned> assign_round_robin(std::size_t irq_count, const std::vector<unsigned>& order) {
+  std::vector<unsigned> out;
+  if (order.empty()) return out;
+  out.reserve(irq_count);
+  for (std::size_t i = 0; i < irq_count; ++i) out.push_back(order[i % order.size()]);
+  return out;
+}
+
+}  // namespace tuner

@@ -1,0 +1,253 @@
+#include <doctest/doctest.h>
+
+#include "tuner/plan/planner.h"
+#include "tuner/plan/plan_test_util.h"
+
+using namespace tuner;
+using testing::FakeCurrent;
+
+namespace {
+
+Profile irq_profile(std::string policy, std::string irqbalance = "leave") {
+  Profile p;
+  p.name = "net";
+  p.chain = {"net"};
+  IrqRule r;
+  r.glob = "eth*";
+  r.policy = std::move(policy);
+  r.irqbalance = std::move(irqbalance);
+  r.loc = testing::loc(8);
+  p.irqs = {r};
+  return p;
+}
+
+std::map<std::string, std::string> desired(const Plan& plan) {
+  std::map<std::string, std::string> out;
+  for (const Change& c : plan.changes) out[c.knob] = c.desired;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("planner irq: numa-local spreads queues over the NIC's node, a core each first") {
+  Inventory inv = testing::smt_machine(2, 4);  // node 1: cores 4-7, PUs 4-7 and 12-15
+  testing::add_nic(inv, "eth2", 1, 6, 100);    // IRQs 100-105 queues, 106 link
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  auto d = desired(*plan);
+  CHECK(d == std::map<std::string, std::string>{{"irq:100:affinity", "4"}, {"irq:101:affinity", "5"},
+                                                {"irq:102:affinity", "6"}, {"irq:103:affinity", "7"},
+                                                {"irq:104:affinity", "12"}, {"irq:105:affinity", "13"}});
+  CHECK(plan->changes[3].reason == "eth2 is on NUMA node 1; queue 3 -> CPU 7");
+  CHECK(plan->changes[0].current == "0-15");
+  CHECK(plan->changes[0].group == "irq");
+}
+
+TEST_CASE("planner irq: IRQs follow queue order, not IRQ numbers, and the link IRQ stays") {
+  Inventory inv = testing::smt_machine(1, 2);
+  testing::add_nic(inv, "eth0", 0, 2, 60);
+  inv.irqs[0].number = 61;  // queue 0
+  inv.irqs[1].number = 60;  // queue 1
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  auto d = desired(*plan);
+  CHECK(d.at("irq:61:affinity") == "0");
+  CHECK(d.at("irq:60:affinity") == "1");
+  CHECK(!d.count("irq:62:affinity"));  // "eth0": the link vector has no queue
+}
+
+TEST_CASE("planner irq: separate RX and TX vectors: the RX queues get every core") {
+  // virtio-net: input.N and output.N vectors, as in /proc/interrupts "virtio1-input.0".
+  Inventory inv = testing::smt_machine(1, 2);  // cores 0-1, SMT siblings 2-3
+  testing::add_nic(inv, "eth0", 0, 4, 40);     // IRQs 40-43 (+44 link) renamed below
+  for (unsigned i = 0; i < 4; ++i) {
+    inv.irqs[i].queue = (i % 2 ? "output." : "input.") + std::to_string(i / 2);
+    inv.irqs[i].name = "virtio1-" + *inv.irqs[i].queue;
+  }
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  auto d = desired(*plan);
+  // input.0 (40) and input.1 (42) land on different cores; the outputs then take the
+  // SMT siblings, so output.N shares a physical core with input.N.
+  CHECK(d.at("irq:40:affinity") == "0");
+  CHECK(d.at("irq:42:affinity") == "1");
+  CHECK(d.at("irq:41:affinity") == "2");
+  CHECK(d.at("irq:43:affinity") == "3");
+}
+
+TEST_CASE("planner irq: isolated CPUs are skipped, round robin past the last CPU") {
+  Inventory inv = testing::smt_machine(1, 4);  // PUs 0-3 + 4-7
+  inv.host.isolcpus = *CpuSet::parse("2-3,6-7");
+  testing::add_nic(inv, "eth0", 0, 6, 40);
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  std::vector<std::string> cpus;
+  for (const Change& c : plan->changes) cpus.push_back(c.desired);
+  CHECK(cpus == std::vector<std::string>{"0", "1", "4", "5", "0", "1"});
+}
+
+TEST_CASE("planner irq: a NIC without locality falls back to every node, with a note") {
+  Inventory inv = testing::smt_machine(2, 2);
+  testing::add_nic(inv, "eth0", std::nullopt, 4, 40);
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  auto d = desired(*plan);
+  CHECK(d.at("irq:40:affinity") == "0");
+  CHECK(d.at("irq:42:affinity") == "2");  // node 1's first core: all nodes are used
+  CHECK(plan->changes[0].reason.find("no NUMA locality") != std::string::npos);
+  REQUIRE(plan->notes.size() == 1);
+  CHECK(plan->notes[0] == "eth0: no NUMA node with CPUs: IRQs spread over all nodes");
+}
+
+TEST_CASE("planner irq: spread uses the whole machine; pin uses the list as given") {
+  Inventory inv = testing::smt_machine(2, 2);  // PUs 0-7
+  testing::add_nic(inv, "eth0", 0, 4, 40);
+  FakeCurrent cur;
+  auto spread = make_plan_with(irq_profile("spread"), inv, cur);
+  REQUIRE(spread.ok());
+  CHECK(desired(*spread).at("irq:43:affinity") == "3");
+
+  Profile pin = irq_profile("pin");
+  pin.irqs[0].cpus = *CpuSet::parse("1,5");
+  auto pinned = make_plan_with(pin, inv, cur);
+  REQUIRE(pinned.ok());
+  REQUIRE(pinned->changes.size() == 4);
+  for (const Change& c : pinned->changes) CHECK(c.desired == "1,5");
+
+  pin.irqs[0].cpus = *CpuSet::parse("0-511");
+  auto bad = make_plan_with(pin, inv, cur);
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().message() == "/etc/tuner/profiles/test.toml:8:1: cpus '0-511' names CPUs "
+                                 "this machine does not have (it has 0-7)");
+}
+
+TEST_CASE("planner irq: IRQs already in place count as unchanged") {
+  Inventory inv = testing::smt_machine(1, 2);
+  testing::add_nic(inv, "eth0", 0, 2, 40);
+  inv.irqs[0].affinity = "0";
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  CHECK(plan->unchanged == 1);
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].knob == "irq:41:affinity");
+}
+
+TEST_CASE("planner irq: virtual NICs, NICs without queue IRQs and managed IRQs get notes") {
+  Inventory inv = testing::smt_machine(1, 2);
+  Nic veth;
+  veth.name = "eth9";
+  veth.is_virtual = true;
+  inv.nics.push_back(veth);
+  Nic bare;
+  bare.name = "eth5";
+  inv.nics.push_back(bare);
+  testing::add_nic(inv, "eth0", 0, 2, 40);
+  inv.irqs[0].managed = true;
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].knob == "irq:41:affinity");
+  CHECK(plan->changes[0].desired == "0");  // the managed IRQ does not use up a core
+  REQUIRE(plan->notes.size() == 3);
+  CHECK(plan->notes[0] == "eth0: IRQs 40 have kernel-managed affinity and cannot be moved: skipped");
+  CHECK(plan->notes[1] == "eth5: no queue IRQs to place (irq rule 'eth*')");
+  CHECK(plan->notes[2] == "eth9: virtual, no IRQs to place (irq rule 'eth*')");
+}
+
+TEST_CASE("planner irq: config, async and misc vectors are not queues") {
+  Inventory inv = testing::smt_machine(1, 2);
+  testing::add_nic(inv, "eth0", 0, 1, 40);
+  for (const char* name : {"virtio0-config", "mlx5_async0@pci:0000:3b:00.0", "i40e-0000:3b:00.0-misc"}) {
+    Irq irq = inv.irqs[0];
+    irq.number = 50 + static_cast<unsigned>(inv.irqs.size());
+    irq.name = name;
+    irq.queue = "0";  // even if a probe saw a number in the name
+    inv.irqs.push_back(irq);
+  }
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].knob == "irq:40:affinity");
+}
+
+TEST_CASE("planner irq: irqbalance stop, ban and leave") {
+  Inventory inv = testing::smt_machine(1, 2);
+  testing::add_nic(inv, "eth0", 0, 2, 58);
+  testing::add_nic(inv, "eth1", 0, 1, 9);
+  inv.host.irqbalance_running = true;
+  FakeCurrent cur;
+  cur.values_["irqbalance:banned"] = "none";
+
+  auto stop = make_plan_with(irq_profile("numa-local", "stop"), inv, cur);
+  REQUIRE(stop.ok());
+  const Change& last = stop->changes.back();
+  CHECK(last.knob == "irqbalance:service");
+  CHECK(last.current == "active");
+  CHECK(last.desired == "inactive");
+
+  auto ban = make_plan_with(irq_profile("numa-local", "ban"), inv, cur);
+  REQUIRE(ban.ok());
+  CHECK(ban->changes.back().knob == "irqbalance:banned");
+  CHECK(ban->changes.back().current == "none");
+  CHECK(ban->changes.back().desired == "9,58,59");
+
+  auto leave = make_plan_with(irq_profile("numa-local", "leave"), inv, cur);
+  REQUIRE(leave.ok());
+  CHECK(leave->changes.back().knob.rfind("irq:", 0) == 0);
+  REQUIRE(leave->notes.size() == 1);
+  CHECK(leave->notes[0].find("irqbalance is running and will move") != std::string::npos);
+
+  inv.host.irqbalance_running = false;
+  auto quiet = make_plan_with(irq_profile("numa-local", "stop"), inv, cur);
+  REQUIRE(quiet.ok());
+  CHECK(quiet->changes.back().knob.rfind("irq:", 0) == 0);
+  CHECK(quiet->unchanged == 1);  // irqbalance already inactive
+}
+
+TEST_CASE("planner irq: an unknown policy is an error even when no NIC matches") {
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("round-robin"), inv, cur);
+  REQUIRE(!plan.ok());
+  CHECK(plan.error().where == "/etc/tuner/profiles/test.toml:8:1");
+}
+
+TEST_CASE("planner irq: of two matching rules the later one wins, with a note") {
+  Inventory inv = testing::smt_machine(1, 4);
+  testing::add_nic(inv, "eth0", 0, 1, 40);
+  Profile p = irq_profile("numa-local");
+  IrqRule pin = p.irqs[0];
+  pin.glob = "eth0";
+  pin.policy = "pin";
+  pin.cpus = *CpuSet::parse("3");
+  p.irqs.push_back(pin);
+  FakeCurrent cur;
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(plan.ok());
+  CHECK(desired(*plan).at("irq:40:affinity") == "3");
+  REQUIRE(plan->notes.size() == 1);
+  CHECK(plan->notes[0] == "eth0: matches irq rules 'eth*', 'eth0'; the last one ('eth0') is used");
+}
+
+TEST_CASE("planner irq: the same note for several NICs is printed once, naming them all") {
+  Inventory inv = testing::smt_machine(1, 2);
+  for (const char* name : {"eth0", "eth1", "eth10", "eth2"}) {
+    Nic nic;
+    nic.name = name;
+    inv.nics.push_back(nic);
+  }
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->notes.size() == 1);
+  CHECK(plan->notes[0] == "eth0, eth1, eth2, eth10: no IRQs known on this target, nothing placed "
+                          "(irq rule 'eth*')");
+}

@@ -1,0 +1,248 @@
+// NIC rules: link mode, channels and rings.
+//
+// Canonical values (the nic knob reads and writes the same text):
+//   nic:IF:link      "autoneg=on|off,speed=N,duplex=full|half", fields in that order.
+//                    The current value lists every field the NIC reports. The desired
+//                    value always has autoneg (the rule's, else the current one, else
+//                    on) plus the speed and duplex the rule asks. With autoneg on and no
+//                    speed asked it is just "autoneg=on": negotiation picks the rest.
+//                    With a speed but no duplex, duplex is the current one (else full);
+//                    autoneg off without a speed keeps the current speed: a forced mode
+//                    needs both. A field missing from the desired value is "don't care",
+//                    so a change is a no-op when every desired field equals the current
+//                    one. Speed compares with the negotiated speed the NIC reports: a
+//                    link already running at the asked speed needs no change. With
+//                    autoneg on, speed = "max" is plain "autoneg=on" (every supported
+//                    mode advertised), never a restriction to the NIC's top speed.
+//   nic:IF:channels  "rx=N,tx=N,other=N,combined=N", only the fields the rule sets.
+//   nic:IF:rings     "rx=N,tx=N", only the fields the rule sets; "max" is resolved to
+//                    the driver's maximum.
+// When two rules match a NIC, the later one wins.
+#include <algorithm>
+#include <set>
+
+#include "base/strings.h"
+#include "tuner/plan/builder.h"
+
+namespace tuner::planner_detail {
+namespace {
+
+struct Mode {
+  uint32_t speed = 0;
+  std::string duplex;  // "full", "half"
+};
+
+/// "25000baseSR/Full" -> {25000, full}; "10000baseR_FEC" (no suffix) is full duplex;
+/// names without a speed ("Autoneg", "TP", "Pause") -> nullopt.
+std::optional<Mode> parse_mode(std::string_view name) {
+  auto base = name.find("base");
+  if (base == std::string_view::npos || base == 0) return std::nullopt;
+  auto speed = parse_u64(name.substr(0, base));
+  if (!speed || *speed > UINT32_MAX) return std::nullopt;
+  bool half = name.size() >= 5 && name.substr(name.size() - 5) == "/Half";
+  return Mode{static_cast<uint32_t>(*speed), half ? "half" : "full"};
+}
+
+std::string with_loc(std::string text, const SourceLoc& loc) {
+  std::string where = short_loc(loc);
+  return where.empty() ? text : text + " (" + where + ")";
+}
+
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+std::string join_fields(const Fields& f) {
+  std::string out;
+  for (const auto& [k, v] : f) out += (out.empty() ? "" : ",") + k + "=" + v;
+  return out;
+}
+
+/// No-op when every desired field has the same value in current.
+bool fields_satisfied(const Fields& desired, const Fields& current) {
+  for (const auto& d : desired)
+    if (std::find(current.begin(), current.end(), d) == current.end()) return false;
+  return true;
+}
+
+Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group) {
+  if (!rule.speed_max && !rule.speed_mbps && !rule.duplex && !rule.autoneg) return Ok{};
+  if (nic.is_virtual) {
+    b.note(nic.name, "virtual, link settings of nic rule '" + rule.glob + "' skipped");
+    return Ok{};
+  }
+  const LinkInfo& link = nic.link;
+  std::vector<Mode> modes;
+  std::set<uint32_t> speeds;
+  for (const std::string& name : link.supported_modes)
+    if (auto m = parse_mode(name); m && (!rule.duplex || m->duplex == *rule.duplex)) {
+      modes.push_back(*m);
+      speeds.insert(m->speed);
+    }
+  bool modes_known = std::any_of(link.supported_modes.begin(), link.supported_modes.end(),
+                                 [](const std::string& n) { return parse_mode(n).has_value(); });
+  std::string duplex_text = rule.duplex ? " " + *rule.duplex + "-duplex" : "";
+
+  std::optional<uint32_t> speed;
+  std::string why;
+  if (rule.speed_max) {
+    if (speeds.empty()) {
+      b.note(nic.name, "reports no supported" + duplex_text + " link modes: speed = \"max\" skipped");
+    } else {
+      speed = *speeds.rbegin();
+      why = "fastest" + duplex_text + " mode it supports is " + std::to_string(*speed) + " Mb/s";
+    }
+  } else if (rule.speed_mbps) {
+    speed = rule.speed_mbps;
+    if (modes_known && !speeds.count(*speed)) {
+      std::string list;
+      std::set<uint32_t> all;
+      for (const std::string& n : link.supported_modes)
+        if (auto m = parse_mode(n)) all.insert(m->speed);
+      for (uint32_t s : (speeds.empty() ? all : speeds)) list += (list.empty() ? "" : ", ") + std::to_string(s);
+      return error_at(rule.loc, nic.name + " has no " + std::to_string(*speed) + " Mb/s" +
+                                    duplex_text + " link mode (it supports " + list + " Mb/s" +
+                                    (speeds.empty() && rule.duplex ? ", none " + *rule.duplex + "-duplex" : "") + ")");
+    }
+    if (!modes_known)
+      b.note(nic.name, "reports no link modes: speed " + std::to_string(*speed) +
+                           " is not checked here (the nic knob checks it when applying)");
+  }
+
+  Fields current;
+  if (link.autoneg) current.emplace_back("autoneg", *link.autoneg ? "on" : "off");
+  if (link.speed_mbps) current.emplace_back("speed", std::to_string(*link.speed_mbps));
+  if (link.duplex) current.emplace_back("duplex", *link.duplex);
+
+  if (!rule.autoneg && !speed && !rule.duplex) return Ok{};  // only "max", and it was skipped
+  Fields desired;
+  bool autoneg = rule.autoneg.value_or(link.autoneg.value_or(true));
+  if (!autoneg && !speed) {
+    // A forced mode needs a speed: keep the current one.
+    if (!link.speed_mbps)
+      return error_at(rule.loc, nic.name + ": autoneg = false needs a speed (none is given and "
+                                           "the current one is not known)");
+    speed = link.speed_mbps;
+  }
+  // With autonegotiation, "max" is every supported mode advertised: the link then comes
+  // up at the fastest speed both ends share. Advertising only the NIC's top speed
+  // would take the link down wherever the partner cannot reach it.
+  bool advertise_all = autoneg && rule.speed_max;
+  if (advertise_all)
+    why += "; autonegotiation advertises every mode and picks the fastest both ends share";
+  desired.emplace_back("autoneg", autoneg ? "on" : "off");
+  if (speed && !advertise_all) desired.emplace_back("speed", std::to_string(*speed));
+  if (rule.duplex) desired.emplace_back("duplex", *rule.duplex);
+  else if (speed && !advertise_all) desired.emplace_back("duplex", link.duplex.value_or("full"));
+
+  std::string reason = nic.name + ": profile asks " + join_fields(desired);
+  if (!why.empty()) reason += "; " + why;
+  b.add(Change{"nic:" + nic.name + ":link", group,
+               current.empty() ? std::nullopt : std::optional<std::string>(join_fields(current)),
+               join_fields(desired), with_loc(reason, rule.loc)},
+        fields_satisfied(desired, current));
+  return Ok{};
+}
+
+/// One channel or ring field: the value asked (resolving "max"), checked against max.
+Status resolve_field(PlanBuilder& b, const Nic& nic, const NicRule& rule, const char* what,
+                     const char* field, std::optional<uint32_t> asked, bool want_max,
+                     std::optional<uint32_t> max, Fields& desired) {
+  if (want_max) {
+    if (!max) {
+      b.note(nic.name, std::string(what) + " " + field + " = \"max\" skipped: the maximum is not known");
+      return Ok{};
+    }
+    asked = max;
+  }
+  if (!asked) return Ok{};
+  if (max && *asked > *max)
+    return error_at(rule.loc, nic.name + ": " + what + " " + field + " = " + std::to_string(*asked) +
+                                  " exceeds the maximum " + std::to_string(*max) +
+                                  " the driver reports");
+  desired.emplace_back(field, std::to_string(*asked));
+  return Ok{};
+}
+
+void add_counts(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group,
+                const char* kind, const Fields& desired,
+                const std::vector<std::pair<std::string, std::optional<uint32_t>>>& now) {
+  if (desired.empty()) return;
+  Fields current;
+  bool known = true;
+  for (const auto& [k, v] : desired) {
+    for (const auto& [name, value] : now)
+      if (name == k) {
+        if (value) current.emplace_back(k, std::to_string(*value));
+        else known = false;
+      }
+  }
+  std::string reason = with_loc(nic.name + ": profile asks " + kind + " " + join_fields(desired), rule.loc);
+  b.add(Change{"nic:" + nic.name + ":" + kind, group,
+               known ? std::optional<std::string>(join_fields(current)) : std::nullopt,
+               join_fields(desired), reason},
+        known && current == desired);
+}
+
+Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group) {
+  if (!rule.combined && !rule.rx_channels && !rule.tx_channels) return Ok{};
+  if (!nic.channels && b.current.live()) {
+    b.note(nic.name, "does not report channels (no ethtool channels support): channels of nic rule '" +
+                         rule.glob + "' skipped");
+    return Ok{};
+  }
+  Channels ch = nic.channels.value_or(Channels{});
+  Fields desired;
+  for (Status s : {resolve_field(b, nic, rule, "channels", "rx", rule.rx_channels, false, ch.rx_max, desired),
+                   resolve_field(b, nic, rule, "channels", "tx", rule.tx_channels, false, ch.tx_max, desired),
+                   resolve_field(b, nic, rule, "channels", "combined", rule.combined, false, ch.combined_max, desired)})
+    if (!s.ok()) return s;
+  add_counts(b, nic, rule, group, "channels", desired,
+             {{"rx", ch.rx}, {"tx", ch.tx}, {"other", ch.other}, {"combined", ch.combined}});
+  return Ok{};
+}
+
+Status plan_rings(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group) {
+  bool rx_max = rule.rx_ring_max || (rule.rx_ring && *rule.rx_ring == 0);
+  bool tx_max = rule.tx_ring_max || (rule.tx_ring && *rule.tx_ring == 0);
+  if (!rule.rx_ring && !rule.tx_ring && !rx_max && !tx_max) return Ok{};
+  if (!nic.rings && b.current.live()) {
+    b.note(nic.name, "does not report rings (no ethtool ring support): rings of nic rule '" +
+                         rule.glob + "' skipped");
+    return Ok{};
+  }
+  Rings r = nic.rings.value_or(Rings{});
+  Fields desired;
+  for (Status s : {resolve_field(b, nic, rule, "rings", "rx", rx_max ? std::nullopt : rule.rx_ring, rx_max, r.rx_max, desired),
+                   resolve_field(b, nic, rule, "rings", "tx", tx_max ? std::nullopt : rule.tx_ring, tx_max, r.tx_max, desired)})
+    if (!s.ok()) return s;
+  add_counts(b, nic, rule, group, "rings", desired, {{"rx", r.rx}, {"tx", r.tx}});
+  return Ok{};
+}
+
+}  // namespace
+
+Status plan_nics(PlanBuilder& b) {
+  if (b.profile.nics.empty()) return Ok{};
+  std::vector<const Nic*> nics;
+  for (const Nic& nic : b.inventory.nics) nics.push_back(&nic);
+  std::sort(nics.begin(), nics.end(), [](const Nic* x, const Nic* y) { return natural_less(x->name, y->name); });
+  for (const Nic* nic : nics) {
+    const NicRule* rule = nullptr;
+    std::string globs;
+    for (const NicRule& r : b.profile.nics) {
+      if (!glob_match(r.glob, nic->name)) continue;
+      globs += (rule ? ", '" : "'") + r.glob + "'";
+      rule = &r;
+    }
+    if (!rule) continue;
+    if (globs.find(", ") != std::string::npos)
+      b.note(nic->name, "matches nic rules " + globs + "; the last one ('" + rule->glob + "') is used");
+    std::string group = rule->group.empty() ? "nic" : rule->group;
+    for (auto step : {plan_link, plan_channels, plan_rings}) {
+      Status s = step(b, *nic, *rule, group);
+      if (!s.ok()) return s;
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace tuner::planner_detail

@@ -1,0 +1,217 @@
+#include <doctest/doctest.h>
+
+#include "tuner/plan/planner.h"
+#include "tuner/plan/plan_test_util.h"
+
+using namespace tuner;
+using testing::FakeCurrent;
+
+namespace {
+
+Profile nic_profile(NicRule rule) {
+  Profile p;
+  p.name = "net";
+  p.chain = {"net"};
+  rule.glob = rule.glob.empty() ? "eth*" : rule.glob;
+  rule.loc = testing::loc(12);
+  p.nics = {rule};
+  return p;
+}
+
+Nic& sfp_nic(Inventory& inv) {
+  Nic& nic = testing::add_nic(inv, "eth0", 0, 2, 40);
+  nic.link.up = true;
+  nic.link.autoneg = true;
+  nic.link.speed_mbps = 10000;
+  nic.link.duplex = "full";
+  nic.link.supported_modes = {"1000baseT/Half", "1000baseT/Full", "10000baseSR/Full",
+                              "25000baseSR/Full", "Autoneg", "FIBRE", "Pause"};
+  return nic;
+}
+
+}  // namespace
+
+TEST_CASE("planner nic: speed max forces the fastest mode, or advertises every mode") {
+  Inventory inv = testing::smt_machine(1, 2);
+  sfp_nic(inv);
+  FakeCurrent cur;
+  NicRule rule;
+  rule.speed_max = true;
+  rule.duplex = "full";
+  rule.autoneg = false;
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  const Change& c = plan->changes[0];
+  CHECK(c.knob == "nic:eth0:link");
+  CHECK(c.group == "nic");
+  CHECK(c.current == "autoneg=on,speed=10000,duplex=full");
+  CHECK(c.desired == "autoneg=off,speed=25000,duplex=full");
+  CHECK(c.reason == "eth0: profile asks autoneg=off,speed=25000,duplex=full; fastest full-duplex "
+                    "mode it supports is 25000 Mb/s (test.toml:12)");
+
+  SUBCASE("half duplex picks among half modes only") {
+    rule.duplex = "half";
+    auto half = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(half.ok());
+    CHECK(half->changes[0].desired == "autoneg=off,speed=1000,duplex=half");
+  }
+  SUBCASE("with autoneg, max advertises every mode instead of only the top one") {
+    // Restricting the advertisement to 25G would take the link down wherever the
+    // partner cannot do 25G; negotiation already picks the fastest shared mode.
+    rule.autoneg = true;
+    auto neg = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(neg.ok());
+    CHECK(neg->changes.empty());  // already autoneg, full duplex
+    inv.nics[0].link.autoneg = false;
+    auto forced = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(forced.ok());
+    REQUIRE(forced->changes.size() == 1);
+    CHECK(forced->changes[0].desired == "autoneg=on,duplex=full");
+  }
+}
+
+TEST_CASE("planner nic: a speed no mode offers is an error listing the supported ones") {
+  Inventory inv = testing::smt_machine(1, 2);
+  sfp_nic(inv);
+  FakeCurrent cur;
+  NicRule rule;
+  rule.speed_mbps = 40000;
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(!plan.ok());
+  CHECK(plan.error().message() == "/etc/tuner/profiles/test.toml:12:1: eth0 has no 40000 Mb/s "
+                                  "link mode (it supports 1000, 10000, 25000 Mb/s)");
+  rule.speed_mbps = 10000;
+  rule.duplex = "half";
+  auto half = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(!half.ok());
+  CHECK(half.error().what == "eth0 has no 10000 Mb/s half-duplex link mode (it supports 1000 Mb/s)");
+}
+
+TEST_CASE("planner nic: the link already as asked is a no-op; autoneg alone is 'autoneg=on'") {
+  Inventory inv = testing::smt_machine(1, 2);
+  sfp_nic(inv);
+  FakeCurrent cur;
+  NicRule rule;
+  rule.autoneg = true;
+  auto same = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(same.ok());
+  CHECK(same->changes.empty());
+  CHECK(same->unchanged == 1);
+
+  inv.nics[0].link.autoneg = false;
+  auto on = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(on.ok());
+  REQUIRE(on->changes.size() == 1);
+  CHECK(on->changes[0].current == "autoneg=off,speed=10000,duplex=full");
+  CHECK(on->changes[0].desired == "autoneg=on");
+}
+
+TEST_CASE("planner nic: no known modes: max is skipped, a number is planned, both with notes") {
+  Inventory inv = testing::smt_machine(1, 2);
+  testing::add_nic(inv, "eth0", 0, 2, 40);  // nothing known about its link (XML, captured root)
+  FakeCurrent cur;
+  NicRule rule;
+  rule.speed_max = true;
+  auto max = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(max.ok());
+  CHECK(max->changes.empty());
+  REQUIRE(max->notes.size() == 1);
+  CHECK(max->notes[0] == "eth0: reports no supported link modes: speed = \"max\" skipped");
+
+  rule.speed_max = false;
+  rule.speed_mbps = 25000;
+  auto fixed = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(fixed.ok());
+  REQUIRE(fixed->changes.size() == 1);
+  CHECK(!fixed->changes[0].current);
+  CHECK(fixed->changes[0].desired == "autoneg=on,speed=25000,duplex=full");
+  CHECK(fixed->notes.size() == 1);
+}
+
+TEST_CASE("planner nic: channels and rings against the driver's maxima") {
+  Inventory inv = testing::smt_machine(1, 2);
+  Nic& nic = sfp_nic(inv);
+  nic.channels = Channels{};
+  nic.channels->combined = 4;
+  nic.channels->combined_max = 16;
+  nic.channels->rx_max = 0;
+  nic.channels->tx_max = 0;
+  nic.rings = Rings{512, 512, 4096, 8192};
+  FakeCurrent cur;
+  NicRule rule;
+  rule.combined = 8;
+  rule.rx_ring_max = true;
+  rule.tx_ring = 4096;
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 2);
+  CHECK(plan->changes[0].knob == "nic:eth0:channels");
+  CHECK(plan->changes[0].current == "combined=4");
+  CHECK(plan->changes[0].desired == "combined=8");
+  CHECK(plan->changes[1].knob == "nic:eth0:rings");
+  CHECK(plan->changes[1].current == "rx=512,tx=512");
+  CHECK(plan->changes[1].desired == "rx=4096,tx=4096");
+
+  rule.combined = 64;
+  auto over = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(!over.ok());
+  CHECK(over.error().what == "eth0: channels combined = 64 exceeds the maximum 16 the driver reports");
+  rule.combined = std::nullopt;
+  rule.rx_channels = 2;  // this driver has combined channels only
+  CHECK(!make_plan_with(nic_profile(rule), inv, cur).ok());
+}
+
+TEST_CASE("planner nic: channels a live NIC does not report are skipped with a note") {
+  Inventory inv = testing::smt_machine(1, 2);
+  sfp_nic(inv);  // no channels, no rings
+  FakeCurrent cur;
+  cur.live_ = true;
+  NicRule rule;
+  rule.combined = 8;
+  rule.rx_ring = 1024;
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  CHECK(plan->changes.empty());
+  CHECK(plan->notes.size() == 2);
+
+  cur.live_ = false;  // a captured root or XML: unknown, so planned with current null
+  auto offline = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(offline.ok());
+  REQUIRE(offline->changes.size() == 2);
+  CHECK(!offline->changes[0].current);
+}
+
+TEST_CASE("planner nic: virtual NICs get no link settings") {
+  Inventory inv = testing::smt_machine(1, 2);
+  Nic lo;
+  lo.name = "lo";
+  lo.is_virtual = true;
+  inv.nics.push_back(lo);
+  FakeCurrent cur;
+  NicRule rule;
+  rule.glob = "*";
+  rule.autoneg = false;
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  CHECK(plan->changes.empty());
+  REQUIRE(plan->notes.size() == 1);
+  CHECK(plan->notes[0] == "lo: virtual, link settings of nic rule '*' skipped");
+}
+
+TEST_CASE("planner nic: autoneg off keeps the current speed, or is an error without one") {
+  Inventory inv = testing::smt_machine(1, 2);
+  sfp_nic(inv);
+  FakeCurrent cur;
+  NicRule rule;
+  rule.autoneg = false;
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].desired == "autoneg=off,speed=10000,duplex=full");
+
+  inv.nics[0].link.speed_mbps = std::nullopt;  // link down: no speed to keep
+  auto bad = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().where == "/etc/tuner/profiles/test.toml:12:1");
+}

@@ -1,0 +1,144 @@
+// Test helpers for the planner: hand-built machines, a fake current-value source, and
+// "apply" of a plan to those, so tests can re-plan against a desired state.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "base/strings.h"
+#include "tuner/plan/planner.h"
+
+namespace tuner::testing {
+
+/// Current values from a map; keys listed in missing do not exist.
+class FakeCurrent : public CurrentValues {
+ public:
+  bool readable() const override { return readable_; }
+  bool live() const override { return live_; }
+  CurrentValue get(const std::string& id) const override {
+    if (missing_.count(id)) return {CurrentValue::State::missing, "", id + " does not exist"};
+    auto it = values_.find(id);
+    if (it == values_.end()) return {CurrentValue::State::unknown, "", "not in the fake"};
+    return {CurrentValue::State::known, it->second, ""};
+  }
+  std::map<std::string, std::string> values_;
+  std::set<std::string> missing_;
+  bool readable_ = true;
+  bool live_ = false;
+};
+
+/// A machine of nodes x cores_per_node cores with 2 threads each, numbered as Linux
+/// does on Intel: core c (global) has PUs c and c + total_cores.
+inline Inventory smt_machine(unsigned nodes, unsigned cores_per_node) {
+  Inventory inv;
+  Topology& t = inv.topology;
+  unsigned total = nodes * cores_per_node;
+  t.source = "test";
+  t.packages = nodes;
+  t.cores = total;
+  t.pus = 2 * total;
+  std::vector<unsigned> all;
+  for (unsigned n = 0; n < nodes; ++n) {
+    NumaNode node;
+    node.os_index = n;
+    std::vector<unsigned> cpus;
+    for (unsigned c = n * cores_per_node; c < (n + 1) * cores_per_node; ++c) {
+      cpus.push_back(c);
+      cpus.push_back(c + total);
+      Core core;
+      core.logical_index = c;
+      core.os_index = c;
+      core.package = n;
+      core.numa_node = n;
+      core.pus = CpuSet({c, c + total});
+      t.core_list.push_back(core);
+    }
+    all.insert(all.end(), cpus.begin(), cpus.end());
+    node.cpus = CpuSet(cpus);
+    t.numa_nodes.push_back(node);
+  }
+  t.all_pus = CpuSet(all);
+  inv.host.irqbalance_running = false;
+  return inv;
+}
+
+/// Adds a physical NIC on node with queues queue IRQs ("NAME-TxRx-i") numbered from
+/// first_irq, plus a queue-less link IRQ ("NAME") at first_irq + queues. All IRQs
+/// start with affinity "all CPUs".
+inline Nic& add_nic(Inventory& inv, const std::string& name, std::optional<int> node,
+                    unsigned queues, unsigned first_irq) {
+  Nic nic;
+  nic.name = name;
+  nic.driver = "ixgbe";
+  nic.pci = "0000:0" + std::to_string(inv.nics.size()) + ":00.0";
+  nic.numa_node = node;
+  nic.rx_queues = nic.tx_queues = queues;
+  for (unsigned i = 0; i <= queues; ++i) {
+    Irq irq;
+    irq.number = first_irq + i;
+    irq.chip = "PCI-MSIX-" + *nic.pci;
+    irq.device = name;
+    irq.pci = nic.pci;
+    irq.affinity = inv.topology.all_pus.to_string();
+    if (i < queues) {
+      irq.name = name + "-TxRx-" + std::to_string(i);
+      irq.queue = "TxRx-" + std::to_string(i);
+    } else {
+      irq.name = name;
+    }
+    nic.irqs.push_back(irq.number);
+    inv.irqs.push_back(irq);
+  }
+  inv.nics.push_back(nic);
+  return inv.nics.back();
+}
+
+/// Writes every change's desired value into inv (IRQs, NICs, irqbalance) or current
+/// (sysctl, numa, irqbalance ban list), as a perfect apply would.
+inline void apply_plan(const Plan& plan, Inventory& inv, FakeCurrent& current) {
+  auto fields = [](const std::string& v) {
+    std::map<std::string, std::string> out;
+    for (std::string_view f : split(v, ',')) {
+      auto eq = f.find('=');
+      if (eq != std::string_view::npos) out[std::string(f.substr(0, eq))] = std::string(f.substr(eq + 1));
+    }
+    return out;
+  };
+  auto u32 = [](const std::string& s) { return static_cast<uint32_t>(*parse_u64(s)); };
+  for (const Change& c : plan.changes) {
+    auto parts = split(c.knob, ':');
+    if (parts[0] == "irq") {
+      for (Irq& irq : inv.irqs)
+        if (std::to_string(irq.number) == parts[1]) irq.affinity = c.desired;
+    } else if (parts[0] == "nic") {
+      for (Nic& nic : inv.nics) {
+        if (nic.name != parts[1]) continue;
+        for (const auto& [k, v] : fields(c.desired)) {
+          if (parts[2] == "link") {
+            if (k == "autoneg") nic.link.autoneg = v == "on";
+            if (k == "speed") nic.link.speed_mbps = u32(v);
+            if (k == "duplex") nic.link.duplex = v;
+          } else if (parts[2] == "channels") {
+            if (!nic.channels) nic.channels = Channels{};
+            if (k == "rx") nic.channels->rx = u32(v);
+            if (k == "tx") nic.channels->tx = u32(v);
+            if (k == "combined") nic.channels->combined = u32(v);
+          } else if (parts[2] == "rings") {
+            if (!nic.rings) nic.rings = Rings{};
+            if (k == "rx") nic.rings->rx = u32(v);
+            if (k == "tx") nic.rings->tx = u32(v);
+          }
+        }
+      }
+    } else if (c.knob == "irqbalance:service") {
+      inv.host.irqbalance_running = c.desired == "active";
+    } else {
+      current.values_[c.knob] = c.desired;
+    }
+  }
+}
+
+inline SourceLoc loc(int line) { return SourceLoc{"/etc/tuner/profiles/test.toml", line, 1}; }
+
+}  // namespace tuner::testing

@@ -1,0 +1,242 @@
+#include "tuner/plan/planner.h"
+
+#include <doctest/doctest.h>
+
+#include "tuner/plan/builder.h"
+#include "tuner/plan/plan_test_util.h"
+
+using namespace tuner;
+using testing::FakeCurrent;
+using testing::loc;
+
+namespace {
+
+SysctlSetting sysctl(std::string key, SysctlSetting::Op op, std::string value, int line = 3) {
+  return SysctlSetting{std::move(key), op, std::move(value), "sysctl", loc(line)};
+}
+
+Profile named(std::string name) {
+  Profile p;
+  p.name = name;
+  p.chain = {"throughput", name};
+  return p;
+}
+
+const Change* find(const Plan& plan, const std::string& knob) {
+  for (const Change& c : plan.changes)
+    if (c.knob == knob) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("planner sysctl: exact values compare as normalised text and as numbers") {
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.core.rmem_max", "212992"},
+                 {"sysctl:net.ipv4.tcp_rmem", "4096\t131072  6291456"},
+                 {"sysctl:kernel.numa_balancing", "0"},
+                 {"sysctl:net.ipv4.tcp_congestion_control", "cubic"}};
+  Profile p = named("dl-training");
+  using Op = SysctlSetting::Op;
+  p.sysctls = {sysctl("net.core.rmem_max", Op::set, "268435456"),
+               sysctl("net.ipv4.tcp_rmem", Op::set, "4096 131072 06291456"),
+               sysctl("kernel.numa_balancing", Op::set, "00"),
+               sysctl("net.ipv4.tcp_congestion_control", Op::set, "bbr")};
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(plan.ok());
+  CHECK(plan->profiles == std::vector<std::string>{"throughput", "dl-training"});
+  REQUIRE(plan->changes.size() == 2);
+  CHECK(plan->unchanged == 2);
+  const Change* rmem = find(*plan, "sysctl:net.core.rmem_max");
+  REQUIRE(rmem);
+  CHECK(rmem->current == "212992");
+  CHECK(rmem->desired == "268435456");
+  CHECK(rmem->group == "sysctl");
+  CHECK(rmem->reason == "profile sets 268435456 (test.toml:3)");
+  CHECK(find(*plan, "sysctl:net.ipv4.tcp_congestion_control")->desired == "bbr");
+}
+
+TEST_CASE("planner sysctl: >= raises only, <= lowers only") {
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.core.somaxconn", "4096"},
+                 {"sysctl:net.core.netdev_max_backlog", "1000"},
+                 {"sysctl:vm.swappiness", "60"},
+                 {"sysctl:vm.dirty_ratio", "5"},
+                 {"sysctl:kernel.shmmax", "18446744073692774399"}};
+  using Op = SysctlSetting::Op;
+  Profile p = named("x");
+  p.sysctls = {sysctl("net.core.somaxconn", Op::at_least, "1024"),        // already larger
+               sysctl("net.core.netdev_max_backlog", Op::at_least, "5000"),  // raise
+               sysctl("vm.swappiness", Op::at_most, "10"),                   // lower
+               sysctl("vm.dirty_ratio", Op::at_most, "10"),                  // already lower
+               sysctl("kernel.shmmax", Op::at_least, "68719476736")};        // beyond int64
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(plan.ok());
+  CHECK(plan->unchanged == 3);
+  REQUIRE(plan->changes.size() == 2);
+  CHECK(plan->changes[0].knob == "sysctl:net.core.netdev_max_backlog");
+  CHECK(plan->changes[0].desired == "5000");
+  CHECK(plan->changes[0].reason == "raise only: profile asks >= 5000 (test.toml:3)");
+  CHECK(plan->changes[1].knob == "sysctl:vm.swappiness");
+  CHECK(plan->changes[1].desired == "10");
+
+  SUBCASE("a multi-value sysctl cannot take >=") {
+    cur.values_["sysctl:net.core.somaxconn"] = "4096 87380";
+    auto bad = make_plan_with(p, inv, cur);
+    REQUIRE(!bad.ok());
+    CHECK(bad.error().where == "/etc/tuner/profiles/test.toml:3:1");
+  }
+}
+
+TEST_CASE("planner sysctl: a key the machine does not have is an error at its line") {
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  cur.missing_ = {"sysctl:net.core.foo"};
+  Profile p = named("x");
+  p.sysctls = {sysctl("net.core.foo", SysctlSetting::Op::set, "1", 17)};
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(!plan.ok());
+  CHECK(plan.error().where == "/etc/tuner/profiles/test.toml:17:1");
+  CHECK(plan.error().what == "sysctl:net.core.foo does not exist");
+}
+
+TEST_CASE("planner sysctl: a bad key is refused before anything is read") {
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  Profile p = named("x");
+  p.sysctls = {sysctl("net/../../etc/passwd", SysctlSetting::Op::set, "1", 9)};
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(!plan.ok());
+  CHECK(plan.error().where == "/etc/tuner/profiles/test.toml:9:1");
+}
+
+TEST_CASE("planner sysctl: an XML target lists every setting with an unknown current") {
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  cur.readable_ = false;
+  cur.missing_ = {"sysctl:net.core.foo"};  // never asked: no existence check on XML
+  Profile p = named("x");
+  p.sysctls = {sysctl("net.core.foo", SysctlSetting::Op::set, "1"),
+               sysctl("net.core.somaxconn", SysctlSetting::Op::at_least, "4096")};
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 2);
+  CHECK(plan->unchanged == 0);
+  for (const Change& c : plan->changes) CHECK(!c.current.has_value());
+}
+
+TEST_CASE("planner sysctl: an unreadable value is listed with current null and says why") {
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;  // knows no value: every get is "unknown"
+  Profile p = named("x");
+  p.sysctls = {sysctl("kernel.cad_pid", SysctlSetting::Op::set, "1")};
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(!plan->changes[0].current);
+  CHECK(plan->changes[0].reason.find("current value unreadable: not in the fake") != std::string::npos);
+}
+
+TEST_CASE("planner: changes are ordered by group, kind, then knob id with numbers as numbers") {
+  using planner_detail::natural_less;
+  CHECK(natural_less("irq:9:affinity", "irq:57:affinity"));
+  CHECK(!natural_less("irq:57:affinity", "irq:9:affinity"));
+  CHECK(natural_less("nic:eth2:link", "nic:eth10:link"));
+  CHECK(natural_less("a", "ab"));
+  CHECK(!natural_less("a", "a"));
+
+  Inventory inv = testing::smt_machine(1, 2);
+  testing::add_nic(inv, "eth0", 0, 2, 57);
+  Irq& low = inv.irqs[0];
+  low.number = 9;  // queue 0 gets the lower number
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:b.x", "0"}, {"sysctl:a.x", "0"}};
+  Profile p = named("x");
+  p.sysctls = {sysctl("b.x", SysctlSetting::Op::set, "1"), sysctl("a.x", SysctlSetting::Op::set, "1")};
+  p.sysctls[0].group = "zeta";
+  IrqRule rule;
+  rule.glob = "eth*";
+  rule.policy = "spread";
+  rule.group = "alpha";
+  p.irqs = {rule};
+  NumaBind bind;
+  bind.unit = "trainer.service";
+  bind.node = 0;
+  bind.group = "alpha";
+  p.binds = {bind};
+  cur.values_["numa:unit:trainer.service"] = "none";
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(plan.ok());
+  std::vector<std::string> knobs;
+  for (const Change& c : plan->changes) knobs.push_back(c.group + " " + c.knob);
+  CHECK(knobs == std::vector<std::string>{"alpha irq:9:affinity", "alpha irq:58:affinity",
+                                          "alpha numa:unit:trainer.service", "sysctl sysctl:a.x",
+                                          "zeta sysctl:b.x"});
+}
+
+TEST_CASE("planner: compare_integers handles signs, zeros and any length") {
+  using planner_detail::compare_integers;
+  CHECK(compare_integers("10", "9") == 1);
+  CHECK(compare_integers("-1", "0") == -1);
+  CHECK(compare_integers("-10", "-9") == -1);
+  CHECK(compare_integers("007", "7") == 0);
+  CHECK(compare_integers("-0", "0") == 0);
+  CHECK(compare_integers("18446744073709551616", "18446744073709551615") == 1);
+  CHECK(!compare_integers("4096 87380", "1"));
+  CHECK(!compare_integers("cubic", "1"));
+}
+
+TEST_CASE("planner: a plan applied to its own desired state is empty") {
+  Inventory inv = testing::smt_machine(2, 4);
+  Nic& eth0 = testing::add_nic(inv, "eth0", 0, 5, 40);
+  eth0.link = LinkInfo{true, false, 1000, "half", "FIBRE", {"1000baseT/Full", "25000baseSR/Full"}, {}};
+  eth0.channels = Channels{std::nullopt, std::nullopt, std::nullopt, 2, 0, 0, 1, 8};
+  eth0.rings = Rings{256, 256, 4096, 4096};
+  testing::add_nic(inv, "eth1", 1, 12, 60);
+  inv.host.irqbalance_running = true;
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.core.rmem_max", "212992"},
+                 {"sysctl:net.core.somaxconn", "128"},
+                 {"sysctl:vm.swappiness", "60"},
+                 {"numa:unit:trainer.service", "none"},
+                 {"irqbalance:banned", "none"}};
+  using Op = SysctlSetting::Op;
+  Profile p = named("x");
+  p.sysctls = {sysctl("net.core.rmem_max", Op::set, "268435456"),
+               sysctl("net.core.somaxconn", Op::at_least, "4096"),
+               sysctl("vm.swappiness", Op::at_most, "10")};
+  IrqRule irq;
+  irq.glob = "eth0";
+  irq.policy = "numa-local";
+  irq.irqbalance = "ban";
+  IrqRule spread = irq;
+  spread.glob = "eth1";
+  spread.policy = "spread";
+  p.irqs = {irq, spread};
+  NicRule nic;
+  nic.glob = "eth0";
+  nic.speed_max = true;
+  nic.duplex = "full";
+  nic.autoneg = false;
+  nic.combined = 8;
+  nic.rx_ring_max = true;
+  nic.tx_ring = 1024;
+  p.nics = {nic};
+  NumaBind bind;
+  bind.unit = "trainer.service";
+  bind.near = "eth1";
+  p.binds = {bind};
+
+  auto first = make_plan_with(p, inv, cur);
+  REQUIRE(first.ok());
+  // 3 sysctls, 17 IRQs, link, channels, rings, the unit, the ban list.
+  CHECK(first->changes.size() == 25);
+  CHECK(first->unchanged == 0);
+  testing::apply_plan(*first, inv, cur);
+  auto second = make_plan_with(p, inv, cur);
+  REQUIRE(second.ok());
+  CHECK(second->changes.empty());
+  CHECK(second->unchanged == first->changes.size());
+}

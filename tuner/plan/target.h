@@ -1,0 +1,24 @@
+// What a read-only command looks at: the live machine, a captured root (--root DIR) or
+// a hwloc XML export (--topology FILE.xml). The CLI builds one from its options
+// (tuner/cli/target_options.h).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "probes/inventory.h"
+#include "probes/root.h"
+
+namespace tuner {
+
+struct Target {
+  Root root;
+  std::optional<std::string> topology_xml;
+  /// True only for the machine we run on: the only one anything may be written to.
+  bool writable() const { return root.is_live() && !topology_xml; }
+};
+
+/// Probes the target.
+Inventory probe_target(const Target& target);
+
+}  // namespace tuner

@@ -1,0 +1,192 @@
+// Finding profile files, reading them safely, and resolving includes.
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "tuner/profile/profile.h"
+#include "tuner/profile/merge.h"
+#include "tuner/profile/parse.h"
+
+namespace tuner {
+
+namespace {
+
+constexpr off_t kMaxProfileBytes = 1 << 20;  // far above any real profile; bounds hostile input
+constexpr int kMaxIncludeDepth = 16;
+
+bool is_dir(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_file(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string real_path(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : p;
+}
+
+std::string dir_of(const std::string& p) {
+  auto slash = p.find_last_of('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+}
+
+std::string base_of(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+
+Result<std::string> read_profile_text(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open profile", path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    Error e = errno_error("cannot stat profile", path);
+    ::close(fd);
+    return e;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{"not a regular file", path, 0};
+  }
+  if (st.st_size > kMaxProfileBytes) {
+    ::close(fd);
+    return Error{fmt::format("profile is {} bytes; the limit is {} (1 MiB)", st.st_size,
+                             kMaxProfileBytes), path, 0};
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Error e = errno_error("cannot read profile", path);
+      ::close(fd);
+      return e;
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > static_cast<std::size_t>(kMaxProfileBytes)) {
+      ::close(fd);
+      return Error{"profile grew past the 1 MiB limit while being read", path, 0};
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+class Loader {
+ public:
+  explicit Loader(const std::vector<std::string>& search_path) : search_path_(search_path) {}
+
+  /// Finds a name (in the including file's folder, then the search path) or a path
+  /// (relative to the including file). A name never resolves to the file that
+  /// includes it, so /etc/tuner/profiles/throughput.toml can extend the shipped one.
+  Result<std::string> resolve(const std::string& target, const std::string& from) const {
+    if (!is_profile_name(target)) {
+      std::string p = (target.front() == '/' || from.empty()) ? target : dir_of(from) + "/" + target;
+      struct stat st;
+      if (::stat(p.c_str(), &st) != 0) return errno_error(fmt::format("cannot read profile '{}'", p), "");
+      if (!S_ISREG(st.st_mode)) return Error{fmt::format("profile '{}' is not a regular file", p), "", 0};
+      return p;
+    }
+    std::vector<std::string> dirs;
+    if (!from.empty()) dirs.push_back(dir_of(from));
+    for (const std::string& d : search_path_)
+      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+    std::string self = from.empty() ? "" : real_path(from);
+    for (const std::string& d : dirs) {
+      std::string p = d + "/" + target + ".toml";
+      if (is_file(p) && real_path(p) != self) return p;
+    }
+    return Error{fmt::format("no profile named '{}' (searched: {})", target,
+                             dirs.empty() ? "nothing: no profile directory exists"
+                                          : fmt::format("{}", fmt::join(dirs, ", "))),
+                 "", 0};
+  }
+
+  Result<Profile> load(const std::string& path) {
+    auto text = read_profile_text(path);
+    if (!text.ok()) return text.error();
+    auto file = parse_profile_file(*text, path);
+    if (!file.ok()) return file.error();
+    stack_.push_back(real_path(path));
+    names_.push_back(base_of(path));
+    Profile acc;
+    for (const IncludeRef& inc : file->includes) {
+      auto parent_path = resolve(inc.target, path);
+      if (!parent_path.ok())
+        return Error{fmt::format("include '{}': {}", inc.target, parent_path.error().message()),
+                     inc.loc.str(), 0};
+      std::string real = real_path(*parent_path);
+      auto cycle = std::find(stack_.begin(), stack_.end(), real);
+      if (cycle != stack_.end()) {
+        std::vector<std::string> chain(names_.begin() + (cycle - stack_.begin()), names_.end());
+        chain.push_back(base_of(*parent_path));
+        return Error{fmt::format("include cycle: {}", fmt::join(chain, " -> ")), inc.loc.str(), 0};
+      }
+      if (stack_.size() >= kMaxIncludeDepth)
+        return Error{fmt::format("includes nest deeper than {} files", kMaxIncludeDepth),
+                     inc.loc.str(), 0};
+      auto parent = load(*parent_path);
+      if (!parent.ok()) {
+        Error e = parent.error();
+        e.what += fmt::format(" (included from {})", inc.loc.str());
+        return e;
+      }
+      merge_into(acc, *parent);
+    }
+    std::vector<GroupClaim> own = group_claims(file->profile);
+    claims_.insert(claims_.end(), own.begin(), own.end());
+    merge_into(acc, file->profile);
+    stack_.pop_back();
+    names_.pop_back();
+    return acc;
+  }
+
+  const std::vector<GroupClaim>& claims() const { return claims_; }
+
+ private:
+  const std::vector<std::string>& search_path_;
+  std::vector<std::string> stack_;  // real paths of the files being loaded, outermost first
+  std::vector<std::string> names_;  // their file names, for cycle messages
+  std::vector<GroupClaim> claims_;  // every file's group members, parents first
+};
+
+}  // namespace
+
+bool is_profile_name(std::string_view s) {
+  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+std::vector<std::string> profile_search_path(const std::vector<std::string>& configured) {
+  std::vector<std::string> wanted = configured;
+  if (wanted.empty()) wanted = {"/etc/tuner/profiles", TUNER_DATA_PROFILES, TUNER_SOURCE_PROFILES};
+  std::vector<std::string> out;
+  for (const std::string& d : wanted)
+    if (is_dir(d) && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+  return out;
+}
+
+Result<Profile> load_profile(const std::string& name_or_path,
+                             const std::vector<std::string>& search_path) {
+  if (name_or_path.empty()) return Error{"empty profile name", "", 0};
+  Loader loader(search_path);
+  auto path = loader.resolve(name_or_path, "");
+  if (!path.ok()) return Error{path.error().message(), "--profile " + name_or_path, 0};
+  auto profile = loader.load(*path);
+  if (!profile.ok()) return profile;
+  Status grouped = apply_group_members(*profile, loader.claims());
+  if (!grouped.ok()) return grouped.error();
+  return profile;
+}
+
+}  // namespace tuner

@@ -1,0 +1,130 @@
+// Merging profiles (includes, repeated --profile) and applying [group.*] members.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "tuner/profile/profile.h"
+#include "tuner/profile/merge.h"
+
+namespace tuner {
+
+namespace {
+
+template <typename T, typename Same>
+void upsert(std::vector<T>& into, const T& item, Same same) {
+  auto it = std::find_if(into.begin(), into.end(), [&](const T& x) { return same(x, item); });
+  if (it != into.end()) *it = item;
+  else into.push_back(item);
+}
+
+bool same_target(const NumaBind& a, const NumaBind& b) {
+  return (a.unit && a.unit == b.unit) || (a.cgroup && a.cgroup == b.cgroup);
+}
+
+}  // namespace
+
+std::string SourceLoc::str() const {
+  if (line <= 0) return file;
+  return fmt::format("{}:{}:{}", file, line, col);
+}
+
+void merge_into(Profile& base, const Profile& over) {
+  base.name = over.name;
+  base.file = over.file;
+  if (!over.description.empty()) base.description = over.description;
+  for (const std::string& n : over.chain)
+    if (std::find(base.chain.begin(), base.chain.end(), n) == base.chain.end())
+      base.chain.push_back(n);
+  for (const SysctlSetting& s : over.sysctls)
+    upsert(base.sysctls, s, [](auto& a, auto& b) { return a.key == b.key; });
+  for (const IrqRule& r : over.irqs)
+    upsert(base.irqs, r, [](auto& a, auto& b) { return a.glob == b.glob; });
+  for (const NicRule& r : over.nics)
+    upsert(base.nics, r, [](auto& a, auto& b) { return a.glob == b.glob; });
+  for (const NumaBind& b : over.binds) upsert(base.binds, b, same_target);
+
+  VerifySettings& v = base.verify;
+  const VerifySettings& o = over.verify;
+  for (const std::string& f : o.set_fields) {
+    if (f == "bench") v.bench = o.bench;
+    else if (f == "min_effect") v.min_effect = o.min_effect;
+    else if (f == "false_keep_rate") v.false_keep_rate = o.false_keep_rate;
+    else if (f == "max_trials") v.max_trials = o.max_trials;
+    else if (f == "guards") v.guards = o.guards;
+    if (std::find(v.set_fields.begin(), v.set_fields.end(), f) == v.set_fields.end())
+      v.set_fields.push_back(f);
+  }
+  for (const auto& [name, g] : over.groups) {
+    auto [it, fresh] = base.groups.try_emplace(name, g);
+    if (fresh) continue;
+    std::vector<GroupMember> members = it->second.members;
+    members.insert(members.end(), g.members.begin(), g.members.end());
+    it->second = g;
+    it->second.members = std::move(members);
+  }
+  base.match = over.match;
+  base.match_loc = over.match_loc;
+}
+
+Status apply_group_members(Profile& p, const std::vector<GroupClaim>& claims) {
+  std::map<std::string, const GroupClaim*> claimed;
+  for (const GroupClaim& c : claims) {
+    const std::string& id = c.member.id;
+    auto prev = claimed.find(id);
+    if (prev != claimed.end() && prev->second->group != c.group &&
+        prev->second->member.loc.file == c.member.loc.file)
+      return Error{fmt::format("'{}' is put in group '{}' and also in group '{}' (at {})", id,
+                               c.group, prev->second->group, prev->second->member.loc.str()),
+                   c.member.loc.str(), 0};
+    claimed[id] = &c;
+    bool found = false;
+    auto claim = [&](std::string& group) { group = c.group, found = true; };
+    if (id.starts_with("sysctl:")) {
+      for (SysctlSetting& s : p.sysctls) if (s.key == id.substr(7)) claim(s.group);
+    } else if (id.starts_with("irq:")) {
+      for (IrqRule& r : p.irqs) if (r.glob == id.substr(4)) claim(r.group);
+    } else if (id.starts_with("nic:")) {
+      for (NicRule& r : p.nics) if (r.glob == id.substr(4)) claim(r.group);
+    } else if (id.starts_with("numa:unit:")) {
+      for (NumaBind& b : p.binds) if (b.unit == id.substr(10)) claim(b.group);
+    } else if (id.starts_with("numa:cgroup:")) {
+      for (NumaBind& b : p.binds) if (b.cgroup == id.substr(12)) claim(b.group);
+    }
+    if (!found)
+      return Error{fmt::format("group '{}' lists '{}', but the profile has no such setting "
+                               "(members name a sysctl key or an [irq]/[nic] glob exactly as "
+                               "written)", c.group, id),
+                   c.member.loc.str(), 0};
+  }
+  return Ok{};
+}
+
+std::vector<GroupClaim> group_claims(const Profile& file_profile) {
+  std::vector<GroupClaim> out;
+  for (const auto& [name, g] : file_profile.groups)
+    for (const GroupMember& m : g.members) out.push_back(GroupClaim{name, m});
+  std::stable_sort(out.begin(), out.end(), [](const GroupClaim& a, const GroupClaim& b) {
+    return std::pair(a.member.loc.line, a.member.loc.col) < std::pair(b.member.loc.line, b.member.loc.col);
+  });
+  return out;
+}
+
+Profile merge_profiles(const std::vector<Profile>& profiles) {
+  Profile out;
+  std::vector<std::string> names;
+  for (const Profile& p : profiles) {
+    merge_into(out, p);
+    names.push_back(p.name);
+  }
+  // Matching is for automatic selection of one profile; a merge was chosen by hand.
+  out.match = Match{};
+  out.match_loc = SourceLoc{};
+  if (profiles.size() > 1) {
+    out.name = fmt::format("{}", fmt::join(names, "+"));
+    out.file.clear();
+  }
+  return out;
+}
+
+}  // namespace tuner

@@ -1,0 +1,474 @@
+// TOML text -> ProfileFile. With toml_reader.h, the only code that includes toml++
+// (it is slow to compile).
+#include "tuner/profile/parse.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "probes/sysctl.h"
+#include "tuner/profile/toml_reader.h"
+#include "tuner/profile/values.h"
+
+namespace tuner {
+
+namespace {
+
+using namespace profile_toml;
+
+class Parser : public TomlReader {
+ public:
+  explicit Parser(const std::string& file) : TomlReader(file) {}
+
+  ProfileFile parse(const toml::table& root) {
+    check_keys(root, "the top level", {"profile", "match", "sysctl", "irq", "nic", "numa",
+                                       "verify", "group"});
+    out_.profile.file = file_;
+    out_.profile.name = file_stem(file_);
+    for (auto&& [k, v] : root) {
+      std::string_view key = k.str();
+      if (key == "profile") parse_profile(table(v, "[profile]"));
+      else if (key == "match") parse_match(table(v, "[match]"));
+      else if (key == "sysctl") parse_sysctls(table(v, "[sysctl]"), "");
+      else if (key == "irq") for_each_rule(v, "irq", [&](const auto& g, const auto& t, const auto& ctx) { parse_irq(g, t, ctx); });
+      else if (key == "nic") for_each_rule(v, "nic", [&](const auto& g, const auto& t, const auto& ctx) { parse_nic(g, t, ctx); });
+      else if (key == "numa") parse_numa(table(v, "[numa]"));
+      else if (key == "verify") parse_verify(table(v, "[verify]"));
+      else if (key == "group") parse_groups(table(v, "[group]"));
+    }
+    out_.profile.chain = {out_.profile.name};
+    return std::move(out_);
+  }
+
+ private:
+  std::string group_name(const toml::node& n, std::string_view ctx) const {
+    std::string g = string(n, fmt::format("'group' in {}", ctx));
+    check(check_plain_name(g, "group name"), n, ctx);
+    return g;
+  }
+
+  void parse_profile(const toml::table& t) {
+    check_keys(t, "[profile]", {"name", "description", "include"});
+    Profile& p = out_.profile;
+    for (auto&& [k, v] : t) {
+      if (k.str() == "name") {
+        p.name = string(v, "'name' in [profile]");
+        check(check_plain_name(p.name, "profile name"), v, "[profile]");
+        if (p.name != file_stem(file_))
+          fail(v.source(), fmt::format("profile name '{}' differs from its file name '{}.toml': "
+                                       "rename one so that lookups by name find it",
+                                       p.name, file_stem(file_)));
+        out_.name_set = true;
+      } else if (k.str() == "description") {
+        p.description = string(v, "'description' in [profile]");
+      } else if (k.str() == "include") {
+        if (!v.is_array())
+          fail(v.source(), fmt::format("'include' in [profile] must be an array of profile names "
+                                       "or paths, not {}", type_name(v)));
+        for (const toml::node& e : *v.as_array()) {
+          std::string target = string(e, "each include");
+          if (target.empty()) fail(e.source(), "empty include");
+          if (!is_profile_name(target) && target.find('/') == std::string::npos &&
+              !target.ends_with(".toml"))
+            fail(e.source(), fmt::format("include '{}' is neither a profile name "
+                                         "([A-Za-z0-9_-]+) nor a path (with '/' or ending "
+                                         "in .toml)", target));
+          out_.includes.push_back(IncludeRef{target, loc(e.source())});
+        }
+      }
+    }
+  }
+
+  void parse_match(const toml::table& t) {
+    check_keys(t, "[match]", {"numa_nodes", "cpu_vendor", "nic_driver", "gpu", "virtualized"});
+    Match& m = out_.profile.match;
+    out_.profile.match_loc = loc(t.source());
+    for (auto&& [k, v] : t) {
+      std::string what = fmt::format("'{}' in [match]", k.str());
+      if (k.str() == "numa_nodes") {
+        if (v.is_integer()) {
+          m.numa_nodes = std::to_string(integer(v, what, 1, 1'000'000));
+        } else {
+          std::string s = string(v, what + " (an integer or \">=N\")");
+          auto c = parse_comparison(s);
+          if (!c.ok()) fail(v.source(), fmt::format("{}: {}", what, c.error().what));
+          m.numa_nodes = c->str();
+        }
+      } else if (k.str() == "cpu_vendor") {
+        m.cpu_vendor = string(v, what);
+        if (m.cpu_vendor->empty()) fail(v.source(), what + " is empty");
+      } else if (k.str() == "nic_driver") {
+        m.nic_driver = string(v, what);
+        if (m.nic_driver->empty()) fail(v.source(), what + " is empty");
+      } else if (k.str() == "gpu") {
+        m.gpu = boolean(v, what);
+      } else if (k.str() == "virtualized") {
+        m.virtualized = boolean(v, what);
+      }
+    }
+  }
+
+  void add_sysctl(SysctlSetting s, const toml::node& at) {
+    auto first = sysctl_at_.find(s.key);
+    if (first != sysctl_at_.end())
+      fail(at.source(), fmt::format("sysctl '{}' is set twice (also at {})", s.key,
+                                    first->second.str()));
+    sysctl_at_[s.key] = s.loc;
+    out_.profile.sysctls.push_back(std::move(s));
+  }
+
+  /// Nested tables are dotted keys: [sysctl.net.core] rmem_max = 1 is net.core.rmem_max.
+  void parse_sysctls(const toml::table& t, const std::string& prefix) {
+    for (auto&& [k, v] : t) {
+      std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+      if (v.is_table()) {
+        parse_sysctls(*v.as_table(), key);
+        continue;
+      }
+      Status syntax = check_sysctl_key_syntax(key);
+      if (!syntax.ok())
+        fail(k.source(), fmt::format("bad sysctl key '{}': {}", key, syntax.error().what));
+      SysctlSetting s;
+      if (v.is_integer()) {
+        s.value = std::to_string(v.as_integer()->get());
+      } else if (v.is_string()) {
+        auto parsed = parse_sysctl_text(v.as_string()->get());
+        if (!parsed.ok()) fail(v.source(), fmt::format("sysctl '{}': {}", key, parsed.error().what));
+        s = std::move(parsed).value();
+      } else if (v.is_boolean()) {
+        fail(v.source(), fmt::format("sysctl '{}' must be an integer or a string, not a boolean "
+                                     "(the kernel wants 0 or 1)", key));
+      } else {
+        fail(v.source(), fmt::format("sysctl '{}' must be an integer or a string, not {}{}", key,
+                                     type_name(v),
+                                     v.is_array() ? " (write several values as one string: "
+                                                    "\"4096 87380 6291456\")" : ""));
+      }
+      s.key = key;
+      s.group = "sysctl";
+      s.loc = loc(k.source());
+      add_sysctl(std::move(s), v);
+    }
+  }
+
+  template <typename F>
+  void for_each_rule(const toml::node& n, std::string_view kind, F parse_rule) {
+    const toml::table& t = table(n, fmt::format("[{}]", kind));
+    for (auto&& [k, v] : t) {
+      std::string ctx = fmt::format("[{}.{}]", kind, header_key(k.str()));
+      if (!v.is_table())
+        fail(v.source(), fmt::format("{} must be a table of settings for the interfaces "
+                                     "matching '{}', not {}", ctx, k.str(), type_name(v)));
+      Status glob = check_name_glob(k.str());
+      if (!glob.ok()) fail(k.source(), fmt::format("{}: {}", ctx, glob.error().what));
+      parse_rule(std::string(k.str()), *v.as_table(), ctx);
+    }
+  }
+
+  void parse_irq(const std::string& glob, const toml::table& t, const std::string& ctx) {
+    check_keys(t, ctx, {"policy", "cpus", "irqbalance", "group"});
+    IrqRule r;
+    r.glob = glob;
+    r.group = "irq";
+    r.loc = loc(t.source());
+    const toml::node* cpus = nullptr;
+    for (auto&& [k, v] : t) {
+      std::string what = fmt::format("'{}' in {}", k.str(), ctx);
+      if (k.str() == "policy") {
+        r.policy = string(v, what);
+        if (r.policy != "numa-local" && r.policy != "spread" && r.policy != "pin")
+          fail(v.source(), fmt::format("{} is '{}': expected \"numa-local\", \"spread\" or "
+                                       "\"pin\"", what, r.policy));
+      } else if (k.str() == "cpus") {
+        cpus = &v;
+        auto set = CpuSet::parse(string(v, what + " (a cpulist like \"0-3,8\")"));
+        if (!set.ok()) fail(v.source(), fmt::format("{}: {}", what, set.error().what));
+        if (set->empty()) fail(v.source(), what + " is an empty cpulist");
+        r.cpus = std::move(set).value();
+      } else if (k.str() == "irqbalance") {
+        r.irqbalance = string(v, what);
+        if (r.irqbalance != "leave" && r.irqbalance != "ban" && r.irqbalance != "stop")
+          fail(v.source(), fmt::format("{} is '{}': expected \"leave\", \"ban\" or \"stop\"", what,
+                                       r.irqbalance));
+      } else if (k.str() == "group") {
+        r.group = group_name(v, ctx);
+      }
+    }
+    if (r.policy.empty())
+      fail(t.source(), fmt::format("{} has no 'policy': set \"numa-local\", \"spread\" or \"pin\"", ctx));
+    if (r.policy == "pin" && !cpus)
+      fail(t.source(), fmt::format("{} has policy \"pin\" but no 'cpus' to pin to", ctx));
+    if (r.policy != "pin" && cpus)
+      fail(cpus->source(), fmt::format("'cpus' in {} is only for policy \"pin\" (policy is \"{}\")",
+                                       ctx, r.policy));
+    out_.profile.irqs.push_back(std::move(r));
+  }
+
+  std::optional<uint32_t> ring_size(const toml::node& n, const std::string& what, bool& max) const {
+    if (n.is_string()) {
+      if (string(n, what) != "max") fail(n.source(), what + " must be a number or \"max\"");
+      max = true;
+      return std::nullopt;
+    }
+    return static_cast<uint32_t>(integer(n, what, 1, 1 << 20));
+  }
+
+  void parse_nic(const std::string& glob, const toml::table& t, const std::string& ctx) {
+    check_keys(t, ctx, {"speed", "duplex", "autoneg", "channels", "combined", "rings", "group"});
+    NicRule r;
+    r.glob = glob;
+    r.group = "nic";
+    r.loc = loc(t.source());
+    const toml::node* duplex = nullptr;
+    for (auto&& [k, v] : t) {
+      std::string what = fmt::format("'{}' in {}", k.str(), ctx);
+      if (k.str() == "speed") {
+        if (v.is_string()) {
+          if (v.as_string()->get() != "max")
+            fail(v.source(), fmt::format("{} is '{}': give Mb/s (25000) or \"max\"", what,
+                                         v.as_string()->get()));
+          r.speed_max = true;
+        } else if (v.is_integer() && v.as_integer()->get() <= 0) {
+          fail(v.source(), fmt::format("{} = {}: a link speed is a positive number of Mb/s", what,
+                                       v.as_integer()->get()));
+        } else {
+          r.speed_mbps = static_cast<uint32_t>(integer(v, what + " (Mb/s or \"max\")", 1, 10'000'000));
+        }
+      } else if (k.str() == "duplex") {
+        duplex = &v;
+        r.duplex = string(v, what);
+        if (*r.duplex != "full" && *r.duplex != "half")
+          fail(v.source(), fmt::format("{} is '{}': expected \"full\" or \"half\"", what, *r.duplex));
+      } else if (k.str() == "autoneg") {
+        r.autoneg = boolean(v, what);
+      } else if (k.str() == "combined") {
+        r.combined = static_cast<uint32_t>(integer(v, what, 1, 65535));
+      } else if (k.str() == "channels") {
+        const toml::table& c = table(v, what);
+        std::string cctx = fmt::format("'channels' in {}", ctx);
+        check_keys(c, cctx, {"combined", "rx", "tx"});
+        if (t.contains("combined") && c.contains("combined"))
+          fail(v.source(), fmt::format("{}: 'combined' is given twice (alone and in 'channels')", ctx));
+        for (auto&& [ck, cv] : c) {
+          auto n = static_cast<uint32_t>(integer(cv, fmt::format("'{}' in {}", ck.str(), cctx), 0, 65535));
+          if (ck.str() == "combined") r.combined = n;
+          else if (ck.str() == "rx") r.rx_channels = n;
+          else r.tx_channels = n;
+        }
+        if (c.empty()) fail(v.source(), cctx + " is empty");
+      } else if (k.str() == "rings") {
+        const toml::table& c = table(v, what);
+        std::string cctx = fmt::format("'rings' in {}", ctx);
+        check_keys(c, cctx, {"rx", "tx"});
+        for (auto&& [ck, cv] : c) {
+          std::string cwhat = fmt::format("'{}' in {}", ck.str(), cctx);
+          if (ck.str() == "rx") r.rx_ring = ring_size(cv, cwhat, r.rx_ring_max);
+          else r.tx_ring = ring_size(cv, cwhat, r.tx_ring_max);
+        }
+        if (c.empty()) fail(v.source(), cctx + " is empty");
+      } else if (k.str() == "group") {
+        r.group = group_name(v, ctx);
+      }
+    }
+    // Half duplex exists only up to 1000 Mb/s; asking for it at 10G+ cannot work.
+    if (duplex && r.duplex == "half" && (r.speed_max || (r.speed_mbps && *r.speed_mbps > 1000)))
+      fail(duplex->source(), fmt::format("{}: half duplex is only defined up to 1000 Mb/s", ctx));
+    if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.combined &&
+        !r.rx_channels && !r.tx_channels && !r.rx_ring && !r.tx_ring && !r.rx_ring_max &&
+        !r.tx_ring_max)
+      fail(t.source(), ctx + " sets nothing");
+    out_.profile.nics.push_back(std::move(r));
+  }
+
+  void parse_numa(const toml::table& t) {
+    check_keys(t, "[numa]", {"bind", "balancing", "zone_reclaim"});
+    for (auto&& [k, v] : t) {
+      if (k.str() == "bind") {
+        if (!v.is_array())
+          fail(v.source(), fmt::format("'bind' in [numa] must be written [[numa.bind]] (an array "
+                                       "of tables), not {}", type_name(v)));
+        for (const toml::node& e : *v.as_array()) parse_bind(e);
+      } else {
+        SysctlSetting s;
+        s.group = "numa";
+        s.loc = loc(k.source());
+        if (k.str() == "balancing") {
+          s.key = "kernel.numa_balancing";
+          s.value = boolean(v, "'balancing' in [numa]") ? "1" : "0";
+        } else {
+          s.key = "vm.zone_reclaim_mode";
+          // Bits 1 (reclaim), 2 (write dirty pages), 4 (swap): 0..7.
+          s.value = std::to_string(integer(v, "'zone_reclaim' in [numa]", 0, 7));
+        }
+        add_sysctl(std::move(s), v);
+      }
+    }
+  }
+
+  void parse_bind(const toml::node& n) {
+    std::string ctx = fmt::format("[[numa.bind]] #{}", out_.profile.binds.size() + 1);
+    const toml::table& t = table(n, ctx);
+    check_keys(t, ctx, {"unit", "cgroup", "near", "node", "group"});
+    NumaBind b;
+    b.group = "numa";
+    b.loc = loc(t.source());
+    for (auto&& [k, v] : t) {
+      std::string what = fmt::format("'{}' in {}", k.str(), ctx);
+      if (k.str() == "unit") {
+        b.unit = string(v, what);
+        check(check_unit_name(*b.unit), v, ctx);
+      } else if (k.str() == "cgroup") {
+        b.cgroup = string(v, what);
+        check(check_cgroup_path(*b.cgroup), v, ctx);
+      } else if (k.str() == "near") {
+        b.near = string(v, what);
+        check(check_device_name(*b.near), v, ctx);
+      } else if (k.str() == "node") {
+        b.node = static_cast<unsigned>(integer(v, what, 0, 1023));
+      } else if (k.str() == "group") {
+        b.group = group_name(v, ctx);
+      }
+    }
+    if (b.unit.has_value() == b.cgroup.has_value())
+      fail(t.source(), fmt::format("{} needs exactly one of 'unit' (a systemd unit) or 'cgroup' "
+                                   "(a path under /sys/fs/cgroup)", ctx));
+    if (b.near.has_value() == b.node.has_value())
+      fail(t.source(), fmt::format("{} needs exactly one of 'near' (a device) or 'node' (a NUMA "
+                                   "node number)", ctx));
+    std::string target = b.unit ? "unit " + *b.unit : "cgroup " + *b.cgroup;
+    for (const NumaBind& other : out_.profile.binds)
+      if ((b.unit && other.unit == b.unit) || (b.cgroup && other.cgroup == b.cgroup))
+        fail(t.source(), fmt::format("{} binds {} again (first bound at {})", ctx, target,
+                                     other.loc.str()));
+    out_.profile.binds.push_back(std::move(b));
+  }
+
+  void parse_verify(const toml::table& t) {
+    check_keys(t, "[verify]", {"bench", "min_effect", "false_keep_rate", "max_trials", "guards"});
+    VerifySettings& vs = out_.profile.verify;
+    for (auto&& [k, v] : t) {
+      std::string what = fmt::format("'{}' in [verify]", k.str());
+      vs.set_fields.push_back(std::string(k.str()));
+      if (k.str() == "bench") {
+        vs.bench = bench_names(v, what);
+      } else if (k.str() == "min_effect") {
+        vs.min_effect = number(v, what);
+        if (!(vs.min_effect >= 0 && vs.min_effect < 1))
+          fail(v.source(), fmt::format("{} = {} is a fraction: it must be at least 0 and below 1 "
+                                       "(0.02 = 2%)", what, vs.min_effect));
+      } else if (k.str() == "false_keep_rate") {
+        vs.false_keep_rate = number(v, what);
+        if (!(vs.false_keep_rate > 0 && vs.false_keep_rate < 0.5))
+          fail(v.source(), fmt::format("{} = {} must be above 0 and below 0.5", what,
+                                       vs.false_keep_rate));
+      } else if (k.str() == "max_trials") {
+        vs.max_trials = static_cast<unsigned>(integer(v, what, 3, 1000));
+      } else if (k.str() == "guards") {
+        if (!v.is_array())
+          fail(v.source(), fmt::format("{} must be an array of {{metric=, max_increase=}}, not {}",
+                                       what, type_name(v)));
+        for (const toml::node& e : *v.as_array()) vs.guards.push_back(guard(e));
+      }
+    }
+  }
+
+  std::vector<std::string> bench_names(const toml::node& v, const std::string& what) const {
+    std::vector<std::string> names = strings(v, what);
+    std::size_t i = 0;
+    for (const std::string& b : names) check(check_plain_name(b, "benchmark name"), *v.as_array()->get(i++), what);
+    return names;
+  }
+
+  Guard guard(const toml::node& n) const {
+    const toml::table& t = table(n, "each of 'guards' in [verify]");
+    std::string ctx = "a guard in [verify]";
+    check_keys(t, ctx, {"metric", "max_increase"});
+    Guard g;
+    bool has_max = false;
+    for (auto&& [k, v] : t) {
+      if (k.str() == "metric") {
+        g.metric = string(v, "'metric' in " + ctx);
+        check(check_plain_name(g.metric, "metric name"), v, ctx);
+      } else {
+        g.max_increase = number(v, "'max_increase' in " + ctx);
+        if (!(g.max_increase >= 0) || std::isinf(g.max_increase))
+          fail(v.source(), fmt::format("'max_increase' in {} = {} must be a finite number >= 0", ctx,
+                                       g.max_increase));
+        has_max = true;
+      }
+    }
+    if (g.metric.empty() || !has_max)
+      fail(t.source(), ctx + " needs both 'metric' and 'max_increase'");
+    return g;
+  }
+
+  void parse_groups(const toml::table& t) {
+    for (auto&& [k, v] : t) {
+      std::string ctx = fmt::format("[group.{}]", header_key(k.str()));
+      const toml::table& g = table(v, ctx);
+      Status name = check_plain_name(k.str(), "group name");
+      if (!name.ok()) fail(k.source(), fmt::format("{}: {}", ctx, name.error().what));
+      check_keys(g, ctx, {"keep_if_neutral", "bench", "members"});
+      GroupSettings gs;
+      gs.name = std::string(k.str());
+      gs.loc = loc(g.source());
+      for (auto&& [gk, gv] : g) {
+        std::string what = fmt::format("'{}' in {}", gk.str(), ctx);
+        if (gk.str() == "keep_if_neutral") gs.keep_if_neutral = boolean(gv, what);
+        else if (gk.str() == "bench") gs.bench = bench_names(gv, what);
+        else members(gv, what, gs);
+      }
+      out_.profile.groups[gs.name] = std::move(gs);
+    }
+  }
+
+  void members(const toml::node& v, const std::string& what, GroupSettings& gs) const {
+    if (!v.is_array()) strings(v, what);  // fails with the type message
+    for (const toml::node& e : *v.as_array()) {
+      std::string id = string(e, "each of " + what);
+      std::string_view rest = id;
+      Status ok = Ok{};
+      if (rest.starts_with("sysctl:")) {
+        ok = check_sysctl_key_syntax(rest.substr(7));
+        if (ok.ok() && rest.size() == 7) ok = Error{"empty sysctl key", "", 0};
+      } else if (rest.starts_with("irq:") || rest.starts_with("nic:")) {
+        ok = check_name_glob(rest.substr(4));
+      } else if (rest.starts_with("numa:unit:")) {
+        ok = check_unit_name(rest.substr(10));
+      } else if (rest.starts_with("numa:cgroup:")) {
+        ok = check_cgroup_path(rest.substr(12));
+      } else {
+        fail(e.source(), fmt::format("member '{}' of {}: write \"sysctl:KEY\", \"irq:GLOB\", "
+                                     "\"nic:GLOB\", \"numa:unit:UNIT\" or \"numa:cgroup:PATH\"",
+                                     id, what));
+      }
+      if (!ok.ok()) fail(e.source(), fmt::format("member '{}' of {}: {}", id, what, ok.error().what));
+      gs.members.push_back(GroupMember{id, loc(e.source())});
+    }
+  }
+
+  ProfileFile out_;
+  std::map<std::string, SourceLoc> sysctl_at_;
+};
+
+}  // namespace
+
+Result<ProfileFile> parse_profile_file(std::string_view text, const std::string& file) {
+  toml::table root;
+  try {
+    root = toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    SourceLoc where{file, static_cast<int>(e.source().begin.line),
+                    static_cast<int>(e.source().begin.column)};
+    return Error{fmt::format("TOML syntax error: {}", e.description()), where.str(), 0};
+  }
+  try {
+    return Parser(file).parse(root);
+  } catch (ParseFailure& f) {
+    return std::move(f.error);
+  }
+}
+
+}  // namespace tuner

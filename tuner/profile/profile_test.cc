@@ -1,0 +1,273 @@
+// Parsing and loading good profiles: every value of the format, includes and merging,
+// the search path, and the shipped profiles.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "tuner/profile/profile.h"
+#include "tuner/profile/match.h"
+#include "tuner/profile/parse.h"
+
+using namespace tuner;
+
+namespace {
+
+const std::string kGood = TUNER_TEST_DATA "/profiles/good";
+const std::string kShipped = TUNER_SOURCE_PROFILES;
+
+const SysctlSetting* sysctl(const Profile& p, const std::string& key) {
+  for (const SysctlSetting& s : p.sysctls)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+std::string make_temp_dir() {
+  char tmpl[] = "/tmp/tuner-profile-test-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  return tmpl;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST_CASE("profile: every value of the format parses as written") {
+  auto p = load_profile(kGood + "/full.toml", {});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  CHECK(p->name == "full");
+  CHECK(p->description == "every feature once");
+  CHECK(p->chain == std::vector<std::string>{"full"});
+
+  CHECK(p->match.numa_nodes == ">=2");
+  CHECK(p->match.cpu_vendor == "GenuineIntel");
+  CHECK(p->match.nic_driver == "mlx5*");
+  CHECK(p->match.gpu == true);
+  CHECK(p->match.virtualized == false);
+
+  const SysctlSetting* rmem = sysctl(*p, "net.core.rmem_max");
+  REQUIRE(rmem);
+  CHECK(rmem->op == SysctlSetting::Op::set);
+  CHECK(rmem->value == "268435456");
+  CHECK(rmem->group == "buffers");
+  CHECK(rmem->loc.str() == kGood + "/full.toml:14:1");
+  CHECK(sysctl(*p, "net.core.somaxconn")->op == SysctlSetting::Op::at_least);
+  CHECK(sysctl(*p, "net.core.somaxconn")->value == "4096");
+  CHECK(sysctl(*p, "net.core.somaxconn")->group == "sysctl");
+  CHECK(sysctl(*p, "vm.dirty_ratio")->op == SysctlSetting::Op::at_most);
+  CHECK(sysctl(*p, "vm.dirty_ratio")->value == "20");
+  CHECK(sysctl(*p, "net.ipv4.tcp_rmem")->value == "4096 87380 6291456");
+  CHECK(sysctl(*p, "kernel.perf_event_paranoid")->value == "-1");
+  REQUIRE(sysctl(*p, "net.ipv4.tcp_mtu_probing"));  // from [sysctl.net.ipv4]
+  CHECK(sysctl(*p, "net.ipv4.tcp_mtu_probing")->value == "1");
+  // [numa] shorthands become sysctls in group "numa".
+  REQUIRE(sysctl(*p, "kernel.numa_balancing"));
+  CHECK(sysctl(*p, "kernel.numa_balancing")->value == "0");
+  CHECK(sysctl(*p, "kernel.numa_balancing")->group == "numa");
+  CHECK(sysctl(*p, "vm.zone_reclaim_mode")->value == "0");
+
+  REQUIRE(p->irqs.size() == 2);
+  const IrqRule& pin = p->irqs[0].glob == "eth0" ? p->irqs[0] : p->irqs[1];
+  const IrqRule& local = p->irqs[0].glob == "eth0" ? p->irqs[1] : p->irqs[0];
+  CHECK(pin.policy == "pin");
+  REQUIRE(pin.cpus);
+  CHECK(pin.cpus->to_string() == "0-3,8");
+  CHECK(pin.group == "pinned");
+  CHECK(pin.irqbalance == "leave");
+  CHECK(local.glob == "mlx5*");
+  CHECK(local.policy == "numa-local");
+  CHECK(local.irqbalance == "ban");
+  CHECK(local.group == "irq");
+
+  REQUIRE(p->nics.size() == 2);
+  const NicRule& eth = p->nics[0].glob == "eth*" ? p->nics[0] : p->nics[1];
+  const NicRule& ens = p->nics[0].glob == "eth*" ? p->nics[1] : p->nics[0];
+  CHECK(eth.speed_max);
+  CHECK_FALSE(eth.speed_mbps);
+  CHECK(eth.duplex == "full");
+  CHECK(eth.autoneg == true);
+  CHECK(eth.combined == 8u);
+  CHECK(eth.rx_channels == 2u);
+  CHECK_FALSE(eth.tx_channels);
+  CHECK(eth.rx_ring == 4096u);
+  CHECK_FALSE(eth.rx_ring_max);
+  CHECK(eth.tx_ring_max);
+  CHECK(eth.group == "links");
+  CHECK(ens.speed_mbps == 25000u);
+  CHECK(ens.combined == 4u);
+  CHECK(ens.group == "links");
+
+  REQUIRE(p->binds.size() == 2);
+  CHECK(p->binds[0].unit == "trainer.service");
+  CHECK(p->binds[0].near == "gpu0");
+  CHECK(p->binds[0].group == "numa");
+  CHECK(p->binds[1].cgroup == "jobs.slice/job-1");
+  CHECK(p->binds[1].node == 1u);
+  CHECK(p->binds[1].group == "jobs");
+
+  CHECK(p->verify.bench == std::vector<std::string>{"tcp", "membw"});
+  CHECK(p->verify.min_effect == doctest::Approx(0.05));
+  CHECK(p->verify.false_keep_rate == doctest::Approx(0.01));
+  CHECK(p->verify.max_trials == 40u);
+  REQUIRE(p->verify.guards.size() == 1);
+  CHECK(p->verify.guards[0].metric == "tcp_retrans_pct");
+  CHECK(p->verify.guards[0].max_increase == doctest::Approx(1.0));
+
+  REQUIRE(p->groups.count("links"));
+  CHECK_FALSE(p->groups.at("links").keep_if_neutral);
+  CHECK(p->groups.at("links").bench == std::vector<std::string>{"tcp"});
+  CHECK(p->groups.at("buffers").keep_if_neutral);
+  CHECK(p->groups.at("buffers").members.size() == 2);
+}
+
+TEST_CASE("profile: defaults when a section is absent") {
+  auto f = parse_profile_file("[sysctl]\n\"vm.swappiness\" = 10\n", "/x/minimal.toml");
+  REQUIRE(f.ok());
+  CHECK(f->profile.name == "minimal");  // the file name without .toml
+  CHECK(f->profile.verify.min_effect == doctest::Approx(0.02));
+  CHECK(f->profile.verify.max_trials == 30u);
+  CHECK(f->profile.verify.set_fields.empty());
+  CHECK(f->profile.sysctls.at(0).group == "sysctl");
+  CHECK(f->includes.empty());
+}
+
+TEST_CASE("profile: includes merge parents first and the including file wins") {
+  auto p = load_profile(kGood + "/child.toml", {});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  CHECK(p->name == "child");
+  CHECK(p->chain == std::vector<std::string>{"parent", "extra", "child"});
+  CHECK(p->description == "extra, included by path");  // inherited: child has none
+  CHECK(sysctl(*p, "net.core.rmem_max")->value == "3000");  // child wins
+  CHECK(sysctl(*p, "net.core.rmem_max")->loc.file == kGood + "/child.toml");
+  CHECK(sysctl(*p, "net.core.wmem_max")->value == "2000");  // from parent
+  CHECK(sysctl(*p, "net.core.wmem_max")->group == "buffers");  // parent's group kept
+  CHECK(sysctl(*p, "vm.swappiness")->value == "10");  // from sub/extra.toml by path
+  REQUIRE(p->irqs.size() == 1);
+  CHECK(p->irqs[0].policy == "numa-local");  // same glob: replaced
+  // Binds: same unit replaced by the later file, others appended.
+  REQUIRE(p->binds.size() == 2);
+  CHECK(p->binds[0].unit == "a.service");
+  CHECK(p->binds[0].node == 1u);  // sub/extra.toml came after parent
+  CHECK(p->binds[1].unit == "b.service");
+  // Verify: only fields the child set override.
+  CHECK(p->verify.min_effect == doctest::Approx(0.03));
+  CHECK(p->verify.max_trials == 50u);
+  CHECK(p->verify.bench == std::vector<std::string>{"tcp"});
+  // Match is not inherited: the parent's gpu = true does not make the child GPU-only.
+  CHECK_FALSE(p->match.gpu);
+}
+
+TEST_CASE("profile: a profile included twice (diamond) is merged consistently") {
+  auto p = load_profile(kGood + "/diamond.toml", {});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  CHECK(p->chain == std::vector<std::string>{"parent", "extra", "child", "diamond"});
+  CHECK(sysctl(*p, "net.core.rmem_max")->value == "3000");
+  CHECK(p->binds.size() == 2);
+}
+
+TEST_CASE("profile: names are searched in the search path, paths taken as paths") {
+  CHECK(is_profile_name("dl-training"));
+  CHECK(is_profile_name("my_profile2"));
+  CHECK_FALSE(is_profile_name("x.toml"));
+  CHECK_FALSE(is_profile_name("../x"));
+  CHECK_FALSE(is_profile_name(""));
+  auto by_name = load_profile("parent", {kGood});
+  REQUIRE_MESSAGE(by_name.ok(), by_name.error().message());
+  CHECK(by_name->file == kGood + "/parent.toml");
+  auto missing = load_profile("parent", {kShipped});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message().find("no profile named 'parent'") != std::string::npos);
+  CHECK(missing.error().message().find(kShipped) != std::string::npos);
+}
+
+TEST_CASE("profile: search path keeps only existing directories, configured first") {
+  std::string dir = make_temp_dir();
+  CHECK(profile_search_path({dir, "/nonexistent/tuner", dir}) == std::vector<std::string>{dir});
+  std::vector<std::string> def = profile_search_path({});
+  REQUIRE_FALSE(def.empty());
+  CHECK(def.back() == kShipped);  // the source tree last, after /etc and /usr/share
+  ::rmdir(dir.c_str());
+}
+
+TEST_CASE("profile: a same-named profile earlier in the path can extend the shipped one") {
+  std::string dir = make_temp_dir();
+  write_file(dir + "/throughput.toml",
+             "[profile]\ninclude = [\"throughput\"]\n[sysctl]\n\"net.core.rmem_max\" = 1\n");
+  auto p = load_profile("throughput", {dir, kShipped});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  CHECK(p->file == dir + "/throughput.toml");
+  CHECK(sysctl(*p, "net.core.rmem_max")->value == "1");
+  CHECK(sysctl(*p, "net.ipv4.tcp_slow_start_after_idle"));  // from the shipped one
+  std::remove((dir + "/throughput.toml").c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST_CASE("profile: several --profile merge, later ones winning") {
+  auto a = load_profile("throughput", {kShipped});
+  auto b = load_profile("latency", {kShipped});
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  Profile m = merge_profiles({*a, *b});
+  CHECK(m.name == "throughput+latency");
+  CHECK(sysctl(m, "net.core.rmem_max")->value == "67108864");  // only in throughput
+  CHECK(sysctl(m, "net.core.busy_read")->value == "50");      // only in latency
+  CHECK(m.irqs.size() == 1);
+  CHECK_FALSE(m.match.gpu);
+  Profile one = merge_profiles({*b});
+  CHECK(one.name == "latency");
+  CHECK(one.sysctls.size() == b->sysctls.size());
+}
+
+TEST_CASE("profile: every shipped profile loads and says why for every setting") {
+  std::vector<FoundProfile> found = find_profiles({kShipped});
+  std::vector<std::string> names;
+  for (const FoundProfile& f : found) names.push_back(f.name);
+  CHECK(names == std::vector<std::string>{"balanced", "dl-training", "inference", "latency",
+                                          "network-throughput", "throughput"});
+  for (const FoundProfile& f : found) {
+    CAPTURE(f.file);
+    auto p = load_profile(f.name, {kShipped});
+    REQUIRE_MESSAGE(p.ok(), p.error().message());
+    CHECK_FALSE(p->description.empty());
+    // Every run of settings outside [profile] follows a comment (or carries one).
+    std::ifstream in(f.file);
+    std::string line, section;
+    bool commented = false;
+    int n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (line.empty()) { commented = false; continue; }
+      if (line[0] == '#') { commented = true; continue; }
+      if (line[0] == '[') { section = line; commented = false; continue; }
+      if (section == "[profile]" || section == "[match]") continue;
+      CHECK_MESSAGE((commented || line.find('#') != std::string::npos),
+                    f.file << ":" << n << " has no comment saying why: " << line);
+    }
+  }
+}
+
+TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
+  auto p = load_profile("dl-training", {kShipped});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  CHECK(p->chain == std::vector<std::string>{"balanced", "throughput", "network-throughput",
+                                             "dl-training"});
+  CHECK(sysctl(*p, "net.core.rmem_max")->value == "268435456");  // network-throughput wins
+  CHECK(sysctl(*p, "net.core.somaxconn")->op == SysctlSetting::Op::at_least);  // from balanced
+  CHECK(sysctl(*p, "kernel.numa_balancing")->value == "0");
+  REQUIRE(p->binds.size() == 1);
+  CHECK(p->binds[0].unit == "trainer.service");
+  CHECK(p->binds[0].near == "gpu0");
+  REQUIRE(p->irqs.size() == 1);
+  CHECK(p->irqs[0].policy == "numa-local");
+  CHECK(p->match.numa_nodes == ">=2");
+  CHECK(p->match.gpu == true);
+  CHECK(p->nics.at(0).group == "nic-rings");
+  CHECK(p->verify.bench == std::vector<std::string>{"membw", "tcp"});
+}

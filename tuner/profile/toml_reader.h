@@ -1,0 +1,126 @@
+// Typed, located access to a toml++ tree for the profile parser: every wrong type or
+// value becomes a ParseFailure naming file:line:col. Included by parse.cc only
+// (toml++ is slow to compile, so one translation unit pays for it).
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "base/result.h"
+#include "tuner/profile/profile.h"
+#include "tuner/profile/values.h"
+
+namespace tuner::profile_toml {
+
+using Keys = std::vector<std::string_view>;
+
+/// Unwinds the parser to parse_profile_file at the first error.
+struct ParseFailure {
+  Error error;
+};
+
+inline const char* type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date:
+    case toml::node_type::time:
+    case toml::node_type::date_time: return "a date/time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+/// A table key as the user would write it in a header: bare when it can be.
+inline std::string header_key(std::string_view k) {
+  bool bare = !k.empty() && std::all_of(k.begin(), k.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  return bare ? std::string(k) : fmt::format("\"{}\"", k);
+}
+
+inline std::string file_stem(const std::string& file) {
+  std::string base = file.substr(file.find_last_of('/') + 1);
+  if (base.size() > 5 && base.ends_with(".toml")) base.resize(base.size() - 5);
+  return base;
+}
+
+/// The accessors; the profile parser derives from it.
+class TomlReader {
+ public:
+  explicit TomlReader(const std::string& file) : file_(file) {}
+
+ protected:
+  SourceLoc loc(const toml::source_region& r) const {
+    return SourceLoc{file_, static_cast<int>(r.begin.line), static_cast<int>(r.begin.column)};
+  }
+  [[noreturn]] void fail(const toml::source_region& r, std::string what) const {
+    throw ParseFailure{Error{std::move(what), loc(r).str(), 0}};
+  }
+  void check(const Status& s, const toml::node& n, std::string_view ctx) const {
+    if (!s.ok()) fail(n.source(), fmt::format("{}: {}", ctx, s.error().what));
+  }
+
+  void check_keys(const toml::table& t, std::string_view ctx, const Keys& allowed) const {
+    for (auto&& [k, v] : t) {
+      if (std::find(allowed.begin(), allowed.end(), k.str()) != allowed.end()) continue;
+      std::string hint;
+      if (ctx == "the top level" &&
+          (k.str() == "name" || k.str() == "description" || k.str() == "include"))
+        hint = "; it belongs in [profile]";
+      else
+        hint = did_you_mean(k.str(), allowed);
+      if (hint.empty())
+        hint = fmt::format(" (allowed: {})", fmt::join(allowed, ", "));
+      fail(k.source(), fmt::format("unknown key '{}' in {}{}", k.str(), ctx, hint));
+    }
+  }
+
+  const toml::table& table(const toml::node& n, std::string_view ctx) const {
+    if (!n.is_table()) fail(n.source(), fmt::format("{} must be a table, not {}", ctx, type_name(n)));
+    return *n.as_table();
+  }
+  std::string string(const toml::node& n, std::string_view what) const {
+    if (!n.is_string()) fail(n.source(), fmt::format("{} must be a string, not {}", what, type_name(n)));
+    return n.as_string()->get();
+  }
+  bool boolean(const toml::node& n, std::string_view what) const {
+    if (!n.is_boolean())
+      fail(n.source(), fmt::format("{} must be true or false, not {}", what, type_name(n)));
+    return n.as_boolean()->get();
+  }
+  int64_t integer(const toml::node& n, std::string_view what, int64_t lo, int64_t hi) const {
+    if (!n.is_integer())
+      fail(n.source(), fmt::format("{} must be an integer, not {}", what, type_name(n)));
+    int64_t v = n.as_integer()->get();
+    if (v < lo || v > hi)
+      fail(n.source(), fmt::format("{} = {} is out of range: it must be {} to {}", what, v, lo, hi));
+    return v;
+  }
+  double number(const toml::node& n, std::string_view what) const {
+    if (n.is_integer()) return static_cast<double>(n.as_integer()->get());
+    if (!n.is_floating_point())
+      fail(n.source(), fmt::format("{} must be a number, not {}", what, type_name(n)));
+    return n.as_floating_point()->get();
+  }
+  std::vector<std::string> strings(const toml::node& n, std::string_view what) const {
+    if (!n.is_array())
+      fail(n.source(), fmt::format("{} must be an array of strings, not {}", what, type_name(n)));
+    std::vector<std::string> out;
+    for (const toml::node& e : *n.as_array()) out.push_back(string(e, fmt::format("each of {}", what)));
+    return out;
+  }
+  std::string file_;
+};
+
+}  // namespace tuner::profile_toml

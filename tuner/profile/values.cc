@@ -1,0 +1,158 @@
+#include "tuner/profile/values.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/core.h>
+
+#include "base/strings.h"
+
+namespace tuner {
+
+namespace {
+
+Error bad(std::string what) { return Error{std::move(what), "", 0}; }
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool printable(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+}
+
+}  // namespace
+
+std::string did_you_mean(std::string_view key, const std::vector<std::string_view>& allowed) {
+  std::string_view best;
+  std::size_t best_d = 3;  // more than two edits away is a different word, not a typo
+  for (std::string_view a : allowed) {
+    std::size_t d = edit_distance(key, a);
+    if (d < best_d) best_d = d, best = a;
+  }
+  return best.empty() ? "" : fmt::format("; did you mean '{}'?", best);
+}
+
+Result<SysctlSetting> parse_sysctl_text(std::string_view text) {
+  SysctlSetting s;
+  std::string_view t = trim(text);
+  if (starts_with(t, ">=") || starts_with(t, "<=")) {
+    auto n = parse_i64(trim(t.substr(2)));
+    if (!n)
+      return bad(fmt::format("'{}' is not a bound: after '{}' a whole number is needed", text,
+                             t.substr(0, 2)));
+    s.op = t[0] == '>' ? SysctlSetting::Op::at_least : SysctlSetting::Op::at_most;
+    s.value = std::to_string(*n);
+    return s;
+  }
+  std::string blanks_as_spaces(text);
+  std::replace_if(blanks_as_spaces.begin(), blanks_as_spaces.end(),
+                  [](char c) { return c == '\t' || c == '\n'; }, ' ');
+  if (!printable(blanks_as_spaces))
+    return bad("control characters are not allowed in a sysctl value");
+  s.value = normalize_ws(text);
+  if (s.value.empty()) return bad("empty sysctl value");
+  if (s.value.size() > 4096) return bad("sysctl value longer than 4096 bytes");
+  return s;
+}
+
+Status check_unit_name(std::string_view unit) {
+  if (unit.empty() || unit.size() > 255) return bad("a unit name must be 1 to 255 characters");
+  for (char c : unit)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == ':' || c == '_' || c == '.' ||
+          c == '@' || c == '-'))
+      return bad(fmt::format("unit name '{}' has '{}': only [A-Za-z0-9:_.@-] are allowed",
+                             unit, c));
+  if (!ends_with(unit, ".service") && !ends_with(unit, ".scope") && !ends_with(unit, ".slice"))
+    return bad(fmt::format("unit name '{}' must end in .service, .scope or .slice", unit));
+  return Ok{};
+}
+
+Status check_cgroup_path(std::string_view path) {
+  if (path.empty()) return bad("empty cgroup path");
+  if (path.front() == '/')
+    return bad(fmt::format("cgroup path '{}' must be relative to /sys/fs/cgroup (no leading '/')",
+                           path));
+  if (path.size() > 1024) return bad("cgroup path longer than 1024 bytes");
+  for (std::string_view seg : split(path, '/')) {
+    if (seg.empty()) return bad(fmt::format("cgroup path '{}' has an empty segment", path));
+    if (seg == "." || seg == "..")
+      return bad(fmt::format("cgroup path '{}' may not contain '{}'", path, seg));
+    for (char c : seg)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' ||
+            c == '@' || c == '-'))
+        return bad(fmt::format("cgroup path '{}' has '{}': segments are [A-Za-z0-9_.:@-]", path, c));
+  }
+  return Ok{};
+}
+
+Status check_name_glob(std::string_view glob) {
+  if (glob.empty()) return bad("empty interface name glob");
+  if (glob.size() > 64) return bad("interface name glob longer than 64 characters");
+  for (char c : glob)
+    if (c == '/' || c == ':' || static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+      return bad(fmt::format("interface name glob '{}' may not contain '/', ':', blanks or "
+                             "control characters", glob));
+  return Ok{};
+}
+
+Status check_plain_name(std::string_view name, std::string_view what) {
+  if (name.empty() || name.size() > 64)
+    return bad(fmt::format("{} must be 1 to 64 characters", what));
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+      return bad(fmt::format("{} '{}' has '{}': only [A-Za-z0-9_-] are allowed", what, name, c));
+  return Ok{};
+}
+
+Status check_device_name(std::string_view near) {
+  if (near.empty() || near.size() > 64) return bad("'near' must name a device (1 to 64 characters)");
+  for (char c : near)
+    if (c == '/' || static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+      return bad(fmt::format("'near' = '{}' may not contain '/', blanks or control characters",
+                             near));
+  return Ok{};
+}
+
+bool Comparison::holds(int64_t x) const {
+  switch (op) {
+    case Op::ge: return x >= value;
+    case Op::le: return x <= value;
+    case Op::eq: break;
+  }
+  return x == value;
+}
+
+std::string Comparison::str() const {
+  return (op == Op::ge ? ">=" : op == Op::le ? "<=" : "") + std::to_string(value);
+}
+
+Result<Comparison> parse_comparison(std::string_view text) {
+  Comparison c;
+  std::string_view t = trim(text);
+  if (starts_with(t, ">=")) c.op = Comparison::Op::ge, t.remove_prefix(2);
+  else if (starts_with(t, "<=")) c.op = Comparison::Op::le, t.remove_prefix(2);
+  auto n = parse_u64(trim(t));
+  if (!n || *n > 1'000'000)
+    return bad(fmt::format("'{}' is not a condition: write \"N\", \">=N\" or \"<=N\"", text));
+  c.value = static_cast<int64_t>(*n);
+  return c;
+}
+
+}  // namespace tuner

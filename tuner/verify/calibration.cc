@@ -1,0 +1,149 @@
+#include "tuner/verify/calibration.h"
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <tuple>
+
+#include "tuner/verify/rank_sum.h"
+
+namespace tuner::verify {
+namespace {
+
+// Standard errors of Monte Carlo margin on every cumulative rate.
+constexpr double kMarginSe = 3.0;
+constexpr std::uint64_t kSeed = 0x7475'6e65'7276'6572ULL;  // "tunerver"
+
+double fraction(const std::vector<unsigned>& points, std::size_t k) {
+  return static_cast<double>(points[k]) / points.back();
+}
+
+// Rank statistics U_k (pairs with candidate > baseline among the first points[k] trials
+// of each arm) of every simulated run, run-major. Under H0 only the order of the values
+// matters, so uniform 64-bit integers serve as trial values (a tie has chance 2^-64).
+std::vector<std::uint16_t> simulate_counts(const std::vector<unsigned>& points) {
+  std::size_t looks = points.size();
+  unsigned n_max = points.back();
+  std::vector<std::uint16_t> counts(static_cast<std::size_t>(kCalibrationRuns) * looks);
+  std::vector<std::uint64_t> a(n_max), b(n_max);
+  std::mt19937_64 gen(kSeed);
+  for (std::size_t r = 0; r < kCalibrationRuns; ++r) {
+    for (unsigned i = 0; i < n_max; ++i) {
+      a[i] = gen();
+      b[i] = gen();
+    }
+    unsigned u = 0, prev = 0;
+    for (std::size_t k = 0; k < looks; ++k) {
+      unsigned n = points[k];
+      for (unsigned i = prev; i < n; ++i)  // new baseline trials against every candidate
+        for (unsigned j = 0; j < n; ++j) u += b[j] > a[i];
+      for (unsigned j = prev; j < n; ++j)  // new candidate trials against older baseline
+        for (unsigned i = 0; i < prev; ++i) u += b[j] > a[i];
+      counts[r * looks + k] = static_cast<std::uint16_t>(u);
+      prev = n;
+    }
+  }
+  return counts;
+}
+
+// The p-value ShiftAnalysis gives a tie-free pair of samples with this count.
+double tie_free_p(unsigned n, unsigned count) {
+  return n <= kExactMaxPerSample ? rank_sum_exact_upper(n, n, count)
+                                 : rank_sum_normal_upper(n, n, count, 0);
+}
+
+LookThresholds calibrate(const std::vector<unsigned>& points,
+                         const std::vector<std::uint16_t>& counts, Spending spending,
+                         double total) {
+  std::size_t looks = points.size();
+  LookThresholds out;
+  std::vector<char> crossed(kCalibrationRuns, 0);
+  double runs = kCalibrationRuns;
+  std::size_t crossed_so_far = 0;  // simulated runs that crossed at an earlier look
+  double union_so_far = 0;         // sum of the earlier looks' exact crossing chances
+  for (std::size_t k = 0; k < looks; ++k) {
+    unsigned n = points[k], pairs = n * n;
+    std::vector<std::size_t> hist(pairs + 1, 0);
+    for (std::size_t r = 0; r < kCalibrationRuns; ++r)
+      if (!crossed[r]) ++hist[counts[r * looks + k]];
+    // A threshold is acceptable when either bound on the cumulative crossing chance
+    // stays within the spending function:
+    //  - the union bound: earlier looks' chances plus this look's exact tail;
+    //  - the simulation, less a margin of kMarginSe standard errors. The crossing set of
+    //    the chosen threshold is the most liberal that fits, so its true rate exceeds
+    //    the spending only if the simulation fell kMarginSe errors short.
+    // The union bound decides early looks, where little is spent and the simulation
+    // sees too few crossings; the simulation decides later ones, where successive looks
+    // overlap and the union bound would count the same runs several times.
+    double target = spent(spending, total, fraction(points, k));
+    double allowed = target * runs - kMarginSe * std::sqrt(target * (1 - target) * runs);
+    unsigned c = pairs + 1;
+    std::size_t running = crossed_so_far;
+    bool simulated = false;  // the simulation admitted the last step down
+    while (c > 0) {
+      std::size_t next = running + hist[c - 1];
+      bool by_union = union_so_far + tie_free_p(n, c - 1) <= target;
+      bool by_simulation = static_cast<double>(next) <= allowed;
+      if (!by_union && !by_simulation) break;
+      simulated = !by_union;
+      running = next;
+      --c;
+    }
+    // c > pairs: nothing may cross here (p-values are > 0, so threshold 0 never fires).
+    double threshold = c > pairs ? 0.0 : tie_free_p(n, c);
+    out.p.push_back(threshold);
+    union_so_far += threshold;
+    out.bound.push_back(simulated ? target : union_so_far);
+    for (std::size_t r = 0; r < kCalibrationRuns; ++r)
+      if (!crossed[r] && counts[r * looks + k] >= c) crossed[r] = 1;
+    crossed_so_far = running;
+    out.crossed.push_back(static_cast<double>(crossed_so_far) / runs);
+  }
+  return out;
+}
+
+}  // namespace
+
+LookThresholds union_thresholds(const std::vector<unsigned>& points, Spending spending,
+                                double total) {
+  LookThresholds out;
+  double before = 0;
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    double now = spent(spending, total, fraction(points, k));
+    out.p.push_back(now - before);
+    out.crossed.push_back(now);
+    out.bound.push_back(now);
+    before = now;
+  }
+  return out;
+}
+
+const LookThresholds& calibrated_thresholds(const std::vector<unsigned>& points,
+                                            Spending spending, double total) {
+  using Key = std::tuple<std::vector<unsigned>, Spending, double>;
+  static std::mutex mu;
+  static std::map<Key, std::unique_ptr<const LookThresholds>> cache;
+  // The simulated counts serve every spending and total of a design: keep the last.
+  static std::vector<unsigned> counts_for;
+  static std::vector<std::uint16_t> counts;
+  std::lock_guard lock(mu);
+  auto& slot = cache[Key{points, spending, total}];
+  if (!slot) {
+    if (points.size() == 1) {
+      // One look: the exact p-value of a single test is already valid at `total`.
+      slot = std::make_unique<const LookThresholds>(LookThresholds{{total}, {total}, {total}});
+    } else {
+      if (counts_for != points) {
+        counts = simulate_counts(points);
+        counts_for = points;
+      }
+      slot = std::make_unique<const LookThresholds>(calibrate(points, counts, spending, total));
+    }
+  }
+  return *slot;
+}
+
+}  // namespace tuner::verify

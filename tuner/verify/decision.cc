@@ -1,0 +1,193 @@
+#include "tuner/verify/decision.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "tuner/verify/calibration.h"
+#include "tuner/verify/shift.h"
+#include "tuner/verify/stats.h"
+
+namespace tuner::verify {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Error config_error(const std::string& what) { return Error{what, "verify config"}; }
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// Maps relative effects to shifts of the values the tests compare ("scores"), and back.
+// Scores are oriented so that larger is better whatever the metric's direction.
+class EffectScale {
+ public:
+  EffectScale(Scale scale, Direction direction, double baseline_median)
+      : scale_(scale), sign_(direction == Direction::higher ? 1 : -1),
+        magnitude_(std::fabs(baseline_median)) {}
+
+  double score(double value) const {
+    return scale_ == Scale::ratio ? sign_ * std::log(value) : sign_ * value;
+  }
+  // Higher is better: candidate = (1 + r) baseline, shift ln(1 + r).
+  // Lower is better: candidate = (1 - r) baseline, shift -ln(1 - r).
+  double shift_of(double effect) const {
+    if (scale_ == Scale::difference) return effect * magnitude_;
+    return sign_ > 0 ? std::log1p(effect) : -std::log1p(-effect);
+  }
+  double effect_of(double shift) const {
+    if (scale_ == Scale::difference) return shift / magnitude_;
+    return sign_ > 0 ? std::expm1(shift) : -std::expm1(-shift);
+  }
+
+ private:
+  Scale scale_;
+  double sign_;
+  double magnitude_;
+};
+
+bool in_open(double v, double lo, double hi) { return v > lo && v < hi; }
+
+}  // namespace
+
+Status validate(const Config& c) {
+  if (!(c.min_effect >= 0 && c.min_effect < 1))
+    return config_error("min_effect = " + number(c.min_effect) +
+                        " is out of range: it must be in [0, 1)");
+  double pe = power_effect(c);
+  if (!(pe >= 0 && pe < 1))
+    return config_error("power_effect = " + number(pe) +
+                        " is out of range: it must be in [0, 1)");
+  if (!in_open(c.false_keep_rate, 0, 0.5))
+    return config_error("false_keep_rate = " + number(c.false_keep_rate) +
+                        " is out of range: it must be in (0, 0.5)");
+  if (!in_open(c.miss_rate, 0, 0.5))
+    return config_error("miss_rate = " + number(c.miss_rate) +
+                        " is out of range: it must be in (0, 0.5)");
+  if (c.min_trials < 5 || c.min_trials > c.max_trials || c.max_trials > 1000)
+    return config_error("trials per arm: min_trials = " + std::to_string(c.min_trials) +
+                        ", max_trials = " + std::to_string(c.max_trials) +
+                        ": they must satisfy 5 <= min_trials <= max_trials <= 1000");
+  if (c.look_every < 1) return config_error("look_every must be at least 1");
+  return Ok{};
+}
+
+double power_effect(const Config& c) {
+  return c.power_effect ? *c.power_effect : std::max(0.05, 2 * c.min_effect);
+}
+
+double futility_rate(const Config& c) { return c.miss_rate / 2; }
+
+std::vector<unsigned> look_points(const Config& c) {
+  std::vector<unsigned> points;
+  for (unsigned n = c.min_trials; n < c.max_trials; n += std::max(1u, c.look_every))
+    points.push_back(n);
+  points.push_back(c.max_trials);
+  return points;
+}
+
+unsigned next_look(const Config& c, unsigned trials) {
+  for (unsigned n : look_points(c))
+    if (n > trials) return n;
+  return 0;
+}
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::keep: return "keep";
+    case Verdict::no_gain: return "no_gain";
+    case Verdict::harm: return "harm";
+    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::more_trials: return "continue";
+  }
+  return "?";
+}
+
+std::string_view scale_name(Scale s) { return s == Scale::ratio ? "ratio" : "difference"; }
+
+Result<Decision> decide(const Config& config, std::span<const double> baseline,
+                        std::span<const double> candidate) {
+  if (Status s = validate(config); !s) return s.error();
+  for (auto [arm, values] : {std::pair{"baseline", baseline}, std::pair{"candidate", candidate}})
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (!std::isfinite(values[i]))
+        return Error{std::string(arm) + " trial " + std::to_string(i + 1) +
+                         " is not a finite number",
+                     "verify"};
+
+  Decision d;
+  std::vector<unsigned> points = look_points(config);
+  d.stats.looks = static_cast<unsigned>(points.size());
+  d.stats.baseline_median = median(baseline);
+  d.stats.candidate_median = median(candidate);
+  auto have = static_cast<unsigned>(std::min(baseline.size(), candidate.size()));
+  auto reached = std::upper_bound(points.begin(), points.end(), have);
+  if (reached == points.begin()) {  // before the first look: nothing to test yet
+    d.stats.effect = d.stats.ci_low = d.stats.ci_high = kNaN;
+    return d;
+  }
+  auto k = static_cast<std::size_t>(reached - points.begin()) - 1;  // 0-based look
+  unsigned n = points[k];
+  auto a = baseline.first(n), b = candidate.first(n);
+
+  Stats& st = d.stats;
+  st.trials = n;
+  st.look = static_cast<unsigned>(k + 1);
+  st.baseline_median = median(a);
+  st.candidate_median = median(b);
+  st.scale = std::all_of(a.begin(), a.end(), [](double v) { return v > 0; }) &&
+                     std::all_of(b.begin(), b.end(), [](double v) { return v > 0; })
+                 ? Scale::ratio
+                 : Scale::difference;
+  if (st.scale == Scale::difference && st.baseline_median == 0)
+    return Error{"the metric has values <= 0 and a baseline median of 0: "
+                 "a relative effect is undefined",
+                 "verify"};
+  EffectScale scale(st.scale, config.direction, st.baseline_median);
+  std::vector<double> sa, sb;
+  for (double v : a) sa.push_back(scale.score(v));
+  for (double v : b) sb.push_back(scale.score(v));
+  ShiftAnalysis shift(sa, sb);
+
+  // Error spending: thresholds calibrated on the joint law of the looks where it is
+  // known (tie-free data), else each look gets its increment (union bound).
+  double alpha = config.false_keep_rate, beta = futility_rate(config);
+  st.calibrated = config.calibrate && !shift.has_ties() &&
+                  config.max_trials <= kCalibratedMaxTrials &&
+                  points.size() <= kCalibratedMaxLooks;
+  auto threshold = [&](Spending s, double total) {
+    return st.calibrated ? calibrated_thresholds(points, s, total).p[k]
+                         : union_thresholds(points, s, total).p[k];
+  };
+  st.alpha_look = threshold(config.keep_spending, alpha);
+  st.beta_look = threshold(config.futility_spending, beta);
+  st.alpha_spent = spent(config.keep_spending, alpha, static_cast<double>(n) / config.max_trials);
+
+  st.p = shift.p_above(scale.shift_of(config.min_effect));
+  st.p_futility = shift.p_below(scale.shift_of(power_effect(config)));
+  double p_harm = shift.p_below(0);
+  st.effect = scale.effect_of(shift.estimate());
+  // Each side of the interval at least as wide as this look's thresholds, so that keep
+  // implies ci_low > min_effect and no_gain implies ci_high < power_effect.
+  st.ci_level = std::min(0.95, 1 - 2 * std::max({alpha, beta, st.alpha_look, st.beta_look}));
+  double tail = (1 - st.ci_level) / 2;
+  st.ci_low = scale.effect_of(shift.lower_bound(tail));
+  st.ci_high = scale.effect_of(shift.upper_bound(tail));
+
+  if (st.p <= st.alpha_look)
+    d.verdict = Verdict::keep;
+  else if (p_harm <= st.beta_look)
+    d.verdict = Verdict::harm;
+  else if (st.p_futility <= st.beta_look)
+    d.verdict = Verdict::no_gain;
+  else if (k + 1 == points.size())
+    d.verdict = Verdict::inconclusive;
+  return d;
+}
+
+}  // namespace tuner::verify

@@ -1,0 +1,126 @@
+// Keep or roll back? The verify loop's sequential decision (README.md in this folder has
+// the method, its guarantees and the simulation that checks them).
+//
+// The loop runs a benchmark alternately on the baseline (A) and on the candidate
+// settings (B) and calls decide() as trials come in. At each scheduled look it tests,
+// with Mann–Whitney on log-scaled values, whether the candidate is better than the
+// baseline by more than min_effect; each look may use only the share of the false-keep
+// rate that the spending function releases for it, so the chance of keeping a group
+// whose true gain is at most min_effect stays below false_keep_rate across all looks.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "tuner/verify/spending.h"
+
+namespace tuner::verify {
+
+/// Which way is better for the benchmark's main metric (mirrors bench::Direction).
+enum class Direction { higher, lower };
+
+struct Config {
+  Direction direction = Direction::higher;
+  /// Keep only a gain proven larger than this, relative to the baseline: 0.02 = 2%
+  /// more throughput (higher is better) or 2% less latency (lower is better).
+  double min_effect = 0.02;
+  /// The gain that must not be given up early: stopping for futility (no_gain) happens
+  /// only once a gain this large is ruled out. Unset: max(0.05, 2 * min_effect).
+  std::optional<double> power_effect;
+  /// Largest chance of keeping a group whose true gain is at most min_effect.
+  double false_keep_rate = 0.01;
+  /// The miss rate aimed at for a true gain of power_effect. Half of it bounds early
+  /// stops (no_gain or harm) when the true gain is power_effect or more, and calling
+  /// harm when there is none; the other half is left for ending inconclusive at
+  /// max_trials, which depends on the noise (README.md: the simulation).
+  double miss_rate = 0.05;
+  unsigned min_trials = 5;    ///< per arm before the first look (>= 5)
+  unsigned max_trials = 40;   ///< per arm; the last look (the profile's max_trials)
+  unsigned look_every = 5;    ///< trials per arm between looks
+  Spending keep_spending = Spending::quadratic;
+  Spending futility_spending = Spending::pocock;
+  /// Calibrate the look thresholds on the simulated joint law of the looks
+  /// (calibration.h; about 0.3 s once per design). false: union bound only, which
+  /// is valid without simulation but stricter.
+  bool calibrate = true;
+};
+
+/// Checks ranges: 0 <= min_effect <= power_effect < 1, rates in (0, 0.5),
+/// 5 <= min_trials <= max_trials <= 1000, look_every >= 1.
+Status validate(const Config& config);
+
+/// The power_effect in use (the explicit one, or the default).
+double power_effect(const Config& config);
+
+/// The error rate spent on early stops: half of miss_rate.
+double futility_rate(const Config& config);
+
+/// Trials per arm at each look: min_trials, then every look_every, and max_trials last.
+std::vector<unsigned> look_points(const Config& config);
+
+/// Trials per arm the next look needs once each arm has `trials`; 0 past the last.
+unsigned next_look(const Config& config, unsigned trials);
+
+enum class Verdict {
+  keep,          ///< the gain is proven larger than min_effect
+  no_gain,       ///< a gain of power_effect or more is ruled out: stop, roll back
+  harm,          ///< the candidate is shown worse than the baseline
+  inconclusive,  ///< max_trials reached with neither proven
+  more_trials,   ///< no verdict yet: run trials up to the next look
+};
+
+/// "keep", "no_gain", "harm", "inconclusive", "continue" (JSON and journal).
+std::string_view verdict_name(Verdict v);
+
+/// How effects are made relative. `ratio` (all values > 0, the usual case): tests
+/// and estimates work on log values, so an effect is a ratio of the candidate to the
+/// baseline. `difference` (some value <= 0): on raw values, an effect is a shift
+/// divided by |baseline median|.
+enum class Scale { ratio, difference };
+
+/// "ratio" / "difference".
+std::string_view scale_name(Scale s);
+
+/// The numbers behind a decision, all effects relative and positive = better in the
+/// direction's sense (a 3% lower latency is +0.03).
+struct Stats {
+  double baseline_median = 0;
+  double candidate_median = 0;
+  double effect = 0;    ///< Hodges–Lehmann shift, relative
+  double ci_low = 0;    ///< confidence interval of the effect at ci_level (two-sided);
+  double ci_high = 0;   ///< +-inf when the sample is too small for that level
+  /// 0.95, or less when the rates are larger: 1 - 2 max(false_keep_rate, miss_rate/2),
+  /// so that the interval always agrees with the verdict.
+  double ci_level = 0;
+  double p = 1;         ///< one-sided p of "gain <= min_effect" at this look
+  double p_futility = 1;   ///< one-sided p of "gain >= power_effect" at this look
+  unsigned trials = 0;     ///< per arm, used at this look
+  unsigned look = 0;       ///< 1-based; 0 before the first look
+  unsigned looks = 0;      ///< planned looks
+  double alpha_look = 0;   ///< p must be <= this at this look to keep
+  double alpha_spent = 0;  ///< false-keep rate spent up to and including this look
+  double beta_look = 0;    ///< p_futility (and harm's p) must be <= this to stop
+  /// The look thresholds come from the simulated joint law of the looks (tie-free
+  /// data, a design within calibration.h's limits); false: from the union bound.
+  bool calibrated = false;
+  Scale scale = Scale::ratio;
+};
+
+struct Decision {
+  Verdict verdict = Verdict::more_trials;
+  Stats stats;
+};
+
+/// Decides on the trials so far: baseline[i] and candidate[i] are the main metric of
+/// the i-th trial of each arm, in the order run. Uses the latest look that both arms
+/// have reached and only the first look-point trials of each arm, so the answer does
+/// not change until the next look: calling it after every trial is safe and spends
+/// no extra error. Errors: invalid config, a non-finite value, a zero baseline median
+/// on the difference scale.
+Result<Decision> decide(const Config& config, std::span<const double> baseline,
+                        std::span<const double> candidate);
+
+}  // namespace tuner::verify

@@ -1,0 +1,177 @@
+// tuner_decision_sim: runs the verify loop's decision against simulated benchmarks with
+// known effects and prints how often it keeps, with the naive rule and fixed-size
+// Mann–Whitney tests beside it. The README's table is its --markdown output.
+//
+//   tuner_decision_sim [--reps N] [--seed S] [--markdown]
+//
+// Design experiments (README.md, "Choices"): [--keep-spending F] [--futility-spending F]
+// (F: obrien_fleming, pocock, quadratic) [--power-effect E] [--miss-rate R]
+// [--look-every N] [--union-bound] (no calibration) [--fixed N] (the larger fixed-size
+// test) [--effect E] (only scenarios with that true effect).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "tuner/verify/sim.h"
+
+namespace {
+
+using namespace tuner::verify;
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "tuner_decision_sim: %s\nusage: tuner_decision_sim [--reps N] [--seed S] "
+               "[--markdown] [--keep-spending F] [--futility-spending F] [--power-effect E] "
+               "[--miss-rate R] [--look-every N] [--union-bound] [--fixed N] [--effect E]\n"
+               "F: obrien_fleming, pocock, quadratic\n",
+               why);
+  std::exit(2);
+}
+
+unsigned long long parse_number(const char* s, unsigned long long max) {
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s, &end, 10);
+  if (!*s || *end || v == 0 || v > max) usage("expected a positive number");
+  return v;
+}
+
+Spending parse_spending(std::string_view s) {
+  if (s == "obrien_fleming") return Spending::obrien_fleming;
+  if (s == "pocock") return Spending::pocock;
+  if (s == "quadratic") return Spending::quadratic;
+  usage("unknown spending function");
+}
+
+std::string pct(double rate) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f", 100 * rate);
+  return buf;
+}
+
+std::string signed_pct(double rate) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * rate);
+  return buf;
+}
+
+void row(bool md, const std::vector<std::string>& cells) {
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (md) {
+      line += (i ? " | " : "| ") + cells[i];
+    } else {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, i < 4 ? "%-10s" : "%9s", cells[i].c_str());
+      line += buf;
+    }
+  }
+  std::printf("%s%s\n", line.c_str(), md ? " |" : "");
+}
+
+struct Summary {
+  double worst_null = 0;       // keeps when the effect is <= 0
+  double worst_threshold = 0;  // keeps when the effect is exactly min_effect
+  double worst_power = 1;      // keeps of +5% at 3% cv
+  double trials[2] = {0, 0};   // mean trials per arm at 3% cv: effect 0, effect +5%
+  double most[2] = {0, 0};
+  unsigned rows[2] = {0, 0};
+
+  void add(const Scenario& s, const MethodOutcome& q, double min_effect) {
+    if (s.effect <= 0) worst_null = std::max(worst_null, q.keep_rate());
+    if (std::fabs(s.effect - min_effect) < 1e-12)
+      worst_threshold = std::max(worst_threshold, q.keep_rate());
+    if (s.cv < 0.03 || (s.effect != 0 && s.effect != 0.05)) return;
+    int i = s.effect == 0 ? 0 : 1;
+    if (i == 1) worst_power = std::min(worst_power, q.keep_rate());
+    trials[i] += q.mean_trials();
+    most[i] = std::max(most[i], q.mean_trials());
+    ++rows[i];
+  }
+};
+
+unsigned trial_count(const char* s) { return static_cast<unsigned>(parse_number(s, 1000)); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  SimOptions options;
+  options.config = sim_config();
+  Config& c = options.config;
+  bool md = false;
+  double only_effect = NAN;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage("missing value");
+      return argv[++i];
+    };
+    if (arg == "--reps") options.reps = static_cast<unsigned>(parse_number(value(), 1000000));
+    else if (arg == "--seed") options.seed = parse_number(value(), ~0ULL);
+    else if (arg == "--markdown") md = true;
+    else if (arg == "--keep-spending") c.keep_spending = parse_spending(value());
+    else if (arg == "--futility-spending") c.futility_spending = parse_spending(value());
+    else if (arg == "--power-effect") c.power_effect = std::atof(value());
+    else if (arg == "--miss-rate") c.miss_rate = std::atof(value());
+    else if (arg == "--look-every") c.look_every = trial_count(value());
+    else if (arg == "--union-bound") c.calibrate = false;
+    else if (arg == "--fixed") options.fixed_large = trial_count(value());
+    else if (arg == "--effect") only_effect = std::atof(value());
+    else usage("unknown option");
+  }
+  if (tuner::Status s = validate(c); !s) usage(s.error().message().c_str());
+
+  const char* note = md ? "" : "# ";
+  std::printf("%sdecision: min_effect %g, false_keep_rate %g, miss_rate %g, power_effect %g, "
+              "trials per arm %u..%u every %u, keep %s, futility %s, %s; %u replications, "
+              "seed %llu\n\n",
+              note, c.min_effect, c.false_keep_rate, c.miss_rate, power_effect(c), c.min_trials,
+              c.max_trials, c.look_every, spending_name(c.keep_spending),
+              spending_name(c.futility_spending), c.calibrate ? "calibrated" : "union bound",
+              options.reps, static_cast<unsigned long long>(options.seed));
+  std::string small = "MW" + std::to_string(options.fixed_small) + "%";
+  std::string large = "MW" + std::to_string(options.fixed_large) + "%";
+  row(md, {"better", "noise", "cv", "effect", "keep%", "no_gain%", "harm%", "inconc%", "trials",
+           "naive%", small, large});
+  if (md) row(md, {"---", "---", "---", "---", "---:", "---:", "---:", "---:", "---:", "---:",
+                   "---:", "---:"});
+
+  auto start = std::chrono::steady_clock::now();
+  std::vector<Scenario> scenarios = standard_scenarios();
+  Summary sum;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const Scenario& s = scenarios[i];
+    if (!std::isnan(only_effect) && std::fabs(s.effect - only_effect) > 1e-9) continue;
+    ScenarioResult r = simulate(s, options, i);
+    const MethodOutcome& q = r.sequential;
+    char trials[16];
+    std::snprintf(trials, sizeof trials, "%.1f", q.mean_trials());
+    row(md, {s.direction == Direction::higher ? "higher" : "lower",
+             std::string(noise_name(s.noise)), pct(s.cv).substr(0, pct(s.cv).find('.')) + "%",
+             signed_pct(s.effect), pct(q.keep_rate()), pct(q.rate(Verdict::no_gain)),
+             pct(q.rate(Verdict::harm)), pct(q.rate(Verdict::inconclusive)), trials,
+             pct(r.naive.keep_rate()), pct(r.fixed_small.keep_rate()),
+             pct(r.fixed_large.keep_rate())});
+    sum.add(s, q, c.min_effect);
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("\n%stargets, sequential decision:\n", note);
+  std::printf("- keeps when the effect is <= 0: worst %s%% (target <= 1%%)\n",
+              pct(sum.worst_null).c_str());
+  std::printf("- keeps when the effect is exactly min_effect: worst %s%% (guarantee <= %g%%)\n",
+              pct(sum.worst_threshold).c_str(), 100 * c.false_keep_rate);
+  std::printf("- +5%% gains kept at 3%% cv: worst %s%% (target >= 95%%)\n",
+              pct(sum.worst_power).c_str());
+  for (int i = 0; i < 2; ++i)
+    if (sum.rows[i])
+      std::printf("- trials per arm, effect %s at 3%% cv: mean %.1f, worst %.1f (fixed design: %u)\n",
+                  i == 0 ? "0" : "+5%", sum.trials[i] / sum.rows[i], sum.most[i],
+                  options.fixed_large);
+  std::fprintf(stderr, "%zu scenarios x %u replications in %.1f s\n", scenarios.size(),
+               options.reps, secs);
+  return 0;
+}

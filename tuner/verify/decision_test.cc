@@ -1,0 +1,233 @@
+#include "tuner/verify/decision.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace tuner::verify;
+
+namespace {
+
+// n values around `mean` with 1% spread, in a fixed irregular order.
+std::vector<double> trials(double mean, unsigned n, unsigned seed = 1) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> noise(0, 0.01);
+  std::vector<double> v;
+  for (unsigned i = 0; i < n; ++i) v.push_back(mean * (1 + noise(gen)));
+  return v;
+}
+
+Decision must_decide(const Config& c, const std::vector<double>& a, const std::vector<double>& b) {
+  auto d = decide(c, a, b);
+  REQUIRE(d.ok());
+  return *d;
+}
+
+// As the verify loop runs it: one trial per arm at a time, deciding after each, until a
+// verdict.
+Decision run_loop(const Config& c, const std::vector<double>& a, const std::vector<double>& b) {
+  Decision d;
+  for (std::size_t n = 1; n <= std::min(a.size(), b.size()); ++n) {
+    d = must_decide(c, std::vector(a.begin(), a.begin() + n), std::vector(b.begin(), b.begin() + n));
+    if (d.verdict != Verdict::more_trials) break;
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("config ranges are checked with the field named") {
+  Config c;
+  CHECK(validate(c).ok());
+  c.min_effect = 1.5;
+  CHECK(validate(c).error().what.find("min_effect = 1.5") != std::string::npos);
+  c = Config{};
+  c.false_keep_rate = 0;
+  CHECK(validate(c).error().what.find("false_keep_rate") != std::string::npos);
+  c = Config{};
+  c.max_trials = 3;  // a profile may allow 3; the rank test cannot work with it
+  CHECK(validate(c).error().what.find("max_trials = 3") != std::string::npos);
+  c = Config{};
+  c.power_effect = 1.0;
+  CHECK_FALSE(validate(c).ok());
+  CHECK_FALSE(decide(c, {}, {}).ok());
+}
+
+TEST_CASE("looks: every look_every trials from min_trials, and max_trials last") {
+  Config c;
+  CHECK(look_points(c) == std::vector<unsigned>{5, 10, 15, 20, 25, 30, 35, 40});
+  c.max_trials = 22;
+  CHECK(look_points(c) == std::vector<unsigned>{5, 10, 15, 20, 22});
+  CHECK(next_look(c, 0) == 5);
+  CHECK(next_look(c, 12) == 15);
+  CHECK(next_look(c, 22) == 0);
+  CHECK(power_effect(c) == 0.05);  // max(0.05, 2 * 0.02)
+  c.min_effect = 0.04;
+  CHECK(power_effect(c) == 0.08);
+}
+
+TEST_CASE("verdict names are the JSON strings") {
+  CHECK(verdict_name(Verdict::keep) == "keep");
+  CHECK(verdict_name(Verdict::no_gain) == "no_gain");
+  CHECK(verdict_name(Verdict::harm) == "harm");
+  CHECK(verdict_name(Verdict::inconclusive) == "inconclusive");
+  CHECK(verdict_name(Verdict::more_trials) == "continue");
+}
+
+TEST_CASE("a clear 10% gain is kept at the first look that can prove it") {
+  Config c;  // min_effect 2%, false_keep_rate 1%
+  auto a = trials(100, 10, 1), b = trials(110, 10, 2);
+  // 5 per arm: even complete separation (p = 1/252) cannot beat this look's share.
+  Decision early = must_decide(c, std::vector(a.begin(), a.begin() + 5),
+                               std::vector(b.begin(), b.begin() + 5));
+  CHECK(early.verdict == Verdict::more_trials);
+  CHECK(early.stats.look == 1);
+  Decision d = must_decide(c, a, b);
+  CHECK(d.verdict == Verdict::keep);
+  CHECK(d.stats.look == 2);
+  CHECK(d.stats.trials == 10);
+  CHECK(d.stats.effect == doctest::Approx(0.10).epsilon(0.1));
+  CHECK(d.stats.ci_low > c.min_effect);
+  CHECK(d.stats.ci_level == doctest::Approx(0.95));
+  CHECK(d.stats.p <= d.stats.alpha_look);
+  CHECK(d.stats.calibrated);
+  CHECK(d.stats.scale == Scale::ratio);
+}
+
+TEST_CASE("lower is better: 10% less latency is a +10% effect; the same data as throughput is harm") {
+  Config c;
+  c.direction = Direction::lower;
+  auto a = trials(2.0, 10, 3), b = trials(1.8, 10, 4);  // milliseconds
+  Decision d = must_decide(c, a, b);
+  CHECK(d.verdict == Verdict::keep);
+  CHECK(d.stats.effect == doctest::Approx(0.10).epsilon(0.15));
+  CHECK(d.stats.baseline_median > d.stats.candidate_median);
+  c.direction = Direction::higher;
+  Decision h = must_decide(c, a, b);
+  CHECK(h.verdict == Verdict::harm);
+  CHECK(h.stats.ci_high < 0);
+  CHECK(h.stats.effect < -0.08);
+}
+
+TEST_CASE("no change stops as no_gain, not keep, and the interval says why") {
+  Config c;
+  auto a = trials(100, 40, 5), b = trials(100, 40, 6);
+  Decision d = run_loop(c, a, b);
+  CHECK(d.verdict == Verdict::no_gain);
+  CHECK(d.stats.ci_high < power_effect(c));
+  CHECK(d.stats.trials < 40);  // stopped early: 1% noise rules out 5% quickly
+}
+
+TEST_CASE("a gain just at the threshold is not kept") {
+  Config c;
+  c.min_effect = 0.05;
+  c.power_effect = 0.10;
+  auto a = trials(100, 40, 7), b = trials(105, 40, 8);
+  Decision d = run_loop(c, a, b);
+  CHECK(d.verdict != Verdict::keep);
+}
+
+TEST_CASE("the answer depends only on the trials of the latest look") {
+  Config c;
+  auto a = trials(100, 12, 9), b = trials(100.5, 12, 10);
+  Decision at10 = must_decide(c, std::vector(a.begin(), a.begin() + 10),
+                              std::vector(b.begin(), b.begin() + 10));
+  b[11] = 1e9;  // the 12th candidate trial is past the look: it must not count
+  Decision at12 = must_decide(c, a, b);
+  CHECK(at12.verdict == at10.verdict);
+  CHECK(at12.stats.look == at10.stats.look);
+  CHECK(at12.stats.p == at10.stats.p);
+  CHECK(at12.stats.effect == at10.stats.effect);
+  auto more = b;
+  more.resize(14, 100.0);  // unequal arms: the shorter one sets the look
+  CHECK(must_decide(c, a, more).stats.look == 2);
+}
+
+TEST_CASE("before the first look there is nothing to decide") {
+  Config c;
+  Decision d = must_decide(c, trials(100, 4), trials(100, 9));
+  CHECK(d.verdict == Verdict::more_trials);
+  CHECK(d.stats.look == 0);
+  CHECK(d.stats.looks == 8);
+  CHECK(std::isnan(d.stats.effect));
+}
+
+TEST_CASE("one hung run in the candidate does not make or break a decision") {
+  Config c;
+  // No real change, but one candidate trial reads 30 times higher (a cached result):
+  // a comparison of means would call that a 290% gain.
+  auto a = trials(100, 20, 11), b = trials(100, 20, 12);
+  b[3] = 3000;
+  Decision d = run_loop(c, a, b);
+  CHECK(d.verdict != Verdict::keep);
+  CHECK(std::fabs(d.stats.effect) < 0.02);
+  // A real 10% gain with one run in ten 30% slow is still kept.
+  auto g = trials(110, 20, 13);
+  g[0] *= 0.7;
+  g[7] *= 0.7;
+  CHECK(run_loop(c, a, g).verdict == Verdict::keep);
+}
+
+TEST_CASE("quantized values (ties) fall back to the union bound, still decide") {
+  Config c;
+  std::vector<double> a, b;
+  for (double v : trials(100, 20, 14)) a.push_back(std::round(v));
+  for (double v : trials(112, 20, 15)) b.push_back(std::round(v));
+  Decision d = must_decide(c, a, b);
+  CHECK_FALSE(d.stats.calibrated);
+  CHECK(d.verdict == Verdict::keep);
+}
+
+TEST_CASE("values <= 0 use differences relative to |baseline median|") {
+  Config c;
+  std::vector<double> a, b;  // a score around -50 where higher is better
+  for (double v : trials(50, 10, 16)) a.push_back(-v);
+  for (double v : trials(45, 10, 17)) b.push_back(-v);  // -45: 10% better
+  Decision d = must_decide(c, a, b);
+  CHECK(d.stats.scale == Scale::difference);
+  CHECK(d.verdict == Verdict::keep);
+  CHECK(d.stats.effect == doctest::Approx(0.10).epsilon(0.15));
+  std::vector<double> zero(10, 0.0);
+  zero[0] = -1;
+  zero[1] = 1;
+  CHECK_FALSE(decide(c, zero, b).ok());
+}
+
+TEST_CASE("a non-finite trial is an error naming it") {
+  Config c;
+  auto a = trials(100, 10), b = trials(100, 10);
+  b[6] = NAN;
+  auto d = decide(c, a, b);
+  REQUIRE_FALSE(d.ok());
+  CHECK(d.error().what == "candidate trial 7 is not a finite number");
+}
+
+TEST_CASE("the interval always agrees with the verdict") {
+  Config c;
+  c.min_effect = 0.01;
+  std::mt19937_64 gen(99);
+  std::normal_distribution<double> noise(0, 0.03);
+  int verdicts[5] = {};
+  for (int r = 0; r < 300; ++r) {
+    double effect = (r % 5 - 1) * 0.02;  // -2% .. +6%
+    std::vector<double> a, b;
+    for (unsigned n = 1; n <= c.max_trials; ++n) {
+      a.push_back(100 * (1 + noise(gen)));
+      b.push_back(100 * (1 + effect) * (1 + noise(gen)));
+    }
+    Decision d = run_loop(c, a, b);
+    ++verdicts[static_cast<int>(d.verdict)];
+    CAPTURE(r);
+    if (d.verdict == Verdict::keep) CHECK(d.stats.ci_low > c.min_effect);
+    if (d.verdict == Verdict::no_gain) CHECK(d.stats.ci_high < power_effect(c));
+    if (d.verdict == Verdict::harm) CHECK(d.stats.ci_high < 0);
+    CHECK(d.stats.ci_low <= d.stats.effect);
+    CHECK(d.stats.effect <= d.stats.ci_high);
+  }
+  CHECK(verdicts[static_cast<int>(Verdict::keep)] > 0);
+  CHECK(verdicts[static_cast<int>(Verdict::no_gain)] > 0);
+  CHECK(verdicts[static_cast<int>(Verdict::more_trials)] == 0);
+}
