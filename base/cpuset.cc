@@ -29,7 +29,7 @@ Result<CpuSet> CpuSet::parse(std::string_view text) {
   if (t.empty()) return CpuSet();
   for (std::string_view item : split(t, ',')) {
     item = trim(item);
-    auto bad = [&] { return Error{"invalid cpulist item '" + std::string(item) + "'", "", 0}; };
+    auto bad = [&] { return Error::invalid("invalid cpulist item '" + std::string(item) + "'", ""); };
     unsigned stride = 1, group = 0;
     if (auto colon = item.find(':'); colon != std::string_view::npos) {
       std::string_view sg = item.substr(colon + 1);
@@ -48,7 +48,7 @@ Result<CpuSet> CpuSet::parse(std::string_view text) {
       hi = lo;
     }
     if (lo > hi) return bad();
-    if (hi >= kMaxCpu) return Error{"cpu number " + std::to_string(hi) + " out of range", "", 0};
+    if (hi >= kMaxCpu) return Error::invalid("cpu number " + std::to_string(hi) + " out of range", "");
     if (group == 0) group = stride;
     for (unsigned base = lo; base <= hi; base += stride)
       for (unsigned c = base; c < base + group && c <= hi; ++c) out.push_back(c);
@@ -68,7 +68,7 @@ Result<CpuSet> CpuSet::parse_mask(std::string_view text) {
     if (c >= '0' && c <= '9') v = c - '0';
     else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
     else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-    else return Error{"invalid hex cpumask '" + std::string(text) + "'", "", 0};
+    else return Error::invalid("invalid hex cpumask '" + std::string(text) + "'", "");
     for (unsigned b = 0; b < 4; ++b)
       if (v & (1u << b)) out.push_back(bit + b);
   }

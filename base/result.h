@@ -13,21 +13,50 @@
 
 namespace tuner {
 
-/// A recoverable failure: what went wrong, where, and the errno if a syscall failed.
+/// What kind of failure, so callers decide without reading the text (STYLE.md 13).
+enum class ErrorKind {
+  io,           // a syscall or I/O failed for a reason not below (EIO, ENOSPC, ...)
+  invalid,      // bad input: a profile value, a knob id, a malformed file or record
+  missing,      // the thing does not exist: no such file, key, interface, IRQ, unit
+  denied,       // permission: EACCES, EPERM, EROFS
+  refused,      // the kernel refused a write it is entitled to refuse (a managed IRQ):
+                // the change is skipped and reported, not fatal
+  unsupported,  // the kernel or device does not support it: EOPNOTSUPP, ENOSYS
+  busy,         // held by someone else: EBUSY, EAGAIN, a lock
+};
+
+/// "io", "invalid", ... for JSON and the journal.
+const char* error_kind_name(ErrorKind kind);
+
+/// A recoverable failure: what went wrong, where, the errno if a syscall failed, and
+/// its kind. Build one with a named constructor; errno_error() derives the kind from
+/// the errno.
 struct Error {
   std::string what;
   std::string where;
   int err = 0;
-  /// The kernel refused a write it is entitled to refuse (a managed IRQ): the change
-  /// is skipped and reported, not fatal.
-  bool refused = false;
+  ErrorKind kind = ErrorKind::io;
 
+  static Error invalid(std::string what, std::string where = {});
+  static Error missing(std::string what, std::string where = {}, int err = 0);
+  static Error refused(std::string what, std::string where = {}, int err = 0);
+  static Error unsupported(std::string what, std::string where = {}, int err = 0);
+  static Error busy(std::string what, std::string where = {}, int err = 0);
+  static Error io(std::string what, std::string where = {}, int err = 0);
+
+  bool is(ErrorKind k) const { return kind == k; }
+  /// The same failure seen from further out: `outer` goes in front of where, kind and
+  /// errno are kept. ("nic:eth0:link" + "eth0: ETHTOOL_MSG_LINKMODES_SET").
+  Error context(const std::string& outer) const;
   /// "where: what: strerror(err)" with empty parts left out.
   std::string message() const;
 };
 
-/// Builds an Error from the current errno.
+/// Builds an Error from an errno; the kind follows from it (ENOENT -> missing, EACCES
+/// -> denied, EOPNOTSUPP -> unsupported, EBUSY -> busy, else io).
 Error errno_error(std::string what, std::string where, int err = errno);
+/// The kind an errno stands for.
+ErrorKind kind_of_errno(int err);
 
 template <typename T>
 class [[nodiscard]] Result {

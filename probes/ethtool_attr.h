@@ -38,7 +38,7 @@ template <unsigned Max>
 Result<AttrTable<Max>> parse_nested(const nlattr* nest, const char* where) {
   AttrTable<Max> t;
   if (mnl_attr_parse_nested(nest, attr_detail::store<Max>, &t) < 0)
-    return Error{"malformed nested attributes", where, 0};
+    return Error::invalid("malformed nested attributes", where);
   return t;
 }
 
@@ -51,23 +51,23 @@ inline Result<std::vector<const nlattr*>> nested_list(const nlattr* nest, const 
     return MNL_CB_OK;
   };
   if (mnl_attr_parse_nested(nest, push, &out) < 0)
-    return Error{"malformed attribute list", where, 0};
+    return Error::invalid("malformed attribute list", where);
   return out;
 }
 
 /// Reads a fixed-size integer attribute; Error when its length does not match.
 inline Result<uint32_t> attr_u32(const nlattr* a, const char* where) {
-  if (mnl_attr_validate(a, MNL_TYPE_U32) < 0) return Error{"bad u32 attribute", where, 0};
+  if (mnl_attr_validate(a, MNL_TYPE_U32) < 0) return Error::invalid("bad u32 attribute", where);
   return mnl_attr_get_u32(a);
 }
 inline Result<uint8_t> attr_u8(const nlattr* a, const char* where) {
-  if (mnl_attr_validate(a, MNL_TYPE_U8) < 0) return Error{"bad u8 attribute", where, 0};
+  if (mnl_attr_validate(a, MNL_TYPE_U8) < 0) return Error::invalid("bad u8 attribute", where);
   return mnl_attr_get_u8(a);
 }
 /// A NUL-terminated string attribute.
 inline Result<std::string> attr_str(const nlattr* a, const char* where) {
   if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
-    return Error{"bad string attribute", where, 0};
+    return Error::invalid("bad string attribute", where);
   return std::string(mnl_attr_get_str(a));
 }
 

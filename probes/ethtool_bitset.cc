@@ -17,7 +17,7 @@ constexpr uint32_t kMaxBits = 1u << 16;
 Result<std::vector<bool>> read_words(const nlattr* a, uint32_t size, const char* what) {
   uint32_t words = (size + 31) / 32;
   if (mnl_attr_get_payload_len(a) < words * 4u)
-    return Error{std::string(what) + " array shorter than bitset size", kWhere, 0};
+    return Error::invalid(std::string(what) + " array shorter than bitset size", kWhere);
   std::vector<bool> bits(size);
   const char* p = static_cast<const char*>(mnl_attr_get_payload(a));
   for (uint32_t w = 0; w < words; ++w) {
@@ -49,7 +49,7 @@ Result<Bit> parse_bit(const nlattr* a) {
     bit.name = *v;
   }
   bit.value = (*t)[ETHTOOL_A_BITSET_BIT_VALUE] != nullptr;
-  if (!bit.index) return Error{"bit without index", kWhere, 0};
+  if (!bit.index) return Error::invalid("bit without index", kWhere);
   return bit;
 }
 
@@ -61,10 +61,10 @@ Result<Bitset> parse_bitset(const nlattr* nest) {
   Bitset out;
   out.nomask = (*t)[ETHTOOL_A_BITSET_NOMASK] != nullptr;
   const nlattr* size = (*t)[ETHTOOL_A_BITSET_SIZE];
-  if (!size) return Error{"bitset without size", kWhere, 0};
+  if (!size) return Error::invalid("bitset without size", kWhere);
   auto sz = attr_u32(size, kWhere);
   if (!sz) return sz.error();
-  if (*sz > kMaxBits) return Error{"bitset size " + std::to_string(*sz) + " too large", kWhere, 0};
+  if (*sz > kMaxBits) return Error::invalid("bitset size " + std::to_string(*sz) + " too large", kWhere);
   out.size = *sz;
 
   if (const nlattr* bits = (*t)[ETHTOOL_A_BITSET_BITS]) {
@@ -78,7 +78,7 @@ Result<Bitset> parse_bitset(const nlattr* nest) {
       auto bit = parse_bit(a);
       if (!bit) return bit.error();
       if (*bit->index >= out.size)
-        return Error{"bit " + std::to_string(*bit->index) + " beyond size", kWhere, 0};
+        return Error::invalid("bit " + std::to_string(*bit->index) + " beyond size", kWhere);
       if (out.nomask) {
         out.value[*bit->index] = true;
       } else {
@@ -91,13 +91,13 @@ Result<Bitset> parse_bitset(const nlattr* nest) {
   }
 
   const nlattr* value = (*t)[ETHTOOL_A_BITSET_VALUE];
-  if (!value) return Error{"bitset with neither bits nor value", kWhere, 0};
+  if (!value) return Error::invalid("bitset with neither bits nor value", kWhere);
   auto v = read_words(value, out.size, "value");
   if (!v) return v.error();
   out.value = std::move(*v);
   if (!out.nomask) {
     const nlattr* mask = (*t)[ETHTOOL_A_BITSET_MASK];
-    if (!mask) return Error{"compact bitset without mask", kWhere, 0};
+    if (!mask) return Error::invalid("compact bitset without mask", kWhere);
     auto m = read_words(mask, out.size, "mask");
     if (!m) return m.error();
     out.mask = std::move(*m);

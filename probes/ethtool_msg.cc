@@ -31,7 +31,7 @@ Result<std::vector<uint32_t>> aligned_message(std::string_view msg, const char* 
   std::memcpy(store.data(), msg.data(), msg.size());
   auto* nlh = reinterpret_cast<const nlmsghdr*>(store.data());
   if (!mnl_nlmsg_ok(nlh, static_cast<int>(msg.size())))
-    return Error{"truncated netlink message (" + std::to_string(msg.size()) + " bytes)", where, 0};
+    return Error::invalid("truncated netlink message (" + std::to_string(msg.size()) + " bytes)", where);
   return store;
 }
 
@@ -45,16 +45,16 @@ Result<Parsed<Max>> parse_genl(std::string_view msg, uint8_t cmd, const char* wh
   if (nlh->nlmsg_type == NLMSG_ERROR) {
     auto ack = parse_ack(msg);
     if (!ack) return ack.error();
-    return Error{ack->message.empty() ? "kernel error" : ack->message, where, ack->error};
+    return errno_error(ack->message.empty() ? "kernel error" : ack->message, where, ack->error);
   }
   if (mnl_nlmsg_get_payload_len(nlh) < sizeof(genlmsghdr))
-    return Error{"message shorter than its generic netlink header", where, 0};
+    return Error::invalid("message shorter than its generic netlink header", where);
   auto* genl = static_cast<const genlmsghdr*>(mnl_nlmsg_get_payload(nlh));
   if (genl->cmd != cmd)
-    return Error{"unexpected command " + std::to_string(genl->cmd) + " (want " +
-                     std::to_string(cmd) + ")", where, 0};
+    return Error::invalid("unexpected command " + std::to_string(genl->cmd) + " (want " +
+                     std::to_string(cmd) + ")", where);
   if (mnl_attr_parse(nlh, sizeof(genlmsghdr), attr_detail::store<Max>, &p.attrs) < 0)
-    return Error{"malformed attributes", where, 0};
+    return Error::invalid("malformed attributes", where);
   return p;
 }
 
@@ -91,7 +91,7 @@ void put_header(nlmsghdr* nlh, uint16_t type, const std::string& ifname, uint32_
 Status check_ifname(const std::string& ifname) {
   // IFNAMSIZ is 16 with the terminating NUL; '/' and NUL cannot appear in a netdev name.
   if (ifname.empty() || ifname.size() >= 16 || ifname.find_first_of(std::string("/\0", 2)) != std::string::npos)
-    return Error{"invalid interface name '" + ifname + "'", "ethtool netlink", 0};
+    return Error::invalid("invalid interface name '" + ifname + "'", "ethtool netlink");
   return Ok{};
 }
 
@@ -141,13 +141,13 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
                                       const LinkModesRequest& req, uint32_t seq) {
   if (auto ok = check_ifname(ifname); !ok) return ok.error();
   if (!req.autoneg && !req.speed_mbps && !req.duplex && req.advertise.empty())
-    return Error{"empty link modes request", ifname, 0};
+    return Error::invalid("empty link modes request", ifname);
   uint8_t duplex = DUPLEX_UNKNOWN;
   if (req.duplex) {
     if (*req.duplex == "full") duplex = DUPLEX_FULL;
     else if (*req.duplex == "half") duplex = DUPLEX_HALF;
     else if (*req.duplex == "unknown") duplex = DUPLEX_UNKNOWN;  // virtio-net accepts it back
-    else return Error{"duplex must be \"full\", \"half\" or \"unknown\", not \"" + *req.duplex + "\"", ifname, 0};
+    else return Error::invalid("duplex must be \"full\", \"half\" or \"unknown\", not \"" + *req.duplex + "\"", ifname);
   }
   NlRequest r(family, ETHTOOL_MSG_LINKMODES_SET, NLM_F_ACK, seq);
   nlmsghdr* nlh = r.header();
@@ -163,10 +163,10 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
     nlattr* bits = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS);
     for (const std::string& mode : req.advertise) {
       if (mode.empty() || mode.size() > ETH_GSTRING_LEN)
-        return Error{"invalid link mode name '" + mode + "'", ifname, 0};
+        return Error::invalid("invalid link mode name '" + mode + "'", ifname);
       nlattr* bit = mnl_attr_nest_start_check(nlh, kRequestBytes, ETHTOOL_A_BITSET_BITS_BIT);
       if (!bit || !mnl_attr_put_strz_check(nlh, kRequestBytes, ETHTOOL_A_BITSET_BIT_NAME, mode.c_str()))
-        return Error{"too many link modes to advertise in one request", ifname, 0};
+        return Error::invalid("too many link modes to advertise in one request", ifname);
       mnl_attr_nest_end(nlh, bit);
     }
     mnl_attr_nest_end(nlh, bits);
@@ -179,7 +179,7 @@ Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
                                      const Channels& ch, uint32_t seq) {
   if (auto ok = check_ifname(ifname); !ok) return ok.error();
   if (!ch.rx && !ch.tx && !ch.other && !ch.combined)
-    return Error{"empty channels request", ifname, 0};
+    return Error::invalid("empty channels request", ifname);
   NlRequest r(family, ETHTOOL_MSG_CHANNELS_SET, NLM_F_ACK, seq);
   nlmsghdr* nlh = r.header();
   put_header(nlh, ETHTOOL_A_CHANNELS_HEADER, ifname, 0);
@@ -193,7 +193,7 @@ Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
 Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname,
                                   const Rings& rings, uint32_t seq) {
   if (auto ok = check_ifname(ifname); !ok) return ok.error();
-  if (!rings.rx && !rings.tx) return Error{"empty rings request", ifname, 0};
+  if (!rings.rx && !rings.tx) return Error::invalid("empty rings request", ifname);
   NlRequest r(family, ETHTOOL_MSG_RINGS_SET, NLM_F_ACK, seq);
   nlmsghdr* nlh = r.header();
   put_header(nlh, ETHTOOL_A_RINGS_HEADER, ifname, 0);
@@ -207,22 +207,22 @@ Result<NlAck> parse_ack(std::string_view msg) {
   auto store = aligned_message(msg, where);
   if (!store) return store.error();
   auto* nlh = reinterpret_cast<const nlmsghdr*>(store->data());
-  if (nlh->nlmsg_type != NLMSG_ERROR) return Error{"not an error message", where, 0};
+  if (nlh->nlmsg_type != NLMSG_ERROR) return Error::invalid("not an error message", where);
   size_t payload = mnl_nlmsg_get_payload_len(nlh);
-  if (payload < sizeof(int)) return Error{"error message without error code", where, 0};
+  if (payload < sizeof(int)) return Error::invalid("error message without error code", where);
   auto* err = static_cast<const nlmsgerr*>(mnl_nlmsg_get_payload(nlh));
   NlAck ack;
   ack.error = err->error < 0 ? -err->error : err->error;
   if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS)) return ack;
   // The TLVs follow the echoed request: its header only when capped, else all of it.
-  if (payload < sizeof(nlmsgerr)) return Error{"truncated error message", where, 0};
+  if (payload < sizeof(nlmsgerr)) return Error::invalid("truncated error message", where);
   size_t offset = (nlh->nlmsg_flags & NLM_F_CAPPED) ? sizeof(nlmsgerr)
                                                      : sizeof(int) + err->msg.nlmsg_len;
   offset = MNL_ALIGN(offset);
-  if (offset > payload) return Error{"error TLVs beyond message end", where, 0};
+  if (offset > payload) return Error::invalid("error TLVs beyond message end", where);
   AttrTable<NLMSGERR_ATTR_MAX> t;
   if (mnl_attr_parse(nlh, static_cast<unsigned>(offset), attr_detail::store<NLMSGERR_ATTR_MAX>, &t) < 0)
-    return Error{"malformed error TLVs", where, 0};
+    return Error::invalid("malformed error TLVs", where);
   if (const nlattr* m = t[NLMSGERR_ATTR_MSG]) {
     auto s = attr_str(m, where);
     if (!s) return s.error();
@@ -242,7 +242,7 @@ Result<uint16_t> parse_family_reply(std::string_view msg) {
   if (!p) return p.error();
   const nlattr* id = p->attrs[CTRL_ATTR_FAMILY_ID];
   if (!id || mnl_attr_validate(id, MNL_TYPE_U16) < 0)
-    return Error{"no valid family id", where, 0};
+    return Error::invalid("no valid family id", where);
   return mnl_attr_get_u16(id);
 }
 
@@ -251,7 +251,7 @@ Result<std::vector<std::string>> parse_link_mode_names(std::string_view msg) {
   auto p = parse_genl<ETHTOOL_A_STRSET_MAX>(msg, ETHTOOL_MSG_STRSET_GET_REPLY, where);
   if (!p) return p.error();
   const nlattr* sets = p->attrs[ETHTOOL_A_STRSET_STRINGSETS];
-  if (!sets) return Error{"no string sets in reply", where, 0};
+  if (!sets) return Error::invalid("no string sets in reply", where);
   auto set_list = nested_list(sets, where);
   if (!set_list) return set_list.error();
   for (const nlattr* set : *set_list) {
@@ -262,7 +262,7 @@ Result<std::vector<std::string>> parse_link_mode_names(std::string_view msg) {
     if (!id) return id.error();
     if (!count) return count.error();
     if (*id != std::optional<uint32_t>(ETH_SS_LINK_MODES)) continue;
-    if (!*count || **count > kMaxStrings) return Error{"missing or absurd string count", where, 0};
+    if (!*count || **count > kMaxStrings) return Error::invalid("missing or absurd string count", where);
     std::vector<std::string> names(**count);
     const nlattr* strings = (*st)[ETHTOOL_A_STRINGSET_STRINGS];
     if (!strings) return names;  // count without strings: the kernel sends that for 0
@@ -273,7 +273,7 @@ Result<std::vector<std::string>> parse_link_mode_names(std::string_view msg) {
       if (!str) return str.error();
       auto index = opt_u32((*str)[ETHTOOL_A_STRING_INDEX], where);
       if (!index) return index.error();
-      if (!*index || **index >= names.size()) return Error{"string index out of range", where, 0};
+      if (!*index || **index >= names.size()) return Error::invalid("string index out of range", where);
       if (const nlattr* v = (*str)[ETHTOOL_A_STRING_VALUE]) {
         auto text = attr_str(v, where);
         if (!text) return text.error();
@@ -282,7 +282,7 @@ Result<std::vector<std::string>> parse_link_mode_names(std::string_view msg) {
     }
     return names;
   }
-  return Error{"no link mode string set in reply", where, 0};
+  return Error::invalid("no link mode string set in reply", where);
 }
 
 Status parse_linkinfo_reply(std::string_view msg, LinkInfo& out) {
@@ -324,7 +324,7 @@ Status parse_linkmodes_reply(std::string_view msg, const std::vector<std::string
   }
   if (const nlattr* a = p->attrs[ETHTOOL_A_LINKMODES_OURS]) {
     auto bits = parse_bitset(a);
-    if (!bits) return Error{bits.error().what, where, 0};
+    if (!bits) return Error::invalid(bits.error().what, where);
     info.supported_modes = bitset_names(*bits, true, names);
     info.advertised_modes = bitset_names(*bits, false, names);
   }

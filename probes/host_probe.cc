@@ -32,7 +32,7 @@ std::optional<CpuSet> read_sys_cpulist(const Root& root, const std::string& path
   if (!text || *text == "(null)") return std::nullopt;
   auto set = CpuSet::parse(*text);
   if (!set.ok()) {
-    note(errors, Error{"bad cpulist \"" + text->substr(0, 40) + "\"", path, 0});
+    note(errors, Error::invalid("bad cpulist \"" + text->substr(0, 40) + "\"", path));
     return std::nullopt;
   }
   return *set;
@@ -84,7 +84,7 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
       auto w = split_ws(*version);
       if (w.size() >= 3 && w[0] == "Linux" && w[1] == "version") host.kernel = std::string(w[2]);
     }
-    if (!host.kernel) note(errors, Error{"no kernel release (proc/sys/kernel/osrelease, proc/version)", root.dir(), ENOENT});
+    if (!host.kernel) note(errors, errno_error("no kernel release (proc/sys/kernel/osrelease, proc/version)", root.dir(), ENOENT));
   }
   host.hostname = read_text(root, "proc/sys/kernel/hostname", false, errors);
   if (auto cpuinfo = read_text(root, "proc/cpuinfo", false, errors)) parse_cpuinfo(*cpuinfo, host);

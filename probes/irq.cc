@@ -33,7 +33,7 @@ Token next_token(std::string_view line, std::size_t pos) {
 }
 
 Error parse_error(std::size_t line_no, std::string what) {
-  return Error{std::move(what), "interrupts:" + std::to_string(line_no), 0};
+  return Error::invalid(std::move(what), "interrupts:" + std::to_string(line_no));
 }
 
 /// The hwirq column: "5-edge", "-edge" (no irq domain), "524288-edge", "27" followed by

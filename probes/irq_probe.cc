@@ -24,7 +24,7 @@ std::optional<std::string> read_cpulist(const Root& root, const std::string& pat
   }
   auto set = CpuSet::parse(*text);
   if (!set.ok()) {
-    note(errors, Error{"bad cpulist \"" + std::string(trim(*text)) + "\"", path, 0});
+    note(errors, Error::invalid("bad cpulist \"" + std::string(trim(*text)) + "\"", path));
     return std::nullopt;
   }
   return set->to_string();
@@ -118,7 +118,7 @@ std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors) {
     irq.effective_affinity = read_cpulist(root, dir + "effective_affinity_list", true, errors);
     if (auto node = root.read(dir + "node"); node.ok()) {
       if (auto v = parse_i64(*node); v && *v >= -1 && *v < 1 << 16) irq.node = static_cast<int>(*v);
-      else note(errors, Error{"bad node \"" + std::string(trim(*node)) + "\"", dir + "node", 0});
+      else note(errors, Error::invalid("bad node \"" + std::string(trim(*node)) + "\"", dir + "node"));
     } else if (node.error().err != ENOENT) {
       note(errors, node.error());
     }

@@ -158,10 +158,10 @@ class EthtoolNetlink : public Netlink {
         std::string_view msg(reinterpret_cast<const char*>(nlh), nlh->nlmsg_len);
         if (nlh->nlmsg_type == NLMSG_ERROR) {
           auto ack = parse_ack(msg);
-          if (!ack) return Error{ack.error().what, where, 0};
+          if (!ack) return Error::invalid(ack.error().what, where);
           if (ack->error == 0) return reply;
           record(msg, op, ifname, true);
-          return Error{ack->message.empty() ? "request failed" : ack->message, where, ack->error};
+          return errno_error(ack->message.empty() ? "request failed" : ack->message, where, ack->error);
         }
         if (nlh->nlmsg_type == NLMSG_DONE) return reply;
         reply.assign(msg);

@@ -37,7 +37,7 @@ class FakeNetlink : public Netlink {
   Status answer(const std::string& op, const std::string& ifname) {
     asked.push_back(op + ":" + ifname);
     if (auto it = fail.find(op); it != fail.end())
-      return Error{"kernel said no", ifname + ": ethtool " + op, it->second};
+      return errno_error("kernel said no", ifname + ": ethtool " + op, it->second);
     return Ok{};
   }
   Status get_link_info(const std::string& n, LinkInfo& out) override {

@@ -19,14 +19,14 @@ Result<NodeMeminfo> parse_node_meminfo(std::string_view text) {
     if (f.empty()) continue;
     // "Node N Key: value [kB]"
     if (f.size() < 4 || f[0] != "Node" || !parse_u64(f[1]) || f[2].back() != ':')
-      return Error{"not a node meminfo line: \"" + std::string(trim(line)) + "\"",
-                   "line " + std::to_string(line_no), 0};
+      return Error::invalid("not a node meminfo line: \"" + std::string(trim(line)) + "\"",
+                   "line " + std::to_string(line_no));
     std::string_view key = f[2].substr(0, f[2].size() - 1);
     if (key != "MemTotal" && key != "MemFree") continue;
     std::optional<uint64_t> kb = parse_u64(f[3]);
     if (!kb || f.size() != 5 || f[4] != "kB" || *kb > UINT64_MAX / 1024)
-      return Error{"bad " + std::string(key) + " value \"" + std::string(trim(line)) + "\"",
-                   "line " + std::to_string(line_no), 0};
+      return Error::invalid("bad " + std::string(key) + " value \"" + std::string(trim(line)) + "\"",
+                   "line " + std::to_string(line_no));
     if (key == "MemTotal") {
       out.total_bytes = *kb * 1024;
       have_total = true;
@@ -34,7 +34,7 @@ Result<NodeMeminfo> parse_node_meminfo(std::string_view text) {
       out.free_bytes = *kb * 1024;
     }
   }
-  if (!have_total) return Error{"no MemTotal line", "", 0};
+  if (!have_total) return Error::invalid("no MemTotal line", "");
   return out;
 }
 
@@ -43,10 +43,10 @@ Result<std::vector<unsigned>> parse_node_distance(std::string_view text) {
   for (std::string_view w : split_ws(text)) {
     std::optional<uint64_t> v = parse_u64(w);
     if (!v || *v > 255)  // ACPI SLIT entries are one byte
-      return Error{"bad distance \"" + std::string(w) + "\"", "", 0};
+      return Error::invalid("bad distance \"" + std::string(w) + "\"", "");
     out.push_back(static_cast<unsigned>(*v));
   }
-  if (out.empty()) return Error{"no distances", "", 0};
+  if (out.empty()) return Error::invalid("no distances", "");
   return out;
 }
 

@@ -41,7 +41,7 @@ std::string shown(const Root& root, const std::string& rel) {
 }
 
 Error key_error(std::string_view key, std::string what, int err = EINVAL) {
-  return Error{std::move(what), printable(key), err};
+  return errno_error(std::move(what), printable(key), err);
 }
 
 std::string describe(char c) {
@@ -108,15 +108,15 @@ Result<int> open_sysctl(const Root& root, std::string_view key, int flags) {
     if (fd < 0) {
       int e = errno;
       ::close(dir);
-      return Error{(e == ENOENT ? "no such sysctl " : "cannot open sysctl ") + std::string(key),
-                   shown(root, rel), e};
+      return errno_error((e == ENOENT ? "no such sysctl " : "cannot open sysctl ") + std::string(key),
+                   shown(root, rel), e);
     }
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
       int e = errno;
       ::close(fd);
       ::close(dir);
-      return Error{"cannot stat", shown(root, rel), e};
+      return errno_error("cannot stat", shown(root, rel), e);
     }
     std::string bad;
     if (S_ISLNK(st.st_mode)) bad = "symlink in sysctl path refused";
@@ -125,7 +125,7 @@ Result<int> open_sysctl(const Root& root, std::string_view key, int flags) {
     if (!bad.empty()) {
       ::close(fd);
       ::close(dir);
-      return Error{bad, shown(root, rel), S_ISLNK(st.st_mode) ? ELOOP : (S_ISDIR(st.st_mode) ? EISDIR : ENOTDIR)};
+      return errno_error(bad, shown(root, rel), S_ISLNK(st.st_mode) ? ELOOP : (S_ISDIR(st.st_mode) ? EISDIR : ENOTDIR));
     }
     if (last) {
       // Reopen the checked leaf for real I/O, still without following links.
@@ -134,16 +134,16 @@ Result<int> open_sysctl(const Root& root, std::string_view key, int flags) {
       ::close(fd);
       ::close(dir);
       if (io < 0)
-        return Error{e == EACCES ? "cannot open sysctl " + std::string(key) + " (write-only or read-only key)"
+        return errno_error(e == EACCES ? "cannot open sysctl " + std::string(key) + " (write-only or read-only key)"
                                  : "cannot open sysctl " + std::string(key),
-                     shown(root, rel), e};
+                     shown(root, rel), e);
       return io;
     }
     ::close(dir);
     dir = fd;
   }
   ::close(dir);
-  return Error{"empty key", printable(key), EINVAL};  // unreachable: syntax needs 2 segments
+  return errno_error("empty key", printable(key), EINVAL);  // unreachable: syntax needs 2 segments
 }
 
 Result<std::string> sysctl_path(const Root& root, std::string_view key) {

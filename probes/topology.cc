@@ -19,7 +19,7 @@ constexpr const char* kRedirectingEnv[] = {"HWLOC_XMLFILE", "HWLOC_SYNTHETIC", "
                                            "HWLOC_CPUID_PATH"};
 
 Error hwloc_error(const std::string& what, const std::string& where, int err) {
-  return Error{"hwloc: " + what, where, err ? err : EINVAL};
+  return errno_error("hwloc: " + what, where, err ? err : EINVAL);
 }
 
 // Filters and components: keep what the inventory uses, skip what costs time.
@@ -159,7 +159,7 @@ Result<Topology> probe_topology(const Root& root, const std::optional<std::strin
   } else if (!root.is_live()) {
     // Without this check hwloc falls back to a one-PU machine instead of failing.
     if (!root.exists("sys/devices/system/cpu"))
-      return Error{"not a captured machine: no sys/devices/system/cpu", root.dir(), ENOENT};
+      return errno_error("not a captured machine: no sys/devices/system/cpu", root.dir(), ENOENT);
     env.set("HWLOC_FSROOT", root.dir());
     env.set("HWLOC_THISSYSTEM", "0");
     source = "root:" + root.dir();
@@ -178,7 +178,7 @@ Result<Topology> probe_topology(const Root& root, const std::optional<std::strin
 
   Topology topo = extract(t);
   if (topo.pus == 0 || topo.numa_nodes.empty())
-    return Error{"topology has no PUs or no NUMA nodes", xml_file ? *xml_file : root.dir(), 0};
+    return Error::invalid("topology has no PUs or no NUMA nodes", xml_file ? *xml_file : root.dir());
   topo.source = std::move(source);
   return topo;
 }

@@ -59,8 +59,8 @@ Result<long> fault_after_writes_from_env() {
   if (!v || !*v) return 0L;
   auto n = parse_u64(v);
   if (!n || *n > 1000000)
-    return Error{"expected a number of writes, got '" + std::string(v) + "'",
-                 "TUNER_FAULT_AFTER_WRITES", 0};
+    return Error::invalid("expected a number of writes, got '" + std::string(v) + "'",
+                 "TUNER_FAULT_AFTER_WRITES");
   return static_cast<long>(*n);
 }
 
@@ -127,10 +127,10 @@ Result<ApplyResult> apply_plan(const Plan& plan, const StateDir& dir, const Knob
       } else {
         JournalRecord failed = record(RecordType::failed, step.knob->id());
         failed.error = s.error().message();
-        failed.refused = s.error().refused;
+        failed.refused = s.error().is(ErrorKind::refused);
         (void)journal->append(failed);
         c.error = s.error().message();
-        if (s.error().refused) {
+        if (s.error().is(ErrorKind::refused)) {
           c.status = "skipped";
         } else {
           c.status = "failed";

@@ -25,7 +25,7 @@ class FakeKnob : public Knob {
   FakeKnob(std::string id, FakeMachine& m) : id_(std::move(id)), m_(m) {}
   const std::string& id() const override { return id_; }
   Result<std::string> read() override {
-    if (!m_.values.count(id_)) return Error{"no such knob", id_, ENOENT};
+    if (!m_.values.count(id_)) return errno_error("no such knob", id_, ENOENT);
     return m_.values[id_];
   }
   Result<std::string> canonical(const std::string& d) override { return d; }
@@ -112,8 +112,7 @@ TEST_CASE("apply: a refused IRQ is skipped, the rest goes on") {
   REQUIRE(sd.ok());
   FakeMachine m;
   m.values = {{"irq:57:affinity", "0-7"}, {"irq:58:affinity", "0-7"}};
-  Error refused{"the kernel refused to move it (managed IRQ)", "irq 57 (nvme0q3)", 0};
-  refused.refused = true;
+  Error refused = Error::refused("the kernel refused to move it (managed IRQ)", "irq 57 (nvme0q3)");
   m.fail.emplace("irq:57:affinity=3", refused);
   auto r = apply_plan(plan_of({{"irq:57:affinity", "irq", "3"}, {"irq:58:affinity", "irq", "4"}}),
                       *sd, factory(m), {});
@@ -134,7 +133,7 @@ TEST_CASE("apply: a failed write rolls back everything this run wrote") {
   REQUIRE(sd.ok());
   FakeMachine m;
   m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}};
-  m.fail.emplace("sysctl:c=30", Error{"cannot write", "/proc/sys/c", EINVAL});
+  m.fail.emplace("sysctl:c=30", errno_error("cannot write", "/proc/sys/c", EINVAL));
   auto r = apply_plan(plan_of({{"sysctl:a", "g1", "10"}, {"sysctl:b", "g2", "20"},
                                {"sysctl:c", "g2", "30"}}),
                       *sd, factory(m), {});

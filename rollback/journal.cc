@@ -77,12 +77,12 @@ std::string encode_record(const JournalRecord& r) {
 Result<JournalRecord> decode_record(std::string_view line, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object())
-    return Error{"not a JSON object", where, 0};
+    return Error::invalid("not a JSON object", where);
   std::string type = get(j, "type");
   JournalRecord r;
   auto t = std::find_if(std::begin(kTypes), std::end(kTypes),
                         [&](RecordType k) { return type == record_type_name(k); });
-  if (t == std::end(kTypes)) return Error{"unknown record type '" + type + "'", where, 0};
+  if (t == std::end(kTypes)) return Error::invalid("unknown record type '" + type + "'", where);
   r.type = *t;
   r.run_id = get(j, "run_id");
   r.kind = get(j, "kind");
@@ -103,9 +103,9 @@ Result<JournalRecord> decode_record(std::string_view line, const std::string& wh
   if (auto p = j.find("stats"); p != j.end()) r.stats = *p;
   bool needs_knob = r.type == RecordType::intent || r.type == RecordType::done ||
                     r.type == RecordType::failed || r.type == RecordType::rollback;
-  if (needs_knob && r.knob.empty()) return Error{type + " record without a knob", where, 0};
+  if (needs_knob && r.knob.empty()) return Error::invalid(type + " record without a knob", where);
   if (r.type == RecordType::intent && !j.contains("before"))
-    return Error{"intent record without a before value", where, 0};
+    return Error::invalid("intent record without a before value", where);
   return r;
 }
 
@@ -196,7 +196,7 @@ Result<Journal> Journal::create(const StateDir& dir, const std::string& run_id) 
   Journal j;
   j.run_id_ = run_id;
   j.path_ = dir.path_of("runs/" + journal_name(run_id));
-  if (!valid_run_id(run_id)) return Error{"invalid run id", run_id, 0};
+  if (!valid_run_id(run_id)) return Error::invalid("invalid run id", run_id);
   j.fd_ = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
                    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (j.fd_ < 0) return errno_error("cannot create journal", j.path_);
@@ -208,7 +208,7 @@ Result<Journal> Journal::open(const StateDir& dir, const std::string& run_id) {
   Journal j;
   j.run_id_ = run_id;
   j.path_ = dir.path_of("runs/" + journal_name(run_id));
-  if (!valid_run_id(run_id)) return Error{"invalid run id", run_id, 0};
+  if (!valid_run_id(run_id)) return Error::invalid("invalid run id", run_id);
   j.fd_ = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
                    O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
   if (j.fd_ < 0) return errno_error("cannot open journal", j.path_);
@@ -283,7 +283,7 @@ Result<std::vector<std::string>> list_runs(const StateDir& dir) {
 Result<JournalText> read_journal(const StateDir& dir, const std::string& run_id) {
   std::string path = dir.path_of("runs/" + journal_name(run_id));
   if (!valid_run_id(run_id))
-    return Error{"not a run id (expected YYYYMMDDTHHMMSSZ-xxxx)", run_id, 0};
+    return Error::invalid("not a run id (expected YYYYMMDDTHHMMSSZ-xxxx)", run_id);
   int fd = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
                     O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return errno_error("cannot open journal", path);

@@ -38,7 +38,7 @@ Result<Lock> Lock::acquire(const StateDir& dir) {
     ::close(fd);
     auto pid = parse_u64(trim(std::string_view(buf, n > 0 ? static_cast<size_t>(n) : 0)));
     std::string who = pid ? fmt::format("another tuner (pid {})", *pid) : "another tuner";
-    return Error{who + " is changing this machine; try again when it has finished", path, 0};
+    return Error::invalid(who + " is changing this machine; try again when it has finished", path);
   }
   std::string pid = fmt::format("{}\n", ::getpid());
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {

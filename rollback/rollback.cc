@@ -71,7 +71,7 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
   if (!text.ok()) return text.error();
   RunSummary summary = summarize_run(run_id, *text);
   if (summary.status == "rolled_back" || summary.status == "abandoned")
-    return Error{"run is already " + summary.status + "; nothing to roll back", run_id, 0};
+    return Error::invalid("run is already " + summary.status + "; nothing to roll back", run_id);
   auto journal = Journal::open(dir, run_id);
   if (!journal.ok()) return journal.error();
   JournalRecord start;
@@ -134,7 +134,7 @@ Status abandon_run(const StateDir& dir, const std::string& run_id) {
   if (!text.ok()) return text.error();
   RunSummary summary = summarize_run(run_id, *text);
   if (!summary.unfinished())
-    return Error{"run is " + summary.status + ", not unfinished; nothing to abandon", run_id, 0};
+    return Error::invalid("run is " + summary.status + ", not unfinished; nothing to abandon", run_id);
   auto journal = Journal::open(dir, run_id);
   if (!journal.ok()) return journal.error();
   JournalRecord end;

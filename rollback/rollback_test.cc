@@ -73,7 +73,7 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   std::vector<std::pair<std::string, std::string>> writes;
   auto fake = [&](const std::string& knob, const std::string& value) -> Status {
     writes.emplace_back(knob, value);
-    if (knob == "sysctl:a.y") return Error{"cannot write", "/proc/sys/a/y", EACCES};
+    if (knob == "sysctl:a.y") return errno_error("cannot write", "/proc/sys/a/y", EACCES);
     return Ok{};
   };
   auto report = rollback_run(*sd, id, fake);

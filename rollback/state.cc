@@ -70,16 +70,16 @@ bool forget_knob(State& s, const std::string& id, const std::string& run_id) {
 
 Result<State> parse_state(std::string_view text, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error{"not a JSON object", where, 0};
+  if (j.is_discarded() || !j.is_object()) return Error::invalid("not a JSON object", where);
   if (j.value("schema", std::string()) != kSchema)
-    return Error{fmt::format("expected schema \"{}\"", kSchema), where, 0};
+    return Error::invalid(fmt::format("expected schema \"{}\"", kSchema), where);
   State s;
   auto knobs = j.find("knobs");
   if (knobs == j.end()) return s;
-  if (!knobs->is_object()) return Error{"\"knobs\" is not an object", where, 0};
+  if (!knobs->is_object()) return Error::invalid("\"knobs\" is not an object", where);
   for (const auto& [id, v] : knobs->items()) {
     if (!v.is_object() || !v.contains("value") || !v["value"].is_string())
-      return Error{"knob \"" + id + "\" has no string \"value\"", where, 0};
+      return Error::invalid("knob \"" + id + "\" has no string \"value\"", where);
     KeptKnob k = kept_from_json(v);
     if (auto e = v.find("earlier"); e != v.end() && e->is_array())
       for (const auto& old : *e)

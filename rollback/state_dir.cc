@@ -35,7 +35,7 @@ Result<int> open_private_dir(int dirfd, const std::string& name, const std::stri
                              bool create, bool* created) {
   struct stat st {};
   if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-    return Error{"is a symlink; refusing to use it as tuner's state directory", shown, 0};
+    return Error::invalid("is a symlink; refusing to use it as tuner's state directory", shown);
   if (create && ::mkdirat(dirfd, name.c_str(), 0700) == 0) {
     if (created) *created = true;
     // mkdirat obeys the umask; make the mode exact.
@@ -47,7 +47,7 @@ Result<int> open_private_dir(int dirfd, const std::string& name, const std::stri
   int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ELOOP)
-      return Error{"is a symlink; refusing to use it as tuner's state directory", shown, 0};
+      return Error::invalid("is a symlink; refusing to use it as tuner's state directory", shown);
     return errno_error("cannot open state directory", shown);
   }
   if (::fstat(fd, &st) != 0) {
@@ -64,7 +64,7 @@ Result<int> open_private_dir(int dirfd, const std::string& name, const std::stri
                           st.st_mode & 07777);
   if (!problem.empty()) {
     ::close(fd);
-    return Error{problem + "; refusing to use it", shown, 0};
+    return Error::invalid(problem + "; refusing to use it", shown);
   }
   return fd;
 }
@@ -75,18 +75,18 @@ Status sync_dir(int dirfd, const std::string& shown) {
 }
 
 Result<StateDir> StateDir::open(const std::string& dir_in, bool create) {
-  if (dir_in.empty()) return Error{"empty state directory path", "--state-dir", 0};
+  if (dir_in.empty()) return Error::invalid("empty state directory path", "--state-dir");
   std::string dir = dir_in;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   if (dir.find("/../") != std::string::npos || dir.ends_with("/..") || dir == "..")
-    return Error{"must not contain '..'", dir, 0};
+    return Error::invalid("must not contain '..'", dir);
   std::string parent = ".", leaf = dir;
   if (auto slash = dir.rfind('/'); slash != std::string::npos) {
     parent = slash == 0 ? "/" : dir.substr(0, slash);
     leaf = dir.substr(slash + 1);
   }
   if (leaf.empty() || leaf == "." || leaf == "/")
-    return Error{"not a usable state directory", dir, 0};
+    return Error::invalid("not a usable state directory", dir);
   if (create && dir[0] == '/') {
     if (auto s = make_parents(dir); !s.ok()) return s.error();
   }

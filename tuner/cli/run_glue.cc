@@ -19,7 +19,7 @@ LiveKnobs::~LiveKnobs() = default;
 Result<std::unique_ptr<Knob>> LiveKnobs::make(const std::string& id) {
   if (starts_with(id, "nic:") && !ctx_.netlink) {
     auto nl = open_ethtool_netlink();
-    if (!nl.ok()) return Error{nl.error().message(), id, 0};
+    if (!nl.ok()) return Error::invalid(nl.error().message(), id);
     netlink_ = std::move(nl).value();
     ctx_.netlink = netlink_.get();
   }

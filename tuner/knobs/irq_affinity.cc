@@ -35,23 +35,23 @@ class IrqAffinityKnob : public Knob {
 
   Result<std::string> read() override {
     auto text = read_proc_file(root_, dir_ + "/smp_affinity_list");
-    if (!text.ok()) return Error{text.error().what, label() + " (" + text.error().where + ")",
-                                 text.error().err};
+    if (!text.ok()) return errno_error(text.error().what, label() + " (" + text.error().where + ")",
+                                 text.error().err);
     auto set = CpuSet::parse(*text);
-    if (!set.ok()) return Error{set.error().what, label(), 0};
+    if (!set.ok()) return Error::invalid(set.error().what, label());
     return set->to_string();
   }
 
   Result<std::string> canonical(const std::string& desired) override {
     auto set = CpuSet::parse(desired);
-    if (!set.ok()) return Error{"not a CPU list: " + set.error().message(), id_, 0};
-    if (set->empty()) return Error{"an empty CPU list cannot take interrupts", id_, 0};
+    if (!set.ok()) return Error::invalid("not a CPU list: " + set.error().message(), id_);
+    if (set->empty()) return Error::invalid("an empty CPU list cannot take interrupts", id_);
     if (auto online = root_.read("sys/devices/system/cpu/online"); online.ok()) {
       auto on = CpuSet::parse(*online);
       if (on.ok() && !set->is_subset_of(*on))
-        return Error{fmt::format("CPUs {} are not online (online: {})",
+        return Error::invalid(fmt::format("CPUs {} are not online (online: {})",
                                  set->minus(*on).to_string(), on->to_string()),
-                     id_, 0};
+                     id_);
     }
     return set->to_string();
   }
@@ -62,17 +62,15 @@ class IrqAffinityKnob : public Knob {
     Status s = write_proc_file(root_, dir_ + "/smp_affinity_list", *want);
     if (!s.ok()) {
       if (const char* why = refusal_reason(s.error().err)) {
-        Error e{why, label(), 0};
-        e.refused = true;
-        return e;
+        return Error::refused(why, label(), s.error().err);
       }
-      return Error{s.error().what, label() + " (" + s.error().where + ")", s.error().err};
+      return s.error().context(label());
     }
     auto back = read();
     if (!back.ok()) return back.error();
     if (*back != *want)
-      return Error{fmt::format("wrote '{}' but the kernel reads back '{}'", *want, *back),
-                   label(), 0};
+      return Error::invalid(fmt::format("wrote '{}' but the kernel reads back '{}'", *want, *back),
+                   label());
     // effective_affinity_list is not checked: many interrupt chips move an IRQ only
     // when it next fires, so it can lag behind for as long as the device is idle.
     return Ok{};
@@ -106,12 +104,12 @@ Result<std::unique_ptr<Knob>> make_irq_knob(const std::string& id, KnobContext& 
   // irq:<N>:affinity, N decimal without sign or leading zeros.
   auto parts = split(id, ':');
   if (parts.size() != 3 || parts[0] != "irq" || parts[2] != "affinity")
-    return Error{"expected irq:<number>:affinity", id, 0};
+    return Error::invalid("expected irq:<number>:affinity", id);
   bool digits = !parts[1].empty() &&
                 parts[1].find_first_not_of("0123456789") == std::string_view::npos;
   auto n = digits ? parse_u64(parts[1]) : std::nullopt;
   if (!n || *n > 1u << 20 || (parts[1].size() > 1 && parts[1][0] == '0'))
-    return Error{"not an IRQ number: '" + std::string(parts[1]) + "'", id, 0};
+    return Error::invalid("not an IRQ number: '" + std::string(parts[1]) + "'", id);
   return std::unique_ptr<Knob>(new IrqAffinityKnob(id, static_cast<unsigned>(*n), ctx.root));
 }
 

@@ -48,14 +48,14 @@ class IrqbalanceServiceKnob : public Knob {
     if (!ctx_.root.is_live() || !sc.running())
       return std::string(irqbalance_process_running(ctx_.root) ? "active" : "inactive");
     auto state = sc.is_active(kUnit);
-    if (!state.ok()) return Error{state.error().message(), id_, 0};
+    if (!state.ok()) return Error::invalid(state.error().message(), id_);
     return std::string(state_is_active(*state) ? "active" : "inactive");
   }
 
   Result<std::string> canonical(const std::string& desired) override {
     std::string v(trim(desired));
     if (v != "active" && v != "inactive")
-      return Error{"expected active or inactive, got '" + v + "'", id_, 0};
+      return Error::invalid("expected active or inactive, got '" + v + "'", id_);
     return v;
   }
 
@@ -63,15 +63,15 @@ class IrqbalanceServiceKnob : public Knob {
     auto want = canonical(value);
     if (!want.ok()) return want.error();
     if (!ctx_.root.is_live())
-      return Error{"refusing to write under --root " + ctx_.root.dir(), id_, 0};
+      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
     Systemctl& sc = systemctl();
-    if (!sc.running()) return Error{"irqbalance is not managed by systemd here", id_, 0};
+    if (!sc.running()) return Error::invalid("irqbalance is not managed by systemd here", id_);
     if (auto st = sc.run({*want == "active" ? "start" : "stop", kUnit}); !st.ok())
-      return Error{st.error().message(), id_, 0};
+      return Error::invalid(st.error().message(), id_);
     auto now = read();
     if (!now.ok()) return now.error();
     if (*now != *want)
-      return Error{"irqbalance is " + *now + " after asking for " + *want, id_, 0};
+      return Error::invalid("irqbalance is " + *now + " after asking for " + *want, id_);
     return Ok{};
   }
 
@@ -93,16 +93,16 @@ Result<std::string> parse_ban_dropin(const std::string& text, const std::string&
     found = true;
     std::string_view args = line.substr(prefix.size());
     if (args.empty() || args.back() != '"')
-      return Error{"unterminated quote", path + ":" + std::to_string(line_no), 0};
+      return Error::invalid("unterminated quote", path + ":" + std::to_string(line_no));
     args.remove_suffix(1);
     for (std::string_view a : split_ws(args)) {
       auto n = starts_with(a, "--banirq=") ? parse_u64(a.substr(9)) : std::nullopt;
-      if (!n) return Error{"unexpected argument '" + std::string(a) + "'",
-                           path + ":" + std::to_string(line_no), 0};
+      if (!n) return Error::invalid("unexpected argument '" + std::string(a) + "'",
+                           path + ":" + std::to_string(line_no));
       irqs.push_back(static_cast<unsigned>(*n));
     }
   }
-  if (!found) return Error{std::string("no ") + kVar + " setting", path, 0};
+  if (!found) return Error::invalid(std::string("no ") + kVar + " setting", path);
   std::sort(irqs.begin(), irqs.end());
   std::string out;
   for (unsigned i : irqs) out += (out.empty() ? "" : ",") + std::to_string(i);
@@ -116,7 +116,7 @@ class IrqbalanceBannedKnob : public Knob {
 
   Result<std::string> read() override {
     auto text = read_optional_file(ctx_.systemd_dir, kDropinDir, kDropin);
-    if (!text.ok()) return Error{text.error().message(), id_, text.error().err};
+    if (!text.ok()) return errno_error(text.error().message(), id_, text.error().err);
     if (!*text) return std::string("none");
     return parse_ban_dropin(**text, path());
   }
@@ -128,13 +128,13 @@ class IrqbalanceBannedKnob : public Knob {
     for (std::string_view part : split(v, ',')) {
       auto n = parse_u64(part);
       if (!n || trim(part).find_first_not_of("0123456789") != std::string_view::npos || *n > 1u << 20)
-        return Error{"'" + std::string(part) + "' is not an IRQ number (expected a list like 57,58)",
-                     id_, 0};
+        return Error::invalid("'" + std::string(part) + "' is not an IRQ number (expected a list like 57,58)",
+                     id_);
       unsigned irq = static_cast<unsigned>(*n);
       if (ctx_.root.exists("proc/irq") && !ctx_.root.exists("proc/irq/" + std::to_string(irq)))
-        return Error{"IRQ " + std::to_string(irq) + " does not exist (no /proc/irq/" +
+        return Error::missing("IRQ " + std::to_string(irq) + " does not exist (no /proc/irq/" +
                          std::to_string(irq) + ")",
-                     id_, 0};
+                     id_);
       if (std::find(irqs.begin(), irqs.end(), irq) == irqs.end()) irqs.push_back(irq);
     }
     std::sort(irqs.begin(), irqs.end());
@@ -145,7 +145,7 @@ class IrqbalanceBannedKnob : public Knob {
 
   Status write(const std::string& value) override {
     if (!ctx_.root.is_live())
-      return Error{"refusing to write under --root " + ctx_.root.dir(), id_, 0};
+      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
     auto want = canonical(value);
     if (!want.ok()) return want.error();
     std::optional<std::string> text;  // nullopt: "none" removes the drop-in
@@ -176,10 +176,10 @@ class IrqbalanceBannedKnob : public Knob {
     auto state = sc.is_active(kUnit);
     bool was_active = state.ok() && state_is_active(*state);
     if (auto r = sc.run({"daemon-reload"}); !r.ok())
-      return Error{"wrote " + path() + " but " + r.error().message(), id_, 0};
+      return Error::invalid("wrote " + path() + " but " + r.error().message(), id_);
     if (was_active) {
       if (auto r = sc.run({"restart", kUnit}); !r.ok())
-        return Error{"wrote " + path() + " but " + r.error().message(), id_, 0};
+        return Error::invalid("wrote " + path() + " but " + r.error().message(), id_);
     }
     return Ok{};
   }
@@ -206,10 +206,10 @@ class IrqbalanceBannedKnob : public Knob {
       }
     }
     if (!unit_text)
-      return Error{std::string(kUnit) + " is not installed (looked in " + ctx_.systemd_dir +
+      return Error::invalid(std::string(kUnit) + " is not installed (looked in " + ctx_.systemd_dir +
                        ", /run/systemd/system, /usr/local/lib/systemd/system, "
                        "/usr/lib/systemd/system, /lib/systemd/system)",
-                   id_, 0};
+                   id_);
     std::optional<std::string> exec;
     auto apply = [&](const std::string& text) {
       for (std::string_view line : split(text, '\n')) {
@@ -230,7 +230,7 @@ class IrqbalanceBannedKnob : public Knob {
           if (auto t = dir->read(n); t.ok()) apply(*t);
         }
     }
-    if (!exec) return Error{"no ExecStart= in " + unit_path, id_, 0};
+    if (!exec) return Error::invalid("no ExecStart= in " + unit_path, id_);
     return *exec;
   }
 
@@ -243,7 +243,7 @@ class IrqbalanceBannedKnob : public Knob {
 Result<std::unique_ptr<Knob>> make_irqbalance_knob(const std::string& id, KnobContext& ctx) {
   if (id == "irqbalance:service") return std::unique_ptr<Knob>(new IrqbalanceServiceKnob(ctx));
   if (id == "irqbalance:banned") return std::unique_ptr<Knob>(new IrqbalanceBannedKnob(ctx));
-  return Error{"unknown irqbalance knob (expected irqbalance:service or irqbalance:banned)", id, 0};
+  return Error::invalid("unknown irqbalance knob (expected irqbalance:service or irqbalance:banned)", id);
 }
 
 }  // namespace tuner

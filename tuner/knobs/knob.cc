@@ -10,7 +10,7 @@ Result<std::unique_ptr<Knob>> make_knob(const std::string& id, KnobContext& ctx)
   if (starts_with(id, "nic:")) return make_nic_knob(id, ctx);
   if (starts_with(id, "numa:")) return make_numa_knob(id, ctx);
   if (starts_with(id, "irqbalance:")) return make_irqbalance_knob(id, ctx);
-  return Error{"unknown knob kind", id, 0};
+  return Error::invalid("unknown knob kind", id);
 }
 
 }  // namespace tuner

@@ -38,11 +38,11 @@ class NicChannelsKnob : public NicKnob {
       if (!v) continue;
       const auto& max = (*cur).*f.max;
       if (max && *max == 0 && *v != 0)
-        return Error{std::string("the device has no ") + f.name + " channels", id_, 0};
+        return Error::invalid(std::string("the device has no ") + f.name + " channels", id_);
       if (max && *v > *max)
-        return Error{std::string(f.name) + "=" + std::to_string(*v) + " exceeds the device's maximum of " +
+        return Error::invalid(std::string(f.name) + "=" + std::to_string(*v) + " exceeds the device's maximum of " +
                          std::to_string(*max),
-                     id_, 0};
+                     id_);
       merged.*f.value = v;
     }
     return format_channels(merged);
@@ -56,8 +56,8 @@ class NicChannelsKnob : public NicKnob {
     if (!nl.ok()) return nl.error();
     auto st = (*nl)->set_channels(ifname_, *ch);
     if (!st.ok())
-      return Error{"cannot set channels to '" + value + "': " + st.error().what, id_,
-                   st.error().err};
+      return errno_error("cannot set channels to '" + value + "': " + st.error().what, id_,
+                   st.error().err);
     return Ok{};
   }
 
@@ -66,7 +66,7 @@ class NicChannelsKnob : public NicKnob {
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
     auto ch = (*nl)->get_channels(ifname_);
-    if (!ch.ok()) return Error{"cannot read channels: " + ch.error().what, id_, ch.error().err};
+    if (!ch.ok()) return errno_error("cannot read channels: " + ch.error().what, id_, ch.error().err);
     return ch;
   }
 };

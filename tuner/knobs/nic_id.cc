@@ -8,35 +8,35 @@
 namespace tuner {
 
 Status validate_ifname(std::string_view ifname, const std::string& id) {
-  if (ifname.empty()) return Error{"empty interface name", id, 0};
+  if (ifname.empty()) return Error::invalid("empty interface name", id);
   if (ifname.size() >= IFNAMSIZ)
-    return Error{"interface name '" + std::string(ifname) + "' is longer than " +
+    return Error::invalid("interface name '" + std::string(ifname) + "' is longer than " +
                      std::to_string(IFNAMSIZ - 1) + " characters",
-                 id, 0};
+                 id);
   if (ifname == "." || ifname == "..")
-    return Error{"'" + std::string(ifname) + "' is not an interface name", id, 0};
+    return Error::invalid("'" + std::string(ifname) + "' is not an interface name", id);
   for (char c : ifname) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '_' || c == '.' || c == '@' || c == '-';
     if (!ok)
-      return Error{"interface name '" + std::string(ifname) +
+      return Error::invalid("interface name '" + std::string(ifname) +
                        "' may only contain letters, digits and _ . @ -",
-                   id, 0};
+                   id);
   }
   return Ok{};
 }
 
 Result<NicKnobId> parse_nic_id(const std::string& id) {
-  if (!starts_with(id, "nic:")) return Error{"not a nic knob id", id, 0};
+  if (!starts_with(id, "nic:")) return Error::invalid("not a nic knob id", id);
   std::string_view rest = std::string_view(id).substr(4);
   auto colon = rest.rfind(':');
   if (colon == std::string_view::npos)
-    return Error{"expected nic:IFNAME:link|channels|rings", id, 0};
+    return Error::invalid("expected nic:IFNAME:link|channels|rings", id);
   NicKnobId out{std::string(rest.substr(0, colon)), std::string(rest.substr(colon + 1))};
   if (auto st = validate_ifname(out.ifname, id); !st.ok()) return st.error();
   if (out.attr != "link" && out.attr != "channels" && out.attr != "rings")
-    return Error{"unknown nic setting '" + out.attr + "' (expected link, channels or rings)",
-                 id, 0};
+    return Error::invalid("unknown nic setting '" + out.attr + "' (expected link, channels or rings)",
+                 id);
   return out;
 }
 
@@ -45,22 +45,22 @@ Result<std::vector<KeyValue>> parse_key_values(std::string_view text,
                                                const std::string& id) {
   std::vector<KeyValue> out;
   text = trim(text);
-  if (text.empty()) return Error{"empty value", id, 0};
+  if (text.empty()) return Error::invalid("empty value", id);
   for (std::string_view part : split(text, ',')) {
     part = trim(part);
     auto eq = part.find('=');
     if (part.empty() || eq == std::string_view::npos || eq == 0)
-      return Error{"expected key=value, got '" + std::string(part) + "' in '" +
+      return Error::invalid("expected key=value, got '" + std::string(part) + "' in '" +
                        std::string(text) + "'",
-                   id, 0};
+                   id);
     KeyValue kv{std::string(trim(part.substr(0, eq))), std::string(trim(part.substr(eq + 1)))};
     if (std::find(allowed.begin(), allowed.end(), kv.key) == allowed.end()) {
       std::string keys;
       for (const auto& a : allowed) keys += (keys.empty() ? "" : ", ") + a;
-      return Error{"unknown key '" + kv.key + "' (expected " + keys + ")", id, 0};
+      return Error::invalid("unknown key '" + kv.key + "' (expected " + keys + ")", id);
     }
     for (const KeyValue& seen : out)
-      if (seen.key == kv.key) return Error{"key '" + kv.key + "' given twice", id, 0};
+      if (seen.key == kv.key) return Error::invalid("key '" + kv.key + "' given twice", id);
     out.push_back(std::move(kv));
   }
   return out;
@@ -71,9 +71,9 @@ namespace {
 Result<uint32_t> parse_count(const KeyValue& kv, const std::string& id, bool allow_zero) {
   auto v = parse_u64(kv.value);
   if (!v || *v > UINT32_MAX || (!allow_zero && *v == 0))
-    return Error{kv.key + "=" + kv.value + ": expected a " +
+    return Error::invalid(kv.key + "=" + kv.value + ": expected a " +
                      (allow_zero ? "non-negative" : "positive") + " integer",
-                 id, 0};
+                 id);
   return static_cast<uint32_t>(*v);
 }
 
@@ -87,7 +87,7 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
   for (const KeyValue& kv : *kvs) {
     if (kv.key == "autoneg") {
       if (kv.value != "on" && kv.value != "off")
-        return Error{"autoneg=" + kv.value + ": expected on or off", id, 0};
+        return Error::invalid("autoneg=" + kv.value + ": expected on or off", id);
       s.autoneg = kv.value == "on";
       have_autoneg = true;
     } else if (kv.key == "speed") {
@@ -97,7 +97,7 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
       }
       auto v = parse_count(kv, id, false);
       if (!v.ok()) return v.error();
-      if (*v == kSpeedUnknown) return Error{"speed=" + kv.value + ": out of range", id, 0};
+      if (*v == kSpeedUnknown) return Error::invalid("speed=" + kv.value + ": out of range", id);
       s.speed_mbps = *v;
     } else if (kv.key == "advertise") {
       for (std::string_view mode : split(kv.value, '+')) {
@@ -106,23 +106,23 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
                     return std::isalnum(static_cast<unsigned char>(c)) || c == '/' ||
                            c == '_' || c == '-';
                   });
-        if (!ok) return Error{"advertise=" + kv.value + ": invalid link mode name", id, 0};
+        if (!ok) return Error::invalid("advertise=" + kv.value + ": invalid link mode name", id);
         s.advertise.emplace_back(mode);
       }
     } else {
       if (kv.value != "full" && kv.value != "half" && kv.value != "unknown")
-        return Error{"duplex=" + kv.value + ": expected full, half or unknown", id, 0};
+        return Error::invalid("duplex=" + kv.value + ": expected full, half or unknown", id);
       s.duplex = kv.value;
     }
   }
-  if (!have_autoneg) return Error{"autoneg=on|off is required", id, 0};
+  if (!have_autoneg) return Error::invalid("autoneg=on|off is required", id);
   if (!s.advertise.empty() && (!s.autoneg || s.speed_mbps || s.duplex))
-    return Error{"advertise= goes with autoneg=on alone", id, 0};
+    return Error::invalid("advertise= goes with autoneg=on alone", id);
   if (!s.autoneg && (!s.speed_mbps || !s.duplex))
-    return Error{"autoneg=off needs both speed=N and duplex=full|half", id, 0};
+    return Error::invalid("autoneg=off needs both speed=N and duplex=full|half", id);
   bool unknown = s.speed_mbps == kSpeedUnknown || s.duplex == std::optional<std::string>("unknown");
   if (unknown && (s.autoneg || s.speed_mbps != kSpeedUnknown || s.duplex != "unknown"))
-    return Error{"speed=unknown and duplex=unknown go together, with autoneg=off", id, 0};
+    return Error::invalid("speed=unknown and duplex=unknown go together, with autoneg=off", id);
   return s;
 }
 

@@ -15,11 +15,11 @@ Result<Netlink*> NicKnob::netlink() {
   if (ctx_.netlink) return ctx_.netlink;
   if (own_netlink_) return own_netlink_.get();
   if (!ctx_.root.is_live())
-    return Error{"ethtool netlink is only available on the live machine, not under --root " +
+    return Error::invalid("ethtool netlink is only available on the live machine, not under --root " +
                      ctx_.root.dir(),
-                 id_, 0};
+                 id_);
   auto nl = open_ethtool_netlink();
-  if (!nl.ok()) return Error{"cannot open ethtool netlink: " + nl.error().message(), id_, nl.error().err};
+  if (!nl.ok()) return errno_error("cannot open ethtool netlink: " + nl.error().message(), id_, nl.error().err);
   own_netlink_ = std::move(nl).value();
   return own_netlink_.get();
 }
@@ -86,14 +86,14 @@ Status NicKnob::write(const std::string& value) {
     return e;
   }
   if (was_up && !wait_link_up())
-    return Error{"link did not come back within " + format_timeout(ctx_.link_timeout_ms) +
+    return Error::invalid("link did not come back within " + format_timeout(ctx_.link_timeout_ms) +
                      " after setting '" + *want + "'" + revert(),
-                 id_, 0};
+                 id_);
   auto now = read();
-  if (!now.ok()) return Error{"cannot read back: " + now.error().message() + revert(), id_, 0};
+  if (!now.ok()) return Error::invalid("cannot read back: " + now.error().message() + revert(), id_);
   if (*now != *want)
-    return Error{"the driver reports '" + *now + "' after setting '" + *want + "'" + revert(),
-                 id_, 0};
+    return Error::invalid("the driver reports '" + *now + "' after setting '" + *want + "'" + revert(),
+                 id_);
   return Ok{};
 }
 
@@ -101,7 +101,7 @@ Result<std::unique_ptr<Knob>> make_nic_knob(const std::string& id, KnobContext& 
   auto parsed = parse_nic_id(id);
   if (!parsed.ok()) return parsed.error();
   if (!ctx.root.exists("sys/class/net/" + parsed->ifname))
-    return Error{"no such network interface '" + parsed->ifname + "'", id, ENODEV};
+    return errno_error("no such network interface '" + parsed->ifname + "'", id, ENODEV);
   if (parsed->attr == "link") return make_nic_link_knob(id, parsed->ifname, ctx);
   if (parsed->attr == "channels") return make_nic_channels_knob(id, parsed->ifname, ctx);
   return make_nic_rings_knob(id, parsed->ifname, ctx);

@@ -34,16 +34,16 @@ class NicLinkKnob : public NicKnob {
     if (speeds.empty()) return format_link_setting(*s);  // the driver lists no modes
     std::vector<std::string> match = filter_modes(speeds, s->speed_mbps, s->duplex);
     if (match.empty())
-      return Error{"no supported link mode has " + format_link_setting(*s) +
+      return Error::invalid("no supported link mode has " + format_link_setting(*s) +
                        " (supported: " + list_modes(speeds) + ")",
-                   id_, 0};
+                   id_);
     if (!s->autoneg) return format_link_setting(*s);
     if (!s->advertise.empty()) {
       for (const std::string& m : s->advertise)
         if (std::find(speeds.begin(), speeds.end(), m) == speeds.end())
-          return Error{"cannot advertise " + m + ": not a supported mode (supported: " +
+          return Error::invalid("cannot advertise " + m + ": not a supported mode (supported: " +
                            list_modes(speeds) + ")",
-                       id_, 0};
+                       id_);
       match = s->advertise;
     }
     // What the kernel will advertise, described the way read() describes it.
@@ -76,8 +76,8 @@ class NicLinkKnob : public NicKnob {
     }
     auto st = (*nl)->set_link_modes(ifname_, req);
     if (!st.ok())
-      return Error{"cannot set link modes to '" + value + "': " + st.error().what, id_,
-                   st.error().err};
+      return errno_error("cannot set link modes to '" + value + "': " + st.error().what, id_,
+                   st.error().err);
     return Ok{};
   }
 
@@ -88,7 +88,7 @@ class NicLinkKnob : public NicKnob {
     LinkInfo info;
     auto st = (*nl)->get_link_modes(ifname_, info);
     if (!st.ok())
-      return Error{"cannot read link modes: " + st.error().what, id_, st.error().err};
+      return errno_error("cannot read link modes: " + st.error().what, id_, st.error().err);
     return info;
   }
 };

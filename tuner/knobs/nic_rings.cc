@@ -27,9 +27,9 @@ class NicRingsKnob : public NicKnob {
                      const std::optional<uint32_t>& max, std::optional<uint32_t>& out) -> Status {
       if (!v) return Ok{};
       if (max && *v > *max)
-        return Error{std::string(name) + "=" + std::to_string(*v) +
+        return Error::invalid(std::string(name) + "=" + std::to_string(*v) +
                          " exceeds the device's maximum of " + std::to_string(*max),
-                     id_, 0};
+                     id_);
       out = v;
       return Ok{};
     };
@@ -46,8 +46,8 @@ class NicRingsKnob : public NicKnob {
     if (!nl.ok()) return nl.error();
     auto st = (*nl)->set_rings(ifname_, *r);
     if (!st.ok())
-      return Error{"cannot set rings to '" + value + "': " + st.error().what, id_,
-                   st.error().err};
+      return errno_error("cannot set rings to '" + value + "': " + st.error().what, id_,
+                   st.error().err);
     return Ok{};
   }
 
@@ -56,7 +56,7 @@ class NicRingsKnob : public NicKnob {
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
     auto r = (*nl)->get_rings(ifname_);
-    if (!r.ok()) return Error{"cannot read rings: " + r.error().what, id_, r.error().err};
+    if (!r.ok()) return errno_error("cannot read rings: " + r.error().what, id_, r.error().err);
     return r;
   }
 };

@@ -7,9 +7,9 @@ Result<std::unique_ptr<Knob>> make_numa_knob(const std::string& id, KnobContext&
   if (starts_with(id, "numa:unit:")) return make_numa_unit_knob(id, id.substr(10), ctx);
   if (starts_with(id, "numa:cgroup:")) return make_numa_cgroup_knob(id, id.substr(12), ctx);
   if (starts_with(id, "numa:pid:")) return make_numa_process_knob(id, id.substr(9), ctx);
-  return Error{"unknown numa knob (expected numa:unit:NAME, numa:cgroup:PATH or "
+  return Error::invalid("unknown numa knob (expected numa:unit:NAME, numa:cgroup:PATH or "
                "numa:pid:PID@STARTTIME)",
-               id, 0};
+               id);
 }
 
 }  // namespace tuner

@@ -28,15 +28,15 @@ struct Fd {
 };
 
 Status validate_cgroup_path(const std::string& path, const std::string& id) {
-  if (path.empty()) return Error{"empty cgroup path", id, 0};
+  if (path.empty()) return Error::invalid("empty cgroup path", id);
   if (path[0] == '/')
-    return Error{"cgroup path must be relative to the cgroup root, not '" + path + "'", id, 0};
+    return Error::invalid("cgroup path must be relative to the cgroup root, not '" + path + "'", id);
   for (std::string_view part : split(path, '/')) {
     if (part.empty() || part == "." || part == "..")
-      return Error{"cgroup path '" + path + "' has an empty, '.' or '..' component", id, 0};
+      return Error::invalid("cgroup path '" + path + "' has an empty, '.' or '..' component", id);
     for (char c : part)
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-        return Error{"cgroup path '" + path + "' has a control character", id, 0};
+        return Error::invalid("cgroup path '" + path + "' has a control character", id);
   }
   return Ok{};
 }
@@ -66,7 +66,7 @@ class NumaCgroupKnob : public Knob {
 
   Status write(const std::string& value) override {
     if (!ctx_.root.is_live())
-      return Error{"refusing to write under --root " + ctx_.root.dir(), id_, 0};
+      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
     auto want = canonical(value);
     if (!want.ok()) return want.error();
     auto before = read();
@@ -87,7 +87,7 @@ class NumaCgroupKnob : public Knob {
     if (*now != *want) {
       (void)write_list("cpuset.cpus", *b->cpus);
       (void)write_list("cpuset.mems", *b->mems);
-      return Error{"read back '" + *now + "' after writing '" + *want + "'; reverted", id_, 0};
+      return Error::invalid("read back '" + *now + "' after writing '" + *want + "'; reverted", id_);
     }
     return Ok{};
   }
@@ -104,7 +104,7 @@ class NumaCgroupKnob : public Knob {
     ssize_t n = ::read(f.fd, buf, sizeof buf - 1);
     if (n < 0) return errno_error("cannot read", file_path(name));
     auto set = CpuSet::parse(std::string_view(buf, static_cast<std::size_t>(n)));
-    if (!set.ok()) return Error{set.error().what, file_path(name), 0};
+    if (!set.ok()) return Error::invalid(set.error().what, file_path(name));
     return set;
   }
 
@@ -142,7 +142,7 @@ Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const std::string& id,
     Fd next(::openat(dir.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (next.fd < 0) {
       if (errno == ELOOP || errno == ENOTDIR)
-        return Error{walked + " is not a directory (symlinks are not followed)", id, errno};
+        return errno_error(walked + " is not a directory (symlinks are not followed)", id, errno);
       return errno_error("cannot open cgroup", id + ": " + walked);
     }
     dir = std::move(next);
@@ -151,13 +151,13 @@ Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const std::string& id,
   if (::fstatfs(dir.fd, &fs) != 0) return errno_error("cannot statfs", id + ": " + walked);
   bool v2 = fs.f_type == CGROUP2_SUPER_MAGIC;
   if (!v2 && fs.f_type != CGROUP_SUPER_MAGIC)
-    return Error{walked + " is not a cgroup", id, 0};
+    return Error::invalid(walked + " is not a cgroup", id);
   if (::faccessat(dir.fd, "cpuset.cpus", F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
     if (v2)
-      return Error{"the cpuset controller is not enabled for " + walked +
+      return Error::invalid("the cpuset controller is not enabled for " + walked +
                        " (add +cpuset to its parent's cgroup.subtree_control)",
-                   id, 0};
-    return Error{walked + " is not in the cgroup v1 cpuset hierarchy", id, 0};
+                   id);
+    return Error::invalid(walked + " is not in the cgroup v1 cpuset hierarchy", id);
   }
   return std::unique_ptr<Knob>(new NumaCgroupKnob(id, path, ctx, std::move(dir)));
 }

@@ -20,12 +20,12 @@ namespace tuner {
 
 Result<unsigned long long> parse_stat_starttime(const std::string& stat, const std::string& where) {
   auto paren = stat.rfind(')');
-  if (paren == std::string::npos) return Error{"no ')' after the command name", where, 0};
+  if (paren == std::string::npos) return Error::invalid("no ')' after the command name", where);
   // After ") " come fields 3 (state) onwards; starttime is field 22.
   auto fields = split_ws(std::string_view(stat).substr(paren + 1));
-  if (fields.size() < 20) return Error{"too few fields", where, 0};
+  if (fields.size() < 20) return Error::invalid("too few fields", where);
   auto v = parse_u64(fields[19]);
-  if (!v) return Error{"field 22 is not a number: '" + std::string(fields[19]) + "'", where, 0};
+  if (!v) return Error::invalid("field 22 is not a number: '" + std::string(fields[19]) + "'", where);
   return *v;
 }
 
@@ -56,7 +56,7 @@ class NumaProcessKnob : public Knob {
     auto cpus = thread_cpus(std::to_string(pid_));
     if (!cpus.ok()) return cpus.error();
     auto maps = ctx_.root.read(proc() + "/numa_maps");
-    if (!maps.ok()) return Error{maps.error().message(), id_, maps.error().err};
+    if (!maps.ok()) return errno_error(maps.error().message(), id_, maps.error().err);
     return "cpus=" + cpus->to_string() + ",mems=" + numa_maps_nodes(*maps);
   }
 
@@ -67,7 +67,7 @@ class NumaProcessKnob : public Knob {
 
   Status write(const std::string& value) override {
     if (!ctx_.root.is_live())
-      return Error{"refusing to write under --root " + ctx_.root.dir(), id_, 0};
+      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
     auto want_text = canonical(value);
     if (!want_text.ok()) return want_text.error();
     auto before_text = read();
@@ -89,27 +89,27 @@ class NumaProcessKnob : public Knob {
 
   Status same_process() {
     auto stat = ctx_.root.read(proc() + "/stat");
-    if (!stat.ok()) return Error{"process " + std::to_string(pid_) + " is gone", id_, stat.error().err};
+    if (!stat.ok()) return errno_error("process " + std::to_string(pid_) + " is gone", id_, stat.error().err);
     auto start = parse_stat_starttime(*stat, "/" + proc() + "/stat");
-    if (!start.ok()) return Error{start.error().message(), id_, 0};
+    if (!start.ok()) return Error::invalid(start.error().message(), id_);
     if (*start != start_)
-      return Error{"pid " + std::to_string(pid_) + " now belongs to another process (start time " +
+      return Error::invalid("pid " + std::to_string(pid_) + " now belongs to another process (start time " +
                        std::to_string(*start) + ", not " + std::to_string(start_) + ")",
-                   id_, 0};
+                   id_);
     return Ok{};
   }
 
   Result<CpuSet> thread_cpus(const std::string& tid) {
     std::string path = proc() + "/task/" + tid + "/status";
     auto status = ctx_.root.read(path);
-    if (!status.ok()) return Error{status.error().message(), id_, status.error().err};
+    if (!status.ok()) return errno_error(status.error().message(), id_, status.error().err);
     for (std::string_view line : split(*status, '\n'))
       if (starts_with(line, "Cpus_allowed_list:")) {
         auto set = CpuSet::parse(trim(line.substr(18)));
-        if (!set.ok()) return Error{set.error().what, "/" + path, 0};
+        if (!set.ok()) return Error::invalid(set.error().what, "/" + path);
         return set;
       }
-    return Error{"no Cpus_allowed_list", "/" + path, 0};
+    return Error::invalid("no Cpus_allowed_list", "/" + path);
   }
 
   /// Moves every thread to b.cpus and the pages to b.mems, then checks both.
@@ -125,7 +125,7 @@ class NumaProcessKnob : public Knob {
     for (int pass = 0; pass < 3 && result.ok(); ++pass) {
       auto tids = ctx_.root.list(proc() + "/task");
       if (!tids.ok()) {
-        result = Error{tids.error().message(), id_, tids.error().err};
+        result = errno_error(tids.error().message(), id_, tids.error().err);
         break;
       }
       bool fresh = false;
@@ -146,7 +146,7 @@ class NumaProcessKnob : public Knob {
     if (!result.ok()) return result;
 
     if (b.mems && b.mems != from.mems) {
-      if (numa_available() < 0) return Error{"libnuma: NUMA is not available", id_, 0};
+      if (numa_available() < 0) return Error::invalid("libnuma: NUMA is not available", id_);
       struct bitmask* all = numa_allocate_nodemask();
       struct bitmask* to = numa_allocate_nodemask();
       for (int n = 0; n <= numa_max_node(); ++n) numa_bitmask_setbit(all, static_cast<unsigned>(n));
@@ -160,23 +160,23 @@ class NumaProcessKnob : public Knob {
 
     // Read back: every thread, and where the pages are now.
     auto tids = ctx_.root.list(proc() + "/task");
-    if (!tids.ok()) return Error{tids.error().message(), id_, tids.error().err};
+    if (!tids.ok()) return errno_error(tids.error().message(), id_, tids.error().err);
     for (const std::string& tid : *tids) {
       auto cpus = thread_cpus(tid);
       if (!cpus.ok()) continue;  // the thread exited
       if (*cpus != *b.cpus)
-        return Error{"thread " + tid + " runs on " + cpus->to_string() + " after setting " +
+        return Error::invalid("thread " + tid + " runs on " + cpus->to_string() + " after setting " +
                          b.cpus->to_string(),
-                     id_, 0};
+                     id_);
     }
     if (b.mems) {
       auto maps = ctx_.root.read(proc() + "/numa_maps");
-      if (!maps.ok()) return Error{maps.error().message(), id_, maps.error().err};
+      if (!maps.ok()) return errno_error(maps.error().message(), id_, maps.error().err);
       auto nodes = CpuSet::parse(numa_maps_nodes(*maps));
       if (nodes.ok() && !nodes->is_subset_of(*b.mems))
-        return Error{"pages remain on nodes " + nodes->minus(*b.mems).to_string() +
+        return Error::invalid("pages remain on nodes " + nodes->minus(*b.mems).to_string() +
                          " after migrating to " + b.mems->to_string(),
-                     id_, 0};
+                     id_);
     }
     return Ok{};
   }
@@ -193,13 +193,13 @@ Result<std::unique_ptr<Knob>> make_numa_process_knob(const std::string& id,
                                                      const std::string& spec, KnobContext& ctx) {
   auto at = spec.find('@');
   if (at == std::string::npos)
-    return Error{"expected numa:pid:PID@STARTTIME (STARTTIME: field 22 of /proc/PID/stat)", id, 0};
+    return Error::invalid("expected numa:pid:PID@STARTTIME (STARTTIME: field 22 of /proc/PID/stat)", id);
   auto pid = parse_u64(spec.substr(0, at));
   auto start = parse_u64(spec.substr(at + 1));
   if (!pid || *pid == 0 || *pid > 4194304 || spec.substr(0, at).find_first_not_of("0123456789") != std::string::npos)
-    return Error{"'" + spec.substr(0, at) + "' is not a process id", id, 0};
+    return Error::invalid("'" + spec.substr(0, at) + "' is not a process id", id);
   if (!start || spec.substr(at + 1).find_first_not_of("0123456789") != std::string::npos)
-    return Error{"'" + spec.substr(at + 1) + "' is not a start time", id, 0};
+    return Error::invalid("'" + spec.substr(at + 1) + "' is not a start time", id);
   auto knob = std::make_unique<NumaProcessKnob>(id, static_cast<unsigned>(*pid), *start, ctx);
   // Refuse at once an id whose process is gone or was replaced.
   if (auto r = knob->read(); !r.ok()) return r.error();

@@ -45,7 +45,7 @@ Result<std::string> parse_numa_dropin(const std::string& text, const std::string
     if (line.empty() || line[0] == '#' || line[0] == ';' || line[0] == '[') continue;
     auto eq = line.find('=');
     std::string where = id + ": " + path + ":" + std::to_string(line_no);
-    if (eq == std::string_view::npos) return Error{"expected KEY=VALUE", where, 0};
+    if (eq == std::string_view::npos) return Error::invalid("expected KEY=VALUE", where);
     std::string key(trim(line.substr(0, eq)));
     std::string_view value = trim(line.substr(eq + 1));
     if (key == "NUMAPolicy") {
@@ -55,18 +55,18 @@ Result<std::string> parse_numa_dropin(const std::string& text, const std::string
     std::optional<CpuSet>* dst = nullptr;
     if (key == "CPUAffinity" || key == "AllowedCPUs") dst = &b.cpus;
     else if (key == "NUMAMask" || key == "AllowedMemoryNodes") dst = &b.mems;
-    else return Error{"unexpected setting " + key + " in tuner's drop-in", where, 0};
+    else return Error::invalid("unexpected setting " + key + " in tuner's drop-in", where);
     // systemd accepts blanks as well as commas between entries.
     std::string list;
     for (std::string_view w : split_ws(value)) list += (list.empty() ? "" : ",") + std::string(w);
     auto set = CpuSet::parse(list);
-    if (!set.ok()) return Error{key + ": " + set.error().what, where, 0};
+    if (!set.ok()) return Error::invalid(key + ": " + set.error().what, where);
     *dst = *set;
   }
   if (b.mems && !policy.empty() && policy != "bind")
-    return Error{"NUMAPolicy=" + policy + " is not the bind policy tuner writes", id + ": " + path, 0};
+    return Error::invalid("NUMAPolicy=" + policy + " is not the bind policy tuner writes", id + ": " + path);
   if (!b.cpus && !b.mems)
-    return Error{"drop-in sets neither CPUs nor memory nodes", id + ": " + path, 0};
+    return Error::invalid("drop-in sets neither CPUs nor memory nodes", id + ": " + path);
   return format_numa_binding(b);
 }
 
@@ -81,7 +81,7 @@ class NumaUnitKnob : public Knob {
 
   Result<std::string> read() override {
     auto text = read_optional_file(ctx_.systemd_dir, unit_ + ".d", kDropin);
-    if (!text.ok()) return Error{text.error().message(), id_, text.error().err};
+    if (!text.ok()) return errno_error(text.error().message(), id_, text.error().err);
     if (!*text) return std::string("none");
     return parse_numa_dropin(**text, path(), id_);
   }
@@ -96,7 +96,7 @@ class NumaUnitKnob : public Knob {
 
   Status write(const std::string& value) override {
     if (!ctx_.root.is_live())
-      return Error{"refusing to write under --root " + ctx_.root.dir(), id_, 0};
+      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
     auto want = canonical(value);
     if (!want.ok()) return want.error();
     std::optional<std::string> text;  // nullopt: "none" removes the drop-in
@@ -116,7 +116,7 @@ class NumaUnitKnob : public Knob {
       return Ok{};
     }
     if (auto r = sc.run({"daemon-reload"}); !r.ok())
-      return Error{"wrote " + path() + " but " + r.error().message(), id_, 0};
+      return Error::invalid("wrote " + path() + " but " + r.error().message(), id_);
     knob_note(id_, "takes effect when " + unit_ + " next starts; tuner does not restart it");
     return Ok{};
   }

@@ -11,7 +11,7 @@ Result<NumaBinding> parse_numa_binding(std::string_view text, const std::string&
                                        bool allow_empty) {
   // Cpulists have commas of their own: a part without '=' continues the list before it.
   if (text.find(';') != std::string_view::npos)
-    return Error{"unexpected ';' in '" + std::string(text) + "'", id, 0};
+    return Error::invalid("unexpected ';' in '" + std::string(text) + "'", id);
   std::string joined;
   bool first = true;
   for (std::string_view part : split(trim(text), ',')) {
@@ -27,9 +27,9 @@ Result<NumaBinding> parse_numa_binding(std::string_view text, const std::string&
     std::replace(kv.value.begin(), kv.value.end(), ';', ',');
     auto set = CpuSet::parse(kv.value);
     if (!set.ok())
-      return Error{kv.key + "=" + kv.value + ": " + set.error().what, id, 0};
+      return Error::invalid(kv.key + "=" + kv.value + ": " + set.error().what, id);
     if (set->empty() && !allow_empty)
-      return Error{kv.key + "= needs at least one " + (kv.key == "cpus" ? "CPU" : "node"), id, 0};
+      return Error::invalid(kv.key + "= needs at least one " + (kv.key == "cpus" ? "CPU" : "node"), id);
     (kv.key == "cpus" ? b.cpus : b.mems) = *set;
   }
   return b;
@@ -53,9 +53,9 @@ Status check_subset(const std::optional<CpuSet>& want, const Root& root, const c
   if (!online.ok()) return Ok{};
   CpuSet missing = want->minus(*online);
   if (!missing.empty())
-    return Error{std::string(what) + " " + missing.to_string() + " not online here (online: " +
+    return Error::invalid(std::string(what) + " " + missing.to_string() + " not online here (online: " +
                      online->to_string() + ")",
-                 id, 0};
+                 id);
   return Ok{};
 }
 

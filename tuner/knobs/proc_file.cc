@@ -36,8 +36,8 @@ Result<std::string> read_proc_file(const Root& root, const std::string& rel) {
 
 Status write_proc_file(const Root& root, const std::string& rel, const std::string& text) {
   if (!root.is_live())
-    return Error{"refusing to write outside the live machine (--root " + root.dir() + ")",
-                 shown(root, rel), 0};
+    return Error::invalid("refusing to write outside the live machine (--root " + root.dir() + ")",
+                 shown(root, rel));
   int fd = open_beneath(root, rel, O_WRONLY);
   if (fd < 0) return errno_error("cannot open for writing", shown(root, rel));
   ssize_t n;
@@ -48,7 +48,7 @@ Status write_proc_file(const Root& root, const std::string& rel, const std::stri
   ::close(fd);
   if (n < 0) return errno_error("the kernel rejected '" + text + "'", shown(root, rel), e);
   if (static_cast<size_t>(n) != text.size())
-    return Error{"short write of '" + text + "'", shown(root, rel), 0};
+    return Error::invalid("short write of '" + text + "'", shown(root, rel));
   return Ok{};
 }
 

@@ -21,25 +21,25 @@ class SysctlKnob : public Knob {
 
   Result<std::string> read() override {
     auto text = read_proc_file(root_, path_);
-    if (!text.ok()) return Error{text.error().what, id_ + " (" + text.error().where + ")",
-                                 text.error().err};
+    if (!text.ok()) return errno_error(text.error().what, id_ + " (" + text.error().where + ")",
+                                 text.error().err);
     return normalize_ws(*text);
   }
 
   Result<std::string> canonical(const std::string& desired) override {
     std::string v = normalize_ws(desired);
-    if (v.empty()) return Error{"empty value", id_, 0};
+    if (v.empty()) return Error::invalid("empty value", id_);
     return v;
   }
 
   Status write(const std::string& value) override {
     std::string v = normalize_ws(value);
     if (auto s = write_proc_file(root_, path_, v); !s.ok())
-      return Error{s.error().what, id_ + " (" + s.error().where + ")", s.error().err};
+      return errno_error(s.error().what, id_ + " (" + s.error().where + ")", s.error().err);
     auto back = read();
     if (!back.ok()) return back.error();
     if (*back != v)
-      return Error{fmt::format("wrote '{}' but the kernel reads back '{}'", v, *back), id_, 0};
+      return Error::invalid(fmt::format("wrote '{}' but the kernel reads back '{}'", v, *back), id_);
     return Ok{};
   }
 
@@ -59,7 +59,7 @@ Result<std::unique_ptr<Knob>> make_sysctl_knob(const std::string& id, KnobContex
   if (!path.ok()) {
     const Error& e = path.error();
     std::string what = e.where.empty() || e.where == key ? e.what : e.where + ": " + e.what;
-    return Error{what, id, e.err};
+    return errno_error(what, id, e.err);
   }
   return std::unique_ptr<Knob>(new SysctlKnob(id, std::move(path).value(), ctx.root));
 }

@@ -18,18 +18,18 @@ namespace tuner {
 
 Status validate_unit_name(const std::string& unit, const std::string& id) {
   if (unit.empty() || unit.size() > 255)
-    return Error{"unit name must be 1 to 255 characters", id, 0};
+    return Error::invalid("unit name must be 1 to 255 characters", id);
   for (char c : unit) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == ':' || c == '_' || c == '.' || c == '@' || c == '-';
     if (!ok)
-      return Error{"unit name '" + unit + "' may only contain letters, digits and : _ . @ -",
-                   id, 0};
+      return Error::invalid("unit name '" + unit + "' may only contain letters, digits and : _ . @ -",
+                   id);
   }
   auto dot = unit.rfind('.');
   std::string suffix = dot == std::string::npos ? "" : unit.substr(dot);
   if (dot == 0 || (suffix != ".service" && suffix != ".scope" && suffix != ".slice"))
-    return Error{"unit name '" + unit + "' must end in .service, .scope or .slice", id, 0};
+    return Error::invalid("unit name '" + unit + "' must end in .service, .scope or .slice", id);
   return Ok{};
 }
 
@@ -193,9 +193,9 @@ class RealSystemctl : public Systemctl {
     auto rc = run_process(argv, out, err);
     if (!rc.ok()) return rc.error();
     if (*rc != 0)
-      return Error{"systemctl " + join(args) + " exited with status " + std::to_string(*rc) +
+      return Error::invalid("systemctl " + join(args) + " exited with status " + std::to_string(*rc) +
                        (err.empty() ? "" : ": " + normalize_ws(err)),
-                   "systemctl", 0};
+                   "systemctl");
     return Ok{};
   }
 
@@ -206,9 +206,9 @@ class RealSystemctl : public Systemctl {
     // Non-zero status just means "not active"; the word says which.
     std::string state = normalize_ws(out);
     if (state.empty())
-      return Error{"systemctl is-active " + unit + " said nothing" +
+      return Error::invalid("systemctl is-active " + unit + " said nothing" +
                        (err.empty() ? "" : ": " + normalize_ws(err)),
-                   "systemctl", 0};
+                   "systemctl");
     return state;
   }
 
@@ -241,13 +241,13 @@ Status write_dropin_checked(const std::string& id, const std::string& dir,
                             const std::function<Result<std::string>()>& read_back) {
   Status st = content ? write_file_atomic(dir, subdir, name, *content)
                       : remove_file_and_empty_dir(dir, subdir, name);
-  if (!st.ok()) return Error{st.error().message(), id, st.error().err};
+  if (!st.ok()) return errno_error(st.error().message(), id, st.error().err);
   auto now = read_back();
   if (!now.ok()) return now.error();
   if (*now != want)
-    return Error{"read back '" + *now + "' from " + dir + "/" + subdir + "/" + name +
+    return Error::invalid("read back '" + *now + "' from " + dir + "/" + subdir + "/" + name +
                      " after writing '" + want + "'",
-                 id, 0};
+                 id);
   return Ok{};
 }
 

@@ -47,9 +47,9 @@ Result<Near> on_node(const Inventory& inv, Near near, std::optional<int> node) {
   }
   const NumaNode* n = inv.find_node(static_cast<unsigned>(*node));
   if (!n)
-    return Error{near.how + " on NUMA node " + std::to_string(*node) +
+    return Error::invalid(near.how + " on NUMA node " + std::to_string(*node) +
                      ", which the topology does not have",
-                 near.device, 0};
+                 near.device);
   near.node = n->os_index;
   near.cpus = n->cpus;
   near.how += " on node " + std::to_string(*node);
@@ -112,8 +112,8 @@ Result<Near> resolve_near(const Inventory& inv, const std::string& device) {
   }
   std::string known;
   for (const std::string& k : known_devices(inv)) known += (known.empty() ? "" : ", ") + k;
-  return Error{"unknown device (known: " + (known.empty() ? std::string("none") : known) + ")",
-               device, 0};
+  return Error::invalid("unknown device (known: " + (known.empty() ? std::string("none") : known) + ")",
+               device);
 }
 
 bool fill_nodes_from_sysfs(const Root& root, Inventory& inv) {

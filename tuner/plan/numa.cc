@@ -90,9 +90,9 @@ std::string parse_numa_dropin(std::string_view text) {
 
 Result<std::string> canonical_binding(std::string_view cpus, std::string_view mems) {
   auto c = CpuSet::parse(cpus);
-  if (!c.ok()) return Error{"cpuset.cpus: " + c.error().what, "", 0};
+  if (!c.ok()) return Error::invalid("cpuset.cpus: " + c.error().what, "");
   auto m = CpuSet::parse(mems);
-  if (!m.ok()) return Error{"cpuset.mems: " + m.error().what, "", 0};
+  if (!m.ok()) return Error::invalid("cpuset.mems: " + m.error().what, "");
   return "cpus=" + c->to_string() + ",mems=" + m->to_string();
 }
 

@@ -37,7 +37,7 @@ void PlanBuilder::flush_notes() {
 }
 
 Error error_at(const SourceLoc& loc, std::string what) {
-  return Error{std::move(what), loc.file.empty() ? std::string() : loc.str(), 0};
+  return Error::invalid(std::move(what), loc.file.empty() ? std::string() : loc.str());
 }
 
 std::string short_loc(const SourceLoc& loc) {

@@ -53,12 +53,12 @@ Result<std::string> read_profile_text(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Error{"not a regular file", path, 0};
+    return Error::invalid("not a regular file", path);
   }
   if (st.st_size > kMaxProfileBytes) {
     ::close(fd);
-    return Error{fmt::format("profile is {} bytes; the limit is {} (1 MiB)", st.st_size,
-                             kMaxProfileBytes), path, 0};
+    return Error::invalid(fmt::format("profile is {} bytes; the limit is {} (1 MiB)", st.st_size,
+                             kMaxProfileBytes), path);
   }
   std::string text;
   char buf[65536];
@@ -74,7 +74,7 @@ Result<std::string> read_profile_text(const std::string& path) {
     text.append(buf, static_cast<std::size_t>(n));
     if (text.size() > static_cast<std::size_t>(kMaxProfileBytes)) {
       ::close(fd);
-      return Error{"profile grew past the 1 MiB limit while being read", path, 0};
+      return Error::invalid("profile grew past the 1 MiB limit while being read", path);
     }
   }
   ::close(fd);
@@ -93,7 +93,7 @@ class Loader {
       std::string p = (target.front() == '/' || from.empty()) ? target : dir_of(from) + "/" + target;
       struct stat st;
       if (::stat(p.c_str(), &st) != 0) return errno_error(fmt::format("cannot read profile '{}'", p), "");
-      if (!S_ISREG(st.st_mode)) return Error{fmt::format("profile '{}' is not a regular file", p), "", 0};
+      if (!S_ISREG(st.st_mode)) return Error::invalid(fmt::format("profile '{}' is not a regular file", p), "");
       return p;
     }
     std::vector<std::string> dirs;
@@ -105,10 +105,10 @@ class Loader {
       std::string p = d + "/" + target + ".toml";
       if (is_file(p) && real_path(p) != self) return p;
     }
-    return Error{fmt::format("no profile named '{}' (searched: {})", target,
+    return Error::invalid(fmt::format("no profile named '{}' (searched: {})", target,
                              dirs.empty() ? "nothing: no profile directory exists"
                                           : fmt::format("{}", fmt::join(dirs, ", "))),
-                 "", 0};
+                 "");
   }
 
   Result<Profile> load(const std::string& path) {
@@ -122,18 +122,18 @@ class Loader {
     for (const IncludeRef& inc : file->includes) {
       auto parent_path = resolve(inc.target, path);
       if (!parent_path.ok())
-        return Error{fmt::format("include '{}': {}", inc.target, parent_path.error().message()),
-                     inc.loc.str(), 0};
+        return Error::invalid(fmt::format("include '{}': {}", inc.target, parent_path.error().message()),
+                     inc.loc.str());
       std::string real = real_path(*parent_path);
       auto cycle = std::find(stack_.begin(), stack_.end(), real);
       if (cycle != stack_.end()) {
         std::vector<std::string> chain(names_.begin() + (cycle - stack_.begin()), names_.end());
         chain.push_back(base_of(*parent_path));
-        return Error{fmt::format("include cycle: {}", fmt::join(chain, " -> ")), inc.loc.str(), 0};
+        return Error::invalid(fmt::format("include cycle: {}", fmt::join(chain, " -> ")), inc.loc.str());
       }
       if (stack_.size() >= kMaxIncludeDepth)
-        return Error{fmt::format("includes nest deeper than {} files", kMaxIncludeDepth),
-                     inc.loc.str(), 0};
+        return Error::invalid(fmt::format("includes nest deeper than {} files", kMaxIncludeDepth),
+                     inc.loc.str());
       auto parent = load(*parent_path);
       if (!parent.ok()) {
         Error e = parent.error();
@@ -178,10 +178,10 @@ std::vector<std::string> profile_search_path(const std::vector<std::string>& con
 
 Result<Profile> load_profile(const std::string& name_or_path,
                              const std::vector<std::string>& search_path) {
-  if (name_or_path.empty()) return Error{"empty profile name", "", 0};
+  if (name_or_path.empty()) return Error::invalid("empty profile name", "");
   Loader loader(search_path);
   auto path = loader.resolve(name_or_path, "");
-  if (!path.ok()) return Error{path.error().message(), "--profile " + name_or_path, 0};
+  if (!path.ok()) return Error::invalid(path.error().message(), "--profile " + name_or_path);
   auto profile = loader.load(*path);
   if (!profile.ok()) return profile;
   Status grouped = apply_group_members(*profile, loader.claims());

@@ -130,10 +130,10 @@ Result<std::string> best_profile(const std::vector<std::string>& search_path, co
   for (std::size_t i = 0; i < profiles.size(); ++i) loaded.emplace_back(names[i], &profiles[i]);
   std::string name = select_profile(loaded, inv);
   if (name.empty())
-    return Error{fmt::format("no profile matches this machine and there is no 'balanced' profile "
+    return Error::invalid(fmt::format("no profile matches this machine and there is no 'balanced' profile "
                              "to fall back on (searched: {})",
                              search_path.empty() ? "nothing" : fmt::format("{}", fmt::join(search_path, ", "))),
-                 "", 0};
+                 "");
   return name;
 }
 

@@ -74,9 +74,9 @@ Status apply_group_members(Profile& p, const std::vector<GroupClaim>& claims) {
     auto prev = claimed.find(id);
     if (prev != claimed.end() && prev->second->group != c.group &&
         prev->second->member.loc.file == c.member.loc.file)
-      return Error{fmt::format("'{}' is put in group '{}' and also in group '{}' (at {})", id,
+      return Error::invalid(fmt::format("'{}' is put in group '{}' and also in group '{}' (at {})", id,
                                c.group, prev->second->group, prev->second->member.loc.str()),
-                   c.member.loc.str(), 0};
+                   c.member.loc.str());
     claimed[id] = &c;
     bool found = false;
     auto claim = [&](std::string& group) { group = c.group, found = true; };
@@ -92,10 +92,10 @@ Status apply_group_members(Profile& p, const std::vector<GroupClaim>& claims) {
       for (NumaBind& b : p.binds) if (b.cgroup == id.substr(12)) claim(b.group);
     }
     if (!found)
-      return Error{fmt::format("group '{}' lists '{}', but the profile has no such setting "
+      return Error::invalid(fmt::format("group '{}' lists '{}', but the profile has no such setting "
                                "(members name a sysctl key or an [irq]/[nic] glob exactly as "
                                "written)", c.group, id),
-                   c.member.loc.str(), 0};
+                   c.member.loc.str());
   }
   return Ok{};
 }

@@ -432,7 +432,7 @@ class Parser : public TomlReader {
       Status ok = Ok{};
       if (rest.starts_with("sysctl:")) {
         ok = check_sysctl_key_syntax(rest.substr(7));
-        if (ok.ok() && rest.size() == 7) ok = Error{"empty sysctl key", "", 0};
+        if (ok.ok() && rest.size() == 7) ok = Error::invalid("empty sysctl key", "");
       } else if (rest.starts_with("irq:") || rest.starts_with("nic:")) {
         ok = check_name_glob(rest.substr(4));
       } else if (rest.starts_with("numa:unit:")) {
@@ -462,7 +462,7 @@ Result<ProfileFile> parse_profile_file(std::string_view text, const std::string&
   } catch (const toml::parse_error& e) {
     SourceLoc where{file, static_cast<int>(e.source().begin.line),
                     static_cast<int>(e.source().begin.column)};
-    return Error{fmt::format("TOML syntax error: {}", e.description()), where.str(), 0};
+    return Error::invalid(fmt::format("TOML syntax error: {}", e.description()), where.str());
   }
   try {
     return Parser(file).parse(root);

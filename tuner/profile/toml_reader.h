@@ -65,7 +65,7 @@ class TomlReader {
     return SourceLoc{file_, static_cast<int>(r.begin.line), static_cast<int>(r.begin.column)};
   }
   [[noreturn]] void fail(const toml::source_region& r, std::string what) const {
-    throw ParseFailure{Error{std::move(what), loc(r).str(), 0}};
+    throw ParseFailure{Error::invalid(std::move(what), loc(r).str())};
   }
   void check(const Status& s, const toml::node& n, std::string_view ctx) const {
     if (!s.ok()) fail(n.source(), fmt::format("{}: {}", ctx, s.error().what));

@@ -11,7 +11,7 @@ namespace tuner {
 
 namespace {
 
-Error bad(std::string what) { return Error{std::move(what), "", 0}; }
+Error bad(std::string what) { return Error::invalid(std::move(what), ""); }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

@@ -4,9 +4,10 @@
 // The loop runs a benchmark alternately on the baseline (A) and on the candidate
 // settings (B) and calls decide() as trials come in. At each scheduled look it tests,
 // with Mann–Whitney on log-scaled values, whether the candidate is better than the
-// baseline by more than min_effect; each look may use only the share of the false-keep
-// rate that the spending function releases for it, so the chance of keeping a group
-// whose true gain is at most min_effect stays below false_keep_rate across all looks.
+// baseline by more than min_effect. The looks' thresholds are set so that the chance of
+// keeping by any look stays within an error-spending function, so the chance of keeping
+// a group whose true gain is at most min_effect stays below false_keep_rate across all
+// looks.
 #pragma once
 
 #include <optional>
@@ -29,6 +30,7 @@ struct Config {
   double min_effect = 0.02;
   /// The gain that must not be given up early: stopping for futility (no_gain) happens
   /// only once a gain this large is ruled out. Unset: max(0.05, 2 * min_effect).
+  /// 0: stop early only on proven harm (for groups kept when neutral).
   std::optional<double> power_effect;
   /// Largest chance of keeping a group whose true gain is at most min_effect.
   double false_keep_rate = 0.01;
@@ -48,8 +50,8 @@ struct Config {
   bool calibrate = true;
 };
 
-/// Checks ranges: 0 <= min_effect <= power_effect < 1, rates in (0, 0.5),
-/// 5 <= min_trials <= max_trials <= 1000, look_every >= 1.
+/// Checks ranges: min_effect and power_effect in [0, 1), rates in (0, 0.5),
+/// 5 <= min_trials <= max_trials <= 1000, look_every >= 1. The error names the field.
 Status validate(const Config& config);
 
 /// The power_effect in use (the explicit one, or the default).
@@ -89,9 +91,10 @@ std::string_view scale_name(Scale s);
 struct Stats {
   double baseline_median = 0;
   double candidate_median = 0;
-  double effect = 0;    ///< Hodges–Lehmann shift, relative
+  double effect = 0;    ///< Hodges–Lehmann shift, relative; NaN before the first look
   double ci_low = 0;    ///< confidence interval of the effect at ci_level (two-sided);
-  double ci_high = 0;   ///< +-inf when the sample is too small for that level
+  double ci_high = 0;   ///< +-inf when the sample is too small for that level, NaN
+                        ///< before the first look (JSON writers: null)
   /// 0.95, or less when the rates are larger: 1 - 2 max(false_keep_rate, miss_rate/2),
   /// so that the interval always agrees with the verdict.
   double ci_level = 0;

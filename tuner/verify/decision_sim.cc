@@ -7,7 +7,8 @@
 // Design experiments (README.md, "Choices"): [--keep-spending F] [--futility-spending F]
 // (F: obrien_fleming, pocock, quadratic) [--power-effect E] [--miss-rate R]
 // [--look-every N] [--union-bound] (no calibration) [--fixed N] (the larger fixed-size
-// test) [--effect E] (only scenarios with that true effect).
+// test) [--effect E] (only scenarios with that true effect). --looks prints the look
+// schedule and thresholds instead.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "tuner/verify/calibration.h"
 #include "tuner/verify/sim.h"
 
 namespace {
@@ -27,7 +29,8 @@ using namespace tuner::verify;
   std::fprintf(stderr,
                "tuner_decision_sim: %s\nusage: tuner_decision_sim [--reps N] [--seed S] "
                "[--markdown] [--keep-spending F] [--futility-spending F] [--power-effect E] "
-               "[--miss-rate R] [--look-every N] [--union-bound] [--fixed N] [--effect E]\n"
+               "[--miss-rate R] [--look-every N] [--union-bound] [--fixed N] [--effect E] "
+               "[--looks]\n"
                "F: obrien_fleming, pocock, quadratic\n",
                why);
   std::exit(2);
@@ -53,6 +56,14 @@ std::string pct(double rate) {
   return buf;
 }
 
+// A rate in percent with its binomial standard error, for the summary lines.
+std::string pct_se(double rate, unsigned reps) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.2f%% (+-%.2f)", 100 * rate,
+                100 * std::sqrt(rate * (1 - rate) / std::max(1u, reps)));
+  return buf;
+}
+
 std::string signed_pct(double rate) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * rate);
@@ -66,7 +77,7 @@ void row(bool md, const std::vector<std::string>& cells) {
       line += (i ? " | " : "| ") + cells[i];
     } else {
       char buf[32];
-      std::snprintf(buf, sizeof buf, i < 4 ? "%-10s" : "%9s", cells[i].c_str());
+      std::snprintf(buf, sizeof buf, i < 4 ? "%-10s" : " %10s", cells[i].c_str());
       line += buf;
     }
   }
@@ -77,17 +88,26 @@ struct Summary {
   double worst_null = 0;       // keeps when the effect is <= 0
   double worst_threshold = 0;  // keeps when the effect is exactly min_effect
   double worst_power = 1;      // keeps of +5% at 3% cv
+  unsigned null_rows = 0, threshold_rows = 0, power_rows = 0;
   double trials[2] = {0, 0};   // mean trials per arm at 3% cv: effect 0, effect +5%
   double most[2] = {0, 0};
   unsigned rows[2] = {0, 0};
 
   void add(const Scenario& s, const MethodOutcome& q, double min_effect) {
-    if (s.effect <= 0) worst_null = std::max(worst_null, q.keep_rate());
-    if (std::fabs(s.effect - min_effect) < 1e-12)
+    if (s.effect <= 0) {
+      worst_null = std::max(worst_null, q.keep_rate());
+      ++null_rows;
+    }
+    if (std::fabs(s.effect - min_effect) < 1e-12) {
       worst_threshold = std::max(worst_threshold, q.keep_rate());
+      ++threshold_rows;
+    }
     if (s.cv < 0.03 || (s.effect != 0 && s.effect != 0.05)) return;
     int i = s.effect == 0 ? 0 : 1;
-    if (i == 1) worst_power = std::min(worst_power, q.keep_rate());
+    if (i == 1) {
+      worst_power = std::min(worst_power, q.keep_rate());
+      ++power_rows;
+    }
     trials[i] += q.mean_trials();
     most[i] = std::max(most[i], q.mean_trials());
     ++rows[i];
@@ -95,6 +115,31 @@ struct Summary {
 };
 
 unsigned trial_count(const char* s) { return static_cast<unsigned>(parse_number(s, 1000)); }
+
+// The look schedule of `c`: what each look may spend and the p-value it needs.
+void print_looks(const Config& c, bool md) {
+  std::vector<unsigned> points = look_points(c);
+  double beta = futility_rate(c);
+  const LookThresholds& keep = calibrated_thresholds(points, c.keep_spending, c.false_keep_rate);
+  const LookThresholds& stop = calibrated_thresholds(points, c.futility_spending, beta);
+  LookThresholds keep_union = union_thresholds(points, c.keep_spending, c.false_keep_rate);
+  LookThresholds stop_union = union_thresholds(points, c.futility_spending, beta);
+  row(md, {"look", "trials", "spent", "keep p<=", "union", "sim", "stop spent", "stop p<=",
+           "union", "sim"});
+  if (md) row(md, {"---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
+  auto g = [](double v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return std::string(buf);
+  };
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    double t = static_cast<double>(points[k]) / c.max_trials;
+    row(md, {std::to_string(k + 1), std::to_string(points[k]),
+             g(spent(c.keep_spending, c.false_keep_rate, t)), g(keep.p[k]), g(keep_union.p[k]),
+             g(keep.crossed[k]), g(spent(c.futility_spending, beta, t)), g(stop.p[k]),
+             g(stop_union.p[k]), g(stop.crossed[k])});
+  }
+}
 
 }  // namespace
 
@@ -104,6 +149,7 @@ int main(int argc, char** argv) {
   Config& c = options.config;
   bool md = false;
   double only_effect = NAN;
+  bool looks_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     auto value = [&]() -> const char* {
@@ -121,9 +167,14 @@ int main(int argc, char** argv) {
     else if (arg == "--union-bound") c.calibrate = false;
     else if (arg == "--fixed") options.fixed_large = trial_count(value());
     else if (arg == "--effect") only_effect = std::atof(value());
+    else if (arg == "--looks") looks_only = true;
     else usage("unknown option");
   }
   if (tuner::Status s = validate(c); !s) usage(s.error().message().c_str());
+  if (looks_only) {
+    print_looks(c, md);
+    return 0;
+  }
 
   const char* note = md ? "" : "# ";
   std::printf("%sdecision: min_effect %g, false_keep_rate %g, miss_rate %g, power_effect %g, "
@@ -160,12 +211,15 @@ int main(int argc, char** argv) {
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("\n%stargets, sequential decision:\n", note);
-  std::printf("- keeps when the effect is <= 0: worst %s%% (target <= 1%%)\n",
-              pct(sum.worst_null).c_str());
-  std::printf("- keeps when the effect is exactly min_effect: worst %s%% (guarantee <= %g%%)\n",
-              pct(sum.worst_threshold).c_str(), 100 * c.false_keep_rate);
-  std::printf("- +5%% gains kept at 3%% cv: worst %s%% (target >= 95%%)\n",
-              pct(sum.worst_power).c_str());
+  if (sum.null_rows)
+    std::printf("- keeps when the effect is <= 0: worst %s (target <= 1%%)\n",
+                pct_se(sum.worst_null, options.reps).c_str());
+  if (sum.threshold_rows)
+    std::printf("- keeps when the effect is exactly min_effect: worst %s (guarantee <= %g%%)\n",
+                pct_se(sum.worst_threshold, options.reps).c_str(), 100 * c.false_keep_rate);
+  if (sum.power_rows)
+    std::printf("- +5%% gains kept at 3%% cv: worst %s (target >= 95%%)\n",
+                pct_se(sum.worst_power, options.reps).c_str());
   for (int i = 0; i < 2; ++i)
     if (sum.rows[i])
       std::printf("- trials per arm, effect %s at 3%% cv: mean %.1f, worst %.1f (fixed design: %u)\n",

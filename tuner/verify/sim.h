@@ -47,9 +47,13 @@ struct MethodOutcome {
 struct ScenarioResult {
   Scenario scenario;
   MethodOutcome sequential;  ///< decide() under `config`, interleaved ABBA order
-  MethodOutcome naive;       ///< 5 baseline runs then 3 candidate runs, keep if mean better
-  MethodOutcome fixed_small; ///< one Mann–Whitney look at `fixed_small` trials per arm
-  MethodOutcome fixed_large; ///< the same at `fixed_large`
+  /// 5 baseline runs then 3 candidate runs, keep if the candidate's mean is better
+  /// (trials counted as 4 per arm).
+  MethodOutcome naive;
+  /// One one-sided Mann–Whitney test against min_effect at false_keep_rate, on the
+  /// first `fixed_small` trials per arm of the same interleaved runs.
+  MethodOutcome fixed_small;
+  MethodOutcome fixed_large;  ///< the same at `fixed_large` trials per arm
 };
 
 struct SimOptions {
