@@ -1,7 +1,11 @@
-// Apply: Plan -> journaled knob writes (DESIGN.md "Data flow", step 4). Every change is
-// announced by an fsynced intent record before it is written and read back after, so
-// the journal alone is enough to undo a run after a crash. The verify loop is not here:
-// with --no-verify each group's decision is "applied".
+// Apply: Plan -> journaled knob writes (DESIGN.md "Data flow", step 4), as one run of
+// the write-ahead protocol whose reader is rollback.h. Every change is announced by an
+// fsynced intent record before it is written and read back after, so the journal
+// alone is enough to undo a run after a crash.
+//
+// ApplyRun exposes the protocol's steps (prepare, begin, write a group, undo it, decide,
+// finish, abort) so that the verify loop can drive them group by group; apply_plan is
+// the unverified driver (--no-verify and restore): every group is "applied".
 #pragma once
 
 #include <functional>
@@ -9,8 +13,12 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/result.h"
+#include "rollback/journal.h"
 #include "rollback/run_report.h"
+#include "rollback/state.h"
 #include "rollback/state_dir.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/plan/plan.h"
@@ -23,9 +31,62 @@ using KnobFactory = std::function<Result<std::unique_ptr<Knob>>(const std::strin
 struct ApplyOptions {
   std::string kind = "apply";   // journaled in begin: "apply" or "restore"
   bool record_state = true;     // restore re-applies state.json and leaves it as it is
-  /// Test hook TUNER_FAULT_AFTER_WRITES: SIGKILL right after this many knob writes,
-  /// before they are recorded as done. 0 = off.
+  /// Test hook TUNER_FAULT_AFTER_WRITES: SIGKILL right after this many knob writes
+  /// (every write counts: apply, the verify loop's flips and undos), before they are
+  /// recorded. 0 = off.
   long fault_after_writes = 0;
+  /// Test hook TUNER_FAULT_AFTER_DECISIONS: SIGKILL right after this many group
+  /// decisions are journaled. 0 = off.
+  long fault_after_decisions = 0;
+};
+
+/// One run of the write-ahead protocol.
+class ApplyRun {
+ public:
+  /// Builds every knob, makes each desired value canonical and reads each current
+  /// value; any failure is an Error and nothing is changed (no journal yet). Changes
+  /// already in place are dropped.
+  static Result<ApplyRun> prepare(const Plan& plan, const StateDir& dir, KnobFactory make,
+                                  ApplyOptions options);
+  ApplyRun(ApplyRun&&) noexcept;
+  ApplyRun& operator=(ApplyRun&&) noexcept;
+  ~ApplyRun();
+
+  /// Nothing to change: no journal is needed.
+  bool empty() const;
+  /// Group names in plan order (a group is a run of consecutive changes).
+  std::vector<std::string> groups() const;
+  /// The knob ids of a group, in plan order.
+  std::vector<std::string> knobs_of(const std::string& group) const;
+
+  /// Creates the journal and its begin record (durable with the first intents).
+  Status begin();
+  /// Makes every intent of the group durable, then writes each change and reads it
+  /// back. A write the kernel refuses (ErrorKind::refused) is skipped and reported;
+  /// any other failure is returned and the caller must abort().
+  Status write_group(const std::string& group);
+  /// Writes the group's before values back, newest first (the verify loop's baseline
+  /// arm, or a rejected group). Journals nothing: the intents already say what to
+  /// restore, so a crash at any point leaves a journal that rollback undoes.
+  Status undo_group(const std::string& group);
+  /// Writes the group's after values again (the candidate arm after an undo).
+  Status redo_group(const std::string& group);
+  /// Journals the group's decision with its numbers; a kept or applied group's knobs go
+  /// into state.json. A rolled-back group must have been undone first.
+  Status decide(const std::string& group, GroupDecision decision, const nlohmann::json& stats);
+  /// Ends the run (end {finished}) and returns its report.
+  Result<RunReport> finish();
+  /// A failure: puts back everything this run wrote, from the journal as a crash would,
+  /// and returns the report with every change marked rolled back or restore_failed.
+  RunReport abort();
+
+  RunReport& report();
+  const StateDir& dir() const;
+
+ private:
+  struct Impl;
+  explicit ApplyRun(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 enum class ApplyOutcome {
@@ -39,14 +100,17 @@ struct ApplyResult {
   RunReport report;
 };
 
-/// Applies plan, group by group in plan order. Before anything is written each knob is
-/// built, its desired value made canonical and its current value read; any failure
-/// there is an Error and nothing is changed. A write the kernel refuses (Error::refused)
-/// is skipped and reported; any other write error rolls back the whole run.
+/// Applies plan without verification, group by group in plan order: each group's
+/// decision is "applied". Before anything is written each knob is built, its desired
+/// value made canonical and its current value read; any failure there is an Error and
+/// nothing is changed. A refused write is skipped and reported; any other write error
+/// rolls back the whole run.
 Result<ApplyResult> apply_plan(const Plan& plan, const StateDir& dir, const KnobFactory& make,
                                const ApplyOptions& options);
 
 /// TUNER_FAULT_AFTER_WRITES from the environment (0 when unset); bad text is an error.
 Result<long> fault_after_writes_from_env();
+/// TUNER_FAULT_AFTER_DECISIONS from the environment (0 when unset).
+Result<long> fault_after_decisions_from_env();
 
 }  // namespace tuner

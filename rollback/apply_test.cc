@@ -120,9 +120,9 @@ TEST_CASE("apply: a refused IRQ is skipped, the rest goes on") {
   CHECK(r->outcome == ApplyOutcome::applied);
   CHECK(r->report.errors.empty());
   auto& changes = r->report.groups.at(0).changes;
-  CHECK(changes[0].status == "skipped");
+  CHECK(changes[0].status == ChangeStatus::skipped);
   CHECK(changes[0].error == "irq 57 (nvme0q3): the kernel refused to move it (managed IRQ)");
-  CHECK(changes[1].status == "applied");
+  CHECK(changes[1].status == ChangeStatus::applied);
   CHECK(m.values["irq:58:affinity"] == "4");
   CHECK(load_state(*sd)->knobs.count("irq:57:affinity") == 0);
 }
@@ -143,11 +143,11 @@ TEST_CASE("apply: a failed write rolls back everything this run wrote") {
                                                        {"sysctl:c", "3"}});
   REQUIRE_FALSE(r->report.errors.empty());
   CHECK(r->report.errors[0].find("Invalid argument") != std::string::npos);
-  CHECK(r->report.groups[0].decision == "rolled_back");
-  CHECK(r->report.groups[0].changes[0].status == "rolled_back");
+  CHECK(r->report.groups[0].decision == GroupDecision::rolled_back);
+  CHECK(r->report.groups[0].changes[0].status == ChangeStatus::rolled_back);
   CHECK(load_state(*sd)->knobs.empty());
   auto j = read_journal(*sd, r->report.run_id);
-  CHECK(summarize_run(r->report.run_id, *j).status == "rolled_back");
+  CHECK(summarize_run(r->report.run_id, *j).status == RunStatus::rolled_back);
 }
 
 TEST_CASE("apply: a knob that cannot be read changes nothing") {

@@ -13,23 +13,26 @@ namespace tuner {
 RunSummary summarize_run(const std::string& run_id, const JournalText& journal) {
   RunSummary s;
   s.run_id = run_id;
-  s.status = "unfinished";
+  s.status = RunStatus::unfinished;
   for (const auto& r : journal.records) {
     switch (r.type) {
       case RecordType::begin:
         s.kind = r.kind;
         s.time = r.time;
         s.profiles = r.profiles;
-        s.status = "unfinished";
+        s.status = RunStatus::unfinished;
         break;
       case RecordType::intent: ++s.intents; break;
       case RecordType::done: ++s.done; break;
       case RecordType::failed: r.refused ? ++s.skipped : ++s.failed; break;
-      case RecordType::rollback_begin: s.status = "unfinished"; break;
+      case RecordType::rollback_begin: s.status = RunStatus::unfinished; break;
       case RecordType::rollback:
         if (r.status == "restored") ++s.restored;
         break;
-      case RecordType::end: s.status = r.status.empty() ? "finished" : r.status; break;
+      case RecordType::end:
+        // An end status this version does not know still ends the run.
+        s.status = parse_run_status(r.status).value_or(RunStatus::finished);
+        break;
       case RecordType::decision: break;
     }
   }
@@ -70,8 +73,10 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
   auto text = read_journal(dir, run_id);
   if (!text.ok()) return text.error();
   RunSummary summary = summarize_run(run_id, *text);
-  if (summary.status == "rolled_back" || summary.status == "abandoned")
-    return Error::invalid("run is already " + summary.status + "; nothing to roll back", run_id);
+  if (summary.status == RunStatus::rolled_back || summary.status == RunStatus::abandoned)
+    return Error::invalid(
+        std::string("run is already ") + run_status_name(summary.status) + "; nothing to roll back",
+        run_id);
   auto journal = Journal::open(dir, run_id);
   if (!journal.ok()) return journal.error();
   JournalRecord start;
@@ -89,10 +94,10 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
     auto group = std::find_if(report.groups.begin(), report.groups.end(),
                               [&](const GroupReport& g) { return g.name == step.group; });
     if (group == report.groups.end()) {
-      report.groups.push_back({step.group, "rolled_back", {}, nlohmann::json::object()});
+      report.groups.push_back({step.group, GroupDecision::rolled_back, {}, nlohmann::json::object()});
       group = report.groups.end() - 1;
     }
-    ChangeReport c{step.knob, step.changed, step.value, "restored", ""};
+    ChangeReport c{step.knob, step.changed, step.value, ChangeStatus::restored, ""};
     JournalRecord rec;
     rec.type = RecordType::rollback;
     rec.knob = step.knob;
@@ -103,7 +108,8 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
       restored.insert(step.knob);
       report.changed = true;
     } else {
-      rec.status = c.status = "failed";
+      rec.status = "failed";
+      c.status = ChangeStatus::failed;
       rec.error = c.error = s.error().message();
       report.errors.push_back(step.knob + ": could not restore: " + c.error);
     }
@@ -112,7 +118,8 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
   }
   JournalRecord end;
   end.type = RecordType::end;
-  end.status = report.errors.empty() ? "rolled_back" : "rollback_failed";
+  end.status = run_status_name(report.errors.empty() ? RunStatus::rolled_back
+                                                     : RunStatus::rollback_failed);
   end.time = utc_now();
   records.push_back(end);
   if (auto s = journal->append(records); !s.ok()) return s.error();
@@ -134,12 +141,14 @@ Status abandon_run(const StateDir& dir, const std::string& run_id) {
   if (!text.ok()) return text.error();
   RunSummary summary = summarize_run(run_id, *text);
   if (!summary.unfinished())
-    return Error::invalid("run is " + summary.status + ", not unfinished; nothing to abandon", run_id);
+    return Error::invalid(std::string("run is ") + run_status_name(summary.status) +
+                              ", not unfinished; nothing to abandon",
+                          run_id);
   auto journal = Journal::open(dir, run_id);
   if (!journal.ok()) return journal.error();
   JournalRecord end;
   end.type = RecordType::end;
-  end.status = "abandoned";
+  end.status = run_status_name(RunStatus::abandoned);
   end.time = utc_now();
   end.pid = ::getpid();
   return journal->append(end);

@@ -19,11 +19,12 @@ namespace tuner {
 struct RunSummary {
   std::string run_id, kind, time;
   std::vector<std::string> profiles;
-  /// unfinished (no end: crashed or still running, or a rollback that did not
-  /// complete), finished, rolled_back, abandoned, or the end record's own status.
-  std::string status;
+  RunStatus status = RunStatus::unfinished;
   unsigned intents = 0, done = 0, failed = 0, skipped = 0, restored = 0;
-  bool unfinished() const { return status == "unfinished" || status == "rollback_failed"; }
+  /// A run to undo before anything else may change the machine.
+  bool unfinished() const {
+    return status == RunStatus::unfinished || status == RunStatus::rollback_failed;
+  }
 };
 
 RunSummary summarize_run(const std::string& run_id, const JournalText& journal);

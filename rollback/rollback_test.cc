@@ -42,7 +42,7 @@ TEST_CASE("rollback: newest first, each knob back to its first before") {
   CHECK(steps[0].changed == "3");
   CHECK(steps[1].knob == "sysctl:a.y");
   CHECK(steps[1].value == "10");
-  CHECK(summarize_run("r", j).status == "unfinished");
+  CHECK(summarize_run("r", j).status == RunStatus::unfinished);
 }
 
 TEST_CASE("rollback: from the journal alone, failures reported, state updated") {
@@ -92,14 +92,14 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   // One knob failed: the run still needs attention, and apply keeps refusing.
   auto text = read_journal(*sd, id);
   REQUIRE(text.ok());
-  CHECK(summarize_run(id, *text).status == "rollback_failed");
+  CHECK(summarize_run(id, *text).status == RunStatus::rollback_failed);
   CHECK(summarize_run(id, *text).unfinished());
 
   // A second try that succeeds finishes it; a third is refused.
   auto ok_fake = [](const std::string&, const std::string&) -> Status { return Ok{}; };
   REQUIRE(rollback_run(*sd, id, ok_fake).ok());
   text = read_journal(*sd, id);
-  CHECK(summarize_run(id, *text).status == "rolled_back");
+  CHECK(summarize_run(id, *text).status == RunStatus::rolled_back);
   CHECK_FALSE(rollback_run(*sd, id, ok_fake).ok());
   auto none = find_unfinished_run(*sd);
   REQUIRE(none.ok());
@@ -118,6 +118,6 @@ TEST_CASE("rollback: abandon marks an unfinished run and only that") {
   }
   REQUIRE(abandon_run(*sd, id).ok());
   auto text = read_journal(*sd, id);
-  CHECK(summarize_run(id, *text).status == "abandoned");
+  CHECK(summarize_run(id, *text).status == RunStatus::abandoned);
   CHECK_FALSE(abandon_run(*sd, id).ok());
 }

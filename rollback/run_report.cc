@@ -2,6 +2,45 @@
 
 namespace tuner {
 
+const char* change_status_name(ChangeStatus s) {
+  switch (s) {
+    case ChangeStatus::applied: return "applied";
+    case ChangeStatus::skipped: return "skipped";
+    case ChangeStatus::failed: return "failed";
+    case ChangeStatus::restored: return "restored";
+    case ChangeStatus::rolled_back: return "rolled_back";
+    case ChangeStatus::restore_failed: return "restore_failed";
+  }
+  return "failed";
+}
+
+const char* group_decision_name(GroupDecision d) {
+  switch (d) {
+    case GroupDecision::applied: return "applied";
+    case GroupDecision::kept: return "kept";
+    case GroupDecision::rolled_back: return "rolled_back";
+  }
+  return "rolled_back";
+}
+
+const char* run_status_name(RunStatus s) {
+  switch (s) {
+    case RunStatus::unfinished: return "unfinished";
+    case RunStatus::finished: return "finished";
+    case RunStatus::rolled_back: return "rolled_back";
+    case RunStatus::rollback_failed: return "rollback_failed";
+    case RunStatus::abandoned: return "abandoned";
+  }
+  return "unfinished";
+}
+
+std::optional<RunStatus> parse_run_status(std::string_view name) {
+  for (RunStatus s : {RunStatus::unfinished, RunStatus::finished, RunStatus::rolled_back,
+                      RunStatus::rollback_failed, RunStatus::abandoned})
+    if (name == run_status_name(s)) return s;
+  return std::nullopt;
+}
+
 nlohmann::json run_report_json(const RunReport& r) {
   nlohmann::json j;
   j["schema"] = "tuner.run/1";
@@ -10,13 +49,14 @@ nlohmann::json run_report_json(const RunReport& r) {
   j["profiles"] = r.profiles;
   j["groups"] = nlohmann::json::array();
   for (const auto& g : r.groups) {
-    nlohmann::json gj{{"name", g.name}, {"decision", g.decision}, {"stats", g.stats}};
+    nlohmann::json gj{{"name", g.name}, {"decision", group_decision_name(g.decision)},
+                      {"stats", g.stats}};
     gj["changes"] = nlohmann::json::array();
     for (const auto& c : g.changes) {
       nlohmann::json cj{{"knob", c.knob},
                         {"before", c.before ? nlohmann::json(*c.before) : nlohmann::json()},
                         {"after", c.after},
-                        {"status", c.status}};
+                        {"status", change_status_name(c.status)}};
       if (!c.error.empty()) cj["error"] = c.error;
       gj["changes"].push_back(std::move(cj));
     }

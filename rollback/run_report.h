@@ -1,26 +1,60 @@
 // RunReport: what an apply, rollback or restore did, for people and for the
-// tuner.run/1 JSON document (DESIGN.md "JSON").
+// tuner.run/1 JSON document (DESIGN.md "JSON"). Statuses and decisions are enums in
+// the program; their names appear only in JSON and the journal.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace tuner {
 
+/// What happened to one change.
+enum class ChangeStatus {
+  applied,         // written and read back
+  skipped,         // the kernel refused it (a managed IRQ): never changed
+  failed,          // the write failed: the run was rolled back
+  restored,        // a rollback wrote its before value back
+  rolled_back,     // applied, then put back (the run failed, or its group was rejected)
+  restore_failed,  // applied, and putting it back failed
+};
+
+/// What became of a group of changes.
+enum class GroupDecision {
+  applied,      // written without verification (--no-verify, restore)
+  kept,         // verified: the benchmark proved a gain and no guard tripped
+  rolled_back,  // put back: no proven gain, harm, a tripped guard, or a failure
+};
+
+/// How a run stands, from its journal.
+enum class RunStatus {
+  unfinished,       // no end record: crashed or still running, or a rollback started
+  finished,         // ended normally
+  rolled_back,      // everything it changed was put back
+  rollback_failed,  // a rollback ran and could not restore everything
+  abandoned,        // ended by `rollback --abandon`: its changes stay as they are
+};
+
+const char* change_status_name(ChangeStatus s);
+const char* group_decision_name(GroupDecision d);
+const char* run_status_name(RunStatus s);
+/// The run status an end record names; nullopt for a name this version does not know.
+std::optional<RunStatus> parse_run_status(std::string_view name);
+
 struct ChangeReport {
   std::string knob;
   std::optional<std::string> before;  // null when it could not be read
   std::string after;
-  std::string status;  // applied, skipped, failed, restored, unchanged, not_applied
-  std::string error;   // why, for skipped and failed
+  ChangeStatus status = ChangeStatus::applied;
+  std::string error;  // why, for skipped and failed
 };
 
 struct GroupReport {
   std::string name;
-  std::string decision;  // applied, kept, rolled_back
+  GroupDecision decision = GroupDecision::applied;
   std::vector<ChangeReport> changes;
   nlohmann::json stats = nlohmann::json::object();
 };

@@ -36,7 +36,7 @@ int history_command(GlobalOptions& g, const std::vector<std::string>& args) {
     nlohmann::json j{{"schema", "tuner.history/1"}, {"runs", nlohmann::json::array()}};
     for (const auto& r : runs)
       j["runs"].push_back({{"run_id", r.run_id}, {"kind", r.kind}, {"time", r.time},
-                           {"status", r.status}, {"profiles", r.profiles},
+                           {"status", run_status_name(r.status)}, {"profiles", r.profiles},
                            {"changes", r.intents}, {"done", r.done}, {"skipped", r.skipped},
                            {"failed", r.failed}, {"restored", r.restored}});
     std::cout << j.dump(2) << "\n";
@@ -48,9 +48,9 @@ int history_command(GlobalOptions& g, const std::vector<std::string>& args) {
   }
   Term term(g.color, 1);
   for (const auto& r : runs) {
-    std::string status = r.status;
+    std::string status = run_status_name(r.status);
     if (r.unfinished()) status = term.red(status);
-    else if (r.status == "finished") status = term.green(status);
+    else if (r.status == RunStatus::finished) status = term.green(status);
     std::string profiles;
     for (const auto& p : r.profiles) profiles += (profiles.empty() ? "" : ",") + p;
     fmt::print("{}  {:<8} {:<16} {:<20} {} changes, {} done, {} skipped, {} failed, {} restored\n",

@@ -64,7 +64,7 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
       auto text = read_journal(dir, *it);
       if (!text.ok()) continue;
       RunSummary run = summarize_run(*it, *text);
-      if (run.kind == "apply" && run.status != "rolled_back" && run.status != "abandoned")
+      if (run.kind == "apply" && run.status != RunStatus::rolled_back && run.status != RunStatus::abandoned)
         run_id = *it;
     }
     if (run_id.empty())

@@ -57,17 +57,23 @@ std::string format_run_report(const RunReport& r, const Term& term) {
   if (r.run_id.empty()) return "nothing to change\n";
   out += fmt::format("run {}\n", term.bold(r.run_id));
   for (const auto& g : r.groups) {
-    out += fmt::format("  group {} ({})\n", g.name, g.decision);
+    out += fmt::format("  group {} ({})\n", g.name, group_decision_name(g.decision));
     for (const auto& c : g.changes) {
       std::string before = c.before ? *c.before : "?";
+      std::string name = change_status_name(c.status);
       std::string mark;
-      if (c.status == "applied" || c.status == "restored") mark = term.green(c.status);
-      else if (c.status == "skipped") mark = term.yellow(c.status);
-      else if (c.status == "failed" || c.status == "restore_failed") mark = term.red(c.status);
-      else mark = c.status;
+      switch (c.status) {
+        case ChangeStatus::applied:
+        case ChangeStatus::restored: mark = term.green(name); break;
+        case ChangeStatus::skipped: mark = term.yellow(name); break;
+        case ChangeStatus::failed:
+        case ChangeStatus::restore_failed: mark = term.red(name); break;
+        case ChangeStatus::rolled_back: mark = name; break;
+      }
       out += fmt::format("    {}: {} -> {}  {}\n", c.knob, before, c.after, mark);
       if (!c.error.empty())
-        out += fmt::format("      {}\n", c.status == "skipped" ? c.error + ": skipped" : c.error);
+        out += fmt::format("      {}\n",
+                           c.status == ChangeStatus::skipped ? c.error + ": skipped" : c.error);
     }
   }
   for (const auto& e : r.errors) out += term.red("error: ") + e + "\n";

@@ -1,0 +1,269 @@
+// ApplyRun: the steps of the write-ahead apply protocol (see apply.h).
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "rollback/apply.h"
+#include "rollback/rollback.h"
+
+namespace tuner {
+
+namespace {
+
+struct Step {
+  std::string knob_id, group;
+  std::unique_ptr<Knob> knob;
+  std::string before, after;
+  bool written = false;  // applied (not skipped, not failed)
+};
+
+JournalRecord record(RecordType t, const std::string& knob = "") {
+  JournalRecord r;
+  r.type = t;
+  r.knob = knob;
+  return r;
+}
+
+}  // namespace
+
+struct ApplyRun::Impl {
+  std::vector<std::string> profiles;
+  StateDir dir;
+  KnobFactory make;
+  ApplyOptions options;
+  std::vector<Step> steps;
+  std::optional<Journal> journal;
+  State state;
+  RunReport report;
+  long writes = 0, decisions = 0;
+
+  std::vector<Step*> group_steps(const std::string& group) {
+    std::vector<Step*> out;
+    for (Step& s : steps)
+      if (s.group == group) out.push_back(&s);
+    return out;
+  }
+  GroupReport& group_report(const std::string& group) {
+    for (GroupReport& g : report.groups)
+      if (g.name == group) return g;
+    report.groups.push_back({group, GroupDecision::applied, {}, nlohmann::json::object()});
+    return report.groups.back();
+  }
+  /// Every knob write goes through here, so the fault hook covers each of them.
+  Status write(Step& step, const std::string& value) {
+    Status s = step.knob->write(value);
+    ++writes;
+    if (options.fault_after_writes && writes == options.fault_after_writes) ::raise(SIGKILL);
+    return s;
+  }
+};
+
+ApplyRun::ApplyRun(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ApplyRun::ApplyRun(ApplyRun&&) noexcept = default;
+ApplyRun& ApplyRun::operator=(ApplyRun&&) noexcept = default;
+ApplyRun::~ApplyRun() = default;
+
+Result<ApplyRun> ApplyRun::prepare(const Plan& plan, const StateDir& dir, KnobFactory make,
+                                   ApplyOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->profiles = plan.profiles;
+  impl->dir = dir;
+  impl->make = std::move(make);
+  impl->options = options;
+  impl->report.profiles = plan.profiles;
+  for (const Change& c : plan.changes) {
+    auto knob = impl->make(c.knob);
+    if (!knob.ok()) return knob.error();
+    auto after = (*knob)->canonical(c.desired);
+    if (!after.ok()) return after.error();
+    auto before = (*knob)->read();
+    if (!before.ok()) return before.error();
+    if (*before == *after) continue;  // already as desired (the plan may be stale)
+    impl->steps.push_back({c.knob, c.group, std::move(knob).value(), std::move(before).value(),
+                           std::move(after).value()});
+  }
+  return ApplyRun(std::move(impl));
+}
+
+bool ApplyRun::empty() const { return impl_->steps.empty(); }
+RunReport& ApplyRun::report() { return impl_->report; }
+const StateDir& ApplyRun::dir() const { return impl_->dir; }
+
+std::vector<std::string> ApplyRun::groups() const {
+  std::vector<std::string> out;
+  for (const Step& s : impl_->steps)
+    if (out.empty() || out.back() != s.group) out.push_back(s.group);
+  return out;
+}
+
+std::vector<std::string> ApplyRun::knobs_of(const std::string& group) const {
+  std::vector<std::string> out;
+  for (const Step& s : impl_->steps)
+    if (s.group == group) out.push_back(s.knob_id);
+  return out;
+}
+
+Status ApplyRun::begin() {
+  Impl& m = *impl_;
+  auto state = load_state(m.dir);
+  if (!state.ok()) return state.error();
+  m.state = std::move(state).value();
+  std::string run_id = new_run_id(m.dir);
+  auto journal = Journal::create(m.dir, run_id);
+  if (!journal.ok()) return journal.error();
+  m.journal = std::move(journal).value();
+  m.report.run_id = run_id;
+  JournalRecord begin = record(RecordType::begin);
+  begin.run_id = run_id;
+  begin.kind = m.options.kind;
+  begin.profiles = m.profiles;
+  begin.time = utc_now();
+  begin.pid = ::getpid();
+  // Made durable together with the first intents, before the first write.
+  return m.journal->append(begin, false);
+}
+
+Status ApplyRun::write_group(const std::string& group) {
+  Impl& m = *impl_;
+  std::vector<Step*> steps = m.group_steps(group);
+  std::vector<JournalRecord> intents;
+  for (Step* s : steps) {
+    JournalRecord r = record(RecordType::intent, s->knob_id);
+    r.group = group;
+    r.before = s->before;
+    r.after = s->after;
+    intents.push_back(std::move(r));
+  }
+  // Every intent of the group is durable before the first write of the group.
+  if (auto s = m.journal->append(intents); !s.ok()) return s.error();
+  GroupReport& gr = m.group_report(group);
+  for (Step* step : steps) {
+    Status s = m.write(*step, step->after);
+    ChangeReport c{step->knob_id, step->before, step->after, ChangeStatus::applied, ""};
+    if (s.ok()) {
+      JournalRecord done = record(RecordType::done, step->knob_id);
+      done.readback = step->knob->read().value_or(step->after);
+      // Not fsynced: a lost done record only means rollback rewrites the before value.
+      if (auto js = m.journal->append(done, false); !js.ok()) return js.error();
+      step->written = true;
+      m.report.changed = true;
+      gr.changes.push_back(std::move(c));
+      continue;
+    }
+    JournalRecord failed = record(RecordType::failed, step->knob_id);
+    failed.error = s.error().message();
+    failed.refused = s.error().is(ErrorKind::refused);
+    (void)m.journal->append(failed);
+    c.error = s.error().message();
+    c.status = failed.refused ? ChangeStatus::skipped : ChangeStatus::failed;
+    gr.changes.push_back(std::move(c));
+    if (!failed.refused) return s.error();
+  }
+  return Ok{};
+}
+
+Status ApplyRun::undo_group(const std::string& group) {
+  Impl& m = *impl_;
+  std::vector<Step*> steps = m.group_steps(group);
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    if (!(*it)->written) continue;
+    if (Status s = m.write(**it, (*it)->before); !s.ok()) return s.error().context("undo");
+  }
+  return Ok{};
+}
+
+Status ApplyRun::redo_group(const std::string& group) {
+  Impl& m = *impl_;
+  for (Step* step : m.group_steps(group)) {
+    if (!step->written) continue;
+    if (Status s = m.write(*step, step->after); !s.ok()) return s;
+  }
+  return Ok{};
+}
+
+Status ApplyRun::decide(const std::string& group, GroupDecision decision,
+                        const nlohmann::json& stats) {
+  Impl& m = *impl_;
+  JournalRecord r = record(RecordType::decision);
+  r.group = group;
+  r.decision = group_decision_name(decision);
+  r.stats = stats.is_null() ? nlohmann::json::object() : stats;
+  // Not fsynced on its own: it announces no write, and the end record (or the next
+  // group's intents) carries it to disk. The fault hook wants it on disk first.
+  if (auto s = m.journal->append(r, m.options.fault_after_decisions != 0); !s.ok()) return s;
+  GroupReport& gr = m.group_report(group);
+  gr.decision = decision;
+  gr.stats = r.stats;
+  if (decision == GroupDecision::rolled_back) {
+    for (ChangeReport& c : gr.changes)
+      if (c.status == ChangeStatus::applied) c.status = ChangeStatus::rolled_back;
+  } else if (m.options.record_state) {
+    bool any = false;
+    for (Step* step : m.group_steps(group)) {
+      if (!step->written) continue;
+      keep_knob(m.state, step->knob_id,
+                {step->after, step->before, m.report.run_id, group, {}});
+      any = true;
+    }
+    if (any)
+      if (auto s = save_state(m.dir, m.state); !s.ok()) return s;
+  }
+  ++m.decisions;
+  if (m.options.fault_after_decisions && m.decisions == m.options.fault_after_decisions)
+    ::raise(SIGKILL);
+  return Ok{};
+}
+
+Result<RunReport> ApplyRun::finish() {
+  Impl& m = *impl_;
+  JournalRecord fin = record(RecordType::end);
+  fin.status = run_status_name(RunStatus::finished);
+  fin.time = utc_now();
+  if (auto s = m.journal->append(fin); !s.ok()) return s.error();
+  // A run whose every group was rolled back changed nothing in the end.
+  bool kept = std::any_of(m.report.groups.begin(), m.report.groups.end(), [](const GroupReport& g) {
+    return g.decision != GroupDecision::rolled_back &&
+           std::any_of(g.changes.begin(), g.changes.end(),
+                       [](const ChangeReport& c) { return c.status == ChangeStatus::applied; });
+  });
+  m.report.changed = kept;
+  return m.report;
+}
+
+RunReport ApplyRun::abort() {
+  Impl& m = *impl_;
+  RunReport& report = m.report;
+  if (!m.journal) return report;
+  // Keys are rebuilt fresh so the restore path is the one rollback uses.
+  m.journal.reset();
+  auto restore = [&](const std::string& id, const std::string& value) -> Status {
+    auto k = m.make(id);
+    if (!k.ok()) return k.error();
+    return (*k)->write(value);
+  };
+  auto rb = rollback_run(m.dir, report.run_id, restore);
+  if (!rb.ok()) {
+    report.errors.push_back("rollback failed: " + rb.error().message());
+    return report;
+  }
+  for (auto& g : report.groups) {
+    g.decision = GroupDecision::rolled_back;
+    for (auto& c : g.changes) {
+      if (c.status != ChangeStatus::applied) continue;
+      c.status = ChangeStatus::rolled_back;
+      for (const auto& rg : rb->groups)
+        for (const auto& rc : rg.changes)
+          if (rc.knob == c.knob && rc.status != ChangeStatus::restored) {
+            c.status = ChangeStatus::restore_failed;
+            c.error = rc.error;
+          }
+    }
+  }
+  for (const auto& e : rb->errors) report.errors.push_back(e);
+  report.changed = !rb->errors.empty();  // only what could not be put back
+  return report;
+}
+
+}  // namespace tuner
