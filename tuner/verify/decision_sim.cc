@@ -222,7 +222,8 @@ int main(int argc, char** argv) {
                 pct_se(sum.worst_power, options.reps).c_str());
   for (int i = 0; i < 2; ++i)
     if (sum.rows[i])
-      std::printf("- trials per arm, effect %s at 3%% cv: mean %.1f, worst %.1f (fixed design: %u)\n",
+      std::printf("- trials per arm, effect %s at 3%% cv: mean %.1f, worst %.1f "
+                  "(fixed design: %u)\n",
                   i == 0 ? "0" : "+5%", sum.trials[i] / sum.rows[i], sum.most[i],
                   options.fixed_large);
   std::fprintf(stderr, "%zu scenarios x %u replications in %.1f s\n", scenarios.size(),

@@ -31,7 +31,8 @@ Decision must_decide(const Config& c, const std::vector<double>& a, const std::v
 Decision run_loop(const Config& c, const std::vector<double>& a, const std::vector<double>& b) {
   Decision d;
   for (std::size_t n = 1; n <= std::min(a.size(), b.size()); ++n) {
-    d = must_decide(c, std::vector(a.begin(), a.begin() + n), std::vector(b.begin(), b.begin() + n));
+    d = must_decide(c, std::vector(a.begin(), a.begin() + n),
+                    std::vector(b.begin(), b.begin() + n));
     if (d.verdict != Verdict::more_trials) break;
   }
   return d;
@@ -97,7 +98,7 @@ TEST_CASE("a clear 10% gain is kept at the first look that can prove it") {
   CHECK(d.stats.scale == Scale::ratio);
 }
 
-TEST_CASE("lower is better: 10% less latency is a +10% effect; the same data as throughput is harm") {
+TEST_CASE("lower is better: 10% less latency is +10%; the same data as throughput is harm") {
   Config c;
   c.direction = Direction::lower;
   auto a = trials(2.0, 10, 3), b = trials(1.8, 10, 4);  // milliseconds

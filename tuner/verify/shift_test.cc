@@ -44,7 +44,8 @@ TEST_CASE("a reported bound never disagrees with the test it comes from") {
     unsigned m = 5 + trial % 7, n = 5 + trial % 5;
     std::vector<double> a, b;
     for (unsigned i = 0; i < m; ++i) a.push_back(ties ? std::round(2 * noise(gen)) : noise(gen));
-    for (unsigned i = 0; i < n; ++i) b.push_back((ties ? std::round(2 * noise(gen)) : noise(gen)) + 1);
+    for (unsigned i = 0; i < n; ++i)
+      b.push_back((ties ? std::round(2 * noise(gen)) : noise(gen)) + 1);
     ShiftAnalysis s(a, b);
     CHECK(s.exact() == !ties);
     std::vector<double> deltas;
