@@ -199,6 +199,10 @@ Status ApplyRun::decide(const std::string& group, GroupDecision decision,
   if (decision == GroupDecision::rolled_back) {
     for (ChangeReport& c : gr.changes)
       if (c.status == ChangeStatus::applied) c.status = ChangeStatus::rolled_back;
+    if (gr.changes.empty())  // rejected before anything was written
+      for (Step* step : m.group_steps(group))
+        gr.changes.push_back({step->knob_id, step->before, step->after,
+                              ChangeStatus::not_applied, ""});
   } else if (m.options.record_state) {
     bool any = false;
     for (Step* step : m.group_steps(group)) {

@@ -10,6 +10,7 @@ const char* change_status_name(ChangeStatus s) {
     case ChangeStatus::restored: return "restored";
     case ChangeStatus::rolled_back: return "rolled_back";
     case ChangeStatus::restore_failed: return "restore_failed";
+    case ChangeStatus::not_applied: return "not_applied";
   }
   return "failed";
 }

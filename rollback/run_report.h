@@ -20,6 +20,7 @@ enum class ChangeStatus {
   restored,        // a rollback wrote its before value back
   rolled_back,     // applied, then put back (the run failed, or its group was rejected)
   restore_failed,  // applied, and putting it back failed
+  not_applied,     // never written: its group was rolled back before (not measurable)
 };
 
 /// What became of a group of changes.

@@ -68,7 +68,8 @@ std::string format_run_report(const RunReport& r, const Term& term) {
         case ChangeStatus::skipped: mark = term.yellow(name); break;
         case ChangeStatus::failed:
         case ChangeStatus::restore_failed: mark = term.red(name); break;
-        case ChangeStatus::rolled_back: mark = name; break;
+        case ChangeStatus::rolled_back:
+        case ChangeStatus::not_applied: mark = name; break;
       }
       out += fmt::format("    {}: {} -> {}  {}\n", c.knob, before, c.after, mark);
       if (!c.error.empty())

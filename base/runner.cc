@@ -1,0 +1,240 @@
+#include "base/runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/core.h>
+
+#include "base/strings.h"
+
+extern char** environ;
+
+namespace tuner {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Owns a descriptor; closes it once.
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  void reset() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+/// One captured stream: keeps the first `limit` bytes, drops and flags the rest.
+struct Capture {
+  Fd fd;
+  std::string* text;
+  bool* truncated;
+  std::size_t limit;
+
+  /// Reads what is there now. Returns false at end of file or on a read error.
+  bool read_some() {
+    char buf[65536];
+    for (int round = 0; round < 16; ++round) {
+      ssize_t n = ::read(fd.fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      if (n <= 0) {
+        fd.reset();
+        return false;
+      }
+      std::size_t room = limit > text->size() ? limit - text->size() : 0;
+      std::size_t keep = std::min(room, static_cast<std::size_t>(n));
+      text->append(buf, keep);
+      if (keep < static_cast<std::size_t>(n)) *truncated = true;
+      if (static_cast<std::size_t>(n) < sizeof buf) return true;
+    }
+    return true;  // a fast writer: let the caller check its clock
+  }
+};
+
+std::string format_duration(std::chrono::milliseconds d) {
+  if (d.count() % 1000 == 0) return fmt::format("{} s", d.count() / 1000);
+  return fmt::format("{} ms", d.count());
+}
+
+int pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/// Starts argv with stdout/stderr on the given pipe ends, in its own process group.
+Result<pid_t> spawn(const std::string& path, const std::vector<std::string>& argv, int out_w,
+                    int err_w) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_w, 1);
+  posix_spawn_file_actions_adddup2(&fa, err_w, 2);
+  posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  sigdelset(&all, SIGKILL);
+  sigdelset(&all, SIGSTOP);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, path.c_str(), &fa, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return errno_error("cannot run", path, rc);
+  return pid;
+}
+
+}  // namespace
+
+std::string RunResult::describe(const RunSpec& spec) const {
+  if (timed_out)
+    return fmt::format("timed out after {} and was killed", format_duration(spec.timeout));
+  if (signal != 0)
+    return fmt::format("was killed by signal {} ({})", signal, ::strsignal(signal));
+  return fmt::format("exited with status {}", exit_code);
+}
+
+std::string RunResult::stderr_tail(std::size_t lines) const {
+  std::vector<std::string_view> kept;
+  for (std::string_view line : split(err, '\n'))
+    if (!trim(line).empty()) kept.push_back(trim(line));
+  std::size_t from = kept.size() > lines ? kept.size() - lines : 0;
+  std::string out;
+  for (std::size_t i = from; i < kept.size(); ++i) {
+    if (!out.empty()) out += " | ";
+    out += kept[i];
+  }
+  if (out.size() > 1024) out = "..." + out.substr(out.size() - 1021);
+  return out;
+}
+
+Result<std::string> find_executable(std::string_view name) {
+  auto executable = [](const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (name.empty()) return Error{"empty command", "", 0};
+  if (name.find('/') != std::string_view::npos) {
+    std::string p(name);
+    if (::access(p.c_str(), F_OK) != 0) return errno_error("cannot run", p);
+    if (!executable(p)) return Error{"is not an executable file", p, 0};
+    return p;
+  }
+  const char* env = std::getenv("PATH");
+  std::string path = env ? env : "/usr/local/bin:/usr/bin:/bin";
+  for (std::string_view dir : split(path, ':')) {
+    std::string p = std::string(dir.empty() ? "." : dir) + "/" + std::string(name);
+    if (executable(p)) return p;
+  }
+  return Error{fmt::format("'{}' not found in PATH ({})", name, path), std::string(name), 0};
+}
+
+Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
+  if (spec.argv.empty()) return Error{"empty command", "", 0};
+  auto path = find_executable(spec.argv[0]);
+  if (!path.ok()) return path.error();
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return errno_error("cannot create pipe", *path);
+  Fd out_r(out_pipe[0]), out_w(out_pipe[1]);
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return errno_error("cannot create pipe", *path);
+  Fd err_r(err_pipe[0]), err_w(err_pipe[1]);
+
+  RunResult r;
+  const auto start = Clock::now();
+  auto pid = spawn(*path, spec.argv, out_w.fd, err_w.fd);
+  if (!pid.ok()) return pid.error();
+  out_w.reset();
+  err_w.reset();
+  Capture caps[2] = {{std::move(out_r), &r.out, &r.out_truncated, spec.max_output},
+                     {std::move(err_r), &r.err, &r.err_truncated, spec.max_output}};
+  for (Capture& c : caps) ::fcntl(c.fd.fd, F_SETFL, O_NONBLOCK);
+  Fd pidfd(pidfd_open(*pid));
+
+  const auto deadline = start + spec.timeout;
+  auto kill_at = Clock::time_point::max();
+  bool killed = false;
+  int status = 0;
+  for (bool exited = false; !exited;) {
+    pollfd fds[3];
+    nfds_t n = 0;
+    for (Capture& c : caps)
+      if (c.fd.fd >= 0) fds[n++] = {c.fd.fd, POLLIN, 0};
+    if (pidfd.fd >= 0) fds[n++] = {pidfd.fd, POLLIN, 0};
+    auto until = r.timed_out ? kill_at : deadline;
+    auto wait = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
+    wait = std::min<long>(wait, pidfd.fd < 0 ? 20 : 60'000);  // no pidfd: poll for the exit
+    ::poll(fds, n, static_cast<int>(std::max<long>(wait, 0)));
+    for (Capture& c : caps)
+      if (c.fd.fd >= 0) c.read_some();
+    // WNOWAIT: the zombie keeps its process group alive until the group is killed.
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(*pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0) {
+      exited = info.si_pid == *pid;
+    } else if (errno != EINTR) {
+      return errno_error("cannot wait for", *path);
+    }
+    auto now = Clock::now();
+    if (!exited && !r.timed_out && now >= deadline) {
+      r.timed_out = true;
+      ::kill(-*pid, SIGTERM);
+      kill_at = now + spec.kill_grace;
+    } else if (!exited && r.timed_out && !killed && now >= kill_at) {
+      ::kill(-*pid, SIGKILL);
+      killed = true;
+      kill_at = now + std::chrono::seconds(5);
+    } else if (!exited && killed && now >= kill_at) {
+      // Stuck in the kernel (uninterruptible sleep): do not hang with it.
+      return Error{fmt::format("did not exit within 5 s of SIGKILL (pid {})", *pid), *path, 0};
+    }
+  }
+  // What the child wrote before exiting is in the pipes; a grandchild that kept them
+  // open (a daemon) may write on, so read only what is there now, for a bounded time.
+  const auto drain_until = Clock::now() + std::chrono::milliseconds(200);
+  for (Capture& c : caps) {
+    while (c.fd.fd >= 0 && Clock::now() < drain_until) {
+      pollfd p{c.fd.fd, POLLIN, 0};
+      if (::poll(&p, 1, 0) <= 0 || !c.read_some()) break;
+    }
+  }
+  // A timed-out command's helpers die with it.
+  if (r.timed_out) ::kill(-*pid, SIGKILL);
+  while (::waitpid(*pid, &status, 0) < 0)
+    if (errno != EINTR) return errno_error("cannot wait for", *path);
+  r.elapsed = Clock::now() - start;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  return r;
+}
+
+}  // namespace tuner
