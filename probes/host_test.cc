@@ -4,18 +4,17 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <sstream>
 
 #include "base/strings.h"
-#include "tests/fixtures_util.h"
+#include "tests/support/fixtures.h"
 
 using namespace tuner;
 
 namespace {
 
-std::string slurp(const std::string& path) { return testing::read_text(path); }
-std::string host_data(const std::string& rel) { return std::string(TUNER_TEST_DATA) + "/host/" + rel; }
+using testing::read_text;
+std::string host_data(const std::string& rel) { return testing::test_data_path("host/" + rel); }
 
 }  // namespace
 
@@ -49,21 +48,21 @@ TEST_CASE("host: isolcpus and nohz_full from the kernel command line") {
   CHECK(bad.nohz_full.empty());
 
   Host fc;  // this build VM's own command line has init arguments after "--"
-  parse_cmdline(slurp(host_data("captured/firecracker.cmdline")), fc);
+  parse_cmdline(read_text(host_data("captured/firecracker.cmdline")), fc);
   CHECK(fc.isolcpus.empty());
   CHECK(fc.nohz_full.empty());
 }
 
 TEST_CASE("host: cpuinfo on x86 (captured) and arm64 (GB10)") {
   Host amd;
-  parse_cpuinfo(slurp(host_data("captured/firecracker-amd-2cpu.cpuinfo")), amd);
+  parse_cpuinfo(read_text(host_data("captured/firecracker-amd-2cpu.cpuinfo")), amd);
   CHECK(amd.cpu_vendor == "AuthenticAMD");
   CHECK(amd.cpu_model == "AMD EPYC");
   CHECK(amd.virtualized == true);
 
-  testing::ScopedFixture gb10(std::string(TUNER_FIXTURES) + "/sysfs/nvidia-dgx-gb10.tar.bz2");
+  const std::string gb10 = testing::shared_fixture("nvidia-dgx-gb10.tar.bz2");
   Host arm;
-  parse_cpuinfo(slurp(gb10.root() + "/proc/cpuinfo"), arm);
+  parse_cpuinfo(read_text(gb10 + "/proc/cpuinfo"), arm);
   CHECK(arm.cpu_vendor == "ARM");
   CHECK(arm.cpu_model == "ARM Cortex-A725 + Cortex-X925");
   CHECK_FALSE(arm.virtualized.has_value());  // arm64 has no hypervisor flag
@@ -78,8 +77,8 @@ TEST_CASE("host: cpuinfo on x86 (captured) and arm64 (GB10)") {
 }
 
 TEST_CASE("host: NVIDIA driver version") {
-  CHECK(parse_nvidia_version(slurp(host_data("nvidia/version-550-x86_64"))) == "550.54.15");
-  CHECK(parse_nvidia_version(slurp(host_data("nvidia/version-580-open-aarch64"))) == "580.95.05");
+  CHECK(parse_nvidia_version(read_text(host_data("nvidia/version-550-x86_64"))) == "550.54.15");
+  CHECK(parse_nvidia_version(read_text(host_data("nvidia/version-580-open-aarch64"))) == "580.95.05");
   CHECK_FALSE(parse_nvidia_version("GCC version:  gcc version 12.2.0\n").has_value());
   CHECK_FALSE(parse_nvidia_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n").has_value());
   CHECK_FALSE(parse_nvidia_version("").has_value());
@@ -118,9 +117,9 @@ TEST_CASE("host: probe_host on a reconstructed KVM GPU guest") {
 }
 
 TEST_CASE("host: probe_host on captured machines") {
-  testing::ScopedFixture r910(std::string(TUNER_FIXTURES) + "/sysfs/40intel64-2g2n4c+pci.tar.bz2");
+  const std::string r910 = testing::shared_fixture("40intel64-2g2n4c+pci.tar.bz2");
   std::vector<ProbeError> errors;
-  Host h = probe_host(Root::open(r910.root()).value(), errors);
+  Host h = probe_host(Root::open(r910).value(), errors);
   CHECK(h.cpu_model == "Intel(R) Xeon(R) CPU E7- 4870 @ 2.40GHz");  // blanks normalised
   CHECK(h.virtualized == false);
   CHECK_FALSE(h.hypervisor.has_value());
@@ -133,9 +132,9 @@ TEST_CASE("host: probe_host on captured machines") {
   CHECK(all.find("proc/sys/kernel/hostname") != std::string::npos);
   CHECK(all.find("proc/cmdline") != std::string::npos);
 
-  testing::ScopedFixture gb10(std::string(TUNER_FIXTURES) + "/sysfs/nvidia-dgx-gb10.tar.bz2");
+  const std::string gb10 = testing::shared_fixture("nvidia-dgx-gb10.tar.bz2");
   errors.clear();
-  Host g = probe_host(Root::open(gb10.root()).value(), errors);
+  Host g = probe_host(Root::open(gb10).value(), errors);
   CHECK(g.kernel == "6.17.0-1014-nvidia");  // from proc/version
   CHECK(g.cpu_vendor == "ARM");
   CHECK_FALSE(g.hypervisor.has_value());    // DMI says NVIDIA
@@ -147,8 +146,8 @@ TEST_CASE("host: probe_host on captured machines") {
 }
 
 TEST_CASE("host: bad sysfs cpulists are reported") {
-  testing::ScopedFixture fx(std::string(TUNER_FIXTURES) + "/sysfs/nvidia-dgx-gb10.tar.bz2");
-  std::ofstream(fx.root() + "/sys/devices/system/cpu/isolated") << "1-x\n";
+  testing::ScopedFixture fx("nvidia-dgx-gb10.tar.bz2");
+  testing::write_file(fx.root() + "/sys/devices/system/cpu/isolated", "1-x\n");
   std::vector<ProbeError> errors;
   Host h = probe_host(Root::open(fx.root()).value(), errors);
   CHECK(h.isolcpus.empty());
@@ -168,7 +167,7 @@ TEST_CASE("host: live invariants") {
   CHECK(h.irqbalance_running.has_value());  // we see our own pid at least
   REQUIRE(h.cmdline.has_value());
   CHECK_FALSE(h.cmdline->empty());
-  std::string cpuinfo = slurp("/proc/cpuinfo");
+  std::string cpuinfo = read_text("/proc/cpuinfo");
   if (cpuinfo.find(" hypervisor") != std::string::npos) {
     CHECK(h.virtualized == true);
 #if defined(__x86_64__)

@@ -6,19 +6,20 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "base/strings.h"
-#include "tests/fixtures_util.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 
 namespace {
 
-std::string slurp(const std::string& path) { return testing::read_text(path); }
-std::string data(const std::string& rel) { return slurp(std::string(TUNER_TEST_DATA) + "/irq/" + rel); }
+using testing::read_text;
+std::string data(const std::string& rel) { return testing::read_test_data("irq/" + rel); }
+const char kR910[] = "40intel64-2g2n4c+pci.tar.bz2";
 
 const Irq* find(const std::vector<Irq>& irqs, unsigned n) {
   for (const Irq& i : irqs)
@@ -173,8 +174,7 @@ TEST_CASE("irq: malformed and truncated text is an error with the line") {
 }
 
 TEST_CASE("irq: probe_irqs maps the R910 overlay's IRQs to eth0-3 and ib0") {
-  testing::ScopedFixture fx(std::string(TUNER_FIXTURES) + "/sysfs/40intel64-2g2n4c+pci.tar.bz2",
-                            std::string(TUNER_TEST_DATA) + "/irq/r910");
+  testing::ScopedFixture fx(kR910, testing::test_data_path("irq/r910"));
   auto root = Root::open(fx.root());
   REQUIRE(root.ok());
   std::vector<ProbeError> errors;
@@ -210,14 +210,13 @@ TEST_CASE("irq: probe_irqs maps the R910 overlay's IRQs to eth0-3 and ib0") {
 }
 
 TEST_CASE("irq: probe_irqs reports unreadable files and keeps going") {
-  testing::ScopedFixture fx(std::string(TUNER_FIXTURES) + "/sysfs/40intel64-2g2n4c+pci.tar.bz2",
-                            std::string(TUNER_TEST_DATA) + "/irq/r910");
+  testing::ScopedFixture fx(kR910, testing::test_data_path("irq/r910"));
   namespace fs = std::filesystem;
   // Root reads everything, so an unreadable file is a directory where a file should be.
   fs::remove(fx.root() + "/proc/irq/70/smp_affinity_list");
   fs::create_directory(fx.root() + "/proc/irq/70/smp_affinity_list");
   fs::remove(fx.root() + "/proc/irq/71/effective_affinity_list");  // pre-4.13: fine
-  std::ofstream(fx.root() + "/proc/irq/72/node") << "banana\n";
+  testing::write_file(fx.root() + "/proc/irq/72/node", "banana\n");
   auto root = Root::open(fx.root());
   REQUIRE(root.ok());
   std::vector<ProbeError> errors;
@@ -234,8 +233,7 @@ TEST_CASE("irq: probe_irqs reports unreadable files and keeps going") {
 
 TEST_CASE("irq: probe_irqs names a file it may not read (as a non-root user)") {
   if (::geteuid() == 0) return;  // root reads mode-000 files; the case above covers it
-  testing::ScopedFixture fx(std::string(TUNER_FIXTURES) + "/sysfs/40intel64-2g2n4c+pci.tar.bz2",
-                            std::string(TUNER_TEST_DATA) + "/irq/r910");
+  testing::ScopedFixture fx(kR910, testing::test_data_path("irq/r910"));
   ::chmod((fx.root() + "/proc/irq/65/node").c_str(), 0);
   std::vector<ProbeError> errors;
   std::vector<Irq> irqs = probe_irqs(Root::open(fx.root()).value(), errors);
@@ -246,8 +244,7 @@ TEST_CASE("irq: probe_irqs names a file it may not read (as a non-root user)") {
 }
 
 TEST_CASE("irq: probe_irqs without /proc/interrupts says so") {
-  testing::ScopedFixture fx(std::string(TUNER_FIXTURES) + "/sysfs/40intel64-2g2n4c+pci.tar.bz2");
-  auto root = Root::open(fx.root());
+  auto root = Root::open(testing::shared_fixture(kR910));
   REQUIRE(root.ok());
   std::vector<ProbeError> errors;
   CHECK(probe_irqs(*root, errors).empty());
@@ -263,7 +260,7 @@ TEST_CASE("irq: live probe invariants") {
   REQUIRE_FALSE(irqs.empty());
   // Every numbered row of /proc/interrupts appears, read here independently.
   std::set<unsigned> listed, probed;
-  std::istringstream rows(slurp("/proc/interrupts"));
+  std::istringstream rows(read_text("/proc/interrupts"));
   for (std::string row; std::getline(rows, row);) {
     auto fields = tuner::split_ws(row);
     if (fields.empty() || fields[0].back() != ':') continue;
@@ -272,7 +269,7 @@ TEST_CASE("irq: live probe invariants") {
   }
   for (const Irq& i : irqs) probed.insert(i.number);
   CHECK(probed == listed);
-  auto online = tuner::split_ws(slurp("/proc/interrupts").substr(0, slurp("/proc/interrupts").find('\n')));
+  auto online = tuner::split_ws(read_text("/proc/interrupts").substr(0, read_text("/proc/interrupts").find('\n')));
   for (const Irq& i : irqs) {
     CHECK(i.per_cpu.size() == online.size());
     if (i.pci) {
@@ -296,25 +293,18 @@ TEST_CASE("irq: live probe invariants") {
 }
 
 TEST_CASE("irq: two netdevs on one PCI function: the name decides, else no device") {
-  char tmpl[] = "/tmp/tuner-irq-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl));
-  namespace fs = std::filesystem;
-  fs::path r = tmpl;
-  fs::create_directories(r / "proc");
-  std::ofstream(r / "proc/interrupts")
-      << "           CPU0       CPU1\n"
-         " 40:          1          2  IR-PCI-MSI 1048576-edge      mlx4-async@pci:0000:02:00.0\n"
-         " 41:          1          2  IR-PCI-MSI 1048577-edge      eth1-3\n"
-         " 42:          1          2  IR-PCI-MSI 1048578-edge      mlx5_comp0@pci:0000:02:00.0\n";
-  fs::path dev = r / "sys/bus/pci/devices/0000:02:00.0";
-  for (const char* n : {"40", "41", "42"}) {
-    fs::create_directories(dev / "msi_irqs");
-    std::ofstream(dev / "msi_irqs" / n) << "msix\n";
-  }
-  fs::create_directories(dev / "net/eth0");
-  fs::create_directories(dev / "net/eth1");
+  testing::TempDir r;
+  r.write("proc/interrupts",
+          "           CPU0       CPU1\n"
+          " 40:          1          2  IR-PCI-MSI 1048576-edge      mlx4-async@pci:0000:02:00.0\n"
+          " 41:          1          2  IR-PCI-MSI 1048577-edge      eth1-3\n"
+          " 42:          1          2  IR-PCI-MSI 1048578-edge      mlx5_comp0@pci:0000:02:00.0\n");
+  const std::string dev = "sys/bus/pci/devices/0000:02:00.0";
+  for (const char* n : {"40", "41", "42"}) r.write(dev + "/msi_irqs/" + n, "msix\n");
+  std::filesystem::create_directories(r / (dev + "/net/eth0"));
+  std::filesystem::create_directories(r / (dev + "/net/eth1"));
   std::vector<ProbeError> errors;
-  std::vector<Irq> irqs = probe_irqs(Root::open(r.string()).value(), errors);
+  std::vector<Irq> irqs = probe_irqs(Root::open(r.path).value(), errors);
   REQUIRE(irqs.size() == 3);
   CHECK(irqs[0].pci == "0000:02:00.0");
   CHECK_FALSE(irqs[0].device.has_value());
@@ -323,5 +313,4 @@ TEST_CASE("irq: two netdevs on one PCI function: the name decides, else no devic
   CHECK_FALSE(irqs[2].device.has_value());  // comp0 serves either port
   CHECK(irqs[2].queue == "comp0");
   CHECK(errors.size() == 3);  // no proc/irq/N/smp_affinity_list in this tree
-  fs::remove_all(r);
 }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "base/unique_fd.h"
 #include "probes/ethtool_msg.h"
 
 namespace tuner {
@@ -127,11 +128,10 @@ class EthtoolNetlink : public Netlink {
     std::string path = options_.record_dir + "/" + op + "-" + ifname + "-" +
                        (options_.compact_bitsets ? "compact" : "verbose") +
                        (error ? "-error" : "") + ".bin";
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;  // recording is a test aid; never fail the request for it
-    ssize_t n = ::write(fd, msg.data(), msg.size());
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd) return;  // recording is a test aid; never fail the request for it
+    ssize_t n = ::write(fd.get(), msg.data(), msg.size());
     (void)n;
-    ::close(fd);
   }
 
   // Sends one request and reads until its ACK or error. Returns the data reply (empty

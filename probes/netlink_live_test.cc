@@ -9,14 +9,15 @@
 
 #include "base/strings.h"
 #include "probes/netlink.h"
-#include "probes/netns_test_util.h"
+#include "tests/support/files.h"
+#include "tests/support/netns.h"
 
 namespace tuner {
 namespace {
 
 using testing::Report;
 using testing::run_in_netns;
-using testing::slurp;
+using testing::sysfs_value;
 
 // Skips (with the reason) unless the report holds results.
 bool usable(const Report& r) {
@@ -62,9 +63,9 @@ TEST_CASE("netlink live: veth link modes match sysfs in a private namespace") {
       auto missing = (*nl)->get_link_modes("nosuchdev0", info);
       out[k + "missing"] = missing ? "ok" : std::to_string(missing.error().err);
     }
-    out["sysfs.speed"] = slurp("/sys/class/net/va/speed");
-    out["sysfs.duplex"] = slurp("/sys/class/net/va/duplex");
-    out["sysfs.carrier"] = slurp("/sys/class/net/va/carrier");
+    out["sysfs.speed"] = sysfs_value("/sys/class/net/va/speed");
+    out["sysfs.duplex"] = sysfs_value("/sys/class/net/va/duplex");
+    out["sysfs.carrier"] = sysfs_value("/sys/class/net/va/carrier");
     return out;
   });
   if (!usable(r)) return;
@@ -93,7 +94,7 @@ TEST_CASE("netlink live: host interfaces agree with sysfs speed and duplex") {
   while (dirent* e = ::readdir(d)) {
     std::string name = e->d_name;
     if (name[0] == '.') continue;
-    std::string speed = slurp("/sys/class/net/" + name + "/speed");
+    std::string speed = sysfs_value("/sys/class/net/" + name + "/speed");
     if (speed.empty()) continue;  // EINVAL: the driver reports no link settings
     CAPTURE(name);
     LinkInfo info;
@@ -103,7 +104,7 @@ TEST_CASE("netlink live: host interfaces agree with sysfs speed and duplex") {
     REQUIRE(mbps.has_value());
     if (*mbps <= 0) CHECK_FALSE(info.speed_mbps.has_value());
     else CHECK(info.speed_mbps == static_cast<uint32_t>(*mbps));
-    std::string duplex = slurp("/sys/class/net/" + name + "/duplex");
+    std::string duplex = sysfs_value("/sys/class/net/" + name + "/duplex");
     if (duplex == "full" || duplex == "half") CHECK(info.duplex == duplex);
     else CHECK_FALSE(info.duplex.has_value());
     ++compared;

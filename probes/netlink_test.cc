@@ -6,21 +6,17 @@
 #include <linux/genetlink.h>
 
 #include <cerrno>
-#include <fstream>
 #include <iterator>
 #include <random>
 
 #include "probes/ethtool_bitset.h"
 #include "probes/ethtool_msg.h"
+#include "tests/support/files.h"
 
 namespace tuner {
 namespace {
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(TUNER_TEST_DATA) + "/netlink/" + name, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "missing fixture " << name);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+std::string fixture(const std::string& name) { return testing::read_test_data("netlink/" + name); }
 
 LinkInfo modes(const std::string& file, const std::vector<std::string>& names = {}) {
   LinkInfo info;

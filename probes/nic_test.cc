@@ -9,66 +9,32 @@
 #include <map>
 
 #include "base/strings.h"
-#include "probes/netns_test_util.h"
 #include "probes/nic.h"
-#include "tests/fixtures_util.h"
+#include "tests/support/fake_netlink.h"
+#include "tests/support/files.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/netns.h"
 
 namespace tuner {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A shared sysfs capture unpacked for one test (tests/fixtures_util.h).
-struct Unpacked {
-  testing::ScopedFixture fixture;
-  std::string top;
-  explicit Unpacked(const std::string& tarball)
-      : fixture(std::string(TUNER_FIXTURES) + "/sysfs/" + tarball), top(fixture.root()) {}
-};
+std::string file_text(const fs::path& p) { return testing::sysfs_value(p.string()); }
 
-std::string file_text(const fs::path& p) { return testing::slurp(p.string()); }
-
-// Records what it was asked and fails each operation the way it was told to.
-class FakeNetlink : public Netlink {
- public:
-  std::map<std::string, int> fail;  // operation -> errno
-  std::vector<std::string> asked;
-
-  Status answer(const std::string& op, const std::string& ifname) {
-    asked.push_back(op + ":" + ifname);
-    if (auto it = fail.find(op); it != fail.end())
-      return errno_error("kernel said no", ifname + ": ethtool " + op, it->second);
-    return Ok{};
-  }
-  Status get_link_info(const std::string& n, LinkInfo& out) override {
-    out.port = "FIBRE";
-    return answer("LINKINFO_GET", n);
-  }
-  Status get_link_modes(const std::string& n, LinkInfo& out) override {
-    auto s = answer("LINKMODES_GET", n);
-    if (s) out.speed_mbps = 25000;
-    return s;
-  }
-  Status get_link_state(const std::string& n, LinkInfo& out) override {
-    out.up = true;
-    return answer("LINKSTATE_GET", n);
-  }
-  Result<Channels> get_channels(const std::string& n) override {
-    if (auto s = answer("CHANNELS_GET", n); !s) return s.error();
-    Channels c;
-    c.combined = 8;
-    return c;
-  }
-  Result<Rings> get_rings(const std::string& n) override {
-    if (auto s = answer("RINGS_GET", n); !s) return s.error();
-    Rings r;
-    r.rx = 1024;
-    return r;
-  }
-  Status set_link_modes(const std::string& n, const LinkModesRequest&) override { return answer("LINKMODES_SET", n); }
-  Status set_channels(const std::string& n, const Channels&) override { return answer("CHANNELS_SET", n); }
-  Status set_rings(const std::string& n, const Rings&) override { return answer("RINGS_SET", n); }
-};
+// A 25G fibre port with a partner at 25G, 8 combined channels and 1024 rx ring slots.
+testing::FakeNetlink fibre_25g() {
+  testing::FakeNetlink nl;
+  nl.link.port = "FIBRE";
+  nl.link.supported_modes = nl.link.advertised_modes = {"25000baseSR/Full", "Autoneg", "FIBRE"};
+  nl.partner_speeds = {25000};
+  nl.update_state();
+  nl.channels = Channels{};
+  nl.channels.combined = 8;
+  nl.rings = Rings{};
+  nl.rings.rx = 1024;
+  return nl;
+}
 
 }  // namespace
 
@@ -92,12 +58,12 @@ TEST_CASE("nic probe: captured machines match their own sysfs files") {
                               "64amd64-4s2n4ca2co.tar.bz2", "16amd64-8n2c-cpusets.tar.bz2",
                               "nvidia-dgx-gb10.tar.bz2"}) {
     CAPTURE(tarball);
-    Unpacked tree(tarball);
-    auto root = Root::open(tree.top);
+    const std::string top = testing::shared_fixture(tarball);
+    auto root = Root::open(top);
     REQUIRE(root.ok());
     std::vector<ProbeError> errors;
     auto nics = probe_nics(*root, nullptr, errors);
-    fs::path net = fs::path(tree.top) / "sys/class/net";
+    fs::path net = fs::path(top) / "sys/class/net";
     if (!fs::exists(net)) {  // not captured: one error naming the path, no NICs
       CHECK(nics.empty());
       REQUIRE(errors.size() == 1);
@@ -139,8 +105,7 @@ TEST_CASE("nic probe: captured machines match their own sysfs files") {
 }
 
 TEST_CASE("nic probe: known values of the Dell R910 capture") {
-  Unpacked tree("40intel64-2g2n4c+pci.tar.bz2");
-  auto root = Root::open(tree.top);
+  auto root = Root::open(testing::shared_fixture("40intel64-2g2n4c+pci.tar.bz2"));
   REQUIRE(root.ok());
   std::vector<ProbeError> errors;
   auto nics = probe_nics(*root, nullptr, errors);
@@ -157,10 +122,9 @@ TEST_CASE("nic probe: known values of the Dell R910 capture") {
 }
 
 TEST_CASE("nic probe: netlink EOPNOTSUPP is quiet, other failures are reported") {
-  Unpacked tree("32intel64-2p8co2t+8ve.tar.bz2");
-  auto root = Root::open(tree.top);
+  auto root = Root::open(testing::shared_fixture("32intel64-2p8co2t+8ve.tar.bz2"));
   REQUIRE(root.ok());
-  FakeNetlink nl;
+  testing::FakeNetlink nl = fibre_25g();
   nl.fail["RINGS_GET"] = EOPNOTSUPP;
   nl.fail["CHANNELS_GET"] = EIO;
   std::vector<ProbeError> errors;
@@ -207,8 +171,8 @@ TEST_CASE("nic probe live: veth in a private namespace, link data from netlink")
       out[k + "channels"] = n.channels ? "1" : "0";
       out[k + "rings"] = n.rings ? "1" : "0";
     }
-    out["sysfs.mac"] = testing::slurp("/sys/class/net/va/address");
-    out["sysfs.speed"] = testing::slurp("/sys/class/net/va/speed");
+    out["sysfs.mac"] = file_text("/sys/class/net/va/address");
+    out["sysfs.speed"] = file_text("/sys/class/net/va/speed");
     return out;
   });
   if (auto it = r.find("skip"); it != r.end()) {

@@ -2,27 +2,15 @@
 
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "probes/topology.h"
-#include "probes/topology_fixtures_test.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/hwloc_reference.h"
+#include "tests/support/temp_dir.h"
 
 namespace tuner {
 namespace {
 
-std::string read_test_file(const std::string& name) {
-  std::ifstream in(std::string(TUNER_TEST_DATA) + "/topo/" + name);
-  REQUIRE_MESSAGE(in.good(), name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  test::fs::create_directories(test::fs::path(path).parent_path());
-  std::ofstream(path) << text;
-}
+std::string read_test_file(const std::string& name) { return testing::read_test_data("topo/" + name); }
 
 bool has_error_with(const std::vector<ProbeError>& errors, const std::string& part) {
   for (const ProbeError& e : errors)
@@ -73,10 +61,9 @@ TEST_CASE("numa: parse_node_distance") {
 }
 
 TEST_CASE("numa: every captured root agrees with hwloc") {
-  for (const std::string& tarball : test::fixture_files("sysfs", ".tar.bz2")) {
+  for (const std::string& tarball : testing::fixture_files("sysfs", ".tar.bz2")) {
     CAPTURE(tarball);
-    std::string dir = test::shared_root(tarball);
-    REQUIRE(!dir.empty());
+    std::string dir = testing::shared_fixture(tarball);
     auto root = Root::open(dir);
     REQUIRE(root.ok());
     auto topo = probe_topology(*root, std::nullopt);
@@ -87,7 +74,7 @@ TEST_CASE("numa: every captured root agrees with hwloc") {
     CHECK(errors.empty());
     for (const ProbeError& e : errors) MESSAGE(e.message);
 
-    test::HwlocReference ref = test::hwloc_reference(std::nullopt, dir);
+    testing::HwlocReference ref = testing::hwloc_reference(std::nullopt, dir);
     REQUIRE(ref.loaded);
     for (const NumaNode& n : topo->numa_nodes) {
       CAPTURE(n.os_index);
@@ -112,13 +99,13 @@ TEST_CASE("numa: every captured root agrees with hwloc") {
 }
 
 TEST_CASE("numa: unreadable node files become errors, not numbers") {
-  test::TempDir tmp;
-  const std::string node = tmp.path() + "/sys/devices/system/node";
-  write_file(node + "/online", "0-1\n");
-  write_file(node + "/node0/meminfo", read_test_file("vm-linux6.18-node0-meminfo"));
-  write_file(node + "/node0/distance", "10 21\n");
-  write_file(node + "/node1/meminfo", "Node 1 MemTotal:  garbage kB\n");
-  auto root = Root::open(tmp.path());
+  testing::TempDir tmp;
+  const std::string node = tmp / "sys/devices/system/node";
+  testing::write_file(node + "/online", "0-1\n");
+  testing::write_file(node + "/node0/meminfo", read_test_file("vm-linux6.18-node0-meminfo"));
+  testing::write_file(node + "/node0/distance", "10 21\n");
+  testing::write_file(node + "/node1/meminfo", "Node 1 MemTotal:  garbage kB\n");
+  auto root = Root::open(tmp.path);
   REQUIRE(root.ok());
   REQUIRE(!root->is_live());
 
@@ -140,14 +127,14 @@ TEST_CASE("numa: unreadable node files become errors, not numbers") {
 
 TEST_CASE("numa: distance rows are mapped through the online node list") {
   // Nodes 0 and 2 online, 1 absent: row columns are nodes 0 and 2.
-  test::TempDir tmp;
-  const std::string node = tmp.path() + "/sys/devices/system/node";
-  write_file(node + "/online", "0,2\n");
-  write_file(node + "/node0/meminfo", "Node 0 MemTotal: 4 kB\nNode 0 MemFree: 1 kB\n");
-  write_file(node + "/node2/meminfo", "Node 2 MemTotal: 8 kB\nNode 2 MemFree: 2 kB\n");
-  write_file(node + "/node0/distance", "10 32\n");
-  write_file(node + "/node2/distance", "31 10\n");
-  auto root = Root::open(tmp.path());
+  testing::TempDir tmp;
+  const std::string node = tmp / "sys/devices/system/node";
+  testing::write_file(node + "/online", "0,2\n");
+  testing::write_file(node + "/node0/meminfo", "Node 0 MemTotal: 4 kB\nNode 0 MemFree: 1 kB\n");
+  testing::write_file(node + "/node2/meminfo", "Node 2 MemTotal: 8 kB\nNode 2 MemFree: 2 kB\n");
+  testing::write_file(node + "/node0/distance", "10 32\n");
+  testing::write_file(node + "/node2/distance", "31 10\n");
+  auto root = Root::open(tmp.path);
   REQUIRE(root.ok());
   Topology topo;
   topo.numa_nodes.resize(2);

@@ -1,7 +1,5 @@
 #include "probes/root.h"
 
-#include "base/fd_io.h"
-
 #include <algorithm>
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,14 +8,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-namespace tuner {
+#include "base/fd_io.h"
+#include "base/unique_fd.h"
 
-struct Root::Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
+namespace tuner {
 
 namespace {
 
@@ -29,14 +23,13 @@ std::string_view relative(std::string_view path) {
 }  // namespace
 
 Result<Root> Root::open(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno_error("cannot open root directory", dir);
+  auto fd = std::make_shared<UniqueFd>(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!*fd) return errno_error("cannot open root directory", dir);
   Root r;
-  r.fd_ = std::make_shared<Fd>();
-  r.fd_->fd = fd;
+  r.fd_ = std::move(fd);
   r.dir_ = dir;
   struct stat a {}, b {};
-  r.live_ = ::fstat(fd, &a) == 0 && ::stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+  r.live_ = ::fstat(r.fd(), &a) == 0 && ::stat("/", &b) == 0 && a.st_dev == b.st_dev &&
             a.st_ino == b.st_ino;
   return r;
 }
@@ -47,7 +40,7 @@ Root Root::live() {
   return std::move(r).value();
 }
 
-int Root::fd() const { return fd_ ? fd_->fd : AT_FDCWD; }
+int Root::fd() const { return fd_ ? fd_->get() : AT_FDCWD; }
 
 Result<int> Root::open_fd(std::string_view path, int flags) const {
   std::string rel(relative(path));
@@ -67,20 +60,20 @@ Result<int> Root::open_fd(std::string_view path, int flags) const {
 }
 
 Result<std::string> Root::read(std::string_view path) const {
-  auto fd = open_fd(path);
+  // O_NONBLOCK: a FIFO planted in a capture cannot hang the open or the read.
+  auto fd = open_fd(path, O_NONBLOCK);
   if (!fd.ok()) return fd.error();
-  return read_all_and_close(*fd, std::string(path));
+  UniqueFd owned(*fd);
+  return read_fd(owned.get(), std::string(path));
 }
 
 Result<std::vector<std::string>> Root::list(std::string_view path) const {
   auto fd = open_fd(path, O_DIRECTORY);
   if (!fd.ok()) return fd.error();
-  DIR* d = ::fdopendir(*fd);
-  if (!d) {
-    int e = errno;
-    ::close(*fd);
-    return errno_error("cannot list", std::string(path), e);
-  }
+  UniqueFd owned(*fd);
+  DIR* d = ::fdopendir(owned.get());
+  if (!d) return errno_error("cannot list", std::string(path));
+  owned.release();  // closedir closes it
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
     std::string_view n = e->d_name;
@@ -101,11 +94,10 @@ Result<std::string> Root::readlink(std::string_view path) const {
   }
   auto dfd = open_fd(parent, O_DIRECTORY | O_PATH);
   if (!dfd.ok()) return dfd.error();
+  UniqueFd dir(*dfd);
   char buf[4096];
-  ssize_t n = ::readlinkat(*dfd, leaf.c_str(), buf, sizeof buf - 1);
-  int e = errno;
-  ::close(*dfd);
-  if (n < 0) return errno_error("cannot read link", std::string(path), e);
+  ssize_t n = ::readlinkat(dir.get(), leaf.c_str(), buf, sizeof buf - 1);
+  if (n < 0) return errno_error("cannot read link", std::string(path));
   return std::string(buf, static_cast<size_t>(n));
 }
 
@@ -120,7 +112,7 @@ Result<std::string> Root::link_name(std::string_view path) const {
 bool Root::exists(std::string_view path) const {
   auto fd = open_fd(path, O_PATH);
   if (!fd.ok()) return false;
-  ::close(*fd);
+  UniqueFd owned(*fd);
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/unique_fd.h"
 
 namespace tuner {
 
@@ -21,7 +22,9 @@ class Root {
   /// The live machine's root. Throws FatalError if "/" cannot be opened.
   static Root live();
 
-  /// Whole file as text. Errors carry the path and errno.
+  /// Whole file as text, through the bounded reader (base/fd_io.h): at most
+  /// kMaxFileBytes, and never a wait on a FIFO. Not regular-only: /proc and /sys files
+  /// report made-up sizes. Errors carry the path and errno.
   Result<std::string> read(std::string_view path) const;
   /// Names in a directory (no "." or ".."), sorted.
   Result<std::vector<std::string>> list(std::string_view path) const;
@@ -30,7 +33,8 @@ class Root {
   /// Last component of a symlink's target ("../../bus/pci/drivers/e1000e" -> "e1000e").
   Result<std::string> link_name(std::string_view path) const;
   bool exists(std::string_view path) const;
-  /// Opens a path for reading (O_RDONLY|O_CLOEXEC plus extra flags); caller closes.
+  /// Opens a path for reading (O_RDONLY|O_CLOEXEC plus extra flags). The caller owns
+  /// the descriptor: hold it in a UniqueFd (base/unique_fd.h).
   Result<int> open_fd(std::string_view path, int flags = 0) const;
 
   /// True when this is "/", the machine we run on: only then may anything be written
@@ -41,8 +45,7 @@ class Root {
   int fd() const;
 
  private:
-  struct Fd;
-  std::shared_ptr<Fd> fd_;
+  std::shared_ptr<UniqueFd> fd_;  // shared: copies of a Root share its directory fd
   std::string dir_;
   bool live_ = true;
 };

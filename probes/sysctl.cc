@@ -1,13 +1,12 @@
 #include "probes/sysctl.h"
 
-#include "base/fd_io.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 
+#include "base/fd_io.h"
 #include "base/strings.h"
 
 namespace tuner {
@@ -95,70 +94,56 @@ Status check_sysctl_key_syntax(std::string_view key) {
   return Ok{};
 }
 
-Result<int> open_sysctl(const Root& root, std::string_view key, int flags) {
+Result<UniqueFd> open_sysctl(const Root& root, std::string_view key, int flags) {
   if (auto ok = check_sysctl_key_syntax(key); !ok.ok()) return ok.error();
   std::vector<std::string> parts = components(key);
   std::string rel;
-  int dir = ::dup(root.fd());
-  if (dir < 0) return errno_error("dup", root.dir());
+  UniqueFd dir(::dup(root.fd()));
+  if (!dir) return errno_error("dup", root.dir());
   for (std::size_t i = 0; i < parts.size(); ++i) {
     rel += (i ? "/" : "") + parts[i];
     const bool last = i + 1 == parts.size();
-    int fd = ::openat(dir, parts[i].c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
+    UniqueFd fd(::openat(dir.get(), parts[i].c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) {
       int e = errno;
-      ::close(dir);
       return errno_error((e == ENOENT ? "no such sysctl " : "cannot open sysctl ") + std::string(key),
                    shown(root, rel), e);
     }
     struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      int e = errno;
-      ::close(fd);
-      ::close(dir);
-      return errno_error("cannot stat", shown(root, rel), e);
-    }
+    if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", shown(root, rel));
     std::string bad;
     if (S_ISLNK(st.st_mode)) bad = "symlink in sysctl path refused";
     else if (!last && !S_ISDIR(st.st_mode)) bad = "not a directory";
     else if (last && !S_ISREG(st.st_mode)) bad = S_ISDIR(st.st_mode) ? "is a directory, not a sysctl" : "not a regular file";
-    if (!bad.empty()) {
-      ::close(fd);
-      ::close(dir);
+    if (!bad.empty())
       return errno_error(bad, shown(root, rel), S_ISLNK(st.st_mode) ? ELOOP : (S_ISDIR(st.st_mode) ? EISDIR : ENOTDIR));
-    }
     if (last) {
       // Reopen the checked leaf for real I/O, still without following links.
-      int io = ::openat(dir, parts[i].c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+      UniqueFd io(::openat(dir.get(), parts[i].c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
       int e = errno;
-      ::close(fd);
-      ::close(dir);
-      if (io < 0)
+      if (!io)
         return errno_error(e == EACCES ? "cannot open sysctl " + std::string(key) + " (write-only or read-only key)"
                                  : "cannot open sysctl " + std::string(key),
                      shown(root, rel), e);
       return io;
     }
-    ::close(dir);
-    dir = fd;
+    dir = std::move(fd);
   }
-  ::close(dir);
   return errno_error("empty key", printable(key), EINVAL);  // unreachable: syntax needs 2 segments
 }
 
 Result<std::string> sysctl_path(const Root& root, std::string_view key) {
   auto fd = open_sysctl(root, key, O_PATH);
   if (!fd.ok()) return fd.error();
-  ::close(*fd);
   std::string rel;
   for (const std::string& c : components(key)) rel += (rel.empty() ? "" : "/") + c;
   return rel;
 }
 
 Result<std::string> read_sysctl(const Root& root, std::string_view key) {
-  auto fd = open_sysctl(root, key, O_RDONLY);
+  auto fd = open_sysctl(root, key, O_RDONLY | O_NONBLOCK);
   if (!fd.ok()) return fd.error();
-  auto text = read_all_and_close(*fd, printable(key));
+  auto text = read_fd(fd->get(), printable(key), {.regular_only = true});
   if (!text.ok()) return text.error();
   return normalize_ws(*text);
 }

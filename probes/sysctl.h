@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "base/unique_fd.h"
 #include "probes/root.h"
 
 namespace tuner {
@@ -30,9 +31,8 @@ Status check_sysctl_key_syntax(std::string_view key);
 /// ("proc/sys/net/core/rmem_max").
 Result<std::string> sysctl_path(const Root& root, std::string_view key);
 
-/// Opens a key's file with the same checks (flags: O_RDONLY or O_WRONLY, plus extras);
-/// the caller closes the fd.
-Result<int> open_sysctl(const Root& root, std::string_view key, int flags);
+/// Opens a key's file with the same checks (flags: O_RDONLY or O_WRONLY, plus extras).
+Result<UniqueFd> open_sysctl(const Root& root, std::string_view key, int flags);
 
 /// Reads a key's value, whitespace-normalised ("4096\t131072\t6291456\n" ->
 /// "4096 131072 6291456"). A write-only key (net.ipv4.route.flush) is an Error with

@@ -2,12 +2,13 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "base/strings.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 
@@ -17,19 +18,14 @@ std::string why(const Status& s) { return s.ok() ? "ok" : s.error().message(); }
 
 /// A fake root with proc/sys files, removed at the end of the test.
 struct FakeRoot {
-  std::filesystem::path dir;
+  testing::TempDir tmp{"tuner-sysctl"};
+  std::filesystem::path dir{tmp.path};
   FakeRoot() {
-    char tmpl[] = "/tmp/tuner-sysctl-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    dir = tmpl;
-    std::filesystem::create_directories(dir / "proc/sys/net/core");
-    std::filesystem::create_directories(dir / "proc/sys/net/ipv4/conf/eth0.100");
-    std::ofstream(dir / "proc/sys/net/core/rmem_max") << "212992\n";
-    std::ofstream(dir / "proc/sys/net/ipv4/conf/eth0.100/rp_filter") << "2\n";
-    std::ofstream(dir / "secret") << "outside\n";
+    tmp.write("proc/sys/net/core/rmem_max", "212992\n");
+    tmp.write("proc/sys/net/ipv4/conf/eth0.100/rp_filter", "2\n");
+    tmp.write("secret", "outside\n");
   }
-  ~FakeRoot() { std::filesystem::remove_all(dir); }
-  Root root() const { return Root::open(dir.string()).value(); }
+  Root root() const { return Root::open(tmp.path).value(); }
 };
 
 }  // namespace
@@ -112,6 +108,15 @@ TEST_CASE("sysctl: VLAN names map '/' to '.' in the file name") {
   CHECK(read_sysctl(r, "net.core.rmem_max").value_or("") == "212992");
 }
 
+TEST_CASE("sysctl: a FIFO where a key's file should be is refused, not waited on") {
+  testing::HangGuard guard;
+  FakeRoot f;
+  REQUIRE(::mkfifo((f.dir / "proc/sys/net/core/fifo").c_str(), 0600) == 0);
+  auto v = read_sysctl(f.root(), "net.core.fifo");
+  REQUIRE_FALSE(v.ok());
+  CHECK(v.error().message().find("not a regular file") != std::string::npos);
+}
+
 TEST_CASE("sysctl: symlinks out of proc/sys are refused") {
   FakeRoot f;
   std::filesystem::create_symlink("../../../secret", f.dir / "proc/sys/net/core/leak");
@@ -138,7 +143,6 @@ TEST_CASE("sysctl: open_sysctl gives a usable fd") {
   auto fd = open_sysctl(Root::live(), "kernel.ostype", O_RDONLY);
   REQUIRE(fd.ok());
   char buf[16] = {};
-  CHECK(::read(*fd, buf, sizeof buf - 1) > 0);
-  ::close(*fd);
+  CHECK(::read(fd->get(), buf, sizeof buf - 1) > 0);
   CHECK(std::string(buf).rfind("Linux", 0) == 0);
 }

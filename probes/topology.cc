@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <tuple>
 
+#include "base/fd_io.h"
 #include "probes/hwloc_util.h"
 #include "probes/topology_pci.h"
 
@@ -149,10 +150,14 @@ Result<Topology> probe_topology(const Root& root, const std::optional<std::strin
   ScopedEnv env;
   for (const char* name : kRedirectingEnv) env.set(name, std::nullopt);
   if (xml_file) {
-    // hwloc reports an unreadable file as EINVAL; say what really happened.
-    int fd = ::open(xml_file->c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno_error("cannot read topology XML", *xml_file);
-    ::close(fd);
+    // hwloc reports an unreadable file as EINVAL, and would wait forever on a FIFO:
+    // say what really happened, and take nothing but a regular file.
+    auto fd = open_for_read(AT_FDCWD, *xml_file, *xml_file, {.regular_only = true});
+    if (!fd.ok()) {
+      Error e = fd.error();
+      e.what = "cannot read topology XML: " + e.what;
+      return e;
+    }
     // hwloc's own minimal parser reads its exports a third faster than libxml2.
     env.set("HWLOC_LIBXML_IMPORT", "0");
     source = "xml:" + *xml_file;

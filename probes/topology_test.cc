@@ -5,15 +5,16 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 
-#include "probes/topology_fixtures_test.h"
 #include "probes/topology_pci.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/hwloc_reference.h"
+#include "tests/support/temp_dir.h"
 
 namespace tuner {
 namespace {
 
-using test::HwlocReference;
+using testing::HwlocReference;
 
 // What must hold for any topology, whatever the machine.
 void check_consistent(const Topology& topo) {
@@ -87,7 +88,7 @@ void check_against(const Topology& topo, const HwlocReference& ref) {
 }  // namespace
 
 TEST_CASE("topology: every XML fixture matches hwloc") {
-  auto files = test::fixture_files("topologies", ".xml");
+  auto files = testing::fixture_files("topologies", ".xml");
   REQUIRE(files.size() >= 10);
   for (const std::string& xml : files) {
     CAPTURE(xml);
@@ -95,24 +96,23 @@ TEST_CASE("topology: every XML fixture matches hwloc") {
     REQUIRE_MESSAGE(topo.ok(), topo.error().message());
     CHECK(topo->source == "xml:" + xml);
     check_consistent(*topo);
-    check_against(*topo, test::hwloc_reference(xml, std::nullopt));
+    check_against(*topo, testing::hwloc_reference(xml, std::nullopt));
   }
 }
 
 TEST_CASE("topology: every captured sysfs root matches hwloc") {
-  auto tarballs = test::fixture_files("sysfs", ".tar.bz2");
+  auto tarballs = testing::fixture_files("sysfs", ".tar.bz2");
   REQUIRE(tarballs.size() >= 5);
   for (const std::string& tarball : tarballs) {
     CAPTURE(tarball);
-    std::string dir = test::shared_root(tarball);
-    REQUIRE(!dir.empty());
+    std::string dir = testing::shared_fixture(tarball);
     auto root = Root::open(dir);
     REQUIRE(root.ok());
     auto topo = probe_topology(*root, std::nullopt);
     REQUIRE_MESSAGE(topo.ok(), topo.error().message());
     CHECK(topo->source == "root:" + dir);
     check_consistent(*topo);
-    check_against(*topo, test::hwloc_reference(std::nullopt, dir));
+    check_against(*topo, testing::hwloc_reference(std::nullopt, dir));
   }
 }
 
@@ -135,7 +135,7 @@ TEST_CASE("topology: live machine") {
   CHECK(topo->cores >= 1);
   CHECK(topo->packages >= 1);
   check_consistent(*topo);
-  check_against(*topo, test::hwloc_reference(std::nullopt, std::nullopt));
+  check_against(*topo, testing::hwloc_reference(std::nullopt, std::nullopt));
 }
 
 TEST_CASE("topology: unreadable inputs give a clean error") {
@@ -146,30 +146,29 @@ TEST_CASE("topology: unreadable inputs give a clean error") {
     CHECK(topo.error().message().find("/nonexistent/topo.xml") != std::string::npos);
   }
   SUBCASE("XML file that is not a topology") {
-    test::TempDir tmp;
-    std::string path = tmp.path() + "/bad.xml";
-    std::ofstream(path) << "<topology><object type=\"Bogus\"";
+    testing::TempDir tmp;
+    std::string path = tmp.write("bad.xml", "<topology><object type=\"Bogus\"");
     auto topo = probe_topology(Root::live(), path);
     REQUIRE(!topo.ok());
     CHECK(topo.error().message().find(path) != std::string::npos);
   }
   SUBCASE("root without sys/") {
-    test::TempDir tmp;
-    auto root = Root::open(tmp.path());
+    testing::TempDir tmp;
+    auto root = Root::open(tmp.path);
     REQUIRE(root.ok());
     auto topo = probe_topology(*root, std::nullopt);
     REQUIRE(!topo.ok());
     CHECK(topo.error().err == ENOENT);
-    CHECK(topo.error().message().find(tmp.path()) != std::string::npos);
+    CHECK(topo.error().message().find(tmp.path) != std::string::npos);
   }
 }
 
 TEST_CASE("topology: hwloc environment does not leak between probes") {
   auto live = probe_topology(Root::live(), std::nullopt);
   REQUIRE(live.ok());
-  auto tarballs = test::fixture_files("sysfs", ".tar.bz2");
+  auto tarballs = testing::fixture_files("sysfs", ".tar.bz2");
   REQUIRE(!tarballs.empty());
-  std::string dir = test::shared_root(tarballs.back());
+  std::string dir = testing::shared_fixture(tarballs.back());
   auto root = Root::open(dir);
   REQUIRE(root.ok());
   auto captured = probe_topology(*root, std::nullopt);
@@ -186,7 +185,7 @@ TEST_CASE("topology: hwloc environment does not leak between probes") {
 
   // A redirection left in the caller's environment neither changes a live probe nor
   // gets lost.
-  std::string xml = test::fixture_files("topologies", ".xml").front();
+  std::string xml = testing::fixture_files("topologies", ".xml").front();
   ::setenv("HWLOC_XMLFILE", xml.c_str(), 1);
   auto redirected = probe_topology(Root::live(), std::nullopt);
   const char* kept = ::getenv("HWLOC_XMLFILE");

@@ -12,6 +12,8 @@
 
 #include <fmt/core.h>
 
+#include "base/fd_io.h"
+
 namespace tuner {
 
 namespace {
@@ -175,31 +177,14 @@ bool valid_run_id(std::string_view id) {
   return true;
 }
 
-Journal::Journal(Journal&& o) noexcept { *this = std::move(o); }
-Journal& Journal::operator=(Journal&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = o.fd_;
-    o.fd_ = -1;
-    dir_fd_ = o.dir_fd_;
-    o.dir_fd_ = -1;
-    run_id_ = std::move(o.run_id_);
-    path_ = std::move(o.path_);
-  }
-  return *this;
-}
-Journal::~Journal() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 Result<Journal> Journal::create(const StateDir& dir, const std::string& run_id) {
   Journal j;
   j.run_id_ = run_id;
   j.path_ = dir.path_of("runs/" + journal_name(run_id));
   if (!valid_run_id(run_id)) return Error::invalid("invalid run id", run_id);
-  j.fd_ = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
-                   O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (j.fd_ < 0) return errno_error("cannot create journal", j.path_);
+  j.fd_.reset(::openat(dir.runs_fd(), journal_name(run_id).c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!j.fd_) return errno_error("cannot create journal", j.path_);
   j.dir_fd_ = dir.runs_fd();
   return j;
 }
@@ -209,17 +194,17 @@ Result<Journal> Journal::open(const StateDir& dir, const std::string& run_id) {
   j.run_id_ = run_id;
   j.path_ = dir.path_of("runs/" + journal_name(run_id));
   if (!valid_run_id(run_id)) return Error::invalid("invalid run id", run_id);
-  j.fd_ = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
-                   O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-  if (j.fd_ < 0) return errno_error("cannot open journal", j.path_);
+  j.fd_.reset(::openat(dir.runs_fd(), journal_name(run_id).c_str(),
+                       O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
+  if (!j.fd_) return errno_error("cannot open journal", j.path_);
   // Cut a torn last record so the next append starts on a fresh line.
   struct stat st {};
-  if (::fstat(j.fd_, &st) != 0) return errno_error("cannot stat", j.path_);
+  if (::fstat(j.fd_.get(), &st) != 0) return errno_error("cannot stat", j.path_);
   off_t end = st.st_size;
   char buf[4096];
   while (end > 0) {
     off_t from = std::max<off_t>(0, end - static_cast<off_t>(sizeof buf));
-    ssize_t n = ::pread(j.fd_, buf, static_cast<size_t>(end - from), from);
+    ssize_t n = ::pread(j.fd_.get(), buf, static_cast<size_t>(end - from), from);
     if (n <= 0) return errno_error("cannot read", j.path_);
     auto* nl = static_cast<char*>(::memrchr(buf, '\n', static_cast<size_t>(n)));
     if (nl) {
@@ -229,7 +214,7 @@ Result<Journal> Journal::open(const StateDir& dir, const std::string& run_id) {
     end = from;
   }
   if (end != st.st_size) {
-    if (::ftruncate(j.fd_, end) != 0 || ::fsync(j.fd_) != 0)
+    if (::ftruncate(j.fd_.get(), end) != 0 || ::fsync(j.fd_.get()) != 0)
       return errno_error("cannot cut the torn last record", j.path_);
   }
   return j;
@@ -243,7 +228,7 @@ Status Journal::append(const std::vector<JournalRecord>& records, bool sync) {
   }
   std::size_t off = 0;
   while (off < text.size()) {
-    ssize_t n = ::write(fd_, text.data() + off, text.size() - off);
+    ssize_t n = ::write(fd_.get(), text.data() + off, text.size() - off);
     if (n < 0) {
       if (errno == EINTR) continue;
       return errno_error("cannot append to journal", path_);
@@ -251,7 +236,7 @@ Status Journal::append(const std::vector<JournalRecord>& records, bool sync) {
     off += static_cast<size_t>(n);
   }
   if (!sync) return Ok{};
-  if (::fdatasync(fd_) != 0) return errno_error("cannot fsync journal", path_);
+  if (::fdatasync(fd_.get()) != 0) return errno_error("cannot fsync journal", path_);
   if (dir_fd_ >= 0) {
     if (::fsync(dir_fd_) != 0) return errno_error("cannot fsync the runs directory", path_);
     dir_fd_ = -1;
@@ -262,13 +247,11 @@ Status Journal::append(const std::vector<JournalRecord>& records, bool sync) {
 Result<std::vector<std::string>> list_runs(const StateDir& dir) {
   std::vector<std::string> ids;
   if (dir.runs_fd() < 0) return ids;
-  int fd = ::openat(dir.runs_fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno_error("cannot open", dir.path_of("runs"));
-  DIR* d = ::fdopendir(fd);
-  if (!d) {
-    ::close(fd);
-    return errno_error("cannot list", dir.path_of("runs"));
-  }
+  UniqueFd fd(::openat(dir.runs_fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) return errno_error("cannot open", dir.path_of("runs"));
+  DIR* d = ::fdopendir(fd.get());
+  if (!d) return errno_error("cannot list", dir.path_of("runs"));
+  fd.release();  // closedir closes it
   while (dirent* e = ::readdir(d)) {
     std::string_view n = e->d_name;
     if (!n.ends_with(".journal")) continue;
@@ -284,24 +267,10 @@ Result<JournalText> read_journal(const StateDir& dir, const std::string& run_id)
   std::string path = dir.path_of("runs/" + journal_name(run_id));
   if (!valid_run_id(run_id))
     return Error::invalid("not a run id (expected YYYYMMDDTHHMMSSZ-xxxx)", run_id);
-  int fd = ::openat(dir.runs_fd(), journal_name(run_id).c_str(),
-                    O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return errno_error("cannot open journal", path);
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      return errno_error("cannot read", path, e);
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return parse_journal(text, path);
+  auto text = read_file_at(dir.runs_fd(), journal_name(run_id), path, {.regular_only = true},
+                           O_NOFOLLOW);
+  if (!text.ok()) return text.error();
+  return parse_journal(*text, path);
 }
 
 }  // namespace tuner

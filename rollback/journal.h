@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "base/unique_fd.h"
 #include "rollback/state_dir.h"
 
 namespace tuner {
@@ -63,14 +64,9 @@ bool valid_run_id(std::string_view id);
 /// ISO 8601 UTC now, "2026-11-29T17:30:00Z".
 std::string utc_now();
 
+/// Move-only: it owns the journal's descriptor.
 class Journal {
  public:
-  Journal() = default;
-  Journal(Journal&&) noexcept;
-  Journal& operator=(Journal&&) noexcept;
-  Journal(const Journal&) = delete;
-  ~Journal();
-
   /// Creates runs/<run_id>.journal (O_EXCL, 0600). The file and its directory entry
   /// are made durable by the first synced append, before anything it announces.
   static Result<Journal> create(const StateDir& dir, const std::string& run_id);
@@ -84,7 +80,7 @@ class Journal {
   const std::string& path() const { return path_; }
 
  private:
-  int fd_ = -1;
+  UniqueFd fd_;
   int dir_fd_ = -1;  // runs/, still to be fsynced for a new file; not owned
   std::string run_id_, path_;
 };

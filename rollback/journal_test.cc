@@ -5,10 +5,12 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "rollback/test_util.h"
+#include "base/fd_io.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 
@@ -117,4 +119,25 @@ TEST_CASE("journal: ids of runs in the same second still sort in creation order"
   auto runs = list_runs(*dir);
   REQUIRE(runs.ok());
   CHECK(*runs == made);
+}
+
+TEST_CASE("journal: a FIFO or an oversized file in runs/ is an error, not a hang") {
+  testing::HangGuard guard;
+  testing::TempDir t;
+  auto dir = StateDir::open(t.path + "/state", true);
+  REQUIRE(dir.ok());
+  const std::string fifo_id = "20261129T173000Z-0001", big_id = "20261129T173000Z-0002";
+  REQUIRE(::mkfifo((t.path + "/state/runs/" + fifo_id + ".journal").c_str(), 0600) == 0);
+  auto fifo = read_journal(*dir, fifo_id);
+  REQUIRE_FALSE(fifo.ok());
+  CHECK(fifo.error().is(ErrorKind::invalid));
+  CHECK(fifo.error().message().find("not a regular file (a FIFO)") != std::string::npos);
+  CHECK(fifo.error().message().find(fifo_id) != std::string::npos);
+  // A journal larger than the reader's bound is refused before it is read.
+  std::filesystem::resize_file(testing::write_file(t.path + "/state/runs/" + big_id + ".journal", ""),
+                               kMaxFileBytes + 1);
+  auto big = read_journal(*dir, big_id);
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.error().is(ErrorKind::invalid));
+  CHECK(big.error().message().find("larger than") != std::string::npos);
 }

@@ -4,24 +4,20 @@
 #pragma once
 
 #include "base/result.h"
+#include "base/unique_fd.h"
 #include "rollback/state_dir.h"
 
 namespace tuner {
 
+/// Move-only; destroying the holder closes the last fd, which releases the flock.
 class Lock {
  public:
-  Lock() = default;
-  Lock(Lock&&) noexcept;
-  Lock& operator=(Lock&&) noexcept;
-  Lock(const Lock&) = delete;
-  ~Lock();
-
   /// Takes the lock or fails at once: "another tuner (pid N) is changing this machine".
   static Result<Lock> acquire(const StateDir& dir);
-  bool held() const { return fd_ >= 0; }
+  bool held() const { return fd_.valid(); }
 
  private:
-  int fd_ = -1;
+  UniqueFd fd_;
 };
 
 }  // namespace tuner

@@ -1,11 +1,13 @@
 #include "rollback/lock.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <doctest/doctest.h>
 
-#include "rollback/test_util.h"
+#include "base/fd_io.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 
@@ -17,21 +19,19 @@ TEST_CASE("lock: a second tuner is refused and told the holder's pid") {
   REQUIRE(held.ok());
   // flock is per open file description: a child opening the file on its own competes.
   int pipefd[2];
-  REQUIRE(::pipe(pipefd) == 0);
+  REQUIRE(::pipe2(pipefd, O_CLOEXEC) == 0);
+  UniqueFd from_child(pipefd[0]), to_parent(pipefd[1]);
   pid_t child = ::fork();
   if (child == 0) {
     auto again = Lock::acquire(*sd);
     std::string msg = again.ok() ? "GOT" : again.error().message();
-    (void)!::write(pipefd[1], msg.data(), msg.size());
+    (void)!::write(to_parent.get(), msg.data(), msg.size());
     ::_exit(0);
   }
-  ::close(pipefd[1]);
-  char buf[512] = {};
-  ssize_t n = ::read(pipefd[0], buf, sizeof buf - 1);
-  ::close(pipefd[0]);
+  to_parent.reset();
+  std::string msg = read_fd(from_child.get(), "the child's answer").value_or("");
   int status = 0;
   ::waitpid(child, &status, 0);
-  std::string msg(buf, n > 0 ? static_cast<size_t>(n) : 0);
   CHECK(msg.find("another tuner (pid " + std::to_string(::getpid()) + ")") != std::string::npos);
 
   *held = Lock();  // released

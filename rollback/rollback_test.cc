@@ -5,7 +5,7 @@
 #include <map>
 
 #include "rollback/state.h"
-#include "rollback/test_util.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 

@@ -107,13 +107,11 @@ std::string encode_state(const State& s) {
 
 Result<State> load_state(const StateDir& dir) {
   std::string path = dir.path_of(kFile);
-  int fd = ::openat(dir.fd(), kFile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return State{};
-    return errno_error("cannot open", path);
+  auto text = read_file_at(dir.fd(), kFile, path, {.regular_only = true}, O_NOFOLLOW);
+  if (!text.ok()) {
+    if (text.error().err == ENOENT) return State{};
+    return text.error();
   }
-  auto text = read_all_and_close(fd, path);
-  if (!text.ok()) return text.error();
   return parse_state(*text, path);
 }
 
@@ -121,29 +119,27 @@ Status save_state(const StateDir& dir, const State& s) {
   std::string tmp = fmt::format("{}.tmp.{}", kFile, ::getpid());
   std::string path = dir.path_of(tmp);
   ::unlinkat(dir.fd(), tmp.c_str(), 0);  // a leftover from a crashed writer
-  int fd = ::openat(dir.fd(), tmp.c_str(),
-                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return errno_error("cannot create", path);
+  UniqueFd fd(::openat(dir.fd(), tmp.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return errno_error("cannot create", path);
   std::string text = encode_state(s);
   std::size_t off = 0;
   while (off < text.size()) {
-    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    ssize_t n = ::write(fd.get(), text.data() + off, text.size() - off);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int e = errno;
-      ::close(fd);
       ::unlinkat(dir.fd(), tmp.c_str(), 0);
       return errno_error("cannot write", path, e);
     }
     off += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0) {
+  if (::fsync(fd.get()) != 0) {
     int e = errno;
-    ::close(fd);
     ::unlinkat(dir.fd(), tmp.c_str(), 0);
     return errno_error("cannot fsync", path, e);
   }
-  ::close(fd);
+  fd.reset();
   if (::renameat(dir.fd(), tmp.c_str(), dir.fd(), kFile) != 0) {
     int e = errno;
     ::unlinkat(dir.fd(), tmp.c_str(), 0);

@@ -9,11 +9,7 @@
 namespace tuner {
 
 struct StateDir::Fds {
-  int dir = -1, runs = -1;
-  ~Fds() {
-    if (runs >= 0) ::close(runs);
-    if (dir >= 0) ::close(dir);
-  }
+  UniqueFd dir, runs;
 };
 
 namespace {
@@ -31,7 +27,7 @@ Status make_parents(const std::string& dir) {
 
 }  // namespace
 
-Result<int> open_private_dir(int dirfd, const std::string& name, const std::string& shown,
+Result<UniqueFd> open_private_dir(int dirfd, const std::string& name, const std::string& shown,
                              bool create, bool* created) {
   struct stat st {};
   if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
@@ -44,17 +40,13 @@ Result<int> open_private_dir(int dirfd, const std::string& name, const std::stri
   } else if (create && errno != EEXIST) {
     return errno_error("cannot create directory", shown);
   }
-  int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
+  UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) {
     if (errno == ELOOP)
       return Error::invalid("is a symlink; refusing to use it as tuner's state directory", shown);
     return errno_error("cannot open state directory", shown);
   }
-  if (::fstat(fd, &st) != 0) {
-    int e = errno;
-    ::close(fd);
-    return errno_error("cannot stat", shown, e);
-  }
+  if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", shown);
   std::string problem;
   if (st.st_uid != ::geteuid())
     problem = fmt::format("is owned by uid {}, not by uid {} that runs tuner", st.st_uid,
@@ -62,10 +54,7 @@ Result<int> open_private_dir(int dirfd, const std::string& name, const std::stri
   else if (st.st_mode & (S_IWGRP | S_IWOTH))
     problem = fmt::format("is group- or world-writable (mode {:04o}); expected 0700",
                           st.st_mode & 07777);
-  if (!problem.empty()) {
-    ::close(fd);
-    return Error::invalid(problem + "; refusing to use it", shown);
-  }
+  if (!problem.empty()) return Error::invalid(problem + "; refusing to use it", shown);
   return fd;
 }
 
@@ -90,31 +79,30 @@ Result<StateDir> StateDir::open(const std::string& dir_in, bool create) {
   if (create && dir[0] == '/') {
     if (auto s = make_parents(dir); !s.ok()) return s.error();
   }
-  int pfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (pfd < 0) return errno_error("cannot open", parent);
+  UniqueFd pfd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!pfd) return errno_error("cannot open", parent);
   bool created = false;
-  auto fd = open_private_dir(pfd, leaf, dir, create, &created);
-  if (fd.ok() && created) (void)sync_dir(pfd, parent);  // the new entry itself
-  ::close(pfd);
+  auto fd = open_private_dir(pfd.get(), leaf, dir, create, &created);
   if (!fd.ok()) return fd.error();
+  if (created) (void)sync_dir(pfd.get(), parent);  // the new entry itself
   StateDir sd;
   sd.fds_ = std::make_shared<Fds>();
-  sd.fds_->dir = *fd;
+  sd.fds_->dir = std::move(*fd);
   sd.path_ = dir;
   created = false;
-  auto runs = open_private_dir(*fd, "runs", sd.path_of("runs"), create, &created);
+  auto runs = open_private_dir(sd.fd(), "runs", sd.path_of("runs"), create, &created);
   if (!runs.ok()) {
     // A read-only user of a fresh directory (no runs yet) gets an empty runs view.
     if (create || runs.error().err != ENOENT) return runs.error();
   } else {
-    sd.fds_->runs = *runs;
-    if (created) (void)sync_dir(*fd, dir);
+    sd.fds_->runs = std::move(*runs);
+    if (created) (void)sync_dir(sd.fd(), dir);
   }
   return sd;
 }
 
-int StateDir::fd() const { return fds_ ? fds_->dir : -1; }
-int StateDir::runs_fd() const { return fds_ ? fds_->runs : -1; }
+int StateDir::fd() const { return fds_ ? fds_->dir.get() : -1; }
+int StateDir::runs_fd() const { return fds_ ? fds_->runs.get() : -1; }
 std::string StateDir::path_of(std::string_view rel) const {
   return path_ + "/" + std::string(rel);
 }

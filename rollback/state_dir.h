@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "base/unique_fd.h"
 
 namespace tuner {
 
@@ -33,7 +34,7 @@ class StateDir {
 
 /// Opens name under dirfd as a directory without following a symlink and checks owner
 /// and mode; `shown` names it in errors. *created says whether it was made now.
-Result<int> open_private_dir(int dirfd, const std::string& name, const std::string& shown,
+Result<UniqueFd> open_private_dir(int dirfd, const std::string& name, const std::string& shown,
                              bool create, bool* created = nullptr);
 
 /// fsync on a directory fd, so a created or renamed entry survives a crash.

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rollback/test_util.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 
@@ -106,4 +106,16 @@ TEST_CASE("state: rolling back an earlier run leaves the later run's value kept"
   CHECK(forget_knob(s, "irq:57:affinity", "run1"));
   CHECK(s.knobs.at("irq:57:affinity").value == "5");
   CHECK(s.knobs.at("irq:57:affinity").earlier.empty());
+}
+
+TEST_CASE("state: a state.json that is a FIFO is refused at once") {
+  testing::HangGuard guard;
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  REQUIRE(::mkfifo((t.path + "/s/state.json").c_str(), 0600) == 0);
+  auto s = load_state(*sd);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().is(ErrorKind::invalid));
+  CHECK(s.error().message().find("state.json: not a regular file") != std::string::npos);
 }

@@ -1,16 +1,12 @@
-// Test helper: run the built tuner binary (TUNER_BINARY) through the shell and keep its
-// exit code, stdout and stderr, as a user at a prompt would see them.
+// Test support: run the built tuner binary (TUNER_BINARY) and keep its exit code, stdout
+// and stderr, as a user at a prompt would see them.
 #pragma once
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <chrono>
 #include <stdexcept>
 #include <string>
+
+#include "base/runner.h"
 
 namespace tuner::testing {
 
@@ -19,27 +15,21 @@ struct CliRun {
   std::string out, err;
 };
 
-/// Runs "TUNER_BINARY ARGS" with /bin/sh (ARGS is shell text: quote what needs it).
+/// Runs "TUNER_BINARY ARGS" through /bin/sh (ARGS is shell text: quote what needs it;
+/// the binary's own path is passed as $0, so it needs no quoting). stdin is /dev/null;
+/// a run past two minutes is killed and reported with code -1.
 inline CliRun run_tuner(const std::string& args) {
-  char tmpl[] = "/tmp/tuner-cli-err-XXXXXX";
-  int fd = ::mkstemp(tmpl);
-  if (fd < 0) throw std::runtime_error("mkstemp failed");
-  ::close(fd);
-  std::string cmd = std::string(TUNER_BINARY) + " " + args + " 2>" + tmpl;
-  CliRun r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("popen failed: " + cmd);
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(tmpl);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  std::remove(tmpl);
-  return r;
+  RunSpec spec;
+  spec.argv = {"/bin/sh", "-c", "exec \"$0\" " + args, TUNER_BINARY};
+  spec.timeout = std::chrono::minutes(2);
+  ProcessRunner runner;
+  auto r = runner.run(spec);
+  if (!r) throw std::runtime_error("cannot run tuner: " + r.error().message());
+  CliRun out;
+  out.code = r->signal == 0 && !r->timed_out ? r->exit_code : -1;
+  out.out = std::move(r->out);
+  out.err = std::move(r->err);
+  return out;
 }
 
 }  // namespace tuner::testing

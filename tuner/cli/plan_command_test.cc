@@ -1,19 +1,17 @@
 // `tuner plan` end to end through the real binary: text and JSON on an XML topology,
 // exit codes, impossible requests, --root reads, and that nothing is written.
-#include <sys/wait.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <map>
 #include <string>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/cli.h"
-#include "tests/fixtures_util.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -23,35 +21,17 @@ namespace {
 using Run = tuner::testing::CliRun;
 using tuner::testing::run_tuner;
 
-/// A temp dir removed with the object; write() makes parent dirs.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/tuner-plan-dir-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    path = tmpl;
+using tuner::testing::TempDir;
+
+/// Every file under the tree with its content: to prove nothing changed.
+std::string snapshot(const std::string& dir) {
+  std::string out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    out += e.path().string() + "\n";
+    if (e.is_regular_file()) out += tuner::testing::read_text(e.path().string()) + "\n";
   }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const std::string& rel, const std::string& text) const {
-    fs::create_directories((path / rel).parent_path());
-    std::ofstream(path / rel) << text;
-    return (path / rel).string();
-  }
-  /// Every file under the tree with its content: to prove nothing changed.
-  std::string snapshot() const {
-    std::string out;
-    for (const auto& e : fs::recursive_directory_iterator(path)) {
-      out += e.path().string() + "\n";
-      if (e.is_regular_file()) {
-        std::ifstream in(e.path());
-        std::stringstream ss;
-        ss << in.rdbuf();
-        out += ss.str() + "\n";
-      }
-    }
-    return out;
-  }
-};
+  return out;
+}
 
 const std::string kXml = std::string(TUNER_FIXTURES) + "/topologies/24em64t-2n6c2t-pci.xml";
 
@@ -136,25 +116,24 @@ TEST_CASE("plan command: a captured root is read, never written") {
   std::string p = dir.write("p.toml",
                             "[profile]\nname = \"p\"\n[sysctl]\n\"net.core.rmem_max\" = 268435456\n"
                             "\"vm.swappiness\" = \"<=60\"\n");
-  std::string before = root.snapshot();
-  Run r = run_tuner("plan --json --detailed-exitcode --profile " + p + " --root " + root.path.string());
+  std::string before = snapshot(root.path);
+  Run r = run_tuner("plan --json --detailed-exitcode --profile " + p + " --root " + root.path);
   CHECK(r.code == 3);
   json j = json::parse(r.out);
   REQUIRE(j["changes"].size() == 1);
   CHECK(j["changes"][0]["knob"] == "sysctl:net.core.rmem_max");
   CHECK(j["changes"][0]["current"] == "212992");
   CHECK(j["unchanged"] == 1);
-  CHECK(root.snapshot() == before);
+  CHECK(snapshot(root.path) == before);
 }
 
 TEST_CASE("plan command: a capture without proc/sys plans sysctls with unknown current values") {
   // hwloc's sysfs captures hold /sys and a little of /proc, but no /proc/sys: existence
   // of a key cannot be judged there, so the change is listed with current = null.
-  tuner::testing::ScopedFixture fx(std::string(TUNER_FIXTURES) +
-                                   "/sysfs/40intel64-2g2n4c+pci.tar.bz2");
+  const std::string capture = tuner::testing::shared_fixture("40intel64-2g2n4c+pci.tar.bz2");
   TempDir dir;
   std::string p = dir.write("p.toml", "[profile]\nname = \"p\"\n[sysctl]\n\"net.core.rmem_max\" = 268435456\n");
-  Run r = run_tuner("plan --json --detailed-exitcode --profile " + p + " --root " + fx.root());
+  Run r = run_tuner("plan --json --detailed-exitcode --profile " + p + " --root " + capture);
   CHECK(r.code == 3);
   json j = json::parse(r.out);
   REQUIRE(j["changes"].size() == 1);
@@ -163,7 +142,22 @@ TEST_CASE("plan command: a capture without proc/sys plans sysctls with unknown c
   // With a proc/sys, a key that is not there is still an error (exit 2).
   TempDir root;
   root.write("proc/sys/vm/swappiness", "60\n");
-  r = run_tuner("plan --profile " + p + " --root " + root.path.string());
+  r = run_tuner("plan --profile " + p + " --root " + root.path);
   CHECK(r.code == 2);
   CHECK(r.err.find("does not exist") != std::string::npos);
+}
+
+TEST_CASE("plan command: --topology takes a regular file only; a FIFO does not hang it") {
+  TempDir dir;
+  std::string fifo = dir / "topo.xml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string& bad : {fifo, std::string("/dev/zero"), dir.path}) {
+    CAPTURE(bad);
+    Run r = run_tuner("plan --profile balanced --topology " + bad);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("cannot read topology XML") != std::string::npos);
+    CHECK(r.err.find(bad) != std::string::npos);
+  }
+  Run r = run_tuner("plan --profile balanced --topology " + fifo);
+  CHECK(r.err.find("not a regular file (a FIFO)") != std::string::npos);
 }

@@ -1,17 +1,12 @@
 // `tuner profiles` end to end through the real binary: listing, broken profiles,
 // JSON contract and usage errors.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/cli.h"
+#include "tests/support/temp_dir.h"
 
 using nlohmann::json;
 
@@ -21,20 +16,13 @@ using Run = tuner::testing::CliRun;
 using tuner::testing::run_tuner;
 
 struct ProfileDir {
-  std::string dir;
+  tuner::testing::TempDir tmp{"tuner-profiles-dir"};
+  std::string dir = tmp.path;
   ProfileDir() {
-    char tmpl[] = "/tmp/tuner-profiles-dir-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    dir = tmpl;
-    std::ifstream src(TUNER_SOURCE_PROFILES "/balanced.toml");
-    std::ofstream(dir + "/balanced.toml") << src.rdbuf();
-    std::ofstream(dir + "/broken.toml") << "[irq.\"eth*\"]\npolcy = \"spread\"\n";
-    std::ofstream(dir + "/gpu-node.toml")
-        << "[profile]\ndescription = \"GPU nodes\"\ninclude = [\"balanced\"]\n[match]\ngpu = true\n";
-  }
-  ~ProfileDir() {
-    for (const char* f : {"/balanced.toml", "/broken.toml", "/gpu-node.toml"}) std::remove((dir + f).c_str());
-    ::rmdir(dir.c_str());
+    tmp.write("balanced.toml", tuner::testing::read_text(TUNER_SOURCE_PROFILES "/balanced.toml"));
+    tmp.write("broken.toml", "[irq.\"eth*\"]\npolcy = \"spread\"\n");
+    tmp.write("gpu-node.toml",
+              "[profile]\ndescription = \"GPU nodes\"\ninclude = [\"balanced\"]\n[match]\ngpu = true\n");
   }
 };
 

@@ -1,7 +1,8 @@
 #include "tuner/cli/target_options.h"
 
-#include <unistd.h>
+#include <fcntl.h>
 
+#include "base/fd_io.h"
 
 namespace po = boost::program_options;
 
@@ -19,8 +20,13 @@ Target open_target(const po::variables_map& vm) {
   std::optional<std::string> xml;
   if (vm.count("topology")) {
     xml = vm["topology"].as<std::string>();
-    if (::access(xml->c_str(), R_OK) != 0)
-      fail_input(errno_error("cannot read topology XML", "--topology " + *xml).message());
+    // A regular file only: hwloc would wait forever on a FIFO.
+    auto fd = open_for_read(AT_FDCWD, *xml, "--topology " + *xml, {.regular_only = true});
+    if (!fd.ok()) {
+      Error e = fd.error();
+      e.what = "cannot read topology XML: " + e.what;
+      fail_input(e.message());
+    }
   }
   std::string dir = vm.count("root") ? vm["root"].as<std::string>() : "/";
   auto root = Root::open(dir);

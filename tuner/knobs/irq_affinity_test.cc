@@ -7,7 +7,6 @@
 #include "base/cpuset.h"
 #include "base/strings.h"
 #include "tuner/knobs/knob.h"
-#include "tuner/knobs/proc_file.h"
 
 using namespace tuner;
 

@@ -11,7 +11,7 @@
 
 #include "base/strings.h"
 #include "tuner/knobs/knob.h"
-#include "tuner/knobs/systemd.h"
+#include "tuner/knobs/knob_files.h"
 
 namespace tuner {
 
@@ -38,46 +38,40 @@ bool irqbalance_process_running(const Root& root) {
   return false;
 }
 
-class IrqbalanceServiceKnob : public Knob {
+class IrqbalanceServiceKnob : public MachineKnob {
  public:
-  explicit IrqbalanceServiceKnob(KnobContext& ctx) : ctx_(ctx) {}
-  const std::string& id() const override { return id_; }
+  using MachineKnob::MachineKnob;
 
+  /// Without systemd, or in a capture, the daemon's own process says.
   Result<std::string> read() override {
-    Systemctl& sc = systemctl();
+    Systemctl& sc = *ctx_.systemctl;
     if (!ctx_.root.is_live() || !sc.running())
       return std::string(irqbalance_process_running(ctx_.root) ? "active" : "inactive");
     auto state = sc.is_active(kUnit);
-    if (!state.ok()) return Error::invalid(state.error().message(), id_);
+    if (!state.ok()) return state.error().context(id_str_);
     return std::string(state_is_active(*state) ? "active" : "inactive");
   }
 
   Result<std::string> canonical(const std::string& desired) override {
     std::string v(trim(desired));
     if (v != "active" && v != "inactive")
-      return Error::invalid("expected active or inactive, got '" + v + "'", id_);
+      return Error::invalid("expected active or inactive, got '" + v + "'", id_str_);
     return v;
   }
 
-  Status write(const std::string& value) override {
-    auto want = canonical(value);
-    if (!want.ok()) return want.error();
-    if (!ctx_.root.is_live())
-      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
-    Systemctl& sc = systemctl();
-    if (!sc.running()) return Error::invalid("irqbalance is not managed by systemd here", id_);
-    if (auto st = sc.run({*want == "active" ? "start" : "stop", kUnit}); !st.ok())
-      return Error::invalid(st.error().message(), id_);
-    auto now = read();
-    if (!now.ok()) return now.error();
-    if (*now != *want)
-      return Error::invalid("irqbalance is " + *now + " after asking for " + *want, id_);
+ protected:
+  Status set(const std::string& value) override {
+    Systemctl& sc = *ctx_.systemctl;
+    if (!sc.running())
+      return Error::unsupported("irqbalance is not managed by systemd here", id_str_);
+    if (auto st = sc.run({value == "active" ? "start" : "stop", kUnit}); !st.ok())
+      return st.error().context(id_str_);
     return Ok{};
   }
 
- private:
-  std::string id_ = "irqbalance:service";
-  KnobContext& ctx_;
+  std::string mismatch(const std::string& now, const std::string& want) override {
+    return "irqbalance is " + now + " after asking for " + want;
+  }
 };
 
 /// "57,58" from the drop-in's Environment line.
@@ -109,16 +103,15 @@ Result<std::string> parse_ban_dropin(const std::string& text, const std::string&
   return out.empty() ? std::string("none") : out;
 }
 
-class IrqbalanceBannedKnob : public Knob {
+class IrqbalanceBannedKnob : public MachineKnob {
  public:
-  explicit IrqbalanceBannedKnob(KnobContext& ctx) : ctx_(ctx) {}
-  const std::string& id() const override { return id_; }
+  using MachineKnob::MachineKnob;
 
   Result<std::string> read() override {
-    auto text = read_optional_file(ctx_.systemd_dir, kDropinDir, kDropin);
-    if (!text.ok()) return errno_error(text.error().message(), id_, text.error().err);
+    auto text = read_dropin(ctx_.root, dropin());
+    if (!text.ok()) return text.error().context(id_str_);
     if (!*text) return std::string("none");
-    return parse_ban_dropin(**text, path());
+    return parse_ban_dropin(**text, dropin().shown(ctx_.root));
   }
 
   Result<std::string> canonical(const std::string& desired) override {
@@ -126,15 +119,16 @@ class IrqbalanceBannedKnob : public Knob {
     if (v == "none" || v.empty()) return std::string("none");
     std::vector<unsigned> irqs;
     for (std::string_view part : split(v, ',')) {
-      auto n = parse_u64(part);
-      if (!n || trim(part).find_first_not_of("0123456789") != std::string_view::npos || *n > 1u << 20)
-        return Error::invalid("'" + std::string(part) + "' is not an IRQ number (expected a list like 57,58)",
-                     id_);
-      unsigned irq = static_cast<unsigned>(*n);
+      auto n = parse_irq_number(trim(part));
+      if (!n.ok())
+        return Error::invalid("'" + std::string(part) +
+                                  "' is not an IRQ number (expected a list like 57,58)",
+                              id_str_);
+      unsigned irq = *n;
       if (ctx_.root.exists("proc/irq") && !ctx_.root.exists("proc/irq/" + std::to_string(irq)))
         return Error::missing("IRQ " + std::to_string(irq) + " does not exist (no /proc/irq/" +
-                         std::to_string(irq) + ")",
-                     id_);
+                                  std::to_string(irq) + ")",
+                              id_str_);
       if (std::find(irqs.begin(), irqs.end(), irq) == irqs.end()) irqs.push_back(irq);
     }
     std::sort(irqs.begin(), irqs.end());
@@ -143,73 +137,78 @@ class IrqbalanceBannedKnob : public Knob {
     return out;
   }
 
-  Status write(const std::string& value) override {
-    if (!ctx_.root.is_live())
-      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
-    auto want = canonical(value);
-    if (!want.ok()) return want.error();
-    std::optional<std::string> text;  // nullopt: "none" removes the drop-in
-    if (*want != "none") {
-      auto exec = effective_exec_start();
-      if (!exec.ok()) return exec.error();
-      std::string args;
-      for (std::string_view irq : split(*want, ','))
-        args += (args.empty() ? "" : " ") + std::string("--banirq=") + std::string(irq);
-      text =
-          "# Written by tuner (irqbalance:banned); `tuner rollback` removes it.\n"
-          "# A variable of its own: /etc/default/irqbalance (an EnvironmentFile) would\n"
-          "# override IRQBALANCE_ARGS set by Environment=.\n"
-          "[Service]\n"
-          "Environment=\"" + std::string(kVar) + "=" + args + "\"\n"
-          "ExecStart=\n"
-          "ExecStart=" + *exec + " $" + kVar + "\n";
+ protected:
+  /// "none" removes the drop-in.
+  Status set(const std::string& value) override {
+    if (value == "none") {
+      if (Status st = remove_dropin(ctx_.root, dropin()); !st.ok()) return st.error().context(id_str_);
+      return Ok{};
     }
-    if (auto st = write_dropin_checked(id_, ctx_.systemd_dir, kDropinDir, kDropin, text, *want,
-                                       [this] { return read(); });
-        !st.ok())
-      return st;
-    Systemctl& sc = systemctl();
+    auto exec = effective_exec_start();
+    if (!exec.ok()) return exec.error();
+    std::string args;
+    for (std::string_view irq : split(value, ','))
+      args += (args.empty() ? "" : " ") + std::string("--banirq=") + std::string(irq);
+    std::string text =
+        "# Written by tuner (irqbalance:banned); `tuner rollback` removes it.\n"
+        "# A variable of its own: /etc/default/irqbalance (an EnvironmentFile) would\n"
+        "# override IRQBALANCE_ARGS set by Environment=.\n"
+        "[Service]\n"
+        "Environment=\"" + std::string(kVar) + "=" + args + "\"\n"
+        "ExecStart=\n"
+        "ExecStart=" + *exec + " $" + kVar + "\n";
+    if (Status st = write_dropin(ctx_.root, dropin(), text); !st.ok())
+      return st.error().context(id_str_);
+    return Ok{};
+  }
+
+  std::string mismatch(const std::string& now, const std::string& want) override {
+    return "read back '" + now + "' from " + dropin().shown(ctx_.root) + " after writing '" +
+           want + "'";
+  }
+
+  /// systemd reads the drop-in at daemon-reload; a running irqbalance at its restart.
+  Status finish(const std::string&) override {
+    Systemctl& sc = *ctx_.systemctl;
     if (!sc.running()) {
-      knob_note(id_, "systemd is not running here; the drop-in applies once systemd runs irqbalance");
+      knob_note(id_str_, "systemd is not running here; the drop-in applies once systemd runs irqbalance");
       return Ok{};
     }
     auto state = sc.is_active(kUnit);
     bool was_active = state.ok() && state_is_active(*state);
-    if (auto r = sc.run({"daemon-reload"}); !r.ok())
-      return Error::invalid("wrote " + path() + " but " + r.error().message(), id_);
-    if (was_active) {
-      if (auto r = sc.run({"restart", kUnit}); !r.ok())
-        return Error::invalid("wrote " + path() + " but " + r.error().message(), id_);
+    for (std::vector<std::string> args : {std::vector<std::string>{"daemon-reload"},
+                                          std::vector<std::string>{"restart", kUnit}}) {
+      if (args[0] == "restart" && !was_active) break;
+      if (auto r = sc.run(args); !r.ok())
+        return Error{"wrote " + dropin().shown(ctx_.root) + " but " + r.error().message(), id_str_,
+                     r.error().err, r.error().kind};
     }
     return Ok{};
   }
 
  private:
-  std::string path() const { return ctx_.systemd_dir + "/" + kDropinDir + "/" + kDropin; }
+  Dropin dropin() const { return {ctx_.systemd_dir, kDropinDir, kDropin}; }
 
   /// The ExecStart systemd would use without our drop-in: the unit file's, as changed
   /// by the other drop-ins in name order ("ExecStart=" empties the list).
   Result<std::string> effective_exec_start() {
+    const Root& root = ctx_.root;
     std::optional<std::string> unit_text;
-    std::string unit_path;
-    for (const std::string& dir : {ctx_.systemd_dir, std::string("/run/systemd/system"),
-                                   std::string("/usr/local/lib/systemd/system"),
-                                   std::string("/usr/lib/systemd/system"),
-                                   std::string("/lib/systemd/system")}) {
-      auto r = Root::open(dir);
-      if (!r.ok()) continue;
-      auto text = r->read(kUnit);
-      if (text.ok()) {
+    std::string unit_path, looked;
+    for (const std::string& dir : {ctx_.systemd_dir, std::string("run/systemd/system"),
+                                   std::string("usr/local/lib/systemd/system"),
+                                   std::string("usr/lib/systemd/system"),
+                                   std::string("lib/systemd/system")}) {
+      looked += (looked.empty() ? "" : ", ") + shown_path(root, dir);
+      if (auto text = root.read(dir + "/" + kUnit); text.ok()) {
         unit_text = *text;
-        unit_path = dir + "/" + kUnit;
+        unit_path = shown_path(root, dir + "/" + kUnit);
         break;
       }
     }
     if (!unit_text)
-      return Error::invalid(std::string(kUnit) + " is not installed (looked in " + ctx_.systemd_dir +
-                       ", /run/systemd/system, /usr/local/lib/systemd/system, "
-                       "/usr/lib/systemd/system, /lib/systemd/system)",
-                   id_);
+      return Error::missing(std::string(kUnit) + " is not installed (looked in " + looked + ")",
+                            id_str_);
     std::optional<std::string> exec;
     auto apply = [&](const std::string& text) {
       for (std::string_view line : split(text, '\n')) {
@@ -221,29 +220,23 @@ class IrqbalanceBannedKnob : public Knob {
       }
     };
     apply(*unit_text);
-    auto dir = Root::open(ctx_.systemd_dir + "/" + kDropinDir);
-    if (dir.ok()) {
-      auto names = dir->list(".");
-      if (names.ok())
-        for (const std::string& n : *names) {
-          if (n == kDropin || n.size() < 5 || n.compare(n.size() - 5, 5, ".conf") != 0) continue;
-          if (auto t = dir->read(n); t.ok()) apply(*t);
-        }
-    }
-    if (!exec) return Error::invalid("no ExecStart= in " + unit_path, id_);
+    std::string dir = ctx_.systemd_dir + "/" + kDropinDir;
+    if (auto names = root.list(dir); names.ok())
+      for (const std::string& n : *names) {
+        if (n == kDropin || n.size() < 5 || n.compare(n.size() - 5, 5, ".conf") != 0) continue;
+        if (auto t = root.read(dir + "/" + n); t.ok()) apply(*t);
+      }
+    if (!exec) return Error::invalid("no ExecStart= in " + unit_path, id_str_);
     return *exec;
   }
-
-  std::string id_ = "irqbalance:banned";
-  KnobContext& ctx_;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Knob>> make_irqbalance_knob(const std::string& id, KnobContext& ctx) {
-  if (id == "irqbalance:service") return std::unique_ptr<Knob>(new IrqbalanceServiceKnob(ctx));
-  if (id == "irqbalance:banned") return std::unique_ptr<Knob>(new IrqbalanceBannedKnob(ctx));
-  return Error::invalid("unknown irqbalance knob (expected irqbalance:service or irqbalance:banned)", id);
+Result<std::unique_ptr<Knob>> make_irqbalance_knob(const KnobId& id, KnobContext& ctx) {
+  if (id.kind == KnobKind::irqbalance_service)
+    return std::unique_ptr<Knob>(new IrqbalanceServiceKnob(id, ctx));
+  return std::unique_ptr<Knob>(new IrqbalanceBannedKnob(id, ctx));
 }
 
 }  // namespace tuner

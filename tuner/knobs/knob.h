@@ -1,47 +1,122 @@
-// Knob: one setting tuner can read and write, named by a stable id (DESIGN.md "Knobs").
-// A knob is rebuilt from its id alone, so rollback needs nothing but the journal.
+// Knob: one setting tuner can read and write, named by a stable id (DESIGN.md "Knobs",
+// tuner/knobs/knob_id.h). A knob is rebuilt from its id alone, so rollback needs
+// nothing but the journal.
+//
+// Who owns what (STYLE.md 11): each kind is named and validated in knob_id, and read,
+// made canonical and written in exactly one file here (sysctl.cc, irq_affinity.cc,
+// nic_*.cc, numa_*.cc, irqbalance*.cc). The planner, `status` and rollback ask the
+// knob (make_knob(id, ctx)->read()); nobody else parses a drop-in, a cpuset file or a
+// sysctl. Every knob reads through ctx.root, so it reads a captured tree (--root) as
+// it reads the machine, and only Knob::write writes.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "base/clock.h"
 #include "base/result.h"
 #include "probes/netlink.h"
 #include "probes/root.h"
+#include "tuner/knobs/knob_id.h"
+#include "tuner/knobs/systemd.h"
 
 namespace tuner {
 
-/// What knobs need from the machine. Only a live root may be written.
+/// What knobs need from the machine: one seam per OS surface. Paths are under root.
 struct KnobContext {
-  Root root;                       // reads and writes go through it
-  Netlink* netlink = nullptr;      // ethtool netlink, opened lazily by the caller
-  std::string systemd_dir = "/etc/systemd/system";  // numa:unit drop-ins
-  std::string cgroup_root = "/sys/fs/cgroup";        // numa:cgroup paths are below it
+  Root root;                                 // every read and write goes through it
+  Netlink* netlink = nullptr;                // ethtool netlink; opened lazily when null
+  Systemctl* systemctl = &real_systemctl();  // numa:unit and irqbalance knobs
+  Clock* clock = &SteadyClock::instance();   // the link wait, and any other sleep
+  std::string systemd_dir = "etc/systemd/system";  // numa:unit and irqbalance drop-ins
+  std::string cgroup_root = "sys/fs/cgroup";       // numa:cgroup paths are below it
   unsigned link_timeout_ms = 10000;  // wait for a link to come back after a change
+  /// A test's fake machine: root is a temporary directory laid out like one, and knobs
+  /// may write to it. Any other root that is not the live machine (a --root capture)
+  /// is read-only. Never set outside tests.
+  bool fake_machine = false;
+
+  /// Only the live machine, or a test's fake one, may be written.
+  bool may_write() const { return root.is_live() || fake_machine; }
 };
 
+/// What apply, rollback and status see of a knob. Every real kind derives from
+/// MachineKnob below; a test of apply can fake a whole machine with this interface.
 class Knob {
  public:
   virtual ~Knob() = default;
   /// The stable id: "sysctl:net.core.rmem_max", "irq:57:affinity", ...
   virtual const std::string& id() const = 0;
-  /// Current value in canonical text ("absent"/"none" forms as the kind defines).
+  /// Current value in canonical text ("none" and other forms as the kind defines).
+  /// Errors: kind missing when the thing does not exist (no such key, cgroup,
+  /// interface, IRQ, process); any other kind when it exists but cannot be read here.
   virtual Result<std::string> read() = 0;
   /// Canonical form of a desired value, or an Error saying why it is impossible.
   virtual Result<std::string> canonical(const std::string& desired) = 0;
-  /// Writes value, reads back and compares; an Error names the knob and errno text.
+  /// Writes value, reads back and compares; an Error names the knob.
   virtual Status write(const std::string& value) = 0;
 };
 
-/// Rebuilds a knob from its id. Validates every part of the id (sysctl key syntax,
-/// IRQ number, interface name, unit name, cgroup path) before touching anything.
-Result<std::unique_ptr<Knob>> make_knob(const std::string& id, KnobContext& ctx);
+/// The base of every knob kind: one write path for all of them, with hooks for what
+/// differs between kinds.
+class MachineKnob : public Knob {
+ public:
+  MachineKnob(KnobId id, KnobContext& ctx);
+  MachineKnob(const MachineKnob&) = delete;
+  MachineKnob& operator=(const MachineKnob&) = delete;
 
-// Per-kind factories (tuner/knobs/<kind>.cc); make_knob dispatches on the prefix.
-Result<std::unique_ptr<Knob>> make_sysctl_knob(const std::string& id, KnobContext& ctx);
-Result<std::unique_ptr<Knob>> make_irq_knob(const std::string& id, KnobContext& ctx);
-Result<std::unique_ptr<Knob>> make_nic_knob(const std::string& id, KnobContext& ctx);
-Result<std::unique_ptr<Knob>> make_numa_knob(const std::string& id, KnobContext& ctx);
-Result<std::unique_ptr<Knob>> make_irqbalance_knob(const std::string& id, KnobContext& ctx);
+  const std::string& id() const final { return id_str_; }
+  const KnobId& knob_id() const { return id_; }
+
+  /// The one write path of every kind (no kind overrides it): refuses unless
+  /// ctx.may_write(); makes value canonical; reads the value before; set(); settle();
+  /// reads back and compares. When the set fails after changing something, or the
+  /// change does not settle or read back as asked, the before value is put back and
+  /// the Error ends in "; reverted" (or says why it could not be). A kernel refusal
+  /// keeps its kind (Error::refused), so apply skips the change.
+  Status write(const std::string& value) final;
+
+ protected:
+  /// Before the set (the NIC knob notes whether the link is up).
+  virtual void prepare() {}
+  /// The kind-specific write of a canonical value: no waiting, no read-back.
+  virtual Status set(const std::string& value) = 0;
+  /// After the set: wait until it has taken effect (a link coming back up).
+  virtual Status settle(const std::string& /*value*/) { return Ok{}; }
+  /// Whether what read() gives after the write is what was asked.
+  virtual bool matches(const std::string& now, const std::string& want) { return now == want; }
+  /// The error text for a read-back that does not match.
+  virtual std::string mismatch(const std::string& now, const std::string& want);
+  /// After a good read-back (a daemon-reload); an Error is returned as it is.
+  virtual Status finish(const std::string& /*value*/) { return Ok{}; }
+  /// Names the knob in errors; the IRQ knob adds the handler names.
+  virtual std::string label() const { return id_str_; }
+
+  KnobId id_;
+  std::string id_str_;
+  KnobContext& ctx_;
+
+ private:
+  /// Writes before back; returns what to append to the error ("; reverted").
+  std::string revert(const std::string& before);
+};
+
+/// Rebuilds a knob from its id. Validates every part of the id (knob_id.h) before
+/// touching anything; a thing that does not exist is Error kind missing.
+Result<std::unique_ptr<Knob>> make_knob(const std::string& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_knob(const KnobId& id, KnobContext& ctx);
+
+// Per-kind factories (tuner/knobs/<kind>.cc); make_knob dispatches on the kind.
+Result<std::unique_ptr<Knob>> make_sysctl_knob(const KnobId& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_irq_knob(const KnobId& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_nic_knob(const KnobId& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_numa_unit_knob(const KnobId& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const KnobId& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_numa_process_knob(const KnobId& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_irqbalance_knob(const KnobId& id, KnobContext& ctx);
+
+/// A note for the person running tuner ("tuner: note: ..." on stderr): things done or
+/// left undone on purpose that are not errors.
+void knob_note(const std::string& id, const std::string& text);
 
 }  // namespace tuner

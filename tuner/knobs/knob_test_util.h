@@ -1,50 +1,39 @@
-// Helpers for the knob tests: a temporary directory and a systemctl that records.
+// Helpers for the knob tests: a systemctl that records, handed to knobs through their
+// KnobContext (there is no global to install it in). Temporary directories and file
+// reads are tests/support's (temp_dir.h, files.h).
 #pragma once
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "tuner/knobs/systemd.h"
+#include "tuner/knobs/knob.h"
 
 namespace tuner::test {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tuner-knob-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// Records every systemctl call; is-active answers from `active`.
+/// Records every systemctl call ("start irqbalance.service"); is-active answers from
+/// `active`, which start and stop change as systemd would. on_start / on_stop let a
+/// fake machine start or stop the daemon's process as well.
 class FakeSystemctl : public Systemctl {
  public:
   bool is_running = true;
   std::string active = "active";
   std::vector<std::string> calls;
-
-  FakeSystemctl() { set_systemctl(this); }
-  ~FakeSystemctl() override { set_systemctl(nullptr); }
+  std::function<void()> on_start, on_stop;
 
   bool running() override { return is_running; }
   Status run(const std::vector<std::string>& args) override {
     std::string c;
     for (const auto& a : args) c += (c.empty() ? "" : " ") + a;
     calls.push_back(c);
-    if (args.size() == 2 && args[0] == "start") active = "active";
-    if (args.size() == 2 && args[0] == "stop") active = "inactive";
+    if (args.size() == 2 && args[0] == "start") {
+      active = "active";
+      if (on_start) on_start();
+    }
+    if (args.size() == 2 && args[0] == "stop") {
+      active = "inactive";
+      if (on_stop) on_stop();
+    }
     return Ok{};
   }
   Result<std::string> is_active(const std::string& unit) override {

@@ -1,5 +1,5 @@
 // nic:IF:channels: queue counts through ETHTOOL_MSG_CHANNELS_GET/SET.
-#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_value.h"
 #include "tuner/knobs/nic_knob.h"
 
 namespace tuner {
@@ -19,7 +19,7 @@ class NicChannelsKnob : public NicKnob {
   /// Fills the counts the value leaves out from the device, so "combined=8" on a
   /// device that also has "other=1" compares equal to what read() will say.
   Result<std::string> canonical(const std::string& desired) override {
-    auto want = parse_channels(desired, id_);
+    auto want = parse_channels(desired, id_str_);
     if (!want.ok()) return want.error();
     auto cur = channels();
     if (!cur.ok()) return format_channels(*want);
@@ -38,26 +38,25 @@ class NicChannelsKnob : public NicKnob {
       if (!v) continue;
       const auto& max = (*cur).*f.max;
       if (max && *max == 0 && *v != 0)
-        return Error::invalid(std::string("the device has no ") + f.name + " channels", id_);
+        return Error::invalid(std::string("the device has no ") + f.name + " channels", id_str_);
       if (max && *v > *max)
         return Error::invalid(std::string(f.name) + "=" + std::to_string(*v) + " exceeds the device's maximum of " +
                          std::to_string(*max),
-                     id_);
+                     id_str_);
       merged.*f.value = v;
     }
     return format_channels(merged);
   }
 
  protected:
-  Status apply(const std::string& value) override {
-    auto ch = parse_channels(value, id_);
+  Status set(const std::string& value) override {
+    auto ch = parse_channels(value, id_str_);
     if (!ch.ok()) return ch.error();
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
-    auto st = (*nl)->set_channels(ifname_, *ch);
+    auto st = (*nl)->set_channels(ifname(), *ch);
     if (!st.ok())
-      return errno_error("cannot set channels to '" + value + "': " + st.error().what, id_,
-                   st.error().err);
+      return nic_error("cannot set channels to '" + value + "': ", st.error());
     return Ok{};
   }
 
@@ -65,17 +64,16 @@ class NicChannelsKnob : public NicKnob {
   Result<Channels> channels() {
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
-    auto ch = (*nl)->get_channels(ifname_);
-    if (!ch.ok()) return errno_error("cannot read channels: " + ch.error().what, id_, ch.error().err);
+    auto ch = (*nl)->get_channels(ifname());
+    if (!ch.ok()) return nic_error("cannot read channels: ", ch.error());
     return ch;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Knob> make_nic_channels_knob(std::string id, std::string ifname,
-                                             KnobContext& ctx) {
-  return std::unique_ptr<Knob>(new NicChannelsKnob(std::move(id), std::move(ifname), ctx));
+std::unique_ptr<Knob> make_nic_channels_knob(const KnobId& id, KnobContext& ctx) {
+  return std::unique_ptr<Knob>(new NicChannelsKnob(id, ctx));
 }
 
 }  // namespace tuner

@@ -1,6 +1,6 @@
-// The shared part of the nic knobs (link, channels, rings): netlink access, the wait
-// for a link to come back, and a write that never trusts the driver: set, wait, read
-// back, and put the before value back when anything is off.
+// The shared part of the nic knobs (link, channels, rings): netlink access and the wait
+// for a link to come back. Knob::write does the rest: set, wait, read back, and put the
+// before value back when anything is off, because a driver is never trusted.
 #pragma once
 
 #include <memory>
@@ -10,40 +10,42 @@
 
 namespace tuner {
 
-class NicKnob : public Knob {
+class NicKnob : public MachineKnob {
  public:
-  NicKnob(std::string id, std::string ifname, KnobContext& ctx);
-  const std::string& id() const override { return id_; }
-  /// canonical(value); set it; if the link was up, wait for it (ctx.link_timeout_ms);
-  /// read back. On a timeout or a read-back mismatch the before value is written back
-  /// and the Error says so ("...; reverted").
-  Status write(const std::string& value) override;
+  NicKnob(KnobId id, KnobContext& ctx) : MachineKnob(std::move(id), ctx) {}
 
  protected:
   /// The netlink client: ctx.netlink, or one opened on first use (live root only).
   Result<Netlink*> netlink();
-  /// Sends a canonical value to the kernel (no waiting, no read-back).
-  virtual Status apply(const std::string& canonical_value) = 0;
+  const std::string& ifname() const { return id_.name; }
+  /// A device's error said of this knob: "cannot set rings to '...': " + its text,
+  /// with its errno and kind.
+  Error nic_error(const std::string& what, const Error& e) const {
+    return Error{what + e.what, id_str_, e.err, e.kind};
+  }
 
+  /// Notes whether the link is up: only a link that was up is waited for.
+  void prepare() override;
+  /// If the link was up, waits for it (ctx.link_timeout_ms on ctx.clock); an Error when
+  /// it does not come back.
+  Status settle(const std::string& value) override;
+  std::string mismatch(const std::string& now, const std::string& want) override;
+
+ private:
   /// Link state from LINKSTATE_GET, else /sys/class/net/IF/operstate.
   Result<bool> link_up();
   /// Polls link_up() until it is true or ctx.link_timeout_ms has passed.
   bool wait_link_up();
 
-  std::string id_;
-  std::string ifname_;
-  KnobContext& ctx_;
-
- private:
   std::unique_ptr<Netlink> own_netlink_;
+  bool was_up_ = false;
 };
 
 /// "10 s", "1.5 s", "50 ms": how long a timeout of ms milliseconds is.
 std::string format_timeout(unsigned ms);
 
-std::unique_ptr<Knob> make_nic_link_knob(std::string id, std::string ifname, KnobContext& ctx);
-std::unique_ptr<Knob> make_nic_channels_knob(std::string id, std::string ifname,
-                                             KnobContext& ctx);
-std::unique_ptr<Knob> make_nic_rings_knob(std::string id, std::string ifname, KnobContext& ctx);
+std::unique_ptr<Knob> make_nic_link_knob(const KnobId& id, KnobContext& ctx);
+std::unique_ptr<Knob> make_nic_channels_knob(const KnobId& id, KnobContext& ctx);
+std::unique_ptr<Knob> make_nic_rings_knob(const KnobId& id, KnobContext& ctx);
 
 }  // namespace tuner

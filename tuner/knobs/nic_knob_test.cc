@@ -1,132 +1,28 @@
-// The nic knobs against a fake ethtool netlink that behaves like the kernel's
-// LINKMODES_SET (advertised modes rebuilt from speed/duplex filters) and records every
-// SET, with a link partner that only links at some speeds and drivers that lie.
+// The nic knobs against tests/support's fake ethtool netlink, which behaves like the
+// kernel's LINKMODES_SET (advertised modes rebuilt from speed/duplex filters) and
+// records every SET, with a link partner that only links at some speeds and drivers
+// that lie. Time is a FakeClock: waiting for a link takes no time.
 #include <doctest/doctest.h>
 
+#include "base/clock.h"
+#include "tests/support/fake_netlink.h"
 #include "tuner/knobs/knob.h"
-#include "tuner/knobs/nic_id.h"
 #include "tuner/knobs/nic_knob.h"
+#include "tuner/knobs/nic_value.h"
 
 namespace tuner {
 
 namespace {
 
-class FakeNetlink : public Netlink {
- public:
-  LinkInfo link;
-  Channels channels;
-  Rings rings;
-  std::vector<uint32_t> partner_speeds = {1000, 100, 10};  // what the other end can do
-  bool driver_reports_full_duplex = false;  // a driver that ignores forced half duplex
-  std::optional<Error> refuse;              // the next SET fails with this
-  std::vector<LinkModesRequest> link_sets;
-  std::vector<Channels> channel_sets;
-  std::vector<Rings> ring_sets;
-
-  FakeNetlink() {
-    link.autoneg = true;
-    link.supported_modes = {"10baseT/Half", "10baseT/Full", "100baseT/Half", "100baseT/Full",
-                            "1000baseT/Full", "Autoneg", "TP"};
-    link.advertised_modes = link.supported_modes;
-    update_state();
-    channels.combined = 4;
-    channels.combined_max = 8;
-    channels.other = 1;
-    channels.other_max = 1;
-    channels.rx_max = channels.tx_max = 0;
-    rings.rx = rings.tx = 256;
-    rings.rx_max = rings.tx_max = 4096;
-  }
-
-  // Link comes up when both ends share a mode: negotiated, or the forced one.
-  void update_state() {
-    link.up = false;
-    link.speed_mbps.reset();
-    link.duplex.reset();
-    if (*link.autoneg) {
-      for (uint32_t sp : partner_speeds)
-        if (!filter_modes(link.advertised_modes, sp, "full").empty()) {
-          link.up = true;
-          link.speed_mbps = sp;
-          link.duplex = "full";
-          return;
-        }
-    } else {
-      link.speed_mbps = forced_speed;
-      link.duplex = driver_reports_full_duplex ? "full" : forced_duplex;
-      for (uint32_t sp : partner_speeds)
-        if (sp == forced_speed) link.up = true;
-    }
-  }
-
-  Status get_link_info(const std::string&, LinkInfo& out) override {
-    out.port = "TP";
-    return Ok{};
-  }
-  Status get_link_modes(const std::string&, LinkInfo& out) override {
-    out.autoneg = link.autoneg;
-    out.speed_mbps = link.speed_mbps;
-    out.duplex = link.duplex;
-    out.supported_modes = link.supported_modes;
-    out.advertised_modes = link.advertised_modes;
-    return Ok{};
-  }
-  Status get_link_state(const std::string&, LinkInfo& out) override {
-    out.up = link.up;
-    return Ok{};
-  }
-  Result<Channels> get_channels(const std::string&) override { return channels; }
-  Result<Rings> get_rings(const std::string&) override { return rings; }
-
-  Status set_link_modes(const std::string&, const LinkModesRequest& req) override {
-    link_sets.push_back(req);
-    if (refuse) {
-      Error e = *refuse;
-      refuse.reset();
-      return e;
-    }
-    if (req.autoneg) link.autoneg = *req.autoneg;
-    if (req.speed_mbps) forced_speed = *req.speed_mbps;
-    if (req.duplex) forced_duplex = *req.duplex;
-    if (!req.advertise.empty()) {
-      link.advertised_modes = req.advertise;  // a no-mask list: exactly these
-    } else if (*link.autoneg && (req.speed_mbps || req.duplex)) {
-      std::vector<std::string> adv = filter_modes(link.supported_modes, req.speed_mbps, req.duplex);
-      adv.push_back("Autoneg");
-      adv.push_back("TP");
-      link.advertised_modes = adv;
-    }
-    update_state();
-    return Ok{};
-  }
-  Status set_channels(const std::string&, const Channels& ch) override {
-    channel_sets.push_back(ch);
-    if (refuse) {
-      Error e = *refuse;
-      refuse.reset();
-      return e;
-    }
-    if (ch.combined) channels.combined = ch.combined;
-    if (ch.other) channels.other = ch.other;
-    return Ok{};
-  }
-  Status set_rings(const std::string&, const Rings& r) override {
-    ring_sets.push_back(r);
-    if (r.rx) rings.rx = r.rx;
-    if (r.tx) rings.tx = r.tx;
-    return Ok{};
-  }
-
- private:
-  uint32_t forced_speed = 0;
-  std::string forced_duplex = "full";
-};
+using testing::FakeNetlink;
 
 struct Fixture {
   FakeNetlink nl;
+  FakeClock clock;
   KnobContext ctx{Root::live()};
   Fixture() {
     ctx.netlink = &nl;
+    ctx.clock = &clock;
     ctx.link_timeout_ms = 50;
   }
   // "lo" exists on every machine, so make_knob's existence check passes.
@@ -207,6 +103,9 @@ TEST_CASE("nic knob: link that does not come back is reverted") {
   CHECK(*f.nl.link_sets[1].autoneg);
   CHECK(*k->read() == "autoneg=on");
   CHECK(*f.nl.link.up);
+  // It waited the whole timeout for the change, then briefly for the revert.
+  CHECK(f.clock.slept() >= std::chrono::milliseconds(50));
+  CHECK(f.clock.slept() < std::chrono::milliseconds(100));
 }
 
 TEST_CASE("nic knob: a link that was down is not waited for") {
@@ -216,6 +115,7 @@ TEST_CASE("nic knob: a link that was down is not waited for") {
   auto k = f.knob("link");
   REQUIRE(k->write("autoneg=off,speed=10,duplex=half").ok());
   CHECK(*k->read() == "autoneg=off,speed=10,duplex=half");
+  CHECK(f.clock.slept() == Clock::duration::zero());
 }
 
 TEST_CASE("nic knob: a driver that reports something else is reverted") {

@@ -1,7 +1,7 @@
 // nic:IF:link: autonegotiation, speed and duplex through ETHTOOL_MSG_LINKMODES_GET/SET.
 #include <algorithm>
 
-#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_value.h"
 #include "tuner/knobs/nic_knob.h"
 
 namespace tuner {
@@ -25,7 +25,7 @@ class NicLinkKnob : public NicKnob {
   }
 
   Result<std::string> canonical(const std::string& desired) override {
-    auto s = parse_link_setting(desired, id_);
+    auto s = parse_link_setting(desired, id_str_);
     if (!s.ok()) return s.error();
     if (s->speed_mbps == kSpeedUnknown) return format_link_setting(*s);  // a rollback value
     auto info = link_modes();
@@ -36,14 +36,14 @@ class NicLinkKnob : public NicKnob {
     if (match.empty())
       return Error::invalid("no supported link mode has " + format_link_setting(*s) +
                        " (supported: " + list_modes(speeds) + ")",
-                   id_);
+                   id_str_);
     if (!s->autoneg) return format_link_setting(*s);
     if (!s->advertise.empty()) {
       for (const std::string& m : s->advertise)
         if (std::find(speeds.begin(), speeds.end(), m) == speeds.end())
           return Error::invalid("cannot advertise " + m + ": not a supported mode (supported: " +
                            list_modes(speeds) + ")",
-                       id_);
+                       id_str_);
       match = s->advertise;
     }
     // What the kernel will advertise, described the way read() describes it.
@@ -55,8 +55,8 @@ class NicLinkKnob : public NicKnob {
   }
 
  protected:
-  Status apply(const std::string& value) override {
-    auto s = parse_link_setting(value, id_);
+  Status set(const std::string& value) override {
+    auto s = parse_link_setting(value, id_str_);
     if (!s.ok()) return s.error();
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
@@ -74,10 +74,9 @@ class NicLinkKnob : public NicKnob {
       if (!info.ok()) return info.error();
       req.advertise = info->supported_modes;
     }
-    auto st = (*nl)->set_link_modes(ifname_, req);
+    auto st = (*nl)->set_link_modes(ifname(), req);
     if (!st.ok())
-      return errno_error("cannot set link modes to '" + value + "': " + st.error().what, id_,
-                   st.error().err);
+      return nic_error("cannot set link modes to '" + value + "': ", st.error());
     return Ok{};
   }
 
@@ -86,17 +85,17 @@ class NicLinkKnob : public NicKnob {
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
     LinkInfo info;
-    auto st = (*nl)->get_link_modes(ifname_, info);
+    auto st = (*nl)->get_link_modes(ifname(), info);
     if (!st.ok())
-      return errno_error("cannot read link modes: " + st.error().what, id_, st.error().err);
+      return nic_error("cannot read link modes: ", st.error());
     return info;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Knob> make_nic_link_knob(std::string id, std::string ifname, KnobContext& ctx) {
-  return std::unique_ptr<Knob>(new NicLinkKnob(std::move(id), std::move(ifname), ctx));
+std::unique_ptr<Knob> make_nic_link_knob(const KnobId& id, KnobContext& ctx) {
+  return std::unique_ptr<Knob>(new NicLinkKnob(id, ctx));
 }
 
 }  // namespace tuner

@@ -1,5 +1,5 @@
 // nic:IF:rings: RX/TX ring sizes through ETHTOOL_MSG_RINGS_GET/SET.
-#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_value.h"
 #include "tuner/knobs/nic_knob.h"
 
 namespace tuner {
@@ -18,7 +18,7 @@ class NicRingsKnob : public NicKnob {
 
   /// Fills a size the value leaves out from the device and checks the maxima.
   Result<std::string> canonical(const std::string& desired) override {
-    auto want = parse_rings(desired, id_);
+    auto want = parse_rings(desired, id_str_);
     if (!want.ok()) return want.error();
     auto cur = rings();
     if (!cur.ok()) return format_rings(*want);
@@ -29,7 +29,7 @@ class NicRingsKnob : public NicKnob {
       if (max && *v > *max)
         return Error::invalid(std::string(name) + "=" + std::to_string(*v) +
                          " exceeds the device's maximum of " + std::to_string(*max),
-                     id_);
+                     id_str_);
       out = v;
       return Ok{};
     };
@@ -39,15 +39,14 @@ class NicRingsKnob : public NicKnob {
   }
 
  protected:
-  Status apply(const std::string& value) override {
-    auto r = parse_rings(value, id_);
+  Status set(const std::string& value) override {
+    auto r = parse_rings(value, id_str_);
     if (!r.ok()) return r.error();
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
-    auto st = (*nl)->set_rings(ifname_, *r);
+    auto st = (*nl)->set_rings(ifname(), *r);
     if (!st.ok())
-      return errno_error("cannot set rings to '" + value + "': " + st.error().what, id_,
-                   st.error().err);
+      return nic_error("cannot set rings to '" + value + "': ", st.error());
     return Ok{};
   }
 
@@ -55,16 +54,16 @@ class NicRingsKnob : public NicKnob {
   Result<Rings> rings() {
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
-    auto r = (*nl)->get_rings(ifname_);
-    if (!r.ok()) return errno_error("cannot read rings: " + r.error().what, id_, r.error().err);
+    auto r = (*nl)->get_rings(ifname());
+    if (!r.ok()) return nic_error("cannot read rings: ", r.error());
     return r;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Knob> make_nic_rings_knob(std::string id, std::string ifname, KnobContext& ctx) {
-  return std::unique_ptr<Knob>(new NicRingsKnob(std::move(id), std::move(ifname), ctx));
+std::unique_ptr<Knob> make_nic_rings_knob(const KnobId& id, KnobContext& ctx) {
+  return std::unique_ptr<Knob>(new NicRingsKnob(id, ctx));
 }
 
 }  // namespace tuner

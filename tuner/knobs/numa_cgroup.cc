@@ -1,52 +1,32 @@
-// numa:cgroup:PATH: cpuset.cpus and cpuset.mems of a cgroup, v2 or v1. PATH is relative
-// to ctx.cgroup_root and is walked one component at a time with O_NOFOLLOW, so neither
-// ".." nor a symlink can lead a write outside the cgroup tree.
+// numa:cgroup:/sys/fs/cgroup/PATH: cpuset.cpus and cpuset.mems of a cgroup, v2 or v1.
+// PATH is below ctx.cgroup_root (v1 keeps cpusets below its cpuset/ hierarchy, so
+// cpuset/PATH is tried next) and is walked one component at a time with O_NOFOLLOW
+// through the root fd, so neither ".." nor a symlink can lead a write outside the
+// cgroup tree, and a captured tree (--root) is read the same way.
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include "base/strings.h"
-#include "tuner/knobs/numa_knobs.h"
+#include "base/unique_fd.h"
+#include "tuner/knobs/knob.h"
+#include "tuner/knobs/knob_files.h"
 #include "tuner/knobs/numa_value.h"
 
 namespace tuner {
 
 namespace {
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f = -1) : fd(f) {}
-  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
-  Fd& operator=(Fd&& o) noexcept {
-    std::swap(fd, o.fd);
-    return *this;
-  }
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-Status validate_cgroup_path(const std::string& path, const std::string& id) {
-  if (path.empty()) return Error::invalid("empty cgroup path", id);
-  if (path[0] == '/')
-    return Error::invalid("cgroup path must be relative to the cgroup root, not '" + path + "'", id);
-  for (std::string_view part : split(path, '/')) {
-    if (part.empty() || part == "." || part == "..")
-      return Error::invalid("cgroup path '" + path + "' has an empty, '.' or '..' component", id);
-    for (char c : part)
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-        return Error::invalid("cgroup path '" + path + "' has a control character", id);
-  }
-  return Ok{};
+std::string_view relative(std::string_view p) {
+  while (!p.empty() && p.front() == '/') p.remove_prefix(1);
+  return p;
 }
 
-class NumaCgroupKnob : public Knob {
+class NumaCgroupKnob : public MachineKnob {
  public:
-  NumaCgroupKnob(std::string id, std::string path, KnobContext& ctx, Fd dir)
-      : id_(std::move(id)), path_(std::move(path)), ctx_(ctx), dir_(std::move(dir)) {}
-
-  const std::string& id() const override { return id_; }
+  NumaCgroupKnob(KnobId id, KnobContext& ctx, UniqueFd dir, std::string rel)
+      : MachineKnob(std::move(id), ctx), dir_(std::move(dir)), rel_(std::move(rel)) {}
 
   Result<std::string> read() override {
     auto cpus = read_list("cpuset.cpus");
@@ -56,110 +36,130 @@ class NumaCgroupKnob : public Knob {
     return format_numa_binding(NumaBinding{*cpus, *mems});
   }
 
-  /// A part left out keeps its current value.
+  /// A part left out keeps its current value. Empty lists are real states (v2:
+  /// inherit; v1: a new cgroup without tasks), so a before value can be put back; the
+  /// kernel refuses them where tasks need CPUs.
   Result<std::string> canonical(const std::string& desired) override {
-    // Empty lists are real states (v2: inherit; v1: a new cgroup without tasks), so a
-    // before value can be put back; the kernel refuses them where tasks need CPUs.
-    return canonical_numa_binding(desired, /*allow_empty=*/true, ctx_.root, id_,
+    return canonical_numa_binding(desired, /*allow_empty=*/true, ctx_.root, id_str_,
                                   [this] { return read(); });
   }
 
-  Status write(const std::string& value) override {
-    if (!ctx_.root.is_live())
-      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
-    auto want = canonical(value);
-    if (!want.ok()) return want.error();
-    auto before = read();
-    if (!before.ok()) return before.error();
-    auto w = parse_numa_binding(*want, id_, true);
-    auto b = parse_numa_binding(*before, id_, true);
-    // Growing: mems first is never narrower than the tasks need; the order matters only
-    // when one write fails, and then the other is put back.
-    if (auto st = write_list("cpuset.cpus", *w->cpus); !st.ok()) return st;
-    if (auto st = write_list("cpuset.mems", *w->mems); !st.ok()) {
-      Error e = st.error();
-      if (auto r = write_list("cpuset.cpus", *b->cpus); !r.ok())
-        e.what += "; restoring cpuset.cpus failed too: " + r.error().message();
-      return e;
-    }
-    auto now = read();
-    if (!now.ok()) return now.error();
-    if (*now != *want) {
-      (void)write_list("cpuset.cpus", *b->cpus);
-      (void)write_list("cpuset.mems", *b->mems);
-      return Error::invalid("read back '" + *now + "' after writing '" + *want + "'; reverted", id_);
-    }
+ protected:
+  Status set(const std::string& value) override {
+    auto b = parse_numa_binding(value, id_str_, true);
+    if (!b.ok()) return b.error();
+    // When the second write fails, Knob::write puts both back.
+    if (b->cpus)
+      if (Status st = write_list("cpuset.cpus", *b->cpus); !st.ok()) return st;
+    if (b->mems)
+      if (Status st = write_list("cpuset.mems", *b->mems); !st.ok()) return st;
     return Ok{};
   }
 
+  std::string mismatch(const std::string& now, const std::string& want) override {
+    return "read back '" + now + "' after writing '" + want + "'";
+  }
+
  private:
-  std::string file_path(const char* name) const {
-    return ctx_.cgroup_root + "/" + path_ + "/" + name;
+  std::string file(const char* name) const {
+    return shown_path(ctx_.root, std::string(relative(ctx_.cgroup_root)) + "/" + rel_ + "/" + name);
   }
 
   Result<CpuSet> read_list(const char* name) {
-    Fd f(::openat(dir_.fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    if (f.fd < 0) return errno_error("cannot open", file_path(name));
+    UniqueFd f(::openat(dir_.get(), name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!f) return errno_error("cannot open", id_str_ + ": " + file(name));
     char buf[4096];
-    ssize_t n = ::read(f.fd, buf, sizeof buf - 1);
-    if (n < 0) return errno_error("cannot read", file_path(name));
+    ssize_t n = ::read(f.get(), buf, sizeof buf - 1);
+    if (n < 0) return errno_error("cannot read", id_str_ + ": " + file(name));
     auto set = CpuSet::parse(std::string_view(buf, static_cast<std::size_t>(n)));
-    if (!set.ok()) return Error::invalid(set.error().what, file_path(name));
+    if (!set.ok()) return Error::invalid(set.error().what, id_str_ + ": " + file(name));
     return set;
   }
 
   Status write_list(const char* name, const CpuSet& set) {
-    Fd f(::openat(dir_.fd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
-    if (f.fd < 0) return errno_error("cannot open", id_ + ": " + file_path(name));
+    UniqueFd f(::openat(dir_.get(), name, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC));
+    if (!f) return errno_error("cannot open", id_str_ + ": " + file(name));
     // A newline, so that an empty list is still a write the kernel sees.
     std::string text = set.to_string() + "\n";
-    if (::write(f.fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-      return errno_error("cannot write '" + set.to_string() + "'", id_ + ": " + file_path(name));
+    if (::write(f.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+      return errno_error("cannot write '" + set.to_string() + "'", id_str_ + ": " + file(name));
     return Ok{};
   }
 
-  std::string id_, path_;
-  KnobContext& ctx_;
-  Fd dir_;
+  UniqueFd dir_;
+  std::string rel_;  // below ctx.cgroup_root: PATH, or cpuset/PATH on cgroup v1
 };
 
-}  // namespace
-
-Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const std::string& id,
-                                                    const std::string& given, KnobContext& ctx) {
-  // DESIGN.md's table writes the id with the absolute path; below the cgroup root that
-  // names the same relative path, which is then checked like any other.
-  std::string path = given;
-  std::string prefix = ctx.cgroup_root + (ctx.cgroup_root.ends_with('/') ? "" : "/");
-  if (starts_with(path, prefix)) path = path.substr(prefix.size());
-  if (auto st = validate_cgroup_path(path, id); !st.ok()) return st.error();
-  Fd dir(::open(ctx.cgroup_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.fd < 0) return errno_error("cannot open cgroup root", id + ": " + ctx.cgroup_root);
-  std::string walked = ctx.cgroup_root;
-  for (std::string_view part : split(path, '/')) {
+/// top/rel, one component at a time, never through a symlink.
+Result<UniqueFd> walk(int top, const std::string& rel, const std::string& shown) {
+  UniqueFd dir(::dup(top));
+  if (!dir) return errno_error("dup", shown);
+  std::string walked = shown;
+  for (std::string_view part : split(rel, '/')) {
     std::string name(part);
     walked += "/" + name;
-    Fd next(::openat(dir.fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (next.fd < 0) {
+    UniqueFd next(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next) {
       if (errno == ELOOP || errno == ENOTDIR)
-        return errno_error(walked + " is not a directory (symlinks are not followed)", id, errno);
-      return errno_error("cannot open cgroup", id + ": " + walked);
+        return errno_error(walked + " is not a directory (symlinks are not followed)", "", errno);
+      return errno_error("cannot open cgroup", walked);
     }
     dir = std::move(next);
   }
+  return dir;
+}
+
+/// Why dir cannot be bound, or "" when it can: on the live machine it must be a cgroup
+/// with the cpuset files; in a capture or a fake machine, have the files.
+std::string unusable(int dir, bool live, const std::string& shown) {
+  bool has_cpuset = ::faccessat(dir, "cpuset.cpus", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  if (!live) return has_cpuset ? "" : shown + " has no cpuset.cpus";
   struct statfs fs {};
-  if (::fstatfs(dir.fd, &fs) != 0) return errno_error("cannot statfs", id + ": " + walked);
+  if (::fstatfs(dir, &fs) != 0) return "cannot statfs " + shown;
   bool v2 = fs.f_type == CGROUP2_SUPER_MAGIC;
-  if (!v2 && fs.f_type != CGROUP_SUPER_MAGIC)
-    return Error::invalid(walked + " is not a cgroup", id);
-  if (::faccessat(dir.fd, "cpuset.cpus", F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (v2)
-      return Error::invalid("the cpuset controller is not enabled for " + walked +
-                       " (add +cpuset to its parent's cgroup.subtree_control)",
-                   id);
-    return Error::invalid(walked + " is not in the cgroup v1 cpuset hierarchy", id);
+  if (!v2 && fs.f_type != CGROUP_SUPER_MAGIC) return shown + " is not a cgroup";
+  if (has_cpuset) return "";
+  if (v2)
+    return "the cpuset controller is not enabled for " + shown +
+           " (add +cpuset to its parent's cgroup.subtree_control)";
+  return shown + " is not in the cgroup v1 cpuset hierarchy";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const KnobId& id, KnobContext& ctx) {
+  const Root& root = ctx.root;
+  const std::string ids = id.str();
+  std::string base(relative(ctx.cgroup_root));
+  std::string on_machine = "/" + base;  // how the machine itself names it
+  auto top = root.open_fd(base, O_DIRECTORY);
+  if (!top.ok()) {
+    if (top.error().err == ENOENT && !root.is_live())
+      return Error::unsupported(root.dir() + " has no " + base, ids);
+    return top.error().context(ids);
   }
-  return std::unique_ptr<Knob>(new NumaCgroupKnob(id, path, ctx, std::move(dir)));
+  UniqueFd top_fd(*top);
+  bool live = root.is_live();
+  // cgroup v2 (or v1 named in full: "cpuset/x"), then v1's cpuset hierarchy.
+  auto primary = walk(top_fd.get(), id.name, on_machine);
+  std::string why;
+  if (primary.ok()) {
+    why = unusable(primary->get(), live, on_machine + "/" + id.name);
+    if (why.empty())
+      return std::unique_ptr<Knob>(new NumaCgroupKnob(id, ctx, std::move(primary).value(), id.name));
+  }
+  std::string v1 = "cpuset/" + id.name;
+  if (auto alt = walk(top_fd.get(), v1, on_machine); alt.ok()) {
+    if (unusable(alt->get(), live, on_machine + "/" + v1).empty())
+      return std::unique_ptr<Knob>(new NumaCgroupKnob(id, ctx, std::move(alt).value(), v1));
+  }
+  if (primary.ok()) return Error::invalid(why, ids);
+  const Error& e = primary.error();
+  if (e.err == ENOENT)
+    return Error::missing("cgroup '" + id.name + "' does not exist on this machine (no " +
+                              on_machine + "/" + id.name + " or " + on_machine + "/" + v1 + ")",
+                          ids, ENOENT);
+  return Error{e.what, e.where.empty() ? ids : ids + ": " + e.where, e.err, e.kind};
 }
 
 }  // namespace tuner

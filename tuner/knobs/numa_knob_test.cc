@@ -8,6 +8,8 @@
 
 #include "base/strings.h"
 #include "tuner/knobs/knob.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 #include "tuner/knobs/knob_test_util.h"
 #include "tuner/knobs/numa_knobs.h"
 #include "tuner/knobs/numa_value.h"
@@ -17,8 +19,8 @@ extern char** environ;
 namespace tuner {
 
 using test::FakeSystemctl;
-using test::TempDir;
-using test::slurp;
+using testing::slurp;
+using testing::TempDir;
 
 TEST_CASE("numa knob: hostile and malformed ids are refused") {
   KnobContext ctx{Root::live()};
@@ -52,12 +54,14 @@ TEST_CASE("numa knob: a cgroup path cannot leave the root through a symlink") {
   auto plain = make_knob("numa:cgroup:plain", ctx);
   REQUIRE(!plain.ok());
   CHECK(plain.error().what.find("is not a cgroup") != std::string::npos);
-  // The absolute form below the root names the same path, checked the same way.
-  auto abs = make_knob("numa:cgroup:" + tmp.path + "/plain", ctx);
+  // The absolute form (below /sys/fs/cgroup) names the same path, checked the same way;
+  // any other absolute path is not a cgroup path at all.
+  auto abs = make_knob("numa:cgroup:/sys/fs/cgroup/plain", ctx);
   REQUIRE(!abs.ok());
   CHECK(abs.error().what == plain.error().what);
-  CHECK(!make_knob("numa:cgroup:" + tmp.path + "/evil", ctx).ok());
-  CHECK(!make_knob("numa:cgroup:" + tmp.path + "/../etc", ctx).ok());
+  CHECK(!make_knob("numa:cgroup:/sys/fs/cgroup/evil", ctx).ok());
+  CHECK(!make_knob("numa:cgroup:" + tmp.path + "/plain", ctx).ok());
+  CHECK(!make_knob("numa:cgroup:/sys/fs/cgroup/../etc", ctx).ok());
 }
 
 TEST_CASE("numa value: bindings parse, print and check against the machine") {
@@ -85,6 +89,7 @@ TEST_CASE("numa unit: drop-in written atomically, reloaded, removed") {
   TempDir tmp;
   FakeSystemctl sc;
   KnobContext ctx{Root::live()};
+  ctx.systemctl = &sc;
   ctx.systemd_dir = tmp.path;
   auto k = make_knob("numa:unit:trainer.service", ctx);
   REQUIRE(k.ok());
@@ -119,6 +124,7 @@ TEST_CASE("numa unit: without systemd the reload is skipped; slices use cgroup s
   FakeSystemctl sc;
   sc.is_running = false;
   KnobContext ctx{Root::live()};
+  ctx.systemctl = &sc;
   ctx.systemd_dir = tmp.path;
   auto k = make_knob("numa:unit:batch.slice", ctx);
   REQUIRE(k.ok());

@@ -1,30 +1,21 @@
-// The numa knobs: where a systemd unit, a cgroup or a running process may run and take
-// memory from. make_numa_knob (numa_binding.cc) dispatches on the second id part.
+// The numa knobs: where a systemd unit (numa_unit.cc), a cgroup (numa_cgroup.cc) or a
+// running process (numa_process.cc) may run and take memory from. Their values are
+// numa_value.h's "cpus=..,mems=.."; these are the parsers of what they read.
 #pragma once
 
-#include <memory>
 #include <string>
 
-#include "tuner/knobs/knob.h"
+#include "base/result.h"
 
 namespace tuner {
-
-/// numa:unit:NAME (numa_unit.cc): a drop-in NAME.d/tuner-numa.conf under ctx.systemd_dir.
-Result<std::unique_ptr<Knob>> make_numa_unit_knob(const std::string& id, const std::string& unit,
-                                                  KnobContext& ctx);
-/// numa:cgroup:PATH (numa_cgroup.cc): cpuset.cpus / cpuset.mems of ctx.cgroup_root/PATH.
-Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const std::string& id,
-                                                    const std::string& path, KnobContext& ctx);
-/// numa:pid:PID@STARTTIME (numa_process.cc): a running process's CPU affinity and pages.
-Result<std::unique_ptr<Knob>> make_numa_process_knob(const std::string& id,
-                                                     const std::string& spec, KnobContext& ctx);
 
 /// The drop-in's text for a binding; empty binding parts are left out.
 /// .service units get CPUAffinity=/NUMAPolicy=bind/NUMAMask=; .slice and .scope units
 /// (which run no process of their own) get the cgroup's AllowedCPUs=/AllowedMemoryNodes=.
 std::string numa_dropin_text(const std::string& id, const std::string& unit,
                              const std::string& cpus, const std::string& mems);
-/// Parses a drop-in written by numa_dropin_text back into "cpus=..,mems=..".
+/// Parses a drop-in written by numa_dropin_text back into "cpus=..,mems=..": the one
+/// reader of both forms.
 Result<std::string> parse_numa_dropin(const std::string& text, const std::string& path,
                                       const std::string& id);
 

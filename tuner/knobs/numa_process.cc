@@ -13,6 +13,7 @@
 #include <sched.h>
 
 #include "base/strings.h"
+#include "tuner/knobs/knob.h"
 #include "tuner/knobs/numa_knobs.h"
 #include "tuner/knobs/numa_value.h"
 
@@ -44,65 +45,74 @@ std::string numa_maps_nodes(const std::string& numa_maps) {
 
 namespace {
 
-class NumaProcessKnob : public Knob {
+class NumaProcessKnob : public MachineKnob {
  public:
-  NumaProcessKnob(std::string id, unsigned pid, unsigned long long start, KnobContext& ctx)
-      : id_(std::move(id)), pid_(pid), start_(start), ctx_(ctx) {}
-
-  const std::string& id() const override { return id_; }
+  using MachineKnob::MachineKnob;
 
   Result<std::string> read() override {
     if (auto st = same_process(); !st.ok()) return st.error();
-    auto cpus = thread_cpus(std::to_string(pid_));
+    auto cpus = thread_cpus(std::to_string(id_.number));
     if (!cpus.ok()) return cpus.error();
     auto maps = ctx_.root.read(proc() + "/numa_maps");
-    if (!maps.ok()) return errno_error(maps.error().message(), id_, maps.error().err);
+    if (!maps.ok()) return maps.error().context(id_str_);
     return "cpus=" + cpus->to_string() + ",mems=" + numa_maps_nodes(*maps);
   }
 
   Result<std::string> canonical(const std::string& desired) override {
-    return canonical_numa_binding(desired, /*allow_empty=*/false, ctx_.root, id_,
+    return canonical_numa_binding(desired, /*allow_empty=*/false, ctx_.root, id_str_,
                                   [this] { return read(); });
   }
 
-  Status write(const std::string& value) override {
-    if (!ctx_.root.is_live())
-      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
-    auto want_text = canonical(value);
-    if (!want_text.ok()) return want_text.error();
-    auto before_text = read();
-    if (!before_text.ok()) return before_text.error();
-    auto want = *parse_numa_binding(*want_text, id_, true);
-    auto before = *parse_numa_binding(*before_text, id_, true);
-
-    if (auto st = apply(want, before); !st.ok()) {
-      Error e = st.error();
-      if (auto r = apply(before, want); !r.ok()) e.what += "; reverting failed: " + r.error().what;
-      else e.what += "; reverted";
-      return e;
-    }
+ protected:
+  /// Moves every thread to the CPUs and the pages to the nodes, and checks every
+  /// thread (read() sees only the main one).
+  Status set(const std::string& value) override {
+    auto b = parse_numa_binding(value, id_str_, true);
+    if (!b.ok()) return b.error();
+    if (auto st = same_process(); !st.ok()) return st;
+    if (b->cpus)
+      if (auto st = move_threads(*b->cpus); !st.ok()) return st;
+    if (b->mems)
+      if (auto st = migrate_pages(*b->mems); !st.ok()) return st;
     return Ok{};
   }
 
+  /// "mems" reads as the nodes holding pages: right when they are all on the target.
+  bool matches(const std::string& now, const std::string& want) override {
+    auto n = parse_numa_binding(now, id_str_, true);
+    auto w = parse_numa_binding(want, id_str_, true);
+    if (!n.ok() || !w.ok()) return now == want;
+    if (n->cpus != w->cpus) return false;
+    if (!w->mems || !n->mems) return true;
+    return n->mems->is_subset_of(*w->mems);
+  }
+
+  std::string mismatch(const std::string& now, const std::string& want) override {
+    return "reads '" + now + "' after setting '" + want + "'";
+  }
+
  private:
-  std::string proc() const { return "proc/" + std::to_string(pid_); }
+  std::string proc() const { return "proc/" + std::to_string(id_.number); }
 
   Status same_process() {
     auto stat = ctx_.root.read(proc() + "/stat");
-    if (!stat.ok()) return errno_error("process " + std::to_string(pid_) + " is gone", id_, stat.error().err);
+    if (!stat.ok())
+      return Error::missing("process " + std::to_string(id_.number) + " is gone", id_str_,
+                            stat.error().err);
     auto start = parse_stat_starttime(*stat, "/" + proc() + "/stat");
-    if (!start.ok()) return Error::invalid(start.error().message(), id_);
-    if (*start != start_)
-      return Error::invalid("pid " + std::to_string(pid_) + " now belongs to another process (start time " +
-                       std::to_string(*start) + ", not " + std::to_string(start_) + ")",
-                   id_);
+    if (!start.ok()) return Error::invalid(start.error().message(), id_str_);
+    if (*start != id_.start)
+      return Error::missing("pid " + std::to_string(id_.number) +
+                                " now belongs to another process (start time " +
+                                std::to_string(*start) + ", not " + std::to_string(id_.start) + ")",
+                            id_str_);
     return Ok{};
   }
 
   Result<CpuSet> thread_cpus(const std::string& tid) {
     std::string path = proc() + "/task/" + tid + "/status";
     auto status = ctx_.root.read(path);
-    if (!status.ok()) return errno_error(status.error().message(), id_, status.error().err);
+    if (!status.ok()) return status.error().context(id_str_);
     for (std::string_view line : split(*status, '\n'))
       if (starts_with(line, "Cpus_allowed_list:")) {
         auto set = CpuSet::parse(trim(line.substr(18)));
@@ -112,20 +122,20 @@ class NumaProcessKnob : public Knob {
     return Error::invalid("no Cpus_allowed_list", "/" + path);
   }
 
-  /// Moves every thread to b.cpus and the pages to b.mems, then checks both.
-  Status apply(const NumaBinding& b, const NumaBinding& from) {
-    if (auto st = same_process(); !st.ok()) return st;
-    cpu_set_t* mask = CPU_ALLOC(b.cpus->cpus().empty() ? 1 : b.cpus->cpus().back() + 1);
-    std::size_t size = CPU_ALLOC_SIZE(b.cpus->cpus().empty() ? 1 : b.cpus->cpus().back() + 1);
+  /// sched_setaffinity on every thread, then reads each back. Threads may start while
+  /// we go; later passes catch them.
+  Status move_threads(const CpuSet& cpus) {
+    std::size_t n = cpus.cpus().empty() ? 1 : cpus.cpus().back() + 1;
+    cpu_set_t* mask = CPU_ALLOC(n);
+    std::size_t size = CPU_ALLOC_SIZE(n);
     CPU_ZERO_S(size, mask);
-    for (unsigned c : b.cpus->cpus()) CPU_SET_S(c, size, mask);
-    // Threads may start while we go; a second pass catches them.
+    for (unsigned c : cpus.cpus()) CPU_SET_S(c, size, mask);
     std::vector<std::string> done;
     Status result = Ok{};
     for (int pass = 0; pass < 3 && result.ok(); ++pass) {
       auto tids = ctx_.root.list(proc() + "/task");
       if (!tids.ok()) {
-        result = errno_error(tids.error().message(), id_, tids.error().err);
+        result = tids.error().context(id_str_);
         break;
       }
       bool fresh = false;
@@ -135,7 +145,7 @@ class NumaProcessKnob : public Knob {
         auto t = parse_u64(tid);
         if (!t) continue;
         if (::sched_setaffinity(static_cast<pid_t>(*t), size, mask) != 0 && errno != ESRCH) {
-          result = errno_error("sched_setaffinity(" + tid + ", " + b.cpus->to_string() + ")", id_);
+          result = errno_error("sched_setaffinity(" + tid + ", " + cpus.to_string() + ")", id_str_);
           break;
         }
         done.push_back(tid);
@@ -144,63 +154,43 @@ class NumaProcessKnob : public Knob {
     }
     CPU_FREE(mask);
     if (!result.ok()) return result;
-
-    if (b.mems && b.mems != from.mems) {
-      if (numa_available() < 0) return Error::invalid("libnuma: NUMA is not available", id_);
-      struct bitmask* all = numa_allocate_nodemask();
-      struct bitmask* to = numa_allocate_nodemask();
-      for (int n = 0; n <= numa_max_node(); ++n) numa_bitmask_setbit(all, static_cast<unsigned>(n));
-      for (unsigned n : b.mems->cpus()) numa_bitmask_setbit(to, n);
-      int rc = numa_migrate_pages(static_cast<int>(pid_), all, to);
-      int e = errno;
-      numa_bitmask_free(all);
-      numa_bitmask_free(to);
-      if (rc < 0) return errno_error("migrate_pages to nodes " + b.mems->to_string(), id_, e);
-    }
-
-    // Read back: every thread, and where the pages are now.
     auto tids = ctx_.root.list(proc() + "/task");
-    if (!tids.ok()) return errno_error(tids.error().message(), id_, tids.error().err);
+    if (!tids.ok()) return tids.error().context(id_str_);
     for (const std::string& tid : *tids) {
-      auto cpus = thread_cpus(tid);
-      if (!cpus.ok()) continue;  // the thread exited
-      if (*cpus != *b.cpus)
-        return Error::invalid("thread " + tid + " runs on " + cpus->to_string() + " after setting " +
-                         b.cpus->to_string(),
-                     id_);
-    }
-    if (b.mems) {
-      auto maps = ctx_.root.read(proc() + "/numa_maps");
-      if (!maps.ok()) return errno_error(maps.error().message(), id_, maps.error().err);
-      auto nodes = CpuSet::parse(numa_maps_nodes(*maps));
-      if (nodes.ok() && !nodes->is_subset_of(*b.mems))
-        return Error::invalid("pages remain on nodes " + nodes->minus(*b.mems).to_string() +
-                         " after migrating to " + b.mems->to_string(),
-                     id_);
+      auto now = thread_cpus(tid);
+      if (!now.ok()) continue;  // the thread exited
+      if (*now != cpus)
+        return Error::io("thread " + tid + " runs on " + now->to_string() + " after setting " +
+                             cpus.to_string(),
+                         id_str_);
     }
     return Ok{};
   }
 
-  std::string id_;
-  unsigned pid_;
-  unsigned long long start_;
-  KnobContext& ctx_;
+  /// numa_migrate_pages from every node to mems, unless the pages are there already.
+  Status migrate_pages(const CpuSet& mems) {
+    auto maps = ctx_.root.read(proc() + "/numa_maps");
+    if (!maps.ok()) return maps.error().context(id_str_);
+    auto nodes = CpuSet::parse(numa_maps_nodes(*maps));
+    if (nodes.ok() && nodes->is_subset_of(mems)) return Ok{};
+    if (numa_available() < 0) return Error::unsupported("libnuma: NUMA is not available", id_str_);
+    struct bitmask* all = numa_allocate_nodemask();
+    struct bitmask* to = numa_allocate_nodemask();
+    for (int n = 0; n <= numa_max_node(); ++n) numa_bitmask_setbit(all, static_cast<unsigned>(n));
+    for (unsigned n : mems.cpus()) numa_bitmask_setbit(to, n);
+    int rc = numa_migrate_pages(static_cast<int>(id_.number), all, to);
+    int e = errno;
+    numa_bitmask_free(all);
+    numa_bitmask_free(to);
+    if (rc < 0) return errno_error("migrate_pages to nodes " + mems.to_string(), id_str_, e);
+    return Ok{};
+  }
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Knob>> make_numa_process_knob(const std::string& id,
-                                                     const std::string& spec, KnobContext& ctx) {
-  auto at = spec.find('@');
-  if (at == std::string::npos)
-    return Error::invalid("expected numa:pid:PID@STARTTIME (STARTTIME: field 22 of /proc/PID/stat)", id);
-  auto pid = parse_u64(spec.substr(0, at));
-  auto start = parse_u64(spec.substr(at + 1));
-  if (!pid || *pid == 0 || *pid > 4194304 || spec.substr(0, at).find_first_not_of("0123456789") != std::string::npos)
-    return Error::invalid("'" + spec.substr(0, at) + "' is not a process id", id);
-  if (!start || spec.substr(at + 1).find_first_not_of("0123456789") != std::string::npos)
-    return Error::invalid("'" + spec.substr(at + 1) + "' is not a start time", id);
-  auto knob = std::make_unique<NumaProcessKnob>(id, static_cast<unsigned>(*pid), *start, ctx);
+Result<std::unique_ptr<Knob>> make_numa_process_knob(const KnobId& id, KnobContext& ctx) {
+  auto knob = std::make_unique<NumaProcessKnob>(id, ctx);
   // Refuse at once an id whose process is gone or was replaced.
   if (auto r = knob->read(); !r.ok()) return r.error();
   return std::unique_ptr<Knob>(std::move(knob));

@@ -1,9 +1,10 @@
 // numa:unit:NAME: binds a systemd unit with a drop-in. systemd applies it the next time
 // the unit starts; tuner never restarts a workload by itself.
 #include "base/strings.h"
+#include "tuner/knobs/knob.h"
+#include "tuner/knobs/knob_files.h"
 #include "tuner/knobs/numa_knobs.h"
 #include "tuner/knobs/numa_value.h"
-#include "tuner/knobs/systemd.h"
 
 namespace tuner {
 
@@ -72,68 +73,68 @@ Result<std::string> parse_numa_dropin(const std::string& text, const std::string
 
 namespace {
 
-class NumaUnitKnob : public Knob {
+class NumaUnitKnob : public MachineKnob {
  public:
-  NumaUnitKnob(std::string id, std::string unit, KnobContext& ctx)
-      : id_(std::move(id)), unit_(std::move(unit)), ctx_(ctx) {}
-
-  const std::string& id() const override { return id_; }
+  using MachineKnob::MachineKnob;
 
   Result<std::string> read() override {
-    auto text = read_optional_file(ctx_.systemd_dir, unit_ + ".d", kDropin);
-    if (!text.ok()) return errno_error(text.error().message(), id_, text.error().err);
+    auto text = read_dropin(ctx_.root, dropin());
+    if (!text.ok()) return text.error().context(id_str_);
     if (!*text) return std::string("none");
-    return parse_numa_dropin(**text, path(), id_);
+    return parse_numa_dropin(**text, dropin().shown(ctx_.root), id_str_);
   }
 
   Result<std::string> canonical(const std::string& desired) override {
     if (trim(desired) == "none") return std::string("none");
-    auto b = parse_numa_binding(desired, id_);
+    auto b = parse_numa_binding(desired, id_str_);
     if (!b.ok()) return b.error();
-    if (auto st = check_numa_binding(*b, ctx_.root, id_); !st.ok()) return st.error();
+    if (auto st = check_numa_binding(*b, ctx_.root, id_str_); !st.ok()) return st.error();
     return format_numa_binding(*b);
   }
 
-  Status write(const std::string& value) override {
-    if (!ctx_.root.is_live())
-      return Error::invalid("refusing to write under --root " + ctx_.root.dir(), id_);
-    auto want = canonical(value);
-    if (!want.ok()) return want.error();
-    std::optional<std::string> text;  // nullopt: "none" removes the drop-in
-    if (*want != "none") {
-      auto b = parse_numa_binding(*want, id_);
+ protected:
+  /// "none" removes the drop-in.
+  Status set(const std::string& value) override {
+    Status st = Ok{};
+    if (value == "none") {
+      st = remove_dropin(ctx_.root, dropin());
+    } else {
+      auto b = parse_numa_binding(value, id_str_);
+      if (!b.ok()) return b.error();
       std::string cpus = b->cpus ? b->cpus->to_string() : "";
       std::string mems = b->mems ? b->mems->to_string() : "";
-      text = numa_dropin_text(id_, unit_, cpus, mems);
+      st = write_dropin(ctx_.root, dropin(), numa_dropin_text(id_str_, id_.name, cpus, mems));
     }
-    if (auto st = write_dropin_checked(id_, ctx_.systemd_dir, unit_ + ".d", kDropin, text, *want,
-                                       [this] { return read(); });
-        !st.ok())
-      return st;
-    Systemctl& sc = systemctl();
+    if (!st.ok()) return st.error().context(id_str_);
+    return Ok{};
+  }
+
+  std::string mismatch(const std::string& now, const std::string& want) override {
+    return "read back '" + now + "' from " + dropin().shown(ctx_.root) + " after writing '" +
+           want + "'";
+  }
+
+  Status finish(const std::string&) override {
+    Systemctl& sc = *ctx_.systemctl;
     if (!sc.running()) {
-      knob_note(id_, "systemd is not running here; skipped daemon-reload");
+      knob_note(id_str_, "systemd is not running here; skipped daemon-reload");
       return Ok{};
     }
     if (auto r = sc.run({"daemon-reload"}); !r.ok())
-      return Error::invalid("wrote " + path() + " but " + r.error().message(), id_);
-    knob_note(id_, "takes effect when " + unit_ + " next starts; tuner does not restart it");
+      return Error{"wrote " + dropin().shown(ctx_.root) + " but " + r.error().message(), id_str_,
+                   r.error().err, r.error().kind};
+    knob_note(id_str_, "takes effect when " + id_.name + " next starts; tuner does not restart it");
     return Ok{};
   }
 
  private:
-  std::string path() const { return ctx_.systemd_dir + "/" + unit_ + ".d/" + kDropin; }
-
-  std::string id_, unit_;
-  KnobContext& ctx_;
+  Dropin dropin() const { return {ctx_.systemd_dir, id_.name + ".d", kDropin}; }
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Knob>> make_numa_unit_knob(const std::string& id, const std::string& unit,
-                                                  KnobContext& ctx) {
-  if (auto st = validate_unit_name(unit, id); !st.ok()) return st.error();
-  return std::unique_ptr<Knob>(new NumaUnitKnob(id, unit, ctx));
+Result<std::unique_ptr<Knob>> make_numa_unit_knob(const KnobId& id, KnobContext& ctx) {
+  return std::unique_ptr<Knob>(new NumaUnitKnob(id, ctx));
 }
 
 }  // namespace tuner

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "base/strings.h"
-#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_value.h"
 
 namespace tuner {
 

@@ -1,67 +1,71 @@
-// The sysctl knob: "sysctl:net.core.rmem_max" reads and writes /proc/sys/net/core/rmem_max
-// through the Root fd. Values compare whitespace-normalised ("4096\t131072\t6291456\n"
+// sysctl:KEY reads and writes /proc/sys/KEY-as-a-path through the root fd, never
+// through a symlink. Values compare whitespace-normalised ("4096\t131072\t6291456\n"
 // is "4096 131072 6291456").
-#include <fmt/core.h>
-
 #include "base/strings.h"
 #include "probes/sysctl.h"
 #include "tuner/knobs/knob.h"
-#include "tuner/knobs/proc_file.h"
+#include "tuner/knobs/knob_files.h"
 
 namespace tuner {
 
 namespace {
 
-class SysctlKnob : public Knob {
+class SysctlKnob : public MachineKnob {
  public:
-  SysctlKnob(std::string id, std::string path, Root root)
-      : id_(std::move(id)), path_(std::move(path)), root_(std::move(root)) {}
-
-  const std::string& id() const override { return id_; }
+  SysctlKnob(KnobId id, std::string path, KnobContext& ctx)
+      : MachineKnob(std::move(id), ctx), path_(std::move(path)) {}
 
   Result<std::string> read() override {
-    auto text = read_proc_file(root_, path_);
-    if (!text.ok()) return errno_error(text.error().what, id_ + " (" + text.error().where + ")",
-                                 text.error().err);
+    auto text = read_proc_file(ctx_.root, path_);
+    if (!text.ok()) return labelled(text.error());
     return normalize_ws(*text);
   }
 
   Result<std::string> canonical(const std::string& desired) override {
     std::string v = normalize_ws(desired);
-    if (v.empty()) return Error::invalid("empty value", id_);
+    if (v.empty()) return Error::invalid("empty value", id_str_);
     return v;
   }
 
-  Status write(const std::string& value) override {
-    std::string v = normalize_ws(value);
-    if (auto s = write_proc_file(root_, path_, v); !s.ok())
-      return errno_error(s.error().what, id_ + " (" + s.error().where + ")", s.error().err);
-    auto back = read();
-    if (!back.ok()) return back.error();
-    if (*back != v)
-      return Error::invalid(fmt::format("wrote '{}' but the kernel reads back '{}'", v, *back), id_);
+ protected:
+  Status set(const std::string& value) override {
+    if (Status s = write_proc_file(ctx_.root, path_, value); !s.ok()) return labelled(s.error());
     return Ok{};
   }
 
+  std::string mismatch(const std::string& now, const std::string& want) override {
+    return "wrote '" + want + "' but the kernel reads back '" + now + "'";
+  }
+
  private:
-  std::string id_, path_;
-  Root root_;
+  Error labelled(const Error& e) const {
+    return Error{e.what, id_str_ + " (" + e.where + ")", e.err, e.kind};
+  }
+
+  std::string path_;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Knob>> make_sysctl_knob(const std::string& id, KnobContext& ctx) {
-  // The id is all rollback has, so it is validated here on its own, whatever the
-  // profile loader checked: key syntax, and a regular file under proc/sys reached
-  // without a symlink.
-  std::string_view key = std::string_view(id).substr(7);  // after "sysctl:"
-  auto path = sysctl_path(ctx.root, key);
+Result<std::unique_ptr<Knob>> make_sysctl_knob(const KnobId& id, KnobContext& ctx) {
+  const Root& root = ctx.root;
+  // A capture of /sys and /proc without proc/sys (hwloc's test trees) cannot say
+  // whether a key exists: its value is unknown, not missing.
+  if (!root.is_live() && !root.exists("proc/sys"))
+    return Error::unsupported(root.dir() + " has no proc/sys", id.str());
+  // The id is all rollback has, so the file is checked here on its own, whatever the
+  // profile loader checked: a regular file under proc/sys reached without a symlink.
+  auto path = sysctl_path(root, id.name);
   if (!path.ok()) {
     const Error& e = path.error();
-    std::string what = e.where.empty() || e.where == key ? e.what : e.where + ": " + e.what;
-    return errno_error(what, id, e.err);
+    bool absent = e.err == ENOENT;
+    std::string what = absent ? "sysctl key '" + id.name + "' does not exist on this machine"
+                              : (e.where.empty() ? e.what : e.where + ": " + e.what);
+    // A directory, a symlink or a special file is not a sysctl either.
+    bool not_one = absent || e.err == EISDIR || e.err == ELOOP || e.err == ENOTDIR;
+    return Error{what, id.str(), e.err, not_one ? ErrorKind::missing : e.kind};
   }
-  return std::unique_ptr<Knob>(new SysctlKnob(id, std::move(path).value(), ctx.root));
+  return std::unique_ptr<Knob>(new SysctlKnob(id, std::move(path).value(), ctx));
 }
 
 }  // namespace tuner

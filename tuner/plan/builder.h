@@ -1,4 +1,6 @@
-// Shared by the planner's per-kind files (planner_*.cc); not a public interface.
+// Shared by the planner's per-kind files (sysctl.cc, irq.cc, nic.cc, numa.cc); not a
+// public interface. They build knob ids with KnobId (tuner/knobs/knob_id.h) and read
+// current values through PlanBuilder::current, which asks the knobs.
 #pragma once
 
 #include <optional>
@@ -44,12 +46,5 @@ std::optional<int> compare_integers(std::string_view a, std::string_view b);
 bool natural_less(std::string_view a, std::string_view b);
 /// Position of a knob's kind in the plan: sysctl, irq, nic, numa, irqbalance.
 int kind_rank(std::string_view knob_id);
-
-/// Parses a tuner-numa.conf systemd drop-in back into "cpus=..,mems=.." (canonical
-/// cpulists), "none" when it sets neither CPUAffinity= nor NUMAMask=.
-std::string parse_numa_dropin(std::string_view text);
-/// "cpus=<canonical>,mems=<canonical>" from the two cpuset files' text; an Error when
-/// either is not a cpulist.
-Result<std::string> canonical_binding(std::string_view cpus, std::string_view mems);
 
 }  // namespace tuner::planner_detail

@@ -7,6 +7,8 @@
 // events or the device's command queue: they see little traffic and are left where
 // they are. Kernel-managed IRQs cannot be moved and are skipped with a note.
 // When two rules match a NIC, the one later in the profile wins (as later files win).
+// Current affinities and whether irqbalance runs come from the Inventory; the ban
+// list is the irqbalance:banned knob's read().
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -134,14 +136,14 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
 
   for (std::size_t i = 0; i < irqs.size(); ++i) {
     const Irq& irq = *irqs[i];
+    auto id = KnobId::irq_affinity(irq.number);
+    if (!id.ok()) return error_at(rule.loc, id.error().message());
     bool done = false;
     if (irq.affinity) {
       auto cur = CpuSet::parse(*irq.affinity);
       done = cur.ok() && cur->to_string() == desired[i];
     }
-    b.add(Change{"irq:" + std::to_string(irq.number) + ":affinity", group, irq.affinity,
-                 desired[i], reasons[i]},
-          done);
+    b.add(Change{id->str(), group, irq.affinity, desired[i], reasons[i]}, done);
   }
   return Ok{};
 }
@@ -156,7 +158,7 @@ std::optional<bool> irqbalance_running(const PlanBuilder& b) {
 void plan_irqbalance(PlanBuilder& b, const IrqbalanceWish& wish) {
   std::optional<bool> running = irqbalance_running(b);
   if (wish.stop) {
-    Change c{"irqbalance:service", wish.stop->group.empty() ? "irq" : wish.stop->group,
+    Change c{KnobId::irqbalance_service().str(), wish.stop->group.empty() ? "irq" : wish.stop->group,
              running ? std::optional<std::string>(*running ? "active" : "inactive") : std::nullopt,
              "inactive",
              "irqbalance would move the placed IRQs back (" + short_loc(wish.stop->loc) + ")"};
@@ -169,12 +171,12 @@ void plan_irqbalance(PlanBuilder& b, const IrqbalanceWish& wish) {
     b.note("", "irqbalance is not running: no IRQs need banning");
     return;
   }
-  Change c{"irqbalance:banned", wish.ban->group.empty() ? "irq" : wish.ban->group, std::nullopt,
+  Change c{KnobId::irqbalance_banned().str(), wish.ban->group.empty() ? "irq" : wish.ban->group, std::nullopt,
            join_numbers(wish.banned),
            "keep irqbalance off the placed IRQs (" + short_loc(wish.ban->loc) + ")"};
   bool done = false;
   if (b.current.readable()) {
-    CurrentValue cur = b.current.get(c.knob);
+    CurrentValue cur = b.current.get(KnobId::irqbalance_banned());
     if (cur.state == CurrentValue::State::known) {
       c.current = cur.value;
       done = cur.value == c.desired;

@@ -40,6 +40,7 @@ Result<Near> on_node(const Inventory& inv, Near near, std::optional<int> node) {
       near.node = inv.topology.numa_nodes[0].os_index;
       near.cpus = inv.topology.numa_nodes[0].cpus;
       near.how += ", no NUMA locality, on the only node " + std::to_string(*near.node);
+      near.only_node = true;
       return near;
     }
     near.how += ", no NUMA locality";
@@ -58,6 +59,7 @@ Result<Near> on_node(const Inventory& inv, Near near, std::optional<int> node) {
 
 Result<Near> pci_near(const Inventory& inv, Near near, const PciDevice& d) {
   near.how += (near.how.empty() ? "PCI " : " is PCI ") + d.address;
+  near.pci = d.address;
   return on_node(inv, std::move(near), d.numa_node);
 }
 
@@ -77,8 +79,9 @@ std::vector<std::string> known_devices(const Inventory& inv) {
   return out;
 }
 
-Result<Near> resolve_near(const Inventory& inv, const std::string& device) {
-  Near near{device, std::nullopt, {}, ""};
+Result<Near> resolve_near(const Inventory& inv, const std::string& device, NearErrors errors) {
+  Near near{device, std::nullopt, {}, "", std::nullopt, false};
+  std::string reason = "no network interface, PCI device, GPU or NUMA node of that name on this machine";
   if (starts_with(device, "node:")) {
     auto n = parse_u64(device.substr(5));
     if (n && device.substr(5).find_first_not_of("0123456789") == std::string::npos) {
@@ -88,6 +91,12 @@ Result<Near> resolve_near(const Inventory& inv, const std::string& device) {
         near.cpus = node->cpus;
         return near;
       }
+      std::vector<unsigned> ids;
+      for (const NumaNode& nn : inv.topology.numa_nodes) ids.push_back(nn.os_index);
+      reason = "NUMA node " + std::to_string(*n) + " does not exist on this machine (it has nodes " +
+               CpuSet(ids).to_string() + ")";
+    } else {
+      reason = "not a NUMA node: write node:N";
     }
   } else if (starts_with(device, "gpu") && device.size() > 3 &&
              device.find_first_not_of("0123456789", 3) == std::string::npos) {
@@ -97,6 +106,8 @@ Result<Near> resolve_near(const Inventory& inv, const std::string& device) {
       near.how = device;
       return pci_near(inv, near, *gpus[*i]);
     }
+    reason = "this machine has " + std::to_string(gpus.size()) + " GPU" +
+             (gpus.size() == 1 ? "" : "s");
   } else if (auto pci = normalize_pci(device)) {
     if (const PciDevice* d = find_pci(inv, *pci)) return pci_near(inv, near, *d);
   } else if (const Nic* nic = inv.find_nic(device)) {
@@ -110,6 +121,7 @@ Result<Near> resolve_near(const Inventory& inv, const std::string& device) {
     near.how = device;
     return pci_near(inv, near, *d);
   }
+  if (errors == NearErrors::short_reason) return Error::invalid(reason, device);
   std::string known;
   for (const std::string& k : known_devices(inv)) known += (known.empty() ? "" : ", ") + k;
   return Error::invalid("unknown device (known: " + (known.empty() ? std::string("none") : known) + ")",

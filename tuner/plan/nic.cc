@@ -1,6 +1,8 @@
-// NIC rules: link mode, channels and rings.
+// NIC rules: link mode, channels and rings. Current values come from the Inventory
+// (the probe asks the same ethtool netlink the nic knobs write through); desired ones
+// are fields the knob's canonical() completes and compares (tuner/knobs/nic_value.h).
 //
-// Canonical values (the nic knob reads and writes the same text):
+// Values (the nic knob reads and writes the same text):
 //   nic:IF:link      "autoneg=on|off,speed=N,duplex=full|half", fields in that order.
 //                    The current value lists every field the NIC reports. The desired
 //                    value always has autoneg (the rule's, else the current one, else
@@ -46,6 +48,12 @@ std::optional<Mode> parse_mode(std::string_view name) {
 std::string with_loc(std::string text, const SourceLoc& loc) {
   std::string where = short_loc(loc);
   return where.empty() ? text : text + " (" + where + ")";
+}
+
+/// The knob id of a NIC setting; plan_nics has checked the name already.
+std::string nic_knob(KnobKind kind, const Nic& nic) {
+  auto id = KnobId::nic(kind, nic.name);
+  return id.ok() ? id->str() : std::string();
 }
 
 using Fields = std::vector<std::pair<std::string, std::string>>;
@@ -135,7 +143,7 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
 
   std::string reason = nic.name + ": profile asks " + join_fields(desired);
   if (!why.empty()) reason += "; " + why;
-  b.add(Change{"nic:" + nic.name + ":link", group,
+  b.add(Change{nic_knob(KnobKind::nic_link, nic), group,
                current.empty() ? std::nullopt : std::optional<std::string>(join_fields(current)),
                join_fields(desired), with_loc(reason, rule.loc)},
         fields_satisfied(desired, current));
@@ -176,7 +184,8 @@ void add_counts(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
       }
   }
   std::string reason = with_loc(nic.name + ": profile asks " + kind + " " + join_fields(desired), rule.loc);
-  b.add(Change{"nic:" + nic.name + ":" + kind, group,
+  KnobKind knob = std::string_view(kind) == "rings" ? KnobKind::nic_rings : KnobKind::nic_channels;
+  b.add(Change{nic_knob(knob, nic), group,
                known ? std::optional<std::string>(join_fields(current)) : std::nullopt,
                join_fields(desired), reason},
         known && current == desired);
@@ -236,6 +245,11 @@ Status plan_nics(PlanBuilder& b) {
     if (!rule) continue;
     if (globs.find(", ") != std::string::npos)
       b.note(nic->name, "matches nic rules " + globs + "; the last one ('" + rule->glob + "') is used");
+    if (Status name = validate_ifname(nic->name); !name.ok()) {
+      b.note(nic->name, name.error().what + ": no knob can name it, nic rule '" + rule->glob +
+                            "' skipped");
+      continue;
+    }
     std::string group = rule->group.empty() ? "nic" : rule->group;
     for (auto step : {plan_link, plan_channels, plan_rings}) {
       Status s = step(b, *nic, *rule, group);

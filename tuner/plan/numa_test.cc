@@ -5,7 +5,6 @@
 #include <fstream>
 
 #include "tuner/plan/planner.h"
-#include "tuner/plan/builder.h"
 #include "tuner/plan/plan_test_util.h"
 
 using namespace tuner;
@@ -132,18 +131,14 @@ TEST_CASE("planner numa: unit names and cgroup paths cannot leave their trees") 
   CHECK(make_plan_with(bind_profile(bind), inv, cur)->unchanged == 1);
 }
 
-TEST_CASE("planner numa: drop-ins and cpuset files are read back through the root") {
-  using planner_detail::canonical_binding;
-  using planner_detail::parse_numa_dropin;
-  CHECK(parse_numa_dropin("[Service]\nCPUAffinity=4 5 6 7 12-15\nNUMAPolicy=bind\nNUMAMask=1\n") ==
-        "cpus=4-7,12-15,mems=1");
-  CHECK(parse_numa_dropin("[Service]\n") == "none");
-  CHECK(*canonical_binding("0-3,8,9,10,11\n", "0\n") == "cpus=0-3,8-11,mems=0");
-  CHECK(!canonical_binding("zero", "0").ok());
-
+TEST_CASE("planner numa: drop-ins and cpuset files are read back through the knobs") {
   TempDir dir;
   dir.write("etc/systemd/system/trainer.service.d/tuner-numa.conf",
             "[Service]\nCPUAffinity=0-3 8-11\nNUMAMask=0\n");
+  // What the numa:unit knob writes for a slice: the cgroup settings, not CPUAffinity.
+  dir.write("etc/systemd/system/batch.slice.d/tuner-numa.conf",
+            "# Written by tuner (numa:unit:batch.slice); `tuner rollback` removes it.\n"
+            "[Slice]\nAllowedCPUs=4-7,12-15\nAllowedMemoryNodes=1\n");
   dir.write("sys/fs/cgroup/jobs.slice/cpuset.cpus", "4-7\n");
   dir.write("sys/fs/cgroup/jobs.slice/cpuset.mems", "1\n");
   dir.write("sys/fs/cgroup/cpuset/legacy/cpuset.cpus", "0-15\n");
@@ -154,18 +149,20 @@ TEST_CASE("planner numa: drop-ins and cpuset files are read back through the roo
   RootCurrentValues cur(target);
   CHECK(cur.readable());
   CHECK(!cur.live());
-  CurrentValue unit = cur.get("numa:unit:trainer.service");
+  auto get = [&cur](const char* id) { return cur.get(*parse_knob_id(id)); };
+  CurrentValue unit = get("numa:unit:trainer.service");
   CHECK(unit.state == CurrentValue::State::known);
   CHECK(unit.value == "cpus=0-3,8-11,mems=0");
-  CHECK(cur.get("numa:unit:other.service").value == "none");
-  CHECK(cur.get("numa:cgroup:/sys/fs/cgroup/jobs.slice").value == "cpus=4-7,mems=1");
-  CHECK(cur.get("numa:cgroup:/sys/fs/cgroup/legacy").value == "cpus=0-15,mems=0-1");
+  CHECK(get("numa:unit:other.service").value == "none");
+  CHECK(get("numa:unit:batch.slice").value == "cpus=4-7,12-15,mems=1");
+  CHECK(get("numa:cgroup:/sys/fs/cgroup/jobs.slice").value == "cpus=4-7,mems=1");
+  CHECK(get("numa:cgroup:/sys/fs/cgroup/legacy").value == "cpus=0-15,mems=0-1");
   // The irqbalance ban list is read the way the irqbalance knob writes it.
-  CHECK(cur.get("irqbalance:banned").value == "none");
+  CHECK(get("irqbalance:banned").value == "none");
   dir.write("etc/systemd/system/irqbalance.service.d/tuner-ban.conf",
             "[Service]\nEnvironment=\"TUNER_IRQBALANCE_BANNED=--banirq=58 --banirq=9\"\n");
-  CHECK(cur.get("irqbalance:banned").value == "9,58");
-  CurrentValue gone = cur.get("numa:cgroup:/sys/fs/cgroup/nope");
+  CHECK(get("irqbalance:banned").value == "9,58");
+  CurrentValue gone = get("numa:cgroup:/sys/fs/cgroup/nope");
   CHECK(gone.state == CurrentValue::State::missing);
   CHECK(gone.why == "cgroup 'nope' does not exist on this machine (no /sys/fs/cgroup/nope or "
                     "/sys/fs/cgroup/cpuset/nope)");
@@ -179,9 +176,43 @@ TEST_CASE("planner numa: drop-ins and cpuset files are read back through the roo
   REQUIRE(plan.ok());
   CHECK(plan->changes.empty());
   CHECK(plan->unchanged == 1);
+  // A slice bound by tuner reads back as bound: it is not planned again (issue #8).
+  bind.unit = "batch.slice";
+  bind.near = "eth0";
+  auto slice = make_plan(bind_profile(bind), inv, target);
+  REQUIRE(slice.ok());
+  CHECK(slice->changes.empty());
+  CHECK(slice->unchanged == 1);
   bind.unit = std::nullopt;
   bind.cgroup = "nope";
   auto bad = make_plan(bind_profile(bind), inv, target);
   REQUIRE(!bad.ok());
   CHECK(bad.error().where == "/etc/tuner/profiles/test.toml:20:1");
+}
+
+TEST_CASE("planner numa: near is the one resolver of exec --near, single-node fallback too") {
+  Inventory inv = testing::smt_machine(1, 4);
+  Nic veth;
+  veth.name = "veth0";
+  veth.is_virtual = true;
+  inv.nics.push_back(veth);
+  FakeCurrent cur;
+  cur.values_["numa:unit:trainer.service"] = "none";
+  NumaBind bind;
+  bind.unit = "trainer.service";
+  bind.near = "veth0";  // no locality of its own, but the machine has one node
+  auto plan = make_plan_with(bind_profile(bind), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].desired == "cpus=0-7,mems=0");
+  CHECK(plan->changes[0].reason ==
+        "trainer.service near veth0, which has no NUMA locality; the machine's only NUMA node "
+        "is 0 (test.toml:20)");
+  bind.near = "node:0";
+  CHECK(make_plan_with(bind_profile(bind), inv, cur)->changes.at(0).desired == "cpus=0-7,mems=0");
+  bind.near = "node:3";
+  auto none = make_plan_with(bind_profile(bind), inv, cur);
+  REQUIRE(!none.ok());
+  CHECK(none.error().what ==
+        "near = 'node:3': NUMA node 3 does not exist on this machine (it has nodes 0)");
 }

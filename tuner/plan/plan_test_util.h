@@ -1,5 +1,6 @@
 // Test helpers for the planner: hand-built machines, a fake current-value source, and
-// "apply" of a plan to those, so tests can re-plan against a desired state.
+// "apply" of a plan to those, so tests can re-plan against a desired state. (The real
+// round trip, through the knobs, apply and rollback, is tests/support/roundtrip_*.)
 #pragma once
 
 #include <map>
@@ -11,12 +12,13 @@
 
 namespace tuner::testing {
 
-/// Current values from a map; keys listed in missing do not exist.
+/// Current values from a map of knob ids; ids listed in missing do not exist.
 class FakeCurrent : public CurrentValues {
  public:
   bool readable() const override { return readable_; }
   bool live() const override { return live_; }
-  CurrentValue get(const std::string& id) const override {
+  CurrentValue get(const KnobId& knob) const override {
+    std::string id = knob.str();
     if (missing_.count(id)) return {CurrentValue::State::missing, "", id + " does not exist"};
     auto it = values_.find(id);
     if (it == values_.end()) return {CurrentValue::State::unknown, "", "not in the fake"};

@@ -4,8 +4,6 @@
 #include <cctype>
 
 #include "base/strings.h"
-#include "probes/sysctl.h"
-#include "tuner/knobs/knob.h"
 #include "tuner/plan/builder.h"
 
 namespace tuner {
@@ -99,66 +97,19 @@ int kind_rank(std::string_view id) {
 
 using namespace planner_detail;
 
-CurrentValue RootCurrentValues::get(const std::string& id) const {
-  const Root& root = target_.root;
-  if (starts_with(id, "sysctl:")) {
-    std::string key = id.substr(7);
-    // A capture of /sys and /proc without proc/sys (hwloc's test trees) cannot say
-    // whether a key exists: its value is unknown, not missing.
-    if (!root.is_live() && !root.exists("proc/sys"))
-      return {CurrentValue::State::unknown, "", root.dir() + " has no proc/sys"};
-    auto path = sysctl_path(root, key);
-    if (!path.ok()) {
-      if (path.error().err == ENOENT)
-        return {CurrentValue::State::missing, "",
-                "sysctl key '" + key + "' does not exist on this machine"};
-      return {CurrentValue::State::missing, "", path.error().message()};
-    }
-    auto value = read_sysctl(root, key);
-    if (!value.ok()) return {CurrentValue::State::unknown, "", value.error().message()};
-    return {CurrentValue::State::known, normalize_ws(*value), ""};
-  }
-  if (starts_with(id, "numa:unit:")) {
-    std::string path = "etc/systemd/system/" + id.substr(10) + ".d/tuner-numa.conf";
-    auto text = root.read(path);
-    if (!text.ok()) {
-      if (text.error().err == ENOENT) return {CurrentValue::State::known, "none", ""};
-      return {CurrentValue::State::unknown, "", text.error().message()};
-    }
-    return {CurrentValue::State::known, parse_numa_dropin(*text), ""};
-  }
-  if (starts_with(id, "numa:cgroup:/sys/fs/cgroup/")) {
-    // The id names the cgroup v2 path; a v1 machine keeps cpusets under cpuset/.
-    std::string rel = id.substr(12 + std::string_view("/sys/fs/cgroup/").size());
-    for (std::string dir : {"sys/fs/cgroup/" + rel, "sys/fs/cgroup/cpuset/" + rel}) {
-      if (!root.exists(dir)) continue;
-      auto cpus = root.read(dir + "/cpuset.cpus");
-      auto mems = root.read(dir + "/cpuset.mems");
-      if (!cpus.ok()) return {CurrentValue::State::unknown, "", cpus.error().message()};
-      if (!mems.ok()) return {CurrentValue::State::unknown, "", mems.error().message()};
-      auto value = canonical_binding(*cpus, *mems);
-      if (!value.ok()) return {CurrentValue::State::unknown, "", dir + ": " + value.error().what};
-      return {CurrentValue::State::known, *value, ""};
-    }
-    if (!root.is_live() && !root.exists("sys/fs/cgroup"))
-      return {CurrentValue::State::unknown, "", root.dir() + " has no sys/fs/cgroup"};
-    return {CurrentValue::State::missing, "",
-            "cgroup '" + rel + "' does not exist on this machine (no /sys/fs/cgroup/" + rel +
-                " or /sys/fs/cgroup/cpuset/" + rel + ")"};
-  }
-  if (id == "irqbalance:banned") {
-    // The ban list lives in the drop-in the irqbalance knob writes; its read() is the
-    // one definition of the value ("none" or "57,58").
-    if (!root.exists("etc/systemd/system")) return {CurrentValue::State::known, "none", ""};
-    KnobContext ctx{root};
-    if (!root.is_live()) ctx.systemd_dir = root.dir() + "/etc/systemd/system";
-    auto knob = make_knob(id, ctx);
-    if (!knob.ok()) return {CurrentValue::State::unknown, "", knob.error().message()};
-    auto value = (*knob)->read();
-    if (!value.ok()) return {CurrentValue::State::unknown, "", value.error().message()};
-    return {CurrentValue::State::known, *value, ""};
-  }
-  return {CurrentValue::State::unknown, "", "no reader for " + id};
+CurrentValue CurrentValue::from(const Result<std::string>& read, const std::string& knob_id) {
+  if (read.ok()) return {State::known, *read, ""};
+  const Error& e = read.error();
+  std::string why = e.where.empty() || e.where == knob_id ? e.what : e.message();
+  if (starts_with(why, knob_id + ": ")) why = why.substr(knob_id.size() + 2);
+  return {e.is(ErrorKind::missing) ? State::missing : State::unknown, "", why};
+}
+
+CurrentValue KnobCurrentValues::get(const KnobId& knob) const {
+  std::string id = knob.str();
+  auto k = make_knob(knob, ctx_);
+  if (!k.ok()) return CurrentValue::from(k.error(), id);
+  return CurrentValue::from((*k)->read(), id);
 }
 
 Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,

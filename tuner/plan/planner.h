@@ -5,6 +5,7 @@
 
 #include "base/result.h"
 #include "probes/inventory.h"
+#include "tuner/knobs/knob.h"
 #include "tuner/plan/plan.h"
 #include "tuner/profile/profile.h"
 #include "tuner/plan/target.h"
@@ -12,8 +13,9 @@
 namespace tuner {
 
 /// Works out the changes profile asks of the machine inventory describes. Current
-/// values of sysctls and other knobs are read through target.root when the target is
-/// the live machine or a captured root (never for an XML topology: current is null).
+/// values of sysctls and other knobs are read by the knobs through target.root when
+/// the target is the live machine or a captured root (never for an XML topology:
+/// current is null).
 /// Impossible requests (cpulists beyond the machine, speeds no mode supports, sysctl
 /// keys that do not exist) are an Error whose `where` is the profile's file:line:col.
 Result<Plan> make_plan(const Profile& profile, const Inventory& inventory, const Target& target);
@@ -28,12 +30,16 @@ struct CurrentValue {
   State state = State::unknown;
   std::string value;
   std::string why;
+
+  /// From a knob's answer: a value is known; an Error of kind missing is missing; any
+  /// other Error (a capture without proc/sys, a file that cannot be read) is unknown.
+  static CurrentValue from(const Result<std::string>& read, const std::string& knob_id);
 };
 
-/// Where the planner reads current values that are not in the Inventory: sysctls
-/// ("sysctl:KEY"), NUMA bindings ("numa:unit:NAME", "numa:cgroup:PATH") and the
-/// irqbalance ban list ("irqbalance:banned"). IRQ affinities and NIC settings come
-/// from the Inventory. Tests substitute their own to re-plan against a desired state.
+/// Where the planner reads current values that are not in the Inventory: sysctls,
+/// NUMA bindings (numa:unit, numa:cgroup) and the irqbalance ban list. IRQ affinities,
+/// NIC settings and whether irqbalance runs come from the Inventory. Tests substitute
+/// their own to re-plan against a desired state.
 class CurrentValues {
  public:
   virtual ~CurrentValues() = default;
@@ -43,19 +49,29 @@ class CurrentValues {
   /// True for the machine we run on: ethtool data is authoritative there, so a NIC
   /// reporting no channels or rings does not support them.
   virtual bool live() const = 0;
-  virtual CurrentValue get(const std::string& knob_id) const = 0;
+  virtual CurrentValue get(const KnobId& knob) const = 0;
 };
 
-/// Reads current values through a target's root.
-class RootCurrentValues : public CurrentValues {
+/// Asks the knobs: make_knob(id, ctx)->read() is the one definition of every value
+/// (STYLE.md 11), so a plan made after an apply sees exactly what the knobs wrote.
+class KnobCurrentValues : public CurrentValues {
  public:
-  explicit RootCurrentValues(const Target& target) : target_(target) {}
-  bool readable() const override { return !target_.topology_xml; }
-  bool live() const override { return target_.writable(); }
-  CurrentValue get(const std::string& knob_id) const override;
+  KnobCurrentValues(KnobContext ctx, bool readable, bool live)
+      : ctx_(std::move(ctx)), readable_(readable), live_(live) {}
+  bool readable() const override { return readable_; }
+  bool live() const override { return live_; }
+  CurrentValue get(const KnobId& knob) const override;
 
  private:
-  const Target& target_;
+  mutable KnobContext ctx_;  // knobs take it by reference; reading changes nothing
+  bool readable_, live_;
+};
+
+/// The knobs of a target: its root (live or captured) with the default paths.
+class RootCurrentValues : public KnobCurrentValues {
+ public:
+  explicit RootCurrentValues(const Target& target)
+      : KnobCurrentValues(KnobContext{target.root}, !target.topology_xml, target.writable()) {}
 };
 
 /// make_plan with the current-value source made explicit.

@@ -1,6 +1,6 @@
-// Sysctl settings: exact values, ">=N" (raise only) and "<=N" (lower only).
+// Sysctl settings: exact values, ">=N" (raise only) and "<=N" (lower only). The
+// current value is the sysctl knob's read(), whitespace-normalised.
 #include "base/strings.h"
-#include "probes/sysctl.h"
 #include "tuner/plan/builder.h"
 
 namespace tuner::planner_detail {
@@ -34,15 +34,15 @@ std::string describe(const SysctlSetting& s) {
 
 Status plan_sysctls(PlanBuilder& b) {
   for (const SysctlSetting& s : b.profile.sysctls) {
-    Status syntax = check_sysctl_key_syntax(s.key);
-    if (!syntax.ok()) return error_at(s.loc, syntax.error().message());
-    Change change{"sysctl:" + s.key, s.group.empty() ? "sysctl" : s.group, std::nullopt,
+    auto id = KnobId::sysctl(s.key);
+    if (!id.ok()) return error_at(s.loc, id.error().message());
+    Change change{id->str(), s.group.empty() ? "sysctl" : s.group, std::nullopt,
                   normalize_ws(s.value), describe(s)};
     if (!b.current.readable()) {
       b.add(std::move(change), false);
       continue;
     }
-    CurrentValue cur = b.current.get(change.knob);
+    CurrentValue cur = b.current.get(*id);
     if (cur.state == CurrentValue::State::missing) return error_at(s.loc, cur.why);
     if (cur.state == CurrentValue::State::unknown) {
       change.reason += "; current value unreadable: " + cur.why;

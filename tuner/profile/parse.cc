@@ -8,7 +8,7 @@
 #include <limits>
 #include <map>
 
-#include "probes/sysctl.h"
+#include "tuner/knobs/knob_id.h"
 #include "tuner/profile/toml_reader.h"
 #include "tuner/profile/values.h"
 
@@ -127,7 +127,7 @@ class Parser : public TomlReader {
         parse_sysctls(*v.as_table(), key);
         continue;
       }
-      Status syntax = check_sysctl_key_syntax(key);
+      Status syntax = validate_sysctl_key(key);
       if (!syntax.ok())
         fail(k.source(), fmt::format("bad sysctl key '{}': {}", key, syntax.error().what));
       SysctlSetting s;
@@ -318,10 +318,10 @@ class Parser : public TomlReader {
       std::string what = fmt::format("'{}' in {}", k.str(), ctx);
       if (k.str() == "unit") {
         b.unit = string(v, what);
-        check(check_unit_name(*b.unit), v, ctx);
+        check(validate_unit_name(*b.unit), v, ctx);
       } else if (k.str() == "cgroup") {
         b.cgroup = string(v, what);
-        check(check_cgroup_path(*b.cgroup), v, ctx);
+        check(validate_cgroup_path(*b.cgroup), v, ctx);
       } else if (k.str() == "near") {
         b.near = string(v, what);
         check(check_device_name(*b.near), v, ctx);
@@ -431,14 +431,14 @@ class Parser : public TomlReader {
       std::string_view rest = id;
       Status ok = Ok{};
       if (rest.starts_with("sysctl:")) {
-        ok = check_sysctl_key_syntax(rest.substr(7));
+        ok = validate_sysctl_key(rest.substr(7));
         if (ok.ok() && rest.size() == 7) ok = Error::invalid("empty sysctl key", "");
       } else if (rest.starts_with("irq:") || rest.starts_with("nic:")) {
         ok = check_name_glob(rest.substr(4));
       } else if (rest.starts_with("numa:unit:")) {
-        ok = check_unit_name(rest.substr(10));
+        ok = validate_unit_name(rest.substr(10));
       } else if (rest.starts_with("numa:cgroup:")) {
-        ok = check_cgroup_path(rest.substr(12));
+        ok = validate_cgroup_path(rest.substr(12));
       } else {
         fail(e.source(), fmt::format("member '{}' of {}: write \"sysctl:KEY\", \"irq:GLOB\", "
                                      "\"nic:GLOB\", \"numa:unit:UNIT\" or \"numa:cgroup:PATH\"",

@@ -28,10 +28,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool printable(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
@@ -70,36 +66,6 @@ Result<SysctlSetting> parse_sysctl_text(std::string_view text) {
   if (s.value.empty()) return bad("empty sysctl value");
   if (s.value.size() > 4096) return bad("sysctl value longer than 4096 bytes");
   return s;
-}
-
-Status check_unit_name(std::string_view unit) {
-  if (unit.empty() || unit.size() > 255) return bad("a unit name must be 1 to 255 characters");
-  for (char c : unit)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == ':' || c == '_' || c == '.' ||
-          c == '@' || c == '-'))
-      return bad(fmt::format("unit name '{}' has '{}': only [A-Za-z0-9:_.@-] are allowed",
-                             unit, c));
-  if (!ends_with(unit, ".service") && !ends_with(unit, ".scope") && !ends_with(unit, ".slice"))
-    return bad(fmt::format("unit name '{}' must end in .service, .scope or .slice", unit));
-  return Ok{};
-}
-
-Status check_cgroup_path(std::string_view path) {
-  if (path.empty()) return bad("empty cgroup path");
-  if (path.front() == '/')
-    return bad(fmt::format("cgroup path '{}' must be relative to /sys/fs/cgroup (no leading '/')",
-                           path));
-  if (path.size() > 1024) return bad("cgroup path longer than 1024 bytes");
-  for (std::string_view seg : split(path, '/')) {
-    if (seg.empty()) return bad(fmt::format("cgroup path '{}' has an empty segment", path));
-    if (seg == "." || seg == "..")
-      return bad(fmt::format("cgroup path '{}' may not contain '{}'", path, seg));
-    for (char c : seg)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' ||
-            c == '@' || c == '-'))
-        return bad(fmt::format("cgroup path '{}' has '{}': segments are [A-Za-z0-9_.:@-]", path, c));
-  }
-  return Ok{};
 }
 
 Status check_name_glob(std::string_view glob) {

@@ -1,6 +1,7 @@
-// Checks of single profile values that need no TOML: sysctl values, unit names, cgroup
-// paths, name globs, comparison conditions, "did you mean". Errors carry only `what`;
-// the parser adds the file:line:col.
+// Checks of single profile values that need no TOML: sysctl values, name globs,
+// comparison conditions, "did you mean". Errors carry only `what`; the parser adds the
+// file:line:col. What names a knob (sysctl keys, unit names, cgroup paths) is checked
+// by the knob ids' own validators (tuner/knobs/knob_id.h), never here.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +21,6 @@ std::string did_you_mean(std::string_view key, const std::vector<std::string_vie
 /// text, whitespace-normalised ("4096  87380 6291456" -> "4096 87380 6291456").
 Result<SysctlSetting> parse_sysctl_text(std::string_view text);
 
-/// systemd unit name: [A-Za-z0-9:_.@-]+ ending in .service, .scope or .slice.
-Status check_unit_name(std::string_view unit);
-/// cgroup v2 path relative to /sys/fs/cgroup: segments of [A-Za-z0-9_.:@-], no "." or
-/// "..", no leading or doubled '/'.
-Status check_cgroup_path(std::string_view path);
 /// Interface-name glob for [irq."..."] and [nic."..."]: no '/', ':', blanks, at most 64.
 Status check_name_glob(std::string_view glob);
 /// Group or benchmark name: [A-Za-z0-9_-]+.

@@ -2,7 +2,7 @@
 # Scenario part 2: plan, apply, rollback, a driver that lies about a forced speed, and
 # a crash in the middle of apply undone by a fresh process.
 NODE1=$node_cpus1
-KNOBS="tuner/knobs/irq_affinity.cc tuner/knobs/sysctl.cc tuner/knobs/nic_link.cc tuner/knobs/numa_binding.cc"
+KNOBS="tuner/knobs/irq_affinity.cc tuner/knobs/sysctl.cc tuner/knobs/nic_link.cc tuner/knobs/numa_cgroup.cc"
 
 # ---- profiles: the scenario's own profiles load without errors
 run_step profiles tuner profiles --profile-path /etc/tuner/profiles --json

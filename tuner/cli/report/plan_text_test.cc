@@ -3,12 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "tuner/cli/report/plan_json.h"
 #include "tuner/plan/planner.h"
 #include "tuner/plan/plan_test_util.h"
+#include "tests/support/files.h"
 
 using namespace tuner;
 using testing::FakeCurrent;
@@ -61,17 +60,10 @@ Plan sample_plan() {
   return *plan;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void check_golden(const std::string& name, const std::string& actual) {
-  std::string path = std::string(TUNER_TEST_DATA) + "/plan/" + name;
-  if (std::getenv("TUNER_UPDATE_GOLDEN")) std::ofstream(path) << actual;
-  CHECK(actual == read_file(path));
+  std::string path = testing::test_data_path("plan/" + name);
+  if (std::getenv("TUNER_UPDATE_GOLDEN")) testing::write_file(path, actual);
+  CHECK(actual == testing::read_text(path));
 }
 
 }  // namespace

@@ -1,80 +1,16 @@
-// Test support for the topology and NUMA probes: the shared fixtures, unpacked sysfs
-// captures, and an independent reading of the same input through hwloc's C API, so
-// that tests compare the probes against what hwloc itself reports.
+// Test support: an independent reading of a topology through nothing but hwloc's C API,
+// so tests compare the topology and NUMA probes against what hwloc itself reports.
 #pragma once
 
 #include <hwloc.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace tuner::test {
-
-namespace fs = std::filesystem;
-
-/// Sorted paths of the fixtures in ${TUNER_FIXTURES}/SUBDIR ending in SUFFIX.
-inline std::vector<std::string> fixture_files(const std::string& subdir, const std::string& suffix) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(fs::path(TUNER_FIXTURES) / subdir)) {
-    std::string p = e.path().string();
-    if (p.size() > suffix.size() && p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0)
-      out.push_back(p);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-/// A fresh directory, removed with everything in it. In /dev/shm when there is one:
-/// unpacking thousands of small sysfs files onto a slow disk takes seconds each.
-class TempDir {
- public:
-  TempDir() {
-    fs::path base = ::access("/dev/shm", W_OK) == 0 ? fs::path("/dev/shm") : fs::temp_directory_path();
-    std::string tmpl = (base / "tuner-topo-XXXXXX").string();
-    if (::mkdtemp(tmpl.data())) path_ = tmpl;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-/// Unpacks a sysfs tarball into dir; returns its single top folder (the root), or ""
-/// when tar failed or the tarball does not hold exactly one folder.
-inline std::string unpack_root(const std::string& tarball, const std::string& dir) {
-  std::string cmd = "tar -xjf '" + tarball + "' -C '" + dir + "'";
-  if (std::system(cmd.c_str()) != 0) return "";
-  std::vector<std::string> tops;
-  for (const auto& e : fs::directory_iterator(dir)) tops.push_back(e.path().string());
-  return tops.size() == 1 && fs::is_directory(tops[0]) ? tops[0] : "";
-}
-
-/// The root of a sysfs tarball, unpacked once per test run and shared by the tests
-/// that read it (they only read). "" when it cannot be unpacked.
-inline std::string shared_root(const std::string& tarball) {
-  static std::map<std::string, std::pair<std::unique_ptr<TempDir>, std::string>> unpacked;
-  auto it = unpacked.find(tarball);
-  if (it == unpacked.end()) {
-    auto dir = std::make_unique<TempDir>();
-    std::string root = unpack_root(tarball, dir->path());
-    it = unpacked.emplace(tarball, std::make_pair(std::move(dir), root)).first;
-  }
-  return it->second.second;
-}
+namespace tuner::testing {
 
 /// What hwloc reports for one input, read with nothing but hwloc's C API.
 struct HwlocReference {
@@ -145,4 +81,4 @@ inline HwlocReference hwloc_reference(const std::optional<std::string>& xml,
   return ref;
 }
 
-}  // namespace tuner::test
+}  // namespace tuner::testing

@@ -1,4 +1,5 @@
-// Parsing and validation of nic knob ids ("nic:eth0:link") and of their values.
+// The values of the nic knobs (nic:IF:link, :channels, :rings): parsing, canonical
+// text, and how a link's modes are described. The ids are knob_id.h's.
 #pragma once
 
 #include <optional>
@@ -10,20 +11,6 @@
 #include "probes/inventory.h"
 
 namespace tuner {
-
-/// "nic:IF:ATTR" split into its validated parts.
-struct NicKnobId {
-  std::string ifname;
-  std::string attr;  // "link", "channels", "rings"
-};
-
-/// Checks an interface name: non-empty, shorter than IFNAMSIZ, not "." or "..", and
-/// only [A-Za-z0-9_.@-]. ':' is refused as the kernel's dev_valid_name() does (it also
-/// separates id parts), and so are '/' and blanks. The Error names the id.
-Status validate_ifname(std::string_view ifname, const std::string& id);
-
-/// Parses and validates "nic:IF:ATTR"; ATTR must be link, channels or rings.
-Result<NicKnobId> parse_nic_id(const std::string& id);
 
 /// One "key=value" pair of a comma-separated knob value.
 struct KeyValue {

@@ -1,32 +1,8 @@
-#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_value.h"
 
 #include <doctest/doctest.h>
 
 namespace tuner {
-
-TEST_CASE("nic id: valid ids split into interface and setting") {
-  auto id = parse_nic_id("nic:eth0:link");
-  REQUIRE(id.ok());
-  CHECK(id->ifname == "eth0");
-  CHECK(id->attr == "link");
-  CHECK(parse_nic_id("nic:enp59s0f1np1:channels").ok());
-  CHECK(parse_nic_id("nic:br-lan.100:rings").ok());
-  CHECK(parse_nic_id("nic:veth@x_1:rings").ok());
-}
-
-TEST_CASE("nic id: hostile and malformed ids are refused, naming the id") {
-  for (const char* bad : {"nic:../x:link", "nic:..:link", "nic:.:link", "nic::link",
-                          "nic:eth0", "nic:eth0:bogus", "nic:a/b:link", "nic:eth 0:link",
-                          "nic:eth0:1:link", "nic:abcdefghijklmnop:link", "nic:eth0:",
-                          "nic:eth0\n:link"}) {
-    auto id = parse_nic_id(bad);
-    CHECK_MESSAGE(!id.ok(), bad);
-    if (!id.ok()) CHECK(id.error().where == bad);
-  }
-  // 15 characters is the longest name IFNAMSIZ allows.
-  CHECK(parse_nic_id("nic:abcdefghijklmno:link").ok());
-  CHECK(parse_nic_id("nic:eth0:bogus").error().what.find("bogus") != std::string::npos);
-}
 
 TEST_CASE("nic value: link settings parse and print canonically") {
   auto s = parse_link_setting(" duplex=full, speed=25000 ,autoneg=off", "nic:x:link");

@@ -1,44 +1,10 @@
-#include "tuner/knobs/nic_id.h"
+#include "tuner/knobs/nic_value.h"
 
 #include <algorithm>
-#include <net/if.h>
 
 #include "base/strings.h"
 
 namespace tuner {
-
-Status validate_ifname(std::string_view ifname, const std::string& id) {
-  if (ifname.empty()) return Error::invalid("empty interface name", id);
-  if (ifname.size() >= IFNAMSIZ)
-    return Error::invalid("interface name '" + std::string(ifname) + "' is longer than " +
-                     std::to_string(IFNAMSIZ - 1) + " characters",
-                 id);
-  if (ifname == "." || ifname == "..")
-    return Error::invalid("'" + std::string(ifname) + "' is not an interface name", id);
-  for (char c : ifname) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.' || c == '@' || c == '-';
-    if (!ok)
-      return Error::invalid("interface name '" + std::string(ifname) +
-                       "' may only contain letters, digits and _ . @ -",
-                   id);
-  }
-  return Ok{};
-}
-
-Result<NicKnobId> parse_nic_id(const std::string& id) {
-  if (!starts_with(id, "nic:")) return Error::invalid("not a nic knob id", id);
-  std::string_view rest = std::string_view(id).substr(4);
-  auto colon = rest.rfind(':');
-  if (colon == std::string_view::npos)
-    return Error::invalid("expected nic:IFNAME:link|channels|rings", id);
-  NicKnobId out{std::string(rest.substr(0, colon)), std::string(rest.substr(colon + 1))};
-  if (auto st = validate_ifname(out.ifname, id); !st.ok()) return st.error();
-  if (out.attr != "link" && out.attr != "channels" && out.attr != "rings")
-    return Error::invalid("unknown nic setting '" + out.attr + "' (expected link, channels or rings)",
-                 id);
-  return out;
-}
 
 Result<std::vector<KeyValue>> parse_key_values(std::string_view text,
                                                const std::vector<std::string>& allowed,

@@ -1,0 +1,59 @@
+// Root::read goes through the bounded reader: /proc files (size 0) read whole, while a
+// FIFO planted in a capture or a device that never ends are errors, not hangs.
+#include "probes/root.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/support/temp_dir.h"
+
+using namespace tuner;
+
+TEST_CASE("root: /proc and /sys files read whole on the live machine") {
+  Root live = Root::live();
+  auto status = live.read("proc/self/status");
+  REQUIRE_MESSAGE(status.ok(), status.error().message());
+  CHECK(status->find("\nPid:") != std::string::npos);
+  auto online = live.read("/sys/devices/system/cpu/online");
+  REQUIRE_MESSAGE(online.ok(), online.error().message());
+  CHECK(!online->empty());
+}
+
+TEST_CASE("root: a FIFO in a captured tree is an error at once") {
+  testing::HangGuard guard;
+  testing::TempDir tmp;
+  tmp.write("proc/version", "Linux version 6.1.0\n");
+  REQUIRE(::mkfifo((tmp / "proc/interrupts").c_str(), 0600) == 0);
+  auto root = Root::open(tmp.path);
+  REQUIRE(root.ok());
+  CHECK(root->read("proc/version").value_or("") == "Linux version 6.1.0\n");
+  // No writer: nothing to read, an empty file. With a writer that sends nothing: an
+  // error (EAGAIN) instead of a wait.
+  CHECK(root->read("proc/interrupts").value_or("x") == "");
+  UniqueFd writer(::open((tmp / "proc/interrupts").c_str(), O_RDWR | O_CLOEXEC));
+  REQUIRE(writer);
+  auto blocked = root->read("proc/interrupts");
+  REQUIRE_FALSE(blocked.ok());
+  CHECK(blocked.error().err == EAGAIN);
+  CHECK(blocked.error().where == "proc/interrupts");
+}
+
+TEST_CASE("root: an endless device stops at the size bound") {
+  testing::HangGuard guard;
+  auto zero = Root::live().read("dev/zero");
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.error().is(ErrorKind::invalid));
+  CHECK(zero.error().message().find("larger than") != std::string::npos);
+}
+
+TEST_CASE("root: a directory is not read as a file") {
+  testing::TempDir tmp;
+  tmp.write("sys/x/file", "1\n");
+  auto r = Root::open(tmp.path)->read("sys/x");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().err == EISDIR);
+}

@@ -1,0 +1,196 @@
+// The property of issue #8 on the real kernel, where it lets us without touching the
+// host: apply a plan, plan again: nothing to do; roll back, plan again: the first plan.
+//  - net.* sysctls and a veth's channels, in a private network namespace (root);
+//  - a process's CPU binding (numa:pid), on a child of the test;
+//  - a cpuset cgroup's binding, on the temporary cgroup that
+//    tests/integration/numa_binding_test.sh creates (hence "numa live").
+// Everything else (links, rings, IRQs, units, irqbalance) is on a fake machine in
+// roundtrip_fake_test.cc: a veth has no link modes or rings, and the host's IRQs and
+// services are not ours to move.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include "base/cpuset.h"
+#include "base/strings.h"
+#include "probes/probe.h"
+#include "tests/support/netns.h"
+#include "tests/support/roundtrip.h"
+#include "tests/support/temp_dir.h"
+#include "tuner/knobs/knob.h"
+#include "tuner/knobs/numa_knobs.h"
+#include "tuner/plan/near.h"
+#include "tuner/plan/planner.h"
+#include "tuner/profile/parse.h"
+
+extern char** environ;
+
+namespace tuner {
+namespace {
+
+using testing::Report;
+
+/// One line, for the "key=value" lines a namespace child reports in.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n') c = '|';
+  return text;
+}
+
+Result<Profile> parse(const std::string& text) {
+  auto parsed = parse_profile_file(text, "live.toml");
+  if (!parsed.ok()) return parsed.error();
+  Profile p = parsed->profile;
+  p.chain = {p.name};
+  return p;
+}
+
+/// The round trip's verdicts, as report lines.
+Report verdicts(const testing::RoundTrip& rt) {
+  Report r;
+  if (!rt.error.empty()) return Report{{"error", rt.error}};
+  r["first"] = one_line(testing::describe_plan(rt.first));
+  r["first.changes"] = std::to_string(rt.first.changes.size());
+  r["after_apply"] = one_line(testing::describe_plan(rt.after_apply));
+  r["after_apply.changes"] = std::to_string(rt.after_apply.changes.size());
+  r["after_apply.unchanged_all"] =
+      rt.after_apply.unchanged == rt.first.changes.size() + rt.first.unchanged ? "1" : "0";
+  r["after_rollback"] = one_line(testing::describe_plan(rt.after_rollback));
+  return r;
+}
+
+void check_verdicts(Report r, std::size_t at_least) {
+  if (auto it = r.find("skip"); it != r.end()) {
+    MESSAGE("skipped: " << it->second);
+    return;
+  }
+  INFO(r["error"]);
+  REQUIRE(r.count("error") == 0);
+  INFO("first plan: " << r["first"]);
+  INFO("after apply: " << r["after_apply"]);
+  CHECK(std::stoul(r["first.changes"]) >= at_least);
+  CHECK(r["after_apply.changes"] == "0");
+  CHECK(r["after_apply.unchanged_all"] == "1");
+  CHECK(r["after_rollback"] == r["first"]);
+}
+
+}  // namespace
+
+TEST_CASE("roundtrip live: net sysctls and veth channels in a private network namespace") {
+  if (auto why = testing::netns_unavailable(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  Report r = testing::run_in_netns([] {
+    if (std::system("ip link add rt0 numrxqueues 2 numtxqueues 2 type veth peer name rt1 "
+                    "numrxqueues 2 numtxqueues 2 && ip link set rt0 up && ip link set rt1 up") != 0)
+      return Report{{"skip", "cannot create a veth pair (ip link add)"}};
+    auto nl = open_ethtool_netlink();
+    if (!nl.ok()) return Report{{"skip", nl.error().message()}};
+    auto ch = (*nl)->get_channels("rt0");
+    if (!ch.ok() || !ch->rx || !ch->rx_max || *ch->rx_max < 2)
+      return Report{{"skip", "rt0 has fewer than two channels to choose from"}};
+    // Whatever the kernel made, ask for the other count.
+    std::string n = *ch->rx == 1 ? "2" : "1";
+    auto profile = parse("[profile]\nname = \"live\"\n[sysctl]\n"
+                         "\"net.core.somaxconn\" = 1234\n"
+                         "\"net.ipv4.tcp_rmem\" = \"4096 87381 6291457\"\n"
+                         "\"net.ipv4.conf.all.forwarding\" = 1\n"
+                         "[nic.\"rt0\"]\nchannels = { rx = " + n + ", tx = " + n + " }\n");
+    if (!profile.ok()) return Report{{"error", profile.error().message()}};
+    KnobContext ctx{Root::live()};
+    ctx.netlink = nl->get();
+    ctx.link_timeout_ms = 3000;
+    auto plan = [&]() {
+      Target live{Root::live(), std::nullopt};
+      return make_plan(*profile, probe_target(live), live);
+    };
+    KnobFactory make = [&ctx](const std::string& id) { return make_knob(id, ctx); };
+    testing::TempDir state("tuner-roundtrip-live");
+    return verdicts(testing::round_trip(plan, make, state / "state"));
+  });
+  check_verdicts(r, 4);
+}
+
+TEST_CASE("roundtrip live: a process's CPU binding, applied and rolled back") {
+  cpu_set_t own;
+  REQUIRE(sched_getaffinity(0, sizeof own, &own) == 0);
+  if (CPU_COUNT(&own) < 2) {
+    MESSAGE("skipped: needs two CPUs to move a process between");
+    return;
+  }
+  unsigned first = 0;
+  while (!CPU_ISSET(first, &own)) ++first;
+  pid_t pid;
+  const char* argv[] = {"sleep", "60", nullptr};
+  REQUIRE(posix_spawnp(&pid, "sleep", nullptr, nullptr, const_cast<char**>(argv), environ) == 0);
+  struct Reap {
+    pid_t pid;
+    ~Reap() {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  } reap{pid};
+  Root live = Root::live();
+  auto stat = live.read("proc/" + std::to_string(pid) + "/stat");
+  REQUIRE(stat.ok());
+  auto start = parse_stat_starttime(*stat, "stat");
+  REQUIRE(start.ok());
+  std::string id = KnobId::numa_pid(static_cast<unsigned>(pid), *start)->str();
+  std::string desired = "cpus=" + std::to_string(first);
+  KnobContext ctx{live};
+  KnobFactory make = [&ctx](const std::string& knob) { return make_knob(knob, ctx); };
+  // No profile names a process: the plan is what a planner would make of one binding,
+  // with the knob's read() and canonical() deciding whether it is in place.
+  auto plan = [&]() -> Result<Plan> {
+    auto k = make(id);
+    if (!k.ok()) return k.error();
+    auto now = (*k)->read();
+    auto want = (*k)->canonical(desired);
+    if (!now.ok()) return now.error();
+    if (!want.ok()) return want.error();
+    Plan p;
+    p.profiles = {"pid"};
+    if (*now == *want) ++p.unchanged;
+    else p.changes.push_back(Change{id, "numa", *now, desired, "the test's child"});
+    return p;
+  };
+  testing::TempDir state("tuner-roundtrip-pid");
+  check_verdicts(verdicts(testing::round_trip(plan, make, state / "state")), 1);
+}
+
+// Run by tests/integration/numa_binding_test.sh, which makes the cgroup and names it.
+TEST_CASE("numa live: roundtrip of a [[numa.bind]] on a temporary cpuset cgroup") {
+  const char* rel = std::getenv("TUNER_LIVE_CGROUP");
+  if (!rel || !*rel) {
+    MESSAGE("not run: TUNER_LIVE_CGROUP is not set (run by tests/integration)");
+    return;
+  }
+  Target live{Root::live(), std::nullopt};
+  ProbeOptions options;
+  options.netlink = false;
+  Inventory inv = probe_inventory(live.root, options);
+  fill_nodes_from_sysfs(live.root, inv);
+  REQUIRE(!inv.topology.numa_nodes.empty());
+  const NumaNode& node = inv.topology.numa_nodes.front();
+  cpu_set_t own;
+  REQUIRE(sched_getaffinity(0, sizeof own, &own) == 0);
+  for (unsigned cpu : node.cpus.cpus())
+    if (!CPU_ISSET(cpu, &own)) {
+      MESSAGE("skipped: node " << node.os_index << "'s CPUs are not all ours to bind to");
+      return;
+    }
+  auto profile = parse("[profile]\nname = \"live\"\n[[numa.bind]]\ncgroup = \"" +
+                       std::string(rel) + "\"\nnode = " + std::to_string(node.os_index) + "\n");
+  REQUIRE(profile.ok());
+  KnobContext ctx{live.root};
+  KnobFactory make = [&ctx](const std::string& id) { return make_knob(id, ctx); };
+  auto plan = [&]() { return make_plan(*profile, inv, live); };
+  testing::TempDir state("tuner-roundtrip-cgroup");
+  check_verdicts(verdicts(testing::round_trip(plan, make, state / "state")), 1);
+}
+
+}  // namespace tuner

@@ -1,0 +1,223 @@
+#include "tuner/knobs/knob_id.h"
+
+#include <net/if.h>
+
+#include <cctype>
+
+#include <fmt/core.h>
+
+#include "base/strings.h"
+#include "probes/sysctl.h"
+
+namespace tuner {
+
+namespace {
+
+bool digits_only(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+Result<KnobId> with_id(Result<KnobId> r, std::string_view id) {
+  if (r.ok()) return r;
+  return r.error().context(std::string(id));
+}
+
+}  // namespace
+
+Status validate_sysctl_key(std::string_view key) { return check_sysctl_key_syntax(key); }
+
+Result<unsigned> parse_irq_number(std::string_view text) {
+  auto n = digits_only(text) ? parse_u64(text) : std::nullopt;
+  if (!n || *n > 1u << 20 || (text.size() > 1 && text[0] == '0'))
+    return Error::invalid("not an IRQ number: '" + std::string(text) + "'");
+  return static_cast<unsigned>(*n);
+}
+
+Status validate_ifname(std::string_view ifname) {
+  std::string name(ifname);
+  if (ifname.empty()) return Error::invalid("empty interface name");
+  if (ifname.size() >= IFNAMSIZ)
+    return Error::invalid(fmt::format("interface name '{}' is longer than {} characters", name,
+                                      IFNAMSIZ - 1));
+  if (ifname == "." || ifname == "..")
+    return Error::invalid("'" + name + "' is not an interface name");
+  for (char c : ifname)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '@' ||
+          c == '-'))
+      return Error::invalid("interface name '" + name +
+                            "' may only contain letters, digits and _ . @ -");
+  return Ok{};
+}
+
+Status validate_unit_name(std::string_view unit) {
+  if (unit.empty() || unit.size() > 255)
+    return Error::invalid("a unit name must be 1 to 255 characters");
+  for (char c : unit)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == ':' || c == '_' || c == '.' ||
+          c == '@' || c == '-'))
+      return Error::invalid(fmt::format(
+          "unit name '{}' has '{}': only [A-Za-z0-9:_.@-] are allowed", unit, c));
+  std::string_view stem;
+  for (std::string_view suffix : {".service", ".scope", ".slice"})
+    if (ends_with(unit, suffix)) stem = unit.substr(0, unit.size() - suffix.size());
+  if (stem.empty())
+    return Error::invalid(
+        fmt::format("unit name '{}' must end in .service, .scope or .slice", unit));
+  return Ok{};
+}
+
+Status validate_cgroup_path(std::string_view path) {
+  if (path.empty()) return Error::invalid("empty cgroup path");
+  if (path.front() == '/')
+    return Error::invalid(fmt::format(
+        "cgroup path '{}' must be relative to /sys/fs/cgroup (no leading '/')", path));
+  if (path.size() > 1024) return Error::invalid("cgroup path longer than 1024 bytes");
+  for (std::string_view seg : split(path, '/')) {
+    if (seg.empty())
+      return Error::invalid(fmt::format("cgroup path '{}' has an empty segment", path));
+    if (seg == "." || seg == "..")
+      return Error::invalid(fmt::format("cgroup path '{}' may not contain '{}'", path, seg));
+    for (char c : seg)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' ||
+            c == '@' || c == '-'))
+        return Error::invalid(fmt::format(
+            "cgroup path '{}' has '{}': segments are [A-Za-z0-9_.:@-]", path, c));
+  }
+  return Ok{};
+}
+
+Result<std::string> parse_cgroup_path(std::string_view path) {
+  std::string prefix = std::string(kCgroupMount) + "/";
+  if (starts_with(path, prefix)) path.remove_prefix(prefix.size());
+  if (auto st = validate_cgroup_path(path); !st.ok()) return st.error();
+  return std::string(path);
+}
+
+Result<PidStart> parse_pid_start(std::string_view text) {
+  auto at = text.find('@');
+  if (at == std::string_view::npos)
+    return Error::invalid(
+        "expected numa:pid:PID@STARTTIME (STARTTIME: field 22 of /proc/PID/stat)");
+  std::string_view pid = text.substr(0, at), start = text.substr(at + 1);
+  auto p = digits_only(pid) ? parse_u64(pid) : std::nullopt;
+  if (!p || *p == 0 || *p > 4194304)
+    return Error::invalid("'" + std::string(pid) + "' is not a process id");
+  auto s = digits_only(start) ? parse_u64(start) : std::nullopt;
+  if (!s) return Error::invalid("'" + std::string(start) + "' is not a start time");
+  return PidStart{static_cast<unsigned>(*p), *s};
+}
+
+Result<KnobId> KnobId::sysctl(std::string_view key) {
+  if (auto st = validate_sysctl_key(key); !st.ok()) return st.error();
+  return KnobId{KnobKind::sysctl, std::string(key), 0, 0};
+}
+
+Result<KnobId> KnobId::irq_affinity(unsigned irq) {
+  if (irq > 1u << 20) return Error::invalid("not an IRQ number: " + std::to_string(irq));
+  return KnobId{KnobKind::irq_affinity, "", irq, 0};
+}
+
+Result<KnobId> KnobId::nic(KnobKind kind, std::string_view ifname) {
+  if (kind != KnobKind::nic_link && kind != KnobKind::nic_channels && kind != KnobKind::nic_rings)
+    return Error::invalid("not a nic setting");
+  if (auto st = validate_ifname(ifname); !st.ok()) return st.error();
+  return KnobId{kind, std::string(ifname), 0, 0};
+}
+
+Result<KnobId> KnobId::numa_unit(std::string_view unit) {
+  if (auto st = validate_unit_name(unit); !st.ok()) return st.error();
+  return KnobId{KnobKind::numa_unit, std::string(unit), 0, 0};
+}
+
+Result<KnobId> KnobId::numa_cgroup(std::string_view path) {
+  auto rel = parse_cgroup_path(path);
+  if (!rel.ok()) return rel.error();
+  return KnobId{KnobKind::numa_cgroup, std::move(rel).value(), 0, 0};
+}
+
+Result<KnobId> KnobId::numa_pid(unsigned pid, unsigned long long start) {
+  if (pid == 0 || pid > 4194304)
+    return Error::invalid("'" + std::to_string(pid) + "' is not a process id");
+  return KnobId{KnobKind::numa_pid, "", pid, start};
+}
+
+KnobId KnobId::irqbalance_service() { return KnobId{KnobKind::irqbalance_service, "", 0, 0}; }
+KnobId KnobId::irqbalance_banned() { return KnobId{KnobKind::irqbalance_banned, "", 0, 0}; }
+
+std::string KnobId::str() const {
+  switch (kind) {
+    case KnobKind::sysctl: return "sysctl:" + name;
+    case KnobKind::irq_affinity: return "irq:" + std::to_string(number) + ":affinity";
+    case KnobKind::nic_link: return "nic:" + name + ":link";
+    case KnobKind::nic_channels: return "nic:" + name + ":channels";
+    case KnobKind::nic_rings: return "nic:" + name + ":rings";
+    case KnobKind::numa_unit: return "numa:unit:" + name;
+    case KnobKind::numa_cgroup: return "numa:cgroup:" + std::string(kCgroupMount) + "/" + name;
+    case KnobKind::numa_pid:
+      return "numa:pid:" + std::to_string(number) + "@" + std::to_string(start);
+    case KnobKind::irqbalance_service: return "irqbalance:service";
+    case KnobKind::irqbalance_banned: return "irqbalance:banned";
+  }
+  return "";
+}
+
+Result<KnobId> parse_knob_id(std::string_view id) {
+  std::string where(id);
+  if (starts_with(id, "sysctl:")) {
+    std::string_view key = id.substr(7);
+    auto k = KnobId::sysctl(key);
+    if (!k.ok()) {
+      const Error& e = k.error();
+      // The check names the key escaped ("sysctl net\\x0a.x"): that form, not the raw one.
+      std::string shown = starts_with(e.where, "sysctl ") ? e.where.substr(7) : std::string(key);
+      return Error::invalid("bad sysctl key '" + shown + "': " + e.what, where);
+    }
+    return k;
+  }
+  if (starts_with(id, "irq:")) {
+    auto parts = split(id, ':');
+    if (parts.size() != 3 || parts[2] != "affinity")
+      return Error::invalid("expected irq:<number>:affinity", where);
+    auto n = parse_irq_number(parts[1]);
+    if (!n.ok()) return n.error().context(where);
+    return with_id(KnobId::irq_affinity(*n), id);
+  }
+  if (starts_with(id, "nic:")) {
+    std::string_view rest = id.substr(4);
+    auto colon = rest.rfind(':');
+    if (colon == std::string_view::npos)
+      return Error::invalid("expected nic:IFNAME:link|channels|rings", where);
+    std::string_view attr = rest.substr(colon + 1);
+    KnobKind kind = attr == "link" ? KnobKind::nic_link
+                    : attr == "channels" ? KnobKind::nic_channels
+                                         : KnobKind::nic_rings;
+    if (attr != "link" && attr != "channels" && attr != "rings")
+      return Error::invalid(
+          "unknown nic setting '" + std::string(attr) + "' (expected link, channels or rings)",
+          where);
+    return with_id(KnobId::nic(kind, rest.substr(0, colon)), id);
+  }
+  if (starts_with(id, "numa:unit:")) return with_id(KnobId::numa_unit(id.substr(10)), id);
+  if (starts_with(id, "numa:cgroup:")) return with_id(KnobId::numa_cgroup(id.substr(12)), id);
+  if (starts_with(id, "numa:pid:")) {
+    auto ps = parse_pid_start(id.substr(9));
+    if (!ps.ok()) return ps.error().context(where);
+    return with_id(KnobId::numa_pid(ps->pid, ps->start), id);
+  }
+  if (starts_with(id, "numa:"))
+    return Error::invalid("unknown numa knob (expected numa:unit:NAME, numa:cgroup:PATH or "
+                          "numa:pid:PID@STARTTIME)",
+                          where);
+  if (id == "irqbalance:service") return KnobId::irqbalance_service();
+  if (id == "irqbalance:banned") return KnobId::irqbalance_banned();
+  if (starts_with(id, "irqbalance:"))
+    return Error::invalid(
+        "unknown irqbalance knob (expected irqbalance:service or irqbalance:banned)", where);
+  return Error::invalid("unknown knob kind", where);
+}
+
+}  // namespace tuner

@@ -1,0 +1,92 @@
+// KnobId: the one place knob ids are built, parsed and validated. A knob id names one
+// setting of the machine ("sysctl:net.core.rmem_max", "irq:57:affinity",
+// "nic:eth0:link", "numa:unit:trainer.service", "numa:cgroup:/sys/fs/cgroup/x",
+// "numa:pid:1234@98765", "irqbalance:banned") and is all rollback has to rebuild the
+// knob in a fresh process (DESIGN.md "Knobs"). Inside the program an id is a typed
+// KnobId; the string form exists only at the edges (plan JSON, journal, state.json).
+//
+// Each part of an id has exactly one validator here. The profile parser checks the
+// values it reads with them, the planner builds ids with them, and make_knob parses
+// with them: there is no second opinion on what a unit name or a cgroup path is.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace tuner {
+
+enum class KnobKind {
+  sysctl,              // sysctl:KEY
+  irq_affinity,        // irq:N:affinity
+  nic_link,            // nic:IF:link
+  nic_channels,        // nic:IF:channels
+  nic_rings,           // nic:IF:rings
+  numa_unit,           // numa:unit:NAME
+  numa_cgroup,         // numa:cgroup:/sys/fs/cgroup/PATH
+  numa_pid,            // numa:pid:PID@START
+  irqbalance_service,  // irqbalance:service
+  irqbalance_banned,   // irqbalance:banned
+};
+
+/// Where cgroup paths of numa:cgroup ids are rooted on every machine.
+inline constexpr std::string_view kCgroupMount = "/sys/fs/cgroup";
+
+/// A parsed, validated knob id. Build one with the named constructors (they validate)
+/// or parse_knob_id; which fields mean something depends on the kind.
+struct KnobId {
+  KnobKind kind = KnobKind::sysctl;
+  /// sysctl key, interface name, unit name, or cgroup path relative to kCgroupMount.
+  std::string name;
+  unsigned number = 0;           // IRQ number, or pid
+  unsigned long long start = 0;  // pid start time (field 22 of /proc/PID/stat)
+
+  static Result<KnobId> sysctl(std::string_view key);
+  static Result<KnobId> irq_affinity(unsigned irq);
+  /// kind is nic_link, nic_channels or nic_rings.
+  static Result<KnobId> nic(KnobKind kind, std::string_view ifname);
+  static Result<KnobId> numa_unit(std::string_view unit);
+  /// path: "a/b" or "/sys/fs/cgroup/a/b" (the same cgroup).
+  static Result<KnobId> numa_cgroup(std::string_view path);
+  static Result<KnobId> numa_pid(unsigned pid, unsigned long long start);
+  static KnobId irqbalance_service();
+  static KnobId irqbalance_banned();
+
+  /// The stable string form: what plans, journals and state.json carry.
+  std::string str() const;
+  bool operator==(const KnobId&) const = default;
+};
+
+/// Parses and validates the string form. Errors are Error::invalid with `where` = id.
+/// numa:cgroup accepts the path relative to the cgroup mount too ("numa:cgroup:a/b");
+/// str() then gives the absolute form.
+Result<KnobId> parse_knob_id(std::string_view id);
+
+// One validator per id part. Errors carry only `what` (callers add where: the profile
+// parser its file:line:col, parse_knob_id the id); the sysctl key's also names the key
+// in `where`, as check_sysctl_key_syntax does.
+
+/// A sysctl key: probes/sysctl.h's check_sysctl_key_syntax, the probe's own rule.
+Status validate_sysctl_key(std::string_view key);
+/// An IRQ number: decimal without sign or leading zeros, at most 2^20.
+Result<unsigned> parse_irq_number(std::string_view text);
+/// An interface name: 1 to IFNAMSIZ-1 characters of [A-Za-z0-9_.@-], not "." or "..".
+/// ':' is refused as the kernel's dev_valid_name() does (it also separates id parts).
+Status validate_ifname(std::string_view ifname);
+/// A systemd unit name: [A-Za-z0-9:_.@-], at most 255 characters, a non-empty name
+/// before .service, .scope or .slice. So never a path: no '/', no "..".
+Status validate_unit_name(std::string_view unit);
+/// A cgroup path relative to the cgroup mount: segments of [A-Za-z0-9_.:@-], none
+/// empty, "." or "..", at most 1024 characters, no leading '/'.
+Status validate_cgroup_path(std::string_view relpath);
+/// "a/b" or "/sys/fs/cgroup/a/b" -> the validated relative path "a/b".
+Result<std::string> parse_cgroup_path(std::string_view path);
+/// "PID@START": a pid (1 to 4194304) and its start time in clock ticks after boot.
+struct PidStart {
+  unsigned pid = 0;
+  unsigned long long start = 0;
+};
+Result<PidStart> parse_pid_start(std::string_view text);
+
+}  // namespace tuner

@@ -1,0 +1,104 @@
+#include "tuner/knobs/knob_id.h"
+
+#include <doctest/doctest.h>
+
+namespace tuner {
+
+TEST_CASE("knob id: every kind parses into its parts and prints back the same") {
+  struct Case {
+    const char* id;
+    KnobKind kind;
+    const char* name;
+    unsigned number;
+  };
+  const Case cases[] = {
+      {"sysctl:net.core.rmem_max", KnobKind::sysctl, "net.core.rmem_max", 0},
+      {"sysctl:net.ipv4.conf.eth0/100.rp_filter", KnobKind::sysctl,
+       "net.ipv4.conf.eth0/100.rp_filter", 0},
+      {"irq:57:affinity", KnobKind::irq_affinity, "", 57},
+      {"nic:eth0:link", KnobKind::nic_link, "eth0", 0},
+      {"nic:enp59s0f1np1:channels", KnobKind::nic_channels, "enp59s0f1np1", 0},
+      {"nic:br-lan.100:rings", KnobKind::nic_rings, "br-lan.100", 0},
+      {"nic:veth@x_1:rings", KnobKind::nic_rings, "veth@x_1", 0},
+      {"numa:unit:trainer.service", KnobKind::numa_unit, "trainer.service", 0},
+      {"numa:unit:batch.slice", KnobKind::numa_unit, "batch.slice", 0},
+      {"numa:unit:user@1000.service", KnobKind::numa_unit, "user@1000.service", 0},
+      {"numa:cgroup:/sys/fs/cgroup/jobs.slice/trainer", KnobKind::numa_cgroup,
+       "jobs.slice/trainer", 0},
+      {"numa:pid:1234@98765", KnobKind::numa_pid, "", 1234},
+      {"irqbalance:service", KnobKind::irqbalance_service, "", 0},
+      {"irqbalance:banned", KnobKind::irqbalance_banned, "", 0},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.id);
+    auto id = parse_knob_id(c.id);
+    REQUIRE_MESSAGE(id.ok(), (id.ok() ? "" : id.error().message()));
+    CHECK(id->kind == c.kind);
+    CHECK(id->name == c.name);
+    CHECK(id->number == c.number);
+    CHECK(id->str() == c.id);
+  }
+  CHECK(parse_knob_id("numa:pid:1234@98765")->start == 98765u);
+  // A cgroup written relative to the mount is the same cgroup.
+  CHECK(parse_knob_id("numa:cgroup:jobs.slice/trainer")->str() ==
+        "numa:cgroup:/sys/fs/cgroup/jobs.slice/trainer");
+  // The builders give the same ids the parser does.
+  CHECK(*KnobId::numa_cgroup("/sys/fs/cgroup/a/b") == *parse_knob_id("numa:cgroup:a/b"));
+  CHECK(KnobId::nic(KnobKind::nic_link, "eth0")->str() == "nic:eth0:link");
+  CHECK(KnobId::irq_affinity(9)->str() == "irq:9:affinity");
+}
+
+TEST_CASE("knob id: hostile and malformed ids are refused, naming the id") {
+  for (const char* bad :
+       {"", "bogus:x", "sysctl:", "sysctl:net..core", "sysctl:../etc", "sysctl:net.*",
+        "irq:57", "irq:x:affinity", "irq:057:affinity", "irq:-1:affinity", "irq: 5:affinity",
+        "irq:5:mask", "irq:99999999:affinity",
+        "nic:../x:link", "nic:..:link", "nic:.:link", "nic::link", "nic:eth0", "nic:eth0:bogus",
+        "nic:a/b:link", "nic:eth 0:link", "nic:eth0:1:link", "nic:abcdefghijklmnop:link",
+        "nic:eth0:", "nic:eth0\n:link",
+        "numa:unit:a/b.service", "numa:unit:../x.service", "numa:unit:trainer",
+        "numa:unit:.service", "numa:unit:x.timer", "numa:unit:a b.service",
+        "numa:unit:a\\x2db.service",
+        "numa:cgroup:../../etc", "numa:cgroup:/etc", "numa:cgroup:a//b", "numa:cgroup:a/./b",
+        "numa:cgroup:", "numa:cgroup:x/..", "numa:cgroup:/sys/fs/cgroup/../../etc",
+        "numa:cgroup:/sys/fs/cgroup/", "numa:cgroup:a/b/",
+        "numa:pid:1", "numa:pid:abc@1", "numa:pid:0@1", "numa:pid:1@x", "numa:pid:-1@5",
+        "numa:pid:4194305@1", "numa:bogus:x", "irqbalance:", "irqbalance:bogus"}) {
+    CAPTURE(bad);
+    auto id = parse_knob_id(bad);
+    CHECK_FALSE(id.ok());
+    if (!id.ok()) {
+      CHECK(id.error().where == bad);
+      CHECK(id.error().is(ErrorKind::invalid));
+    }
+  }
+  // 15 characters is the longest name IFNAMSIZ allows.
+  CHECK(parse_knob_id("nic:abcdefghijklmno:link").ok());
+  CHECK(parse_knob_id("nic:eth0:bogus").error().what.find("bogus") != std::string::npos);
+  CHECK(parse_knob_id("sysctl:net..core").error().what.find("bad sysctl key 'net..core'") == 0);
+}
+
+TEST_CASE("knob id: one validator per part, shared with the profile parser") {
+  CHECK(validate_unit_name("trainer.service").ok());
+  CHECK(validate_unit_name("session-3.scope").ok());
+  CHECK(validate_unit_name("../../etc/evil.service").error().what ==
+        "unit name '../../etc/evil.service' has '/': only [A-Za-z0-9:_.@-] are allowed");
+  CHECK(validate_unit_name("cron.timer").error().what.find("must end in .service") !=
+        std::string::npos);
+  CHECK(validate_cgroup_path("jobs.slice/trainer").ok());
+  CHECK(validate_cgroup_path("/sys/fs/cgroup/x").error().what.find("must be relative") !=
+        std::string::npos);
+  CHECK(validate_cgroup_path("a/../b").error().what.find("may not contain '..'") !=
+        std::string::npos);
+  CHECK(*parse_cgroup_path("/sys/fs/cgroup/a/b") == "a/b");
+  CHECK(*parse_irq_number("0") == 0u);
+  CHECK(!parse_irq_number("").ok());
+  CHECK(parse_pid_start("77@123")->pid == 77u);
+  CHECK(validate_ifname("eth0").ok());
+  CHECK(!validate_ifname("eth0:1").ok());  // an alias, not an interface
+  // Errors leave `where` to the caller (the parser adds file:line:col).
+  CHECK(validate_unit_name("x").error().where.empty());
+  CHECK(validate_cgroup_path("").error().where.empty());
+}
+
+}  // namespace tuner
