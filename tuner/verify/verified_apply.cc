@@ -59,8 +59,16 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
   auto benches = BenchSet::build(profile, inventory.topology, groups, options.bench_override);
   if (!benches.ok()) return benches.error();
 
+  // Guards watch the NICs this network namespace has: sysfs may show another
+  // namespace's devices (a netns entered without remounting /sys), /proc/net/dev not.
+  LoopOptions loop_opts = options.loop;
+  if (auto dev = root.read("proc/net/dev"); dev.ok()) {
+    if (auto seen = bench::parse_net_dev(*dev); seen.ok())
+      std::erase_if(loop_opts.guard_interfaces,
+                    [&](const std::string& n) { return !seen->count(n); });
+  }
   if (Status s = run->begin(); !s.ok()) return s.error();
-  VerifyLoop loop(*run, root, clock, options.loop, std::move(progress));
+  VerifyLoop loop(*run, root, clock, loop_opts, std::move(progress));
   for (const std::string& group : groups) {
     auto g = profile.groups.find(group);
     bool neutral = g != profile.groups.end() && g->second.keep_if_neutral;
