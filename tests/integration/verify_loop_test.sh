@@ -5,7 +5,8 @@
 #  3. A gain that trips a guard: large buffers plus ip_default_ttl=63, with nftables
 #     dropping 10% of TTL-63 packets (real retransmits): rolled back, the guard named.
 #  4. An exec benchmark that fails: rolled back, and the report says why.
-#  5. A crash at every knob write of the loop, and after the decision: rollback
+#  5. An exec benchmark with a real program: iperf3 -J between two namespaces.
+#  6. A crash at every knob write of the loop, and after the decision: rollback
 #     restores the pre-run snapshot.
 source "$(dirname "$0")/lib.sh"
 enter_netns "$@"
@@ -67,7 +68,8 @@ command -v nft >/dev/null || skip "nft (nftables) is not installed"
 cripple
 nft add table inet tunerit
 nft add chain inet tunerit out '{ type filter hook output priority 0; }'
-nft add rule inet tunerit out ip ttl 63 numgen random mod 100 '<' 10 drop
+# Data and ACKs only: a lost SYN would fail a connect, not raise retransmits.
+nft add rule inet tunerit out ip ttl 63 tcp flags '&' '(syn|fin|rst)' == 0 numgen random mod 100 '<' 10 drop
 before=$(snapshot_net)
 lossy=$(EXTRA='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.05 }]' verify_profile lossy <<'P'
 "net.ipv4.tcp_rmem" = "4096 131072 6291456"
@@ -115,12 +117,48 @@ expect_rc 2 t apply --profile "$missing" --yes
 grep -q "cannot run here" <<<"$OUT" || fail "$OUT"
 [ "$(ls "$STATE/runs" | wc -l)" = "$runs_before" ] || fail "a refused apply started a run"
 
-note "5. crash at every write of the loop, and after its decision: rollback restores all"
+note "5. an exec benchmark: iperf3 -J against a server in another namespace, over veth"
+if command -v iperf3 >/dev/null; then
+  ns=tuner-it-$$
+  ip netns add "$ns"
+  trap 'ip netns pids "$ns" 2>/dev/null | xargs -r kill; ip netns del "$ns" 2>/dev/null; rm -rf "$WORK"' EXIT
+  ip link add tit0 type veth peer name tit1 netns "$ns"
+  ip addr add 10.213.0.1/30 dev tit0 && ip link set tit0 up
+  ip -n "$ns" addr add 10.213.0.2/30 dev tit1 && ip -n "$ns" link set tit1 up && ip -n "$ns" link set lo up
+  ip netns exec "$ns" iperf3 -s -D -B 10.213.0.2 -p 5399
+  sleep 0.5
+  cripple
+  before=$(snapshot_net)
+  viaiperf=$(BENCH=iperf EXTRA='[bench.iperf]
+kind = "exec"
+# iperf3 -s answers "busy" to a client that comes right after the last one ended.
+command = ["/bin/sh", "-c", "sleep 0.3; exec iperf3 -c 10.213.0.2 -p 5399 -t 1 -J"]
+metric = { json = "/end/sum_received/bits_per_second" }
+unit = "bit/s"
+timeout = "20s"' verify_profile viaiperf <<'P'
+"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+"net.ipv4.tcp_wmem" = "4096 16384 4194304"
+P
+)
+  expect_rc 0 t apply --profile "$viaiperf" --yes --json --report "$WORK/iperf.json"
+  jq -e '.groups[0].stats.bench == "iperf" and .groups[0].stats.unit == "bit/s" and .groups[0].stats.trials.baseline >= 5' \
+    "$WORK/iperf.json" >/dev/null || fail "iperf3: $(jq -c '.groups[0].stats' "$WORK/iperf.json")"
+  jq -e '.groups[0].decision == "kept"' "$WORK/iperf.json" >/dev/null || fail "iperf3 gain not kept: $(jq -c '.groups[0].stats' "$WORK/iperf.json")"
+  note "   iperf3: $(jq -c '.groups[0].stats | {baseline, candidate, effect, p, trials}' "$WORK/iperf.json")"
+  expect_rc 0 t rollback --last
+  [ "$(snapshot_net)" = "$before" ] || fail "net.* differs after rolling back the iperf3 run"
+  ip netns pids "$ns" | xargs -r kill
+  uncripple
+else
+  note "   iperf3 is not installed: step skipped (packaging/install-deps.sh --test installs it)"
+fi
+
+note "6. crash at every write of the loop, and after its decision: rollback restores all"
 cripple
 before=$(snapshot_net)
 for k in 1 2 3 4 5 6 7 8; do
   set +e
-  (TUNER_FAULT_AFTER_WRITES=$k exec "$TUNER" apply --state-dir "$STATE" --profile "$grow" --yes >/dev/null 2>&1)
+  (TUNER_FAULT_AFTER_WRITES=$k exec "$TUNER" apply --state-dir "$STATE" --profile "$grow" --yes >/dev/null 2>&1) 2>/dev/null
   rc=$?
   set -e
   [ "$rc" = 137 ] || fail "TUNER_FAULT_AFTER_WRITES=$k: exit $rc, expected SIGKILL"
@@ -128,7 +166,7 @@ for k in 1 2 3 4 5 6 7 8; do
   [ "$(snapshot_net)" = "$before" ] || fail "crash after write $k: net.* differs after rollback"
 done
 set +e
-(TUNER_FAULT_AFTER_DECISIONS=1 exec "$TUNER" apply --state-dir "$STATE" --profile "$grow" --yes >/dev/null 2>&1)
+(TUNER_FAULT_AFTER_DECISIONS=1 exec "$TUNER" apply --state-dir "$STATE" --profile "$grow" --yes >/dev/null 2>&1) 2>/dev/null
 rc=$?
 set -e
 [ "$rc" = 137 ] || fail "TUNER_FAULT_AFTER_DECISIONS=1: exit $rc"
