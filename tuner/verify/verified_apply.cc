@@ -67,25 +67,15 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
       std::erase_if(loop_opts.guard_interfaces,
                     [&](const std::string& n) { return !seen->count(n); });
   }
-  if (Status s = run->begin(); !s.ok()) return s.error();
   VerifyLoop loop(*run, root, clock, loop_opts, std::move(progress));
-  for (const std::string& group : groups) {
+  return run->drive([&](const std::string& group) -> Status {
     auto g = profile.groups.find(group);
     bool neutral = g != profile.groups.end() && g->second.keep_if_neutral;
     auto outcome =
         loop.verify_group({group, benches->for_group(group), neutral, design_of(*run, group)});
-    if (!outcome.ok()) {
-      result.report = run->abort();
-      result.report.errors.insert(result.report.errors.begin(), outcome.error().message());
-      result.outcome = ApplyOutcome::rolled_back;
-      return result;
-    }
-  }
-  auto report = run->finish();
-  if (!report.ok()) return report.error();
-  result.report = std::move(report).value();
-  result.outcome = ApplyOutcome::applied;
-  return result;
+    if (!outcome.ok()) return outcome.error();
+    return Ok{};
+  });
 }
 
 }  // namespace tuner::verify
