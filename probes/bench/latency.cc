@@ -20,7 +20,9 @@ namespace {
 constexpr int64_t kNsPerSec = 1'000'000'000;
 
 int64_t to_ns(const timespec& t) { return t.tv_sec * kNsPerSec + t.tv_nsec; }
-timespec from_ns(int64_t ns) { return {static_cast<time_t>(ns / kNsPerSec), static_cast<long>(ns % kNsPerSec)}; }
+timespec from_ns(int64_t ns) {
+  return {static_cast<time_t>(ns / kNsPerSec), static_cast<long>(ns % kNsPerSec)};
+}
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
@@ -89,11 +91,13 @@ std::vector<Metric> latency_metrics(const std::vector<CpuLatency>& cpus, int pri
       out.push_back(lower("wakeup_max" + cpu, us(c.ns.max)));
     }
   }
-  out.push_back({"sched_priority", static_cast<double>(priority_used), "priority", Direction::higher});
+  out.push_back(
+      {"sched_priority", static_cast<double>(priority_used), "priority", Direction::higher});
   return out;
 }
 
-Result<CpuSet> latency_cpus(const Topology& topo, const CpuSet& allowed, const LatencyOptions& opts) {
+Result<CpuSet> latency_cpus(const Topology& topo, const CpuSet& allowed,
+                            const LatencyOptions& opts) {
   if (!opts.cpus.empty()) {
     CpuSet outside = opts.cpus.minus(allowed);
     if (!outside.empty())
@@ -143,7 +147,8 @@ Result<Measurement> LatencyBench::run() {
     std::vector<std::thread> threads;
     threads.reserve(cpus.size());
     for (std::size_t i = 0; i < cpus.size(); ++i)
-      threads.emplace_back(measure_on, cpus.cpus()[i], std::cref(opts_), loops, std::ref(results[i]));
+      threads.emplace_back(measure_on, cpus.cpus()[i], std::cref(opts_), loops,
+                           std::ref(results[i]));
     for (auto& t : threads) t.join();
   }
   if (locked) ::munlockall();

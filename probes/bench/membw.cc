@@ -134,7 +134,8 @@ Result<MembwPlan> plan_membw(const Topology& topo, const CpuSet& allowed,
     plan.nodes = std::move(all);
   } else {
     for (unsigned want : opts.nodes) {
-      auto it = std::find_if(all.begin(), all.end(), [&](const NodeCpus& n) { return n.node == want; });
+      auto it = std::find_if(all.begin(), all.end(),
+                             [&](const NodeCpus& n) { return n.node == want; });
       if (it == all.end())
         return Error{"no such NUMA node, or none of its CPUs is allowed to this process (" +
                          allowed.to_string() + ")",
@@ -159,7 +160,8 @@ Result<MembwPlan> plan_membw(const Topology& topo, const CpuSet& allowed,
   // Whole cache lines for every thread's slice.
   plan.elements = bytes / sizeof(double) / 8 * 8;
   if (plan.elements < 8ull * max_threads)
-    return invalid("array_bytes " + std::to_string(bytes) + " leaves a thread less than a cache line");
+    return invalid("array_bytes " + std::to_string(bytes) +
+                   " leaves a thread less than a cache line");
 
   const auto cells = static_cast<int64_t>(plan.nodes.size());
   plan.matrix = opts.matrix && cells > 1;

@@ -8,9 +8,11 @@ namespace tuner::bench {
 namespace {
 
 // 1-based nearest rank of percentile p among n samples: ceil(p/100 * n), at least 1.
-// The small epsilon keeps 99% of 100 samples at rank 99 despite 0.99 * 100 rounding up.
+// The relative epsilon keeps rounding from pushing an exact rank one up: 7 / 100.0 * 100
+// is 7.000000000000001 in binary floating point, and p99.9 of 1000 samples 999.0000000000001.
 std::size_t nearest_rank(std::size_t n, double p) {
-  double r = std::ceil(p / 100.0 * static_cast<double>(n) - 1e-9);
+  const double x = p / 100.0 * static_cast<double>(n);
+  double r = std::ceil(x - 1e-12 * std::max(1.0, x));
   if (r < 1) return 1;
   return std::min(n, static_cast<std::size_t>(r));
 }

@@ -43,6 +43,22 @@ TEST_CASE("percentile: one outlier in a thousand moves the max, not the p99") {
   CHECK(summarize(v).p99 == 20);
 }
 
+TEST_CASE("percentile: ranks stay exact for large sample counts") {
+  for (std::size_t n : {100u, 1000u, 1'000'000u, 30'000'000u}) {
+    std::vector<int64_t> v(n);
+    std::iota(v.begin(), v.end(), 1);
+    CAPTURE(n);
+    CHECK(percentile_sorted(v, 99) == static_cast<int64_t>(n / 100 * 99));
+    CHECK(percentile_sorted(v, 50) == static_cast<int64_t>(n / 2));
+  }
+  // Percentages whose p/100*n lands a hair above a whole rank in floating point.
+  std::vector<int64_t> v(1000);
+  std::iota(v.begin(), v.end(), 1);
+  CHECK(percentile_sorted(v, 99.9) == 999);
+  CHECK(percentile_sorted(v, 7) == 70);
+  CHECK(percentile_sorted(v, 56) == 560);
+}
+
 TEST_CASE("percentile: empty input summarises to count 0") {
   Percentiles s = summarize({});
   CHECK(s.count == 0);
