@@ -12,6 +12,7 @@ build_pkgs=(
 test_pkgs=(
   iproute2 procps util-linux python3
   qemu-system-x86 busybox-static cpio kmod zstd xz-utils jq ethtool time
+  nftables iperf3 fio
 )
 
 pkgs=("${build_pkgs[@]}")

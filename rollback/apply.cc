@@ -34,22 +34,10 @@ Result<ApplyResult> apply_plan(const Plan& plan, const StateDir& dir, const Knob
     result.report = run->report();
     return result;
   }
-  if (Status s = run->begin(); !s.ok()) return s.error();
-  for (const std::string& group : run->groups()) {
-    Status s = run->write_group(group);
-    if (s.ok()) s = run->decide(group, GroupDecision::applied, nlohmann::json::object());
-    if (!s.ok()) {
-      result.report = run->abort();
-      result.report.errors.insert(result.report.errors.begin(), s.error().message());
-      result.outcome = ApplyOutcome::rolled_back;
-      return result;
-    }
-  }
-  auto report = run->finish();
-  if (!report.ok()) return report.error();
-  result.report = std::move(report).value();
-  result.outcome = ApplyOutcome::applied;
-  return result;
+  return run->drive([&](const std::string& group) -> Status {
+    if (Status s = run->write_group(group); !s.ok()) return s;
+    return run->decide(group, GroupDecision::applied, nlohmann::json::object());
+  });
 }
 
 }  // namespace tuner

@@ -40,6 +40,17 @@ struct ApplyOptions {
   long fault_after_decisions = 0;
 };
 
+enum class ApplyOutcome {
+  nothing_to_change,  // every change was already in place: no run, no journal
+  applied,            // all groups applied (some changes may be skipped: refused)
+  rolled_back,        // a write failed: everything this run wrote was put back
+};
+
+struct ApplyResult {
+  ApplyOutcome outcome = ApplyOutcome::nothing_to_change;
+  RunReport report;
+};
+
 /// One run of the write-ahead protocol.
 class ApplyRun {
  public:
@@ -83,21 +94,15 @@ class ApplyRun {
   RunReport& report();
   const StateDir& dir() const;
 
+  /// The whole run: begin(), then `step` on every group in plan order, then finish().
+  /// The first step that fails aborts the run (everything put back): outcome
+  /// rolled_back, its error first in the report. An Error only when nothing changed.
+  Result<ApplyResult> drive(const std::function<Status(const std::string& group)>& step);
+
  private:
   struct Impl;
   explicit ApplyRun(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
-};
-
-enum class ApplyOutcome {
-  nothing_to_change,  // every change was already in place: no run, no journal
-  applied,            // all groups applied (some changes may be skipped: refused)
-  rolled_back,        // a write failed: everything this run wrote was put back
-};
-
-struct ApplyResult {
-  ApplyOutcome outcome = ApplyOutcome::nothing_to_change;
-  RunReport report;
 };
 
 /// Applies plan without verification, group by group in plan order: each group's

@@ -236,6 +236,24 @@ Result<RunReport> ApplyRun::finish() {
   return m.report;
 }
 
+Result<ApplyResult> ApplyRun::drive(const std::function<Status(const std::string&)>& step) {
+  if (Status s = begin(); !s.ok()) return s.error();
+  ApplyResult result;
+  for (const std::string& group : groups()) {
+    if (Status s = step(group); !s.ok()) {
+      result.report = abort();
+      result.report.errors.insert(result.report.errors.begin(), s.error().message());
+      result.outcome = ApplyOutcome::rolled_back;
+      return result;
+    }
+  }
+  auto report = finish();
+  if (!report.ok()) return report.error();
+  result.report = std::move(report).value();
+  result.outcome = ApplyOutcome::applied;
+  return result;
+}
+
 RunReport ApplyRun::abort() {
   Impl& m = *impl_;
   RunReport& report = m.report;

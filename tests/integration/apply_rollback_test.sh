@@ -19,9 +19,9 @@ net.ipv6.conf.default.hop_limit = 63
 P
 )
 
-note "without --no-verify: refused, nothing changed"
+note "without --no-verify and without a benchmark: refused, nothing changed"
 expect_rc 2 t apply --profile "$profile" --yes
-grep -q "verify loop is not implemented yet; use --no-verify" <<<"$OUT" || fail "$OUT"
+grep -q "names no benchmark" <<<"$OUT" || fail "$OUT"
 note "non-TTY without --yes: refused"
 expect_rc 2 t apply --profile "$profile" --no-verify </dev/null
 grep -q -- "--yes" <<<"$OUT" || fail "$OUT"

@@ -1,9 +1,14 @@
-// tuner apply: profile -> plan -> journaled writes. Exit codes: 0 applied (or nothing
-// to change), 1 runtime failure (not root, another tuner running, an unfinished run,
-// a write that failed: everything this run wrote has been rolled back), 2 bad input or
-// usage (no --no-verify yet, --root/--topology, no confirmation): nothing was changed.
+// tuner apply: profile -> plan -> journaled writes, each group verified by the verify
+// loop (kept only when its benchmark proves a gain and no guard trips) unless
+// --no-verify. Exit codes: 0 done (whatever the loop kept or rolled back), or nothing
+// to change; 1 runtime failure (not root, another tuner running, an unfinished run, a
+// write that failed: everything this run wrote has been rolled back); 2 bad input or
+// usage (a profile, a benchmark that cannot run here, --root/--topology, no
+// confirmation): nothing was changed.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -13,12 +18,15 @@
 #include "rollback/apply.h"
 #include "tuner/cli/cli.h"
 #include "tuner/plan/planner.h"
+#include "tuner/profile/parse_bench.h"
 #include "tuner/profile/profile.h"
 #include "tuner/cli/run_glue.h"
 #include "tuner/cli/target_options.h"
 
 #include "tuner/cli/plan_for.h"
 #include "tuner/cli/report/plan_text.h"
+#include "tuner/cli/report/progress.h"
+#include "tuner/verify/verified_apply.h"
 
 namespace po = boost::program_options;
 
@@ -54,7 +62,10 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   desc.add_options()
       ("profile", po::value(&profiles), "profile name or .toml path (repeatable; later wins)")
       ("no-verify", "apply without the verify loop (each group's decision: applied)")
-      ("bench", po::value(&bench), "benchmark for the verify loop (repeatable)")
+      ("bench", po::value(&bench)->value_name("NAME"),
+       "benchmark that decides every group (repeatable; default: the profile's)")
+      ("budget", po::value<std::string>()->value_name("DURATION"),
+       "time budget of the verify loop, e.g. 10m (default 10m)")
       ("yes,y", "do not ask for confirmation")
       ("json", "print the tuner.run/1 JSON document")
       ("report", po::value(&report_file), "also write the tuner.run/1 JSON to FILE");
@@ -64,16 +75,33 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (vm.count("root") || vm.count("topology"))
     fail_input("apply changes the live machine only; --root and --topology are for "
                "'tuner plan' and 'tuner probe'. Nothing was changed");
-  if (!vm.count("no-verify"))
-    fail_input("the verify loop is not implemented yet; use --no-verify");
+  bool verify = !vm.count("no-verify");
+  std::chrono::milliseconds budget = std::chrono::minutes(10);
+  if (vm.count("budget")) {
+    auto b = parse_duration(vm["budget"].as<std::string>());
+    if (!b || b->count() <= 0)
+      fail_input("--budget " + vm["budget"].as<std::string>() +
+                 ": expected a duration such as 90s or 10m");
+    budget = *b;
+  }
   auto fault = fault_after_writes_from_env();
   if (!fault.ok()) fail_input(fault.error().message());
+  auto fault_decisions = fault_after_decisions_from_env();
+  if (!fault_decisions.ok()) fail_input(fault_decisions.error().message());
   require_root("tuner apply");
 
   // Plan first: a bad profile is reported before anything, the state dir included,
   // is created. apply_plan re-reads every current value under the lock anyway.
   Target target = open_target(vm);
-  Plan plan = plan_for(g, profiles, target);
+  Planned planned = plan_with_context(g, profiles, target);
+  const Plan& plan = planned.plan;
+  if (verify && bench.empty() && planned.profile.verify.bench.empty() &&
+      std::none_of(planned.profile.groups.begin(), planned.profile.groups.end(),
+                   [](const auto& kv) { return !kv.second.bench.empty(); }))
+    fail_input("profile " + planned.profile.name +
+               " names no benchmark ([verify] bench) to verify its changes with; name one "
+               "with --bench tcp|membw|latency, or apply unverified with --no-verify. "
+               "Nothing was changed");
   StateDir dir = open_state_dir(g, true);
   Lock lock = take_lock(dir);
   auto unfinished = find_unfinished_run(dir);
@@ -97,9 +125,29 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   LiveKnobs knobs;
   ApplyOptions options;
   options.fault_after_writes = *fault;
-  auto result = apply_plan(
-      plan, dir, [&](const std::string& id) { return knobs.make(id); }, options);
-  if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
+  options.fault_after_decisions = *fault_decisions;
+  KnobFactory make = [&](const std::string& id) { return knobs.make(id); };
+  Result<ApplyResult> result = Error::invalid("");
+  if (verify) {
+    verify::VerifiedApplyOptions vo;
+    vo.apply = options;
+    vo.bench_override = bench;
+    vo.loop.budget = std::chrono::duration_cast<std::chrono::seconds>(budget);
+    vo.loop = verify::loop_options(planned.profile, planned.inventory, plan, vo.loop);
+    ProgressLine progress(g.color, json);
+    result = verify::apply_verified(plan, planned.profile, planned.inventory, dir, make,
+                                    target.root, SteadyClock::instance(), vo,
+                                    progress.callback());
+    progress.done();
+    if (!result.ok()) {
+      if (result.error().is(ErrorKind::invalid) || result.error().is(ErrorKind::missing))
+        fail_input(result.error().message() + "; nothing was changed");
+      fail_runtime(result.error().message() + "; nothing was changed");
+    }
+  } else {
+    result = apply_plan(plan, dir, make, options);
+    if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
+  }
   print_run_report(result->report, json, report_file, g);
   return result->outcome == ApplyOutcome::rolled_back ? 1 : 0;
 }

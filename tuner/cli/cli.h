@@ -50,5 +50,6 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args);
 int history_command(GlobalOptions& g, const std::vector<std::string>& args);
 int restore_command(GlobalOptions& g, const std::vector<std::string>& args);
 int exec_command(GlobalOptions& g, const std::vector<std::string>& args);
+int bench_command(GlobalOptions& g, const std::vector<std::string>& args);
 
 }  // namespace tuner

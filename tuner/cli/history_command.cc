@@ -9,6 +9,7 @@
 #include "rollback/journal.h"
 #include "rollback/rollback.h"
 #include "tuner/cli/cli.h"
+#include "tuner/cli/report/state_report.h"
 #include "tuner/cli/report/term.h"
 
 namespace po = boost::program_options;
@@ -33,30 +34,14 @@ int history_command(GlobalOptions& g, const std::vector<std::string>& args) {
     }
   }
   if (vm.count("json")) {
-    nlohmann::json j{{"schema", "tuner.history/1"}, {"runs", nlohmann::json::array()}};
-    for (const auto& r : runs)
-      j["runs"].push_back({{"run_id", r.run_id}, {"kind", r.kind}, {"time", r.time},
-                           {"status", run_status_name(r.status)}, {"profiles", r.profiles},
-                           {"changes", r.intents}, {"done", r.done}, {"skipped", r.skipped},
-                           {"failed", r.failed}, {"restored", r.restored}});
-    std::cout << j.dump(2) << "\n";
+    std::cout << history_json(runs).dump(2) << "\n";
     return 0;
   }
   if (runs.empty()) {
     fmt::print("no runs recorded in {}\n", g.state_dir);
     return 0;
   }
-  Term term(g.color, 1);
-  for (const auto& r : runs) {
-    std::string status = run_status_name(r.status);
-    if (r.unfinished()) status = term.red(status);
-    else if (r.status == RunStatus::finished) status = term.green(status);
-    std::string profiles;
-    for (const auto& p : r.profiles) profiles += (profiles.empty() ? "" : ",") + p;
-    fmt::print("{}  {:<8} {:<16} {:<20} {} changes, {} done, {} skipped, {} failed, {} restored\n",
-               r.run_id, r.kind, status, profiles.empty() ? "-" : profiles, r.intents, r.done,
-               r.skipped, r.failed, r.restored);
-  }
+  fmt::print("{}", format_history(runs, Term(g.color, 1)));
   return 0;
 }
 

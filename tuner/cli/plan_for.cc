@@ -7,6 +7,11 @@
 namespace tuner {
 
 Plan plan_for(const GlobalOptions& g, const std::vector<std::string>& names, const Target& target) {
+  return plan_with_context(g, names, target).plan;
+}
+
+Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>& names,
+                          const Target& target) {
   std::vector<std::string> search = profile_search_path(g.profile_path);
   Inventory inventory = probe_target(target);
   std::vector<std::string> chosen = names;
@@ -22,9 +27,10 @@ Plan plan_for(const GlobalOptions& g, const std::vector<std::string>& names, con
     profiles.push_back(std::move(p).value());
   }
   Profile merged = profiles.size() == 1 ? std::move(profiles.front()) : merge_profiles(profiles);
+  if (Status s = check_bench_names(merged); !s.ok()) fail_input(s.error().message());
   auto plan = make_plan(merged, inventory, target);
   if (!plan.ok()) fail_input(plan.error().message());
-  return std::move(plan).value();
+  return {std::move(merged), std::move(inventory), std::move(plan).value()};
 }
 
 }  // namespace tuner

@@ -9,10 +9,22 @@
 #include "tuner/cli/cli.h"
 #include "tuner/plan/plan.h"
 #include "tuner/plan/target.h"
+#include "tuner/profile/profile.h"
 
 namespace tuner {
 
+/// A plan with what it was made from: apply's verify loop needs the profile's
+/// [verify] and [bench.*] settings and the machine's topology.
+struct Planned {
+  Profile profile;  // merged
+  Inventory inventory;
+  Plan plan;
+};
+
 /// Plans `names` (merged, later wins; empty = the best-matching profile) for target.
+Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>& names,
+                          const Target& target);
+/// plan_with_context's plan alone.
 Plan plan_for(const GlobalOptions& g, const std::vector<std::string>& names, const Target& target);
 
 }  // namespace tuner

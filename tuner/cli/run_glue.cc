@@ -10,6 +10,7 @@
 
 #include "base/strings.h"
 #include "probes/netlink.h"
+#include "tuner/cli/report/run_text.h"
 
 namespace tuner {
 
@@ -52,34 +53,6 @@ Lock take_lock(const StateDir& dir) {
   return std::move(lock).value();
 }
 
-std::string format_run_report(const RunReport& r, const Term& term) {
-  std::string out;
-  if (r.run_id.empty()) return "nothing to change\n";
-  out += fmt::format("run {}\n", term.bold(r.run_id));
-  for (const auto& g : r.groups) {
-    out += fmt::format("  group {} ({})\n", g.name, group_decision_name(g.decision));
-    for (const auto& c : g.changes) {
-      std::string before = c.before ? *c.before : "?";
-      std::string name = change_status_name(c.status);
-      std::string mark;
-      switch (c.status) {
-        case ChangeStatus::applied:
-        case ChangeStatus::restored: mark = term.green(name); break;
-        case ChangeStatus::skipped: mark = term.yellow(name); break;
-        case ChangeStatus::failed:
-        case ChangeStatus::restore_failed: mark = term.red(name); break;
-        case ChangeStatus::rolled_back:
-        case ChangeStatus::not_applied: mark = name; break;
-      }
-      out += fmt::format("    {}: {} -> {}  {}\n", c.knob, before, c.after, mark);
-      if (!c.error.empty())
-        out += fmt::format("      {}\n",
-                           c.status == ChangeStatus::skipped ? c.error + ": skipped" : c.error);
-    }
-  }
-  for (const auto& e : r.errors) out += term.red("error: ") + e + "\n";
-  return out;
-}
 
 void print_run_report(const RunReport& r, bool json, const std::string& report_file,
                       const GlobalOptions& g) {

@@ -11,6 +11,7 @@
 #include "rollback/run_report.h"
 #include "rollback/state_dir.h"
 #include "tuner/cli/cli.h"
+#include "tuner/cli/report/run_text.h"
 #include "tuner/knobs/knob.h"
 
 namespace tuner {
@@ -36,8 +37,6 @@ StateDir open_state_dir(const GlobalOptions& g, bool create);
 /// Takes the lock or exits 1: "another tuner (pid N) is changing this machine".
 Lock take_lock(const StateDir& dir);
 
-/// Human-readable report: one line per change, with why for skipped and failed ones.
-std::string format_run_report(const RunReport& r, const Term& term);
 /// Prints r (text or JSON) to stdout and, with report_file, the JSON there too.
 void print_run_report(const RunReport& r, bool json, const std::string& report_file,
                       const GlobalOptions& g);

@@ -11,6 +11,7 @@
 #include "rollback/state.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/run_glue.h"
+#include "tuner/cli/report/state_report.h"
 #include "tuner/cli/report/term.h"
 
 namespace po = boost::program_options;
@@ -37,47 +38,23 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
     unfinished = *u;
   }
   LiveKnobs knobs;
-  nlohmann::json items = nlohmann::json::array();
+  std::vector<KeptReading> readings;
   unsigned drift = 0;
-  Term term(g.color, 1);
-  std::string text;
   for (const auto& [id, k] : state.knobs) {
-    std::optional<std::string> live;
-    std::string error;
+    KeptReading r{id, k.value, k.before, k.run_id, k.group, std::nullopt, ""};
     auto knob = knobs.make(id);
     if (knob.ok()) {
       auto v = (*knob)->read();
-      if (v.ok()) live = *v;
-      else error = v.error().message();
+      if (v.ok()) r.live = *v;
+      else r.error = v.error().message();
     } else {
-      error = knob.error().message();
+      r.error = knob.error().message();
     }
-    bool drifted = !live || *live != k.value;
-    drift += drifted;
-    nlohmann::json item{{"knob", id}, {"kept", k.value}, {"before", k.before},
-                        {"run_id", k.run_id}, {"group", k.group}, {"drift", drifted},
-                        {"live", live ? nlohmann::json(*live) : nlohmann::json()}};
-    if (!error.empty()) item["error"] = error;
-    items.push_back(std::move(item));
-    if (!drifted)
-      text += fmt::format("  {}  {} = {}\n", term.green("ok   "), id, k.value);
-    else
-      text += fmt::format("  {}  {}: kept {}, live {}\n", term.red("drift"), id, k.value,
-                          live ? *live : "unreadable (" + error + ")");
+    drift += r.drifted();
+    readings.push_back(std::move(r));
   }
-  if (vm.count("json")) {
-    nlohmann::json j{{"schema", "tuner.status/1"}, {"knobs", items}, {"drift", drift},
-                     {"unfinished_run", unfinished ? nlohmann::json(unfinished->run_id)
-                                                   : nlohmann::json()}};
-    std::cout << j.dump(2) << "\n";
-  } else {
-    if (state.knobs.empty()) text = "no kept settings\n";
-    else text = fmt::format("{} kept settings, {} drifted\n", state.knobs.size(), drift) + text;
-    if (unfinished)
-      text += term.red("unfinished run ") + unfinished->run_id +
-              ": undo it with 'tuner rollback'\n";
-    std::cout << text;
-  }
+  if (vm.count("json")) std::cout << status_json(readings, unfinished).dump(2) << "\n";
+  else std::cout << format_status(readings, unfinished, Term(g.color, 1));
   return drift ? 3 : 0;
 }
 

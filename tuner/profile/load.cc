@@ -186,6 +186,7 @@ Result<Profile> load_profile(const std::string& name_or_path,
   if (!profile.ok()) return profile;
   Status grouped = apply_group_members(*profile, loader.claims());
   if (!grouped.ok()) return grouped.error();
+  if (Status s = check_bench_names(*profile); !s.ok()) return s.error();
   return profile;
 }
 

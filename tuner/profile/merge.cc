@@ -47,7 +47,10 @@ void merge_into(Profile& base, const Profile& over) {
   VerifySettings& v = base.verify;
   const VerifySettings& o = over.verify;
   for (const std::string& f : o.set_fields) {
-    if (f == "bench") v.bench = o.bench;
+    if (f == "bench") {
+      v.bench = o.bench;
+      v.bench_loc = o.bench_loc;
+    }
     else if (f == "min_effect") v.min_effect = o.min_effect;
     else if (f == "false_keep_rate") v.false_keep_rate = o.false_keep_rate;
     else if (f == "max_trials") v.max_trials = o.max_trials;
@@ -55,6 +58,7 @@ void merge_into(Profile& base, const Profile& over) {
     if (std::find(v.set_fields.begin(), v.set_fields.end(), f) == v.set_fields.end())
       v.set_fields.push_back(f);
   }
+  for (const auto& [name, b] : over.benches) base.benches[name] = b;
   for (const auto& [name, g] : over.groups) {
     auto [it, fresh] = base.groups.try_emplace(name, g);
     if (fresh) continue;

@@ -8,7 +8,9 @@
 #include <limits>
 #include <map>
 
+#include "probes/bench/guards.h"
 #include "tuner/knobs/knob_id.h"
+#include "tuner/profile/parse_bench.h"
 #include "tuner/profile/toml_reader.h"
 #include "tuner/profile/values.h"
 
@@ -24,7 +26,7 @@ class Parser : public TomlReader {
 
   ProfileFile parse(const toml::table& root) {
     check_keys(root, "the top level", {"profile", "match", "sysctl", "irq", "nic", "numa",
-                                       "verify", "group"});
+                                       "verify", "group", "bench"});
     out_.profile.file = file_;
     out_.profile.name = file_stem(file_);
     for (auto&& [k, v] : root) {
@@ -37,6 +39,7 @@ class Parser : public TomlReader {
       else if (key == "numa") parse_numa(table(v, "[numa]"));
       else if (key == "verify") parse_verify(table(v, "[verify]"));
       else if (key == "group") parse_groups(table(v, "[group]"));
+      else if (key == "bench") parse_benches(table(v, "[bench]"));
     }
     out_.profile.chain = {out_.profile.name};
     return std::move(out_);
@@ -345,6 +348,16 @@ class Parser : public TomlReader {
     out_.profile.binds.push_back(std::move(b));
   }
 
+  void parse_benches(const toml::table& t) {
+    for (auto&& [k, v] : t) {
+      std::string ctx = fmt::format("[bench.{}]", header_key(k.str()));
+      Status name = check_plain_name(k.str(), "benchmark name");
+      if (!name.ok()) fail(k.source(), fmt::format("{}: {}", ctx, name.error().what));
+      out_.profile.benches[std::string(k.str())] =
+          parse_bench_table(file_, std::string(k.str()), table(v, ctx));
+    }
+  }
+
   void parse_verify(const toml::table& t) {
     check_keys(t, "[verify]", {"bench", "min_effect", "false_keep_rate", "max_trials", "guards"});
     VerifySettings& vs = out_.profile.verify;
@@ -353,6 +366,7 @@ class Parser : public TomlReader {
       vs.set_fields.push_back(std::string(k.str()));
       if (k.str() == "bench") {
         vs.bench = bench_names(v, what);
+        vs.bench_loc = loc(v.source());
       } else if (k.str() == "min_effect") {
         vs.min_effect = number(v, what);
         if (!(vs.min_effect >= 0 && vs.min_effect < 1))
@@ -364,7 +378,7 @@ class Parser : public TomlReader {
           fail(v.source(), fmt::format("{} = {} must be above 0 and below 0.5", what,
                                        vs.false_keep_rate));
       } else if (k.str() == "max_trials") {
-        vs.max_trials = static_cast<unsigned>(integer(v, what, 3, 1000));
+        vs.max_trials = static_cast<unsigned>(integer(v, what, 5, 1000));
       } else if (k.str() == "guards") {
         if (!v.is_array())
           fail(v.source(), fmt::format("{} must be an array of {{metric=, max_increase=}}, not {}",
@@ -390,7 +404,9 @@ class Parser : public TomlReader {
     for (auto&& [k, v] : t) {
       if (k.str() == "metric") {
         g.metric = string(v, "'metric' in " + ctx);
-        check(check_plain_name(g.metric, "metric name"), v, ctx);
+        if (!bench::parse_guard_metric(g.metric))
+          fail(v.source(), fmt::format("'metric' in {} = \"{}\": expected one of {}", ctx,
+                                       g.metric, bench::guard_metric_names()));
       } else {
         g.max_increase = number(v, "'max_increase' in " + ctx);
         if (!(g.max_increase >= 0) || std::isinf(g.max_increase))

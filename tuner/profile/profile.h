@@ -10,6 +10,10 @@
 #include <vector>
 
 #include "base/cpuset.h"
+#include "probes/bench/exec.h"
+#include "probes/bench/latency.h"
+#include "probes/bench/membw.h"
+#include "probes/bench/tcp.h"
 #include "base/result.h"
 
 namespace tuner {
@@ -69,6 +73,25 @@ struct Match {
   std::optional<bool> virtualized;
 };
 
+/// A [bench.NAME] table: a benchmark the verify loop can run, configured. The built-in
+/// names "tcp", "membw" and "latency" need no table (their defaults are used).
+struct BenchSpec {
+  enum class Kind { exec, tcp, membw, latency };
+  std::string name;
+  Kind kind = Kind::exec;
+  bench::ExecConfig exec;        // kind exec
+  bench::TcpConfig tcp;          // kind tcp
+  bench::MembwOptions membw;     // kind membw
+  bench::LatencyOptions latency; // kind latency
+  SourceLoc loc;
+};
+
+/// "exec", "tcp", "membw", "latency".
+const char* bench_kind_name(BenchSpec::Kind k);
+/// The built-in benchmark names, usable without a [bench.NAME] table.
+const std::vector<std::string>& builtin_bench_names();
+
+
 struct Guard {
   std::string metric;      // "tcp_retrans_pct", "nic_drops", "link_flaps"
   double max_increase = 0; // absolute increase allowed
@@ -76,9 +99,10 @@ struct Guard {
 
 struct VerifySettings {
   std::vector<std::string> bench;   // benchmark names
+  SourceLoc bench_loc;              // where bench was written (for unknown names)
   double min_effect = 0.02;         // relative improvement needed to keep
   double false_keep_rate = 0.05;
-  unsigned max_trials = 30;
+  unsigned max_trials = 30;           // per arm and group, 5..1000
   std::vector<Guard> guards;
   /// The fields a profile set explicitly ("bench", "min_effect", "false_keep_rate",
   /// "max_trials", "guards"): only those override a parent's on include or merge.
@@ -110,9 +134,14 @@ struct Profile {
   std::vector<NicRule> nics;              // one per glob
   std::vector<NumaBind> binds;
   VerifySettings verify;
+  std::map<std::string, BenchSpec> benches;  // [bench.NAME], by name; includes merge by name
   std::map<std::string, GroupSettings> groups;
   SourceLoc match_loc;                    // where [match] was written (for messages)
 };
+
+/// Every benchmark [verify] and the groups name is built in or has a [bench.NAME]
+/// table (after includes are merged: a parent may define it).
+Status check_bench_names(const Profile& p);
 
 /// The directories searched for profile names, in order: the configured ones
 /// (--profile-path) if any, else /etc/tuner/profiles, the installed data directory and

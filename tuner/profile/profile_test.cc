@@ -269,5 +269,5 @@ TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   CHECK(p->match.numa_nodes == ">=2");
   CHECK(p->match.gpu == true);
   CHECK(p->nics.at(0).group == "nic-rings");
-  CHECK(p->verify.bench == std::vector<std::string>{"membw", "tcp"});
+  CHECK(p->verify.bench == std::vector<std::string>{"membw"});
 }

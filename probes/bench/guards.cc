@@ -1,0 +1,218 @@
+#include "probes/bench/guards.h"
+
+#include <fmt/core.h>
+
+#include "base/strings.h"
+
+namespace tuner::bench {
+
+namespace {
+
+constexpr GuardMetric kAll[] = {GuardMetric::tcp_retrans_pct, GuardMetric::nic_drops,
+                                GuardMetric::nic_errors, GuardMetric::link_flaps};
+
+/// A counter's increase; a counter that went down was reset, and counted from 0.
+uint64_t increase(uint64_t before, uint64_t after) { return after >= before ? after - before : after; }
+
+Result<uint64_t> read_counter(const Root& root, const std::string& path) {
+  auto text = root.read(path);
+  if (!text.ok()) return text.error();
+  auto v = parse_u64(*text);
+  if (!v) return Error{fmt::format("'{}' is not a counter", trim(*text)), path, 0};
+  return *v;
+}
+
+double per_trial(uint64_t total, unsigned trials) {
+  return trials == 0 ? 0.0 : static_cast<double>(total) / trials;
+}
+
+}  // namespace
+
+const char* guard_metric_name(GuardMetric m) {
+  switch (m) {
+    case GuardMetric::tcp_retrans_pct: return "tcp_retrans_pct";
+    case GuardMetric::nic_drops: return "nic_drops";
+    case GuardMetric::nic_errors: return "nic_errors";
+    case GuardMetric::link_flaps: return "link_flaps";
+  }
+  return "?";
+}
+
+std::optional<GuardMetric> parse_guard_metric(std::string_view name) {
+  for (GuardMetric m : kAll)
+    if (name == guard_metric_name(m)) return m;
+  return std::nullopt;
+}
+
+std::string guard_metric_names() {
+  std::string out;
+  for (GuardMetric m : kAll) out += (out.empty() ? "" : ", ") + std::string(guard_metric_name(m));
+  return out;
+}
+
+Result<TcpCounters> parse_snmp_tcp(std::string_view snmp) {
+  std::vector<std::string_view> lines = split(snmp, '\n');
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (!starts_with(lines[i], "Tcp:") || !starts_with(lines[i + 1], "Tcp:")) continue;
+    std::vector<std::string_view> names = split_ws(lines[i]), values = split_ws(lines[i + 1]);
+    if (names.size() != values.size())
+      return Error{fmt::format("Tcp: {} names but {} values", names.size(), values.size()),
+                   "/proc/net/snmp", 0};
+    std::optional<uint64_t> out, retrans;
+    for (std::size_t k = 1; k < names.size(); ++k) {
+      if (names[k] == "OutSegs") out = parse_u64(values[k]);
+      if (names[k] == "RetransSegs") retrans = parse_u64(values[k]);
+    }
+    if (!out || !retrans)
+      return Error{"Tcp: has no numeric OutSegs and RetransSegs", "/proc/net/snmp", 0};
+    return TcpCounters{*out, *retrans};
+  }
+  return Error{"no Tcp: lines", "/proc/net/snmp", 0};
+}
+
+Result<std::map<std::string, NicCounters>> parse_net_dev(std::string_view text) {
+  // " eth0: rx bytes packets errs drop fifo frame compressed multicast tx bytes packets
+  // errs drop fifo colls carrier compressed", after two header lines.
+  std::map<std::string, NicCounters> out;
+  int line_no = 0;
+  for (std::string_view line : split(text, '\n')) {
+    ++line_no;
+    auto colon = line.find(':');
+    if (line_no <= 2 || trim(line).empty()) continue;
+    if (colon == std::string_view::npos)
+      return Error{fmt::format("line {}: no 'name:'", line_no), "/proc/net/dev", 0};
+    std::vector<std::string_view> f = split_ws(line.substr(colon + 1));
+    std::optional<uint64_t> v[16];
+    if (f.size() != 16)
+      return Error{fmt::format("line {}: {} counters, expected 16", line_no, f.size()),
+                   "/proc/net/dev", 0};
+    for (std::size_t i = 0; i < 16; ++i)
+      if (!(v[i] = parse_u64(f[i])))
+        return Error{fmt::format("line {}: '{}' is not a counter", line_no, f[i]), "/proc/net/dev", 0};
+    NicCounters c;
+    c.rx_errors = *v[2];
+    c.rx_dropped = *v[3];
+    c.tx_errors = *v[10];
+    c.tx_dropped = *v[11];
+    out[std::string(trim(line.substr(0, colon)))] = c;
+  }
+  return out;
+}
+
+Result<GuardSample> sample_guards(const Root& root, const std::vector<std::string>& interfaces) {
+  GuardSample s;
+  auto snmp = root.read("proc/net/snmp");
+  if (!snmp.ok()) return snmp.error();
+  auto tcp = parse_snmp_tcp(*snmp);
+  if (!tcp.ok()) return tcp.error();
+  s.tcp = *tcp;
+  if (interfaces.empty()) return s;
+  auto dev_text = root.read("proc/net/dev");
+  if (!dev_text.ok()) return dev_text.error();
+  auto dev = parse_net_dev(*dev_text);
+  if (!dev.ok()) return dev.error();
+  for (const std::string& name : interfaces) {
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+      return Error{fmt::format("'{}' is not an interface name", name), "guards", 0};
+    auto it = dev->find(name);
+    if (it == dev->end())
+      return Error{fmt::format("no interface {} in this network namespace", name),
+                   "/proc/net/dev", 0};
+    NicCounters c = it->second;
+    auto flaps = read_counter(root, "sys/class/net/" + name + "/carrier_changes");
+    if (!flaps.ok()) return flaps.error();
+    c.carrier_changes = *flaps;
+    s.nics[name] = c;
+  }
+  return s;
+}
+
+double GuardDelta::retrans_pct() const {
+  return out_segs == 0 ? 0.0 : 100.0 * static_cast<double>(retrans_segs) / static_cast<double>(out_segs);
+}
+
+GuardDelta& GuardDelta::operator+=(const GuardDelta& o) {
+  out_segs += o.out_segs;
+  retrans_segs += o.retrans_segs;
+  trials += o.trials;
+  for (const auto& [name, c] : o.nics) {
+    NicCounters& t = nics[name];
+    t.rx_dropped += c.rx_dropped;
+    t.tx_dropped += c.tx_dropped;
+    t.rx_errors += c.rx_errors;
+    t.tx_errors += c.tx_errors;
+    t.carrier_changes += c.carrier_changes;
+  }
+  return *this;
+}
+
+GuardDelta guard_delta(const GuardSample& before, const GuardSample& after) {
+  GuardDelta d;
+  d.trials = 1;
+  d.out_segs = increase(before.tcp.out_segs, after.tcp.out_segs);
+  d.retrans_segs = increase(before.tcp.retrans_segs, after.tcp.retrans_segs);
+  for (const auto& [name, a] : after.nics) {
+    auto b = before.nics.find(name);
+    NicCounters zero;
+    const NicCounters& bc = b == before.nics.end() ? zero : b->second;
+    d.nics[name] = NicCounters{increase(bc.rx_dropped, a.rx_dropped),
+                               increase(bc.tx_dropped, a.tx_dropped),
+                               increase(bc.rx_errors, a.rx_errors),
+                               increase(bc.tx_errors, a.tx_errors),
+                               increase(bc.carrier_changes, a.carrier_changes)};
+  }
+  return d;
+}
+
+GuardLimits GuardLimits::defaults() {
+  GuardLimits l;
+  l.limits = {{GuardMetric::tcp_retrans_pct, 1.0},
+              {GuardMetric::nic_drops, 10},
+              {GuardMetric::nic_errors, 0},
+              {GuardMetric::link_flaps, 0}};
+  return l;
+}
+
+void GuardLimits::set(GuardLimit l) {
+  for (GuardLimit& x : limits)
+    if (x.metric == l.metric) {
+      x = l;
+      return;
+    }
+  limits.push_back(l);
+}
+
+std::vector<GuardTrip> check_guards(const GuardDelta& base, const GuardDelta& cand,
+                                    const GuardLimits& limits) {
+  std::vector<GuardTrip> trips;
+  for (const GuardLimit& l : limits.limits) {
+    const char* name = guard_metric_name(l.metric);
+    if (l.metric == GuardMetric::tcp_retrans_pct) {
+      if (base.out_segs < limits.min_out_segs || cand.out_segs < limits.min_out_segs) continue;
+      double b = base.retrans_pct(), c = cand.retrans_pct();
+      if (c - b > l.max_increase)
+        trips.push_back({l.metric, "", b, c, l.max_increase,
+                         fmt::format("{}: {:.2f}% -> {:.2f}%, limit +{:.2f}%", name, b, c,
+                                     l.max_increase)});
+      continue;
+    }
+    for (const auto& [ifname, cc] : cand.nics) {
+      auto bi = base.nics.find(ifname);
+      NicCounters zero;
+      const NicCounters& bc = bi == base.nics.end() ? zero : bi->second;
+      auto pick = [&](const NicCounters& n) {
+        return l.metric == GuardMetric::nic_drops    ? n.drops()
+               : l.metric == GuardMetric::nic_errors ? n.errors()
+                                                     : n.carrier_changes;
+      };
+      double b = per_trial(pick(bc), base.trials), c = per_trial(pick(cc), cand.trials);
+      if (c - b > l.max_increase)
+        trips.push_back({l.metric, ifname, b, c, l.max_increase,
+                         fmt::format("{} {}: {:g} -> {:g} per trial, limit +{:g}", name, ifname,
+                                     b, c, l.max_increase)});
+    }
+  }
+  return trips;
+}
+
+}  // namespace tuner::bench

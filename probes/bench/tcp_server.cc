@@ -1,0 +1,172 @@
+#include "probes/bench/tcp_server.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "probes/bench/bench_bind.h"
+
+namespace tuner::bench::tcp {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+struct TcpServer::Conn {
+  int fd = -1;
+  bool done = false;
+  std::thread thread;
+};
+
+namespace {
+
+Status serve_stream(int fd, const Hello& h, Clock::time_point deadline) {
+  std::vector<char> buf(h.msg_size);
+  uint64_t total = 0;
+  for (;;) {
+    ssize_t k = ::recv(fd, buf.data(), buf.size(), 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return errno_error("stream: cannot receive", "tcp server");
+    if (k == 0) break;
+    total += static_cast<uint64_t>(k);
+    if (Clock::now() > deadline) return Error{"stream: client ran past its duration", "tcp server", 0};
+  }
+  uint8_t count[8];
+  for (int i = 0; i < 8; ++i) count[i] = static_cast<uint8_t>(total >> (56 - 8 * i));
+  return send_all(fd, count, sizeof count, "the byte count");
+}
+
+Status serve_rr(int fd, const Hello& h, Clock::time_point deadline) {
+  Status nd = set_nodelay(fd);
+  if (!nd.ok()) return nd;
+  std::vector<char> buf(h.msg_size);
+  for (;;) {
+    ssize_t k = ::recv(fd, buf.data(), buf.size(), 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return errno_error("rr: cannot receive", "tcp server");
+    if (k == 0) return Ok{};  // the client is done
+    if (static_cast<std::size_t>(k) < buf.size()) {
+      Status rest = recv_all(fd, buf.data() + k, buf.size() - static_cast<std::size_t>(k), "a request");
+      if (!rest.ok()) return rest;
+    }
+    Status s = send_all(fd, buf.data(), buf.size(), "a response");
+    if (!s.ok()) return s;
+    if (Clock::now() > deadline) return Error{"rr: client ran past its duration", "tcp server", 0};
+  }
+}
+
+}  // namespace
+
+Status handle_connection(int fd) {
+  Status t = set_io_timeout(fd, 5s);
+  if (!t.ok()) return t;
+  uint8_t raw[kHelloSize];
+  Status got = recv_all(fd, raw, sizeof raw, "the hello");
+  if (!got.ok()) return got;
+  auto hello = decode(raw);
+  if (!hello.ok()) return hello.error();
+  auto echo = encode(*hello);
+  Status sent = send_all(fd, echo.data(), echo.size(), "the hello");
+  if (!sent.ok()) return sent;
+  auto deadline = Clock::now() + std::chrono::milliseconds(hello->duration_ms) + 10s;
+  switch (hello->mode) {
+    case Mode::probe: return Ok{};
+    case Mode::stream: return serve_stream(fd, *hello, deadline);
+    case Mode::rr: return serve_rr(fd, *hello, deadline);
+  }
+  return Ok{};
+}
+
+Result<std::unique_ptr<TcpServer>> TcpServer::start(ServerOptions options) {
+  std::unique_ptr<TcpServer> s(new TcpServer(std::move(options)));
+  auto l = listen_on(s->options_.at, s->options_.netns);
+  if (!l.ok()) return l.error();
+  s->listener_ = std::move(*l);
+  auto port = local_port(s->listener_.fd());
+  if (!port.ok()) return port.error();
+  s->port_ = *port;
+  s->acceptor_ = std::thread([srv = s.get()] { srv->accept_loop(); });
+  return s;
+}
+
+TcpServer::TcpServer(ServerOptions options) : options_(std::move(options)) {}
+
+TcpServer::~TcpServer() { stop(); }
+
+void TcpServer::accept_loop() {
+  if (!options_.cpus.empty()) (void)bind_this_thread(options_.cpus);
+  while (!stop_.load()) {
+    pollfd p{listener_.fd(), POLLIN, 0};
+    int rc = ::poll(&p, 1, 100);
+    reap(false);
+    if (rc <= 0) continue;
+    int fd = ::accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
+        std::this_thread::sleep_for(10ms);  // out of descriptors or memory: do not spin
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (conns_.size() >= options_.max_connections) {
+      ::close(fd);
+      continue;
+    }
+    accepted_.fetch_add(1);
+    auto conn = std::make_unique<Conn>();
+    conn->fd = fd;
+    Conn* c = conn.get();
+    conn->thread = std::thread([this, c] {
+      if (!options_.cpus.empty()) (void)bind_this_thread(options_.cpus);
+      (void)handle_connection(c->fd);
+      std::lock_guard<std::mutex> done_lock(mu_);
+      ::close(c->fd);
+      c->fd = -1;
+      c->done = true;
+    });
+    conns_.push_back(std::move(conn));
+  }
+}
+
+void TcpServer::reap(bool all) {
+  std::list<std::unique_ptr<Conn>> finished;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = conns_.begin(); it != conns_.end();) {
+      if (all || (*it)->done) {
+        if (all && (*it)->fd >= 0) ::shutdown((*it)->fd, SHUT_RDWR);
+        finished.push_back(std::move(*it));
+        it = conns_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& c : finished)
+    if (c->thread.joinable()) c->thread.join();
+}
+
+void TcpServer::stop() {
+  stop_.store(true);
+  if (acceptor_.joinable()) acceptor_.join();
+  reap(true);
+  listener_ = Socket();
+}
+
+Status serve(const ServeOptions& o) {
+  auto server = TcpServer::start(o.server);
+  if (!server.ok()) return server.error();
+  if (o.on_listening) o.on_listening((*server)->port());
+  auto lifetime = std::min<std::chrono::seconds>(o.lifetime, std::chrono::hours(24));
+  auto until = Clock::now() + lifetime;
+  while (Clock::now() < until && !(o.should_stop && o.should_stop()))
+    std::this_thread::sleep_for(100ms);
+  (*server)->stop();
+  return Ok{};
+}
+
+}  // namespace tuner::bench::tcp

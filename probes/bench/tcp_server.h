@@ -1,0 +1,80 @@
+// The tcp benchmark's server side. The same server runs in-process (loopback, or with
+// its listener inside a named netns) or on a peer machine through serve(). It only
+// answers tuner clients: a connection that does not open with a valid hello is closed.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "base/cpuset.h"
+#include "probes/bench/tcp_wire.h"
+
+namespace tuner::bench::tcp {
+
+struct ServerOptions {
+  /// Where to listen; port 0 picks a free one (see TcpServer::port()).
+  Endpoint at;
+  /// A /run/netns name to listen in; "" is the caller's namespace.
+  std::string netns;
+  /// CPUs the server's threads run on; empty leaves them unbound.
+  CpuSet cpus;
+  /// Connections served at once; more are closed at accept.
+  unsigned max_connections = 64;
+};
+
+/// A listening server with its accept thread. Each connection gets a thread, bounded by
+/// the client's announced duration plus 10 s, and by a 5 s idle timeout.
+class TcpServer {
+ public:
+  static Result<std::unique_ptr<TcpServer>> start(ServerOptions options);
+  ~TcpServer();
+  TcpServer(const TcpServer&) = delete;
+  TcpServer& operator=(const TcpServer&) = delete;
+
+  uint16_t port() const { return port_; }
+  /// Stops accepting, shuts down open connections and joins every thread. Idempotent.
+  void stop();
+  /// Connections accepted so far.
+  unsigned accepted() const { return accepted_.load(); }
+
+ private:
+  struct Conn;
+  explicit TcpServer(ServerOptions options);
+  void accept_loop();
+  void reap(bool all);
+
+  ServerOptions options_;
+  Socket listener_;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<unsigned> accepted_{0};
+  std::thread acceptor_;
+  std::mutex mu_;
+  std::list<std::unique_ptr<Conn>> conns_;
+};
+
+/// What `tuner bench --serve` (wired by the CLI) runs on a peer.
+struct ServeOptions {
+  ServerOptions server;
+  /// How long to serve; serve() returns after it. Bounded to 24 h.
+  std::chrono::seconds lifetime{600};
+  /// Called once listening, with the port (for port 0 and for the CLI's message).
+  std::function<void(uint16_t)> on_listening;
+  /// Polled every 100 ms; returning true ends serve() early (a signal handler's flag).
+  std::function<bool()> should_stop;
+};
+
+/// Serves tcp benchmark clients for `lifetime`, then stops. Errors: cannot listen.
+Status serve(const ServeOptions& options);
+
+/// Handles one accepted connection: reads the hello, then the mode's exchange. Exposed
+/// for tests; returns how the connection ended.
+Status handle_connection(int fd);
+
+}  // namespace tuner::bench::tcp

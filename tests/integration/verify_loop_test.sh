@@ -1,0 +1,175 @@
+# The verify loop on the real kernel, inside a private network namespace:
+#  1. TCP crippled by tiny tcp_rmem/tcp_wmem; a profile restoring large buffers, verified
+#     with the built-in tcp benchmark: the group is kept and the values stay.
+#  2. A profile shrinking them: rolled back, every net.* sysctl as before the run.
+#  3. A gain that trips a guard: large buffers plus ip_default_ttl=63, with nftables
+#     dropping 10% of TTL-63 packets (real retransmits): rolled back, the guard named.
+#  4. An exec benchmark that fails: rolled back, and the report says why.
+#  5. An exec benchmark with a real program: iperf3 -J between two namespaces.
+#  6. A crash at every knob write of the loop, and after the decision: rollback
+#     restores the pre-run snapshot.
+source "$(dirname "$0")/lib.sh"
+enter_netns "$@"
+set -e
+ip link set lo up
+
+rmem=net.ipv4.tcp_rmem; wmem=net.ipv4.tcp_wmem
+orig_rmem=$(sysctl_get $rmem); orig_wmem=$(sysctl_get $wmem)
+uncripple() { echo "$orig_rmem" > "$(sysctl_file $rmem)"; echo "$orig_wmem" > "$(sysctl_file $wmem)"; }
+cripple() { echo "4096 4096 4096" > "$(sysctl_file $rmem)"; echo "4096 4096 4096" > "$(sysctl_file $wmem)"; }
+norm() { sysctl_get "$1" | tr -s '\t ' ' '; }
+
+# A profile: [sysctl] lines on stdin, verified with a short tcp benchmark.
+verify_profile() {
+  local name=$1 f="$WORK/$1.toml"
+  { printf '[profile]\nname = "%s"\n\n[sysctl]\n' "$name"
+    cat
+    printf '\n[verify]\nbench = ["%s"]\nmin_effect = 0.05\nmax_trials = 10\n' "${BENCH:-tcp-short}"
+    printf '%s\n' "${EXTRA:-}"
+    printf '\n[bench.tcp-short]\nkind = "tcp"\nduration = "300ms"\nrr_duration = "100ms"\n'
+  } > "$f"
+  echo "$f"
+}
+
+note "1. crippled TCP, a profile restoring large buffers: kept"
+cripple
+grow=$(verify_profile grow <<'P'
+"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+"net.ipv4.tcp_wmem" = "4096 16384 4194304"
+P
+)
+expect_rc 0 t apply --profile "$grow" --yes --json --report "$WORK/grow.json"
+jq -e '.groups[0].decision == "kept"' "$WORK/grow.json" >/dev/null || fail "not kept: $(jq -c '.groups[0].stats' "$WORK/grow.json")"
+jq -e '.groups[0].stats.effect > 0.05 and .groups[0].stats.ci[0] > 0.05' "$WORK/grow.json" >/dev/null ||
+  fail "effect/interval: $(jq -c '.groups[0].stats' "$WORK/grow.json")"
+jq -e '.groups[0].stats.trials.baseline >= 5 and .groups[0].stats.trials.baseline == .groups[0].stats.trials.candidate' \
+  "$WORK/grow.json" >/dev/null || fail "trials: $(jq -c '.groups[0].stats.trials' "$WORK/grow.json")"
+[ "$(norm $rmem)" = "4096 131072 6291456" ] || fail "tcp_rmem after keep: $(norm $rmem)"
+[ "$(norm $wmem)" = "4096 16384 4194304" ] || fail "tcp_wmem after keep: $(norm $wmem)"
+expect_rc 0 t status
+note "   kept: $(jq -c '.groups[0].stats | {baseline, candidate, effect, ci, p, trials}' "$WORK/grow.json")"
+expect_rc 0 t rollback --last
+
+note "2. a profile shrinking the buffers: rolled back, every net.* sysctl as before"
+uncripple
+before=$(snapshot_net)
+shrink=$(verify_profile shrink <<'P'
+"net.ipv4.tcp_rmem" = "4096 4096 4096"
+"net.ipv4.tcp_wmem" = "4096 4096 4096"
+P
+)
+expect_rc 0 t apply --profile "$shrink" --yes --json --report "$WORK/shrink.json"
+jq -e '.groups[0].decision == "rolled_back"' "$WORK/shrink.json" >/dev/null || fail "kept a shrink: $(jq -c '.groups[0].stats' "$WORK/shrink.json")"
+[ "$(snapshot_net)" = "$before" ] || fail "net.* differs after a rolled-back group: $(diff <(echo "$before") <(snapshot_net) | head)"
+note "   rolled back: $(jq -c '.groups[0].stats | {outcome, effect, ci, p, trials}' "$WORK/shrink.json")"
+
+note "3. a gain that raises retransmits: the guard rolls it back"
+command -v nft >/dev/null || skip "nft (nftables) is not installed"
+cripple
+nft add table inet tunerit
+nft add chain inet tunerit out '{ type filter hook output priority 0; }'
+# Data and ACKs only: a lost SYN would fail a connect, not raise retransmits.
+nft add rule inet tunerit out ip ttl 63 tcp flags '&' '(syn|fin|rst)' == 0 numgen random mod 100 '<' 10 drop
+before=$(snapshot_net)
+lossy=$(EXTRA='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.05 }]' verify_profile lossy <<'P'
+"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+"net.ipv4.tcp_wmem" = "4096 16384 4194304"
+"net.ipv4.ip_default_ttl" = "63"
+P
+)
+expect_rc 0 t apply --profile "$lossy" --yes --json --report "$WORK/lossy.json"
+jq -e '.groups[0].decision == "rolled_back" and .groups[0].stats.outcome == "guard"' "$WORK/lossy.json" >/dev/null ||
+  fail "guard did not trip: $(jq -c '.groups[0].stats' "$WORK/lossy.json")"
+jq -e '[.groups[0].stats.guards[] | select(.metric == "tcp_retrans_pct" and .tripped)] | length == 1' "$WORK/lossy.json" >/dev/null ||
+  fail "tcp_retrans_pct not named: $(jq -c '.groups[0].stats.guards' "$WORK/lossy.json")"
+[ "$(snapshot_net)" = "$before" ] || fail "net.* differs after a guard rollback"
+note "   $(jq -r '.groups[0].stats.error' "$WORK/lossy.json"); main metric effect $(jq -c '.groups[0].stats.effect' "$WORK/lossy.json")"
+nft delete table inet tunerit
+
+note "4. a benchmark that fails: rolled back, and why"
+before=$(snapshot_net)
+failing=$(BENCH=fails EXTRA='[bench.fails]
+kind = "exec"
+command = ["/bin/sh", "-c", "echo boom >&2; exit 3"]
+metric = { regex = "([0-9]+) ops" }
+unit = "ops/s"
+timeout = "5s"' verify_profile failing <<'P'
+"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+P
+)
+expect_rc 0 t apply --profile "$failing" --yes --json --report "$WORK/failing.json"
+jq -e '.groups[0].decision == "rolled_back" and .groups[0].stats.outcome == "bench_failed"' "$WORK/failing.json" >/dev/null ||
+  fail "not bench_failed: $(jq -c '.groups[0].stats' "$WORK/failing.json")"
+jq -r '.groups[0].stats.error' "$WORK/failing.json" | grep -q "boom" || fail "no stderr tail: $(jq -r '.groups[0].stats.error' "$WORK/failing.json")"
+[ "$(snapshot_net)" = "$before" ] || fail "net.* differs after a failed benchmark"
+
+note "   a benchmark that cannot run here: exit 2 before any change"
+missing=$(BENCH=absent EXTRA='[bench.absent]
+kind = "exec"
+command = ["/nonexistent/bench"]
+metric = { regex = "([0-9]+)" }
+unit = "ops/s"' verify_profile missing <<'P'
+"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+P
+)
+runs_before=$(ls "$STATE/runs" | wc -l)
+expect_rc 2 t apply --profile "$missing" --yes
+grep -q "cannot run here" <<<"$OUT" || fail "$OUT"
+[ "$(ls "$STATE/runs" | wc -l)" = "$runs_before" ] || fail "a refused apply started a run"
+
+note "5. an exec benchmark: iperf3 -J against a server in another namespace, over veth"
+if command -v iperf3 >/dev/null; then
+  ns=tuner-it-$$
+  ip netns add "$ns"
+  trap 'ip netns pids "$ns" 2>/dev/null | xargs -r kill; ip netns del "$ns" 2>/dev/null; rm -rf "$WORK"' EXIT
+  ip link add tit0 type veth peer name tit1 netns "$ns"
+  ip addr add 10.213.0.1/30 dev tit0 && ip link set tit0 up
+  ip -n "$ns" addr add 10.213.0.2/30 dev tit1 && ip -n "$ns" link set tit1 up && ip -n "$ns" link set lo up
+  ip netns exec "$ns" iperf3 -s -D -B 10.213.0.2 -p 5399
+  sleep 0.5
+  cripple
+  before=$(snapshot_net)
+  viaiperf=$(BENCH=iperf EXTRA='[bench.iperf]
+kind = "exec"
+# iperf3 -s answers "busy" to a client that comes right after the last one ended.
+command = ["/bin/sh", "-c", "sleep 0.3; exec iperf3 -c 10.213.0.2 -p 5399 -t 1 -J"]
+metric = { json = "/end/sum_received/bits_per_second" }
+unit = "bit/s"
+timeout = "20s"' verify_profile viaiperf <<'P'
+"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+"net.ipv4.tcp_wmem" = "4096 16384 4194304"
+P
+)
+  expect_rc 0 t apply --profile "$viaiperf" --yes --json --report "$WORK/iperf.json"
+  jq -e '.groups[0].stats.bench == "iperf" and .groups[0].stats.unit == "bit/s" and .groups[0].stats.trials.baseline >= 5' \
+    "$WORK/iperf.json" >/dev/null || fail "iperf3: $(jq -c '.groups[0].stats' "$WORK/iperf.json")"
+  jq -e '.groups[0].decision == "kept"' "$WORK/iperf.json" >/dev/null || fail "iperf3 gain not kept: $(jq -c '.groups[0].stats' "$WORK/iperf.json")"
+  note "   iperf3: $(jq -c '.groups[0].stats | {baseline, candidate, effect, p, trials}' "$WORK/iperf.json")"
+  expect_rc 0 t rollback --last
+  [ "$(snapshot_net)" = "$before" ] || fail "net.* differs after rolling back the iperf3 run"
+  ip netns pids "$ns" | xargs -r kill
+  uncripple
+else
+  note "   iperf3 is not installed: step skipped (packaging/install-deps.sh --test installs it)"
+fi
+
+note "6. crash at every write of the loop, and after its decision: rollback restores all"
+cripple
+before=$(snapshot_net)
+for k in 1 2 3 4 5 6 7 8; do
+  set +e
+  (TUNER_FAULT_AFTER_WRITES=$k exec "$TUNER" apply --state-dir "$STATE" --profile "$grow" --yes >/dev/null 2>&1) 2>/dev/null
+  rc=$?
+  set -e
+  [ "$rc" = 137 ] || fail "TUNER_FAULT_AFTER_WRITES=$k: exit $rc, expected SIGKILL"
+  expect_rc 0 t rollback
+  [ "$(snapshot_net)" = "$before" ] || fail "crash after write $k: net.* differs after rollback"
+done
+set +e
+(TUNER_FAULT_AFTER_DECISIONS=1 exec "$TUNER" apply --state-dir "$STATE" --profile "$grow" --yes >/dev/null 2>&1) 2>/dev/null
+rc=$?
+set -e
+[ "$rc" = 137 ] || fail "TUNER_FAULT_AFTER_DECISIONS=1: exit $rc"
+expect_rc 0 t rollback
+[ "$(snapshot_net)" = "$before" ] || fail "crash after the decision: net.* differs after rollback"
+echo "PASS"

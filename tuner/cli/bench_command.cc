@@ -1,0 +1,108 @@
+// tuner bench: runs benchmarks alone, changing nothing: how an operator records a
+// baseline before a change, and how a profile's [bench.NAME] tables are tried out.
+// `tuner bench --serve` is the peer end of a `tcp` benchmark with `peer = ADDR`.
+// Exit: 0 every benchmark ran; 1 a benchmark failed; 2 bad input (an unknown name, a
+// benchmark that cannot run here).
+#include <csignal>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "probes/bench/tcp_server.h"
+#include "tuner/cli/cli.h"
+#include "tuner/cli/plan_for.h"
+#include "tuner/cli/report/bench_report.h"
+#include "tuner/plan/target.h"
+#include "tuner/verify/benches.h"
+
+namespace po = boost::program_options;
+
+namespace tuner {
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+int serve(const po::variables_map& vm) {
+  bench::tcp::ServeOptions o;
+  std::string host = vm.count("address") ? vm["address"].as<std::string>() : "0.0.0.0";
+  uint16_t port = vm.count("port") ? vm["port"].as<uint16_t>() : bench::kServePort;
+  auto at = bench::tcp::parse_endpoint(host, port);
+  if (!at.ok()) fail_input(at.error().message());
+  o.server.at = *at;
+  o.lifetime = std::chrono::seconds(vm["lifetime"].as<unsigned>());
+  o.on_listening = [](uint16_t port) {
+    fmt::print(stderr, "tuner bench --serve: listening on port {}\n", port);
+  };
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  o.should_stop = [] { return g_stop != 0; };
+  Status s = bench::tcp::serve(o);
+  if (!s.ok()) fail_runtime(s.error().message());
+  return 0;
+}
+
+}  // namespace
+
+int bench_command(GlobalOptions& g, const std::vector<std::string>& args) {
+  po::options_description desc(
+      "tuner bench [NAME]...: run benchmarks (tcp, membw, latency, or a profile's\n"
+      "[bench.NAME]) and print their metrics; changes nothing. Without NAME: the\n"
+      "profile's [verify] bench. Exit: 0 ran, 1 a benchmark failed, 2 bad input");
+  std::vector<std::string> names, profiles;
+  desc.add_options()
+      ("name", po::value(&names)->value_name("NAME"), "benchmark to run (repeatable)")
+      ("profile", po::value(&profiles)->value_name("P"), "profile whose [bench.*] tables to use")
+      ("trials", po::value<unsigned>()->default_value(1)->value_name("N"), "runs of each benchmark (1-1000)")
+      ("json", "print the tuner.bench/1 JSON document")
+      ("serve", "serve tcp benchmark clients of another node (peer = ADDR)")
+      ("address", po::value<std::string>()->value_name("ADDR"), "with --serve: address to listen on")
+      ("port", po::value<uint16_t>()->value_name("PORT"), "with --serve: port (default 5301)")
+      ("lifetime", po::value<unsigned>()->default_value(600)->value_name("SECONDS"),
+       "with --serve: stop after this long");
+  po::positional_options_description pos;
+  pos.add("name", -1);
+  po::variables_map vm;
+  if (!parse_options("bench", args, desc, pos, vm, g)) return 0;
+  if (vm.count("serve")) return serve(vm);
+  unsigned trials = vm["trials"].as<unsigned>();
+  if (trials < 1 || trials > 1000) fail_input("--trials must be 1 to 1000");
+
+  // The profile gives [bench.*] tables and the default names; the probe the topology.
+  Target target{Root::live(), std::nullopt};
+  Planned planned = plan_with_context(g, profiles, target);
+  if (names.empty()) names = planned.profile.verify.bench;
+  if (names.empty())
+    fail_input("no benchmark named, and profile " + planned.profile.name +
+               " has no [verify] bench; name one: tcp, membw, latency");
+
+  std::vector<BenchRun> runs;
+  for (const std::string& name : names) {
+    auto b = verify::make_benchmark(name, planned.profile, planned.inventory.topology);
+    if (!b.ok()) fail_input(b.error().message());
+    if (Status s = (*b)->check(); !s.ok())
+      fail_input(fmt::format("benchmark '{}' cannot run here: {}", name, s.error().message()));
+    BenchRun run{name, {}, {}};
+    for (unsigned i = 0; i < trials; ++i) {
+      auto m = (*b)->run();
+      if (!m.ok()) {
+        run.error = m.error().message();
+        break;
+      }
+      run.runs.push_back(std::move(m).value());
+    }
+    runs.push_back(std::move(run));
+  }
+  if (vm.count("json")) {
+    fmt::print("{}\n", bench_report_json(runs).dump(2));
+  } else {
+    Term term(g.color, 1);
+    fmt::print("{}", format_bench_report(runs, term));
+  }
+  for (const BenchRun& r : runs)
+    if (!r.error.empty()) return 1;
+  return 0;
+}
+
+}  // namespace tuner

@@ -1,0 +1,49 @@
+#include "tuner/cli/report/progress.h"
+
+#include <unistd.h>
+
+#include <cmath>
+
+#include <fmt/core.h>
+
+namespace tuner {
+
+namespace {
+
+std::string pct(double v) {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
+  return fmt::format("{:+.1f}%", 100 * v);
+}
+
+}  // namespace
+
+std::string format_effect(double effect, double low, double high) {
+  if (std::isnan(effect)) return "-";
+  return fmt::format("{} [{}, {}]", pct(effect), pct(low), pct(high));
+}
+
+ProgressLine::ProgressLine(ColorMode mode, bool quiet)
+    : term_(mode, STDERR_FILENO), on_(!quiet && ::isatty(STDERR_FILENO)) {}
+
+verify::ProgressFn ProgressLine::callback() {
+  if (!on_) return {};
+  return [this](const verify::Progress& p) {
+    std::string est = p.stats.look == 0
+                          ? std::string("measuring")
+                          : "effect " + format_effect(p.stats.effect, p.stats.ci_low, p.stats.ci_high);
+    std::string line = fmt::format("verify {}: trial {}/{} ({}) {}", term_.bold(p.group), p.trial,
+                                   p.max_trials,
+                                   p.arm == verify::Arm::baseline ? "baseline" : "candidate", est);
+    fmt::print(stderr, "\r\033[K{}", line);
+    std::fflush(stderr);
+    drawn_ = true;
+  };
+}
+
+void ProgressLine::done() {
+  if (drawn_) fmt::print(stderr, "\r\033[K");
+  drawn_ = false;
+}
+
+}  // namespace tuner

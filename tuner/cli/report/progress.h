@@ -1,0 +1,28 @@
+// The verify loop's live progress line on a terminal (stderr): group, trial k of at
+// most N, and the current estimate with its interval. Nothing when stderr is not a
+// terminal or JSON goes to stdout.
+#pragma once
+
+#include "tuner/cli/report/term.h"
+#include "tuner/verify/loop.h"
+
+namespace tuner {
+
+class ProgressLine {
+ public:
+  ProgressLine(ColorMode mode, bool quiet);
+  /// The callback for VerifyLoop; a no-op when the line is off.
+  verify::ProgressFn callback();
+  /// Ends the line (a newline) if anything was drawn.
+  void done();
+
+ private:
+  Term term_;
+  bool on_ = false;
+  bool drawn_ = false;
+};
+
+/// "+4.1% [+1.2%, +7.0%]" from effect and interval (NaN: "-").
+std::string format_effect(double effect, double low, double high);
+
+}  // namespace tuner

@@ -1,0 +1,219 @@
+#include "tuner/profile/parse_bench.h"
+
+#include "base/strings.h"
+#include "tuner/profile/toml_reader.h"
+
+namespace tuner {
+
+using namespace profile_toml;
+
+namespace {
+
+class BenchParser : public TomlReader {
+ public:
+  BenchParser(const std::string& file, const std::string& name)
+      : TomlReader(file), name_(name), ctx_(fmt::format("[bench.{}]", header_key(name))) {}
+
+  BenchSpec parse(const toml::table& t) {
+    BenchSpec b;
+    b.name = name_;
+    b.loc = loc(t.source());
+    const toml::node* kind = t.get("kind");
+    if (!kind) fail(t.source(), ctx_ + " needs kind = \"exec\", \"tcp\", \"membw\" or \"latency\"");
+    std::string k = string(*kind, "'kind' in " + ctx_);
+    if (k == "exec") {
+      b.kind = BenchSpec::Kind::exec;
+      parse_exec(t, b.exec);
+    } else if (k == "tcp") {
+      b.kind = BenchSpec::Kind::tcp;
+      parse_tcp(t, b.tcp);
+    } else if (k == "membw") {
+      b.kind = BenchSpec::Kind::membw;
+      parse_membw(t, b.membw);
+    } else if (k == "latency") {
+      b.kind = BenchSpec::Kind::latency;
+      parse_latency(t, b.latency);
+    } else {
+      fail(kind->source(), fmt::format("'kind' in {} = \"{}\": expected \"exec\", \"tcp\", "
+                                       "\"membw\" or \"latency\"", ctx_, k));
+    }
+    return b;
+  }
+
+ private:
+  std::string what(std::string_view key) const { return fmt::format("'{}' in {}", key, ctx_); }
+
+  std::chrono::milliseconds duration(const toml::node& v, std::string_view key) const {
+    auto d = parse_duration(string(v, what(key)));
+    if (!d || d->count() <= 0)
+      fail(v.source(), fmt::format("{} = \"{}\": expected a duration such as \"500ms\", "
+                                   "\"30s\" or \"2m\"", what(key), string(v, what(key))));
+    return *d;
+  }
+
+  CpuSet cpus(const toml::node& v, std::string_view key) const {
+    auto set = CpuSet::parse(string(v, what(key)));
+    if (!set.ok()) fail(v.source(), fmt::format("{}: {}", what(key), set.error().what));
+    return *set;
+  }
+
+  void parse_exec(const toml::table& t, bench::ExecConfig& c) {
+    check_keys(t, ctx_, {"kind", "command", "metric", "direction", "unit", "timeout"});
+    c.name = name_;
+    for (auto&& [k, v] : t) {
+      std::string_view key = k.str();
+      if (key == "command") {
+        c.command = strings(v, what(key));
+      } else if (key == "metric") {
+        const toml::table& m = table(v, what(key));
+        check_keys(m, what(key), {"regex", "json"});
+        if (m.size() != 1)
+          fail(v.source(), what(key) + " needs exactly one of { regex = '...' } or { json = \"/a/b\" }");
+        bool regex = m.contains("regex");
+        const toml::node& mv = *m.get(regex ? "regex" : "json");
+        c.metric.kind = regex ? bench::MetricExpr::Kind::regex : bench::MetricExpr::Kind::json;
+        c.metric.expr = string(mv, what(key));
+        check(bench::validate(c.metric), mv, what(key));
+      } else if (key == "direction") {
+        auto d = bench::parse_direction(string(v, what(key)));
+        if (!d) fail(v.source(), what(key) + " must be \"higher\" or \"lower\"");
+        c.direction = *d;
+      } else if (key == "unit") {
+        c.unit = string(v, what(key));
+      } else if (key == "timeout") {
+        c.timeout = duration(v, key);
+      }
+    }
+    check(bench::validate(c), t, ctx_);
+  }
+
+  void parse_tcp(const toml::table& t, bench::TcpConfig& c) {
+    check_keys(t, ctx_, {"kind", "netns", "peer", "address", "port", "streams", "duration",
+                         "rr_duration", "cpus"});
+    c.name = name_;
+    for (auto&& [k, v] : t) {
+      std::string_view key = k.str();
+      if (key == "netns") {
+        c.placement = bench::TcpConfig::Placement::netns;
+        c.netns = string(v, what(key));
+      } else if (key == "peer") {
+        c.placement = bench::TcpConfig::Placement::peer;
+        c.address = string(v, what(key));
+      } else if (key == "address") {
+        c.address = string(v, what(key));
+      } else if (key == "port") {
+        c.port = static_cast<uint16_t>(integer(v, what(key), 1, 65535));
+      } else if (key == "streams") {
+        c.streams = static_cast<unsigned>(integer(v, what(key), 1, 32));
+      } else if (key == "duration") {
+        c.duration = duration(v, key);
+      } else if (key == "rr_duration") {
+        c.rr_duration = duration(v, key);
+      } else if (key == "cpus") {
+        c.cpus = cpus(v, key);
+      }
+    }
+    if (t.contains("netns") && t.contains("peer"))
+      fail(t.source(), ctx_ + ": 'netns' and 'peer' cannot be used together");
+    check(bench::validate(c), t, ctx_);
+  }
+
+  void parse_membw(const toml::table& t, bench::MembwOptions& c) {
+    check_keys(t, ctx_, {"kind", "nodes", "matrix", "duration"});
+    for (auto&& [k, v] : t) {
+      std::string_view key = k.str();
+      if (key == "nodes") {
+        c.nodes.clear();
+        for (unsigned n : cpus(v, key).cpus()) c.nodes.push_back(n);
+      } else if (key == "matrix") {
+        c.matrix = boolean(v, what(key));
+      } else if (key == "duration") {
+        c.duration = duration(v, key);
+        if (c.duration > std::chrono::minutes(1)) fail(v.source(), what(key) + " must be at most 1m");
+      }
+    }
+  }
+
+  void parse_latency(const toml::table& t, bench::LatencyOptions& c) {
+    check_keys(t, ctx_, {"kind", "cpus", "interval", "duration", "priority"});
+    for (auto&& [k, v] : t) {
+      std::string_view key = k.str();
+      if (key == "cpus") {
+        c.cpus = cpus(v, key);
+      } else if (key == "interval") {
+        auto d = duration(v, key);
+        c.interval = std::chrono::duration_cast<std::chrono::microseconds>(d);
+      } else if (key == "duration") {
+        c.duration = duration(v, key);
+        if (c.duration > std::chrono::minutes(1)) fail(v.source(), what(key) + " must be at most 1m");
+      } else if (key == "priority") {
+        c.priority = static_cast<int>(integer(v, what(key), 0, 99));
+      }
+    }
+  }
+
+  std::string name_, ctx_;
+};
+
+}  // namespace
+
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  static const std::pair<std::string_view, int64_t> units[] = {
+      {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}};
+  for (const auto& [suffix, ms] : units) {
+    if (text.size() <= suffix.size() || text.substr(text.size() - suffix.size()) != suffix) continue;
+    std::string_view digits = text.substr(0, text.size() - suffix.size());
+    if (suffix == "s" && !digits.empty() && digits.back() == 'm') continue;  // "ms"
+    auto n = parse_u64(digits);
+    if (!n || *n > 100'000'000) return std::nullopt;
+    return std::chrono::milliseconds(static_cast<int64_t>(*n) * ms);
+  }
+  return std::nullopt;
+}
+
+BenchSpec parse_bench_table(const std::string& file, const std::string& name,
+                            const toml::table& t) {
+  return BenchParser(file, name).parse(t);
+}
+
+}  // namespace tuner
+
+namespace tuner {
+
+const char* bench_kind_name(BenchSpec::Kind k) {
+  switch (k) {
+    case BenchSpec::Kind::exec: return "exec";
+    case BenchSpec::Kind::tcp: return "tcp";
+    case BenchSpec::Kind::membw: return "membw";
+    case BenchSpec::Kind::latency: return "latency";
+  }
+  return "exec";
+}
+
+const std::vector<std::string>& builtin_bench_names() {
+  static const std::vector<std::string> names = {"tcp", "membw", "latency"};
+  return names;
+}
+
+Status check_bench_names(const Profile& p) {
+  auto known = [&](const std::string& n) {
+    return p.benches.count(n) ||
+           std::find(builtin_bench_names().begin(), builtin_bench_names().end(), n) !=
+               builtin_bench_names().end();
+  };
+  auto check = [&](const std::vector<std::string>& names, const std::string& where) -> Status {
+    for (const std::string& n : names)
+      if (!known(n))
+        return Error::invalid(fmt::format("benchmark '{}' is neither built in ({}) nor defined "
+                                          "by a [bench.{}] table",
+                                          n, fmt::join(builtin_bench_names(), ", "), n),
+                              where);
+    return Ok{};
+  };
+  if (Status s = check(p.verify.bench, p.verify.bench_loc.str()); !s.ok()) return s;
+  for (const auto& [name, g] : p.groups)
+    if (Status s = check(g.bench, g.loc.str()); !s.ok()) return s;
+  return Ok{};
+}
+
+}  // namespace tuner

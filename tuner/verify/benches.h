@@ -1,0 +1,45 @@
+// Which benchmark measures which group, built as the profile configures it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "probes/bench/bench.h"
+#include "probes/inventory.h"
+#include "tuner/profile/profile.h"
+
+namespace tuner::verify {
+
+/// Builds benchmark `name` from the profile's [bench.NAME] table, or as built in (tcp,
+/// membw, latency with their defaults) for this machine's topology.
+Result<std::unique_ptr<bench::Benchmark>> make_benchmark(const std::string& name,
+                                                         const Profile& profile,
+                                                         const Topology& topology);
+
+/// The benchmarks of a run, one instance per name, each checked (check()) when built,
+/// before anything is changed: a benchmark that cannot run here is an error up front.
+class BenchSet {
+ public:
+  /// `override_names` (apply --bench) replace every group's own choice when not empty.
+  static Result<BenchSet> build(const Profile& profile, const Topology& topology,
+                                const std::vector<std::string>& groups,
+                                const std::vector<std::string>& override_names);
+  /// The benchmark that decides `group`; nullptr when none is configured for it.
+  bench::Benchmark* for_group(const std::string& group) const;
+  /// True when no group has a benchmark.
+  bool empty() const { return by_group_.empty(); }
+
+ private:
+  std::map<std::string, std::unique_ptr<bench::Benchmark>> by_name_;
+  std::map<std::string, bench::Benchmark*> by_group_;
+};
+
+/// The names of the benchmarks that measure `group`: the group's own `bench`, else the
+/// profile's [verify] bench. The first decides; the others are not run (said in the
+/// report's notes).
+std::vector<std::string> bench_names_for(const Profile& profile, const std::string& group);
+
+}  // namespace tuner::verify

@@ -1,0 +1,81 @@
+#include "tuner/verify/verified_apply.h"
+
+#include <algorithm>
+
+#include "base/strings.h"
+#include "tuner/verify/benches.h"
+
+namespace tuner::verify {
+
+namespace {
+
+/// "nic:eth0:link" -> "eth0".
+std::string nic_of(const std::string& knob) {
+  if (!starts_with(knob, "nic:")) return "";
+  auto end = knob.find(':', 4);
+  return end == std::string::npos ? "" : knob.substr(4, end - 4);
+}
+
+Design design_of(const ApplyRun& run, const std::string& group) {
+  for (const std::string& id : run.knobs_of(group))
+    if (starts_with(id, "nic:") && id.size() > 5 && id.substr(id.size() - 5) == ":link")
+      return Design::blocked;  // a link renegotiation takes seconds: flip rarely
+  return Design::interleaved;
+}
+
+}  // namespace
+
+LoopOptions loop_options(const Profile& profile, const Inventory& inventory, const Plan& plan,
+                         LoopOptions o) {
+  o.decision.min_effect = profile.verify.min_effect;
+  o.decision.false_keep_rate = profile.verify.false_keep_rate;
+  o.decision.max_trials = std::max(profile.verify.max_trials, o.decision.min_trials);
+  for (const Guard& g : profile.verify.guards)
+    if (auto m = bench::parse_guard_metric(g.metric)) o.guards.set({*m, g.max_increase});
+  for (const Nic& n : inventory.nics)
+    if (!n.is_virtual) o.guard_interfaces.push_back(n.name);
+  for (const Change& c : plan.changes) {
+    std::string nic = nic_of(c.knob);
+    if (!nic.empty() && inventory.find_nic(nic) &&
+        std::find(o.guard_interfaces.begin(), o.guard_interfaces.end(), nic) ==
+            o.guard_interfaces.end())
+      o.guard_interfaces.push_back(nic);
+  }
+  return o;
+}
+
+Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
+                                   const Inventory& inventory, const StateDir& dir,
+                                   const KnobFactory& make, const Root& root, Clock& clock,
+                                   const VerifiedApplyOptions& options, ProgressFn progress) {
+  auto run = ApplyRun::prepare(plan, dir, make, options.apply);
+  if (!run.ok()) return run.error();
+  ApplyResult result;
+  if (run->empty()) {
+    result.report = run->report();
+    return result;
+  }
+  std::vector<std::string> groups = run->groups();
+  auto benches = BenchSet::build(profile, inventory.topology, groups, options.bench_override);
+  if (!benches.ok()) return benches.error();
+
+  // Guards watch the NICs this network namespace has: sysfs may show another
+  // namespace's devices (a netns entered without remounting /sys), /proc/net/dev not.
+  LoopOptions loop_opts = options.loop;
+  if (auto dev = root.read("proc/net/dev"); dev.ok()) {
+    if (auto seen = bench::parse_net_dev(*dev); seen.ok())
+      std::erase_if(loop_opts.guard_interfaces,
+                    [&](const std::string& n) { return !seen->count(n); });
+  }
+  VerifyLoop loop(*run, root, clock, loop_opts, std::move(progress));
+  return run->drive([&](const std::string& group) -> Status {
+    auto g = profile.groups.find(group);
+    bool neutral = g != profile.groups.end() && g->second.keep_if_neutral;
+    auto outcome =
+        loop.verify_group({group, benches->for_group(group), neutral, design_of(*run, group)});
+    if (!outcome.ok()) return outcome.error();
+    return Ok{};
+  });
+}
+
+}  // namespace tuner::verify
