@@ -17,7 +17,7 @@
 #include "rollback/journal.h"
 #include "rollback/rollback.h"
 #include "rollback/state.h"
-#include "rollback/test_util.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 using namespace tuner::verify;
