@@ -20,7 +20,7 @@
 #include "tests/support/roundtrip.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/knobs/knob.h"
-#include "tuner/knobs/knob_test_util.h"
+#include "tests/support/fake_systemctl.h"
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
 #include "tuner/profile/parse.h"
@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 struct FakeMachine {
   testing::TempDir dir{"tuner-fake-machine"};
   testing::FakeNetlink nl;
-  test::FakeSystemctl sc;
+  testing::FakeSystemctl sc;
   FakeClock clock;
 
   FakeMachine() {

@@ -6,11 +6,11 @@
 #include "tuner/knobs/knob.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
-#include "tuner/knobs/knob_test_util.h"
+#include "tests/support/fake_systemctl.h"
 
 namespace tuner {
 
-using test::FakeSystemctl;
+using testing::FakeSystemctl;
 using testing::slurp;
 using testing::TempDir;
 

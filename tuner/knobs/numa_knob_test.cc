@@ -10,7 +10,7 @@
 #include "tuner/knobs/knob.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
-#include "tuner/knobs/knob_test_util.h"
+#include "tests/support/fake_systemctl.h"
 #include "tuner/knobs/numa_knobs.h"
 #include "tuner/knobs/numa_value.h"
 
@@ -18,7 +18,7 @@ extern char** environ;
 
 namespace tuner {
 
-using test::FakeSystemctl;
+using testing::FakeSystemctl;
 using testing::slurp;
 using testing::TempDir;
 
