@@ -15,6 +15,7 @@
 
 #include <fmt/core.h>
 
+#include "base/unique_fd.h"
 #include "base/strings.h"
 
 extern char** environ;
@@ -26,23 +27,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// Owns a descriptor; closes it once.
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  explicit Fd(int f) : fd(f) {}
-  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
 
 /// One captured stream: keeps the first `limit` bytes, drops and flags the rest.
 struct Capture {
-  Fd fd;
+  UniqueFd fd;
   std::string* text;
   bool* truncated;
   std::size_t limit;
@@ -51,7 +39,7 @@ struct Capture {
   bool read_some() {
     char buf[65536];
     for (int round = 0; round < 16; ++round) {
-      ssize_t n = ::read(fd.fd, buf, sizeof buf);
+      ssize_t n = ::read(fd.get(), buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
       if (n <= 0) {
@@ -166,20 +154,20 @@ Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
   if (!path.ok()) return path.error();
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0) return errno_error("cannot create pipe", *path);
-  Fd out_r(out_pipe[0]), out_w(out_pipe[1]);
+  UniqueFd out_r(out_pipe[0]), out_w(out_pipe[1]);
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) return errno_error("cannot create pipe", *path);
-  Fd err_r(err_pipe[0]), err_w(err_pipe[1]);
+  UniqueFd err_r(err_pipe[0]), err_w(err_pipe[1]);
 
   RunResult r;
   const auto start = Clock::now();
-  auto pid = spawn(*path, spec.argv, out_w.fd, err_w.fd);
+  auto pid = spawn(*path, spec.argv, out_w.get(), err_w.get());
   if (!pid.ok()) return pid.error();
   out_w.reset();
   err_w.reset();
   Capture caps[2] = {{std::move(out_r), &r.out, &r.out_truncated, spec.max_output},
                      {std::move(err_r), &r.err, &r.err_truncated, spec.max_output}};
-  for (Capture& c : caps) ::fcntl(c.fd.fd, F_SETFL, O_NONBLOCK);
-  Fd pidfd(pidfd_open(*pid));
+  for (Capture& c : caps) ::fcntl(c.fd.get(), F_SETFL, O_NONBLOCK);
+  UniqueFd pidfd(pidfd_open(*pid));
 
   const auto deadline = start + spec.timeout;
   auto kill_at = Clock::time_point::max();
@@ -189,14 +177,14 @@ Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
     pollfd fds[3];
     nfds_t n = 0;
     for (Capture& c : caps)
-      if (c.fd.fd >= 0) fds[n++] = {c.fd.fd, POLLIN, 0};
-    if (pidfd.fd >= 0) fds[n++] = {pidfd.fd, POLLIN, 0};
+      if (c.fd.get() >= 0) fds[n++] = {c.fd.get(), POLLIN, 0};
+    if (pidfd.get() >= 0) fds[n++] = {pidfd.get(), POLLIN, 0};
     auto until = r.timed_out ? kill_at : deadline;
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
-    wait = std::min<long>(wait, pidfd.fd < 0 ? 20 : 60'000);  // no pidfd: poll for the exit
+    wait = std::min<long>(wait, pidfd.get() < 0 ? 20 : 60'000);  // no pidfd: poll for the exit
     ::poll(fds, n, static_cast<int>(std::max<long>(wait, 0)));
     for (Capture& c : caps)
-      if (c.fd.fd >= 0) c.read_some();
+      if (c.fd.get() >= 0) c.read_some();
     // WNOWAIT: the zombie keeps its process group alive until the group is killed.
     siginfo_t info{};
     if (::waitid(P_PID, static_cast<id_t>(*pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0) {
@@ -222,8 +210,8 @@ Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
   // open (a daemon) may write on, so read only what is there now, for a bounded time.
   const auto drain_until = Clock::now() + std::chrono::milliseconds(200);
   for (Capture& c : caps) {
-    while (c.fd.fd >= 0 && Clock::now() < drain_until) {
-      pollfd p{c.fd.fd, POLLIN, 0};
+    while (c.fd.get() >= 0 && Clock::now() < drain_until) {
+      pollfd p{c.fd.get(), POLLIN, 0};
       if (::poll(&p, 1, 0) <= 0 || !c.read_some()) break;
     }
   }
