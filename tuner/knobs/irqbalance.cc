@@ -163,8 +163,7 @@ class IrqbalanceBannedKnob : public MachineKnob {
   }
 
   std::string mismatch(const std::string& now, const std::string& want) override {
-    return "read back '" + now + "' from " + dropin().shown(ctx_.root) + " after writing '" +
-           want + "'";
+    return dropin_mismatch(ctx_.root, dropin(), now, want);
   }
 
   /// systemd reads the drop-in at daemon-reload; a running irqbalance at its restart.
@@ -179,9 +178,8 @@ class IrqbalanceBannedKnob : public MachineKnob {
     for (std::vector<std::string> args : {std::vector<std::string>{"daemon-reload"},
                                           std::vector<std::string>{"restart", kUnit}}) {
       if (args[0] == "restart" && !was_active) break;
-      if (auto r = sc.run(args); !r.ok())
-        return Error{"wrote " + dropin().shown(ctx_.root) + " but " + r.error().message(), id_str_,
-                     r.error().err, r.error().kind};
+      if (Status s = systemctl_after_dropin(sc, ctx_.root, dropin(), id_str_, args); !s.ok())
+        return s;
     }
     return Ok{};
   }

@@ -152,4 +152,17 @@ Status remove_dropin(const Root& root, const Dropin& d) {
   return Ok{};
 }
 
+std::string dropin_mismatch(const Root& root, const Dropin& d, const std::string& now,
+                            const std::string& want) {
+  return "read back '" + now + "' from " + d.shown(root) + " after writing '" + want + "'";
+}
+
+Status systemctl_after_dropin(Systemctl& sc, const Root& root, const Dropin& d,
+                              const std::string& knob_id, const std::vector<std::string>& args) {
+  if (auto r = sc.run(args); !r.ok())
+    return Error{"wrote " + d.shown(root) + " but " + r.error().message(), knob_id,
+                 r.error().err, r.error().kind};
+  return Ok{};
+}
+
 }  // namespace tuner

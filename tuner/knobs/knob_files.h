@@ -9,9 +9,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "probes/root.h"
+#include "tuner/knobs/systemd.h"
 
 namespace tuner {
 
@@ -42,5 +44,13 @@ Status write_dropin(const Root& root, const Dropin& d, const std::string& conten
 /// Removes it (absent is fine), then SUBDIR if that is left empty: a directory that
 /// holds the admin's own drop-ins stays.
 Status remove_dropin(const Root& root, const Dropin& d);
+
+/// A drop-in knob's read-back mismatch: "read back 'X' from PATH after writing 'Y'".
+std::string dropin_mismatch(const Root& root, const Dropin& d, const std::string& now,
+                            const std::string& want);
+/// Runs systemctl ARGS after the drop-in was written; a failure names the knob and says
+/// the drop-in is written ("wrote PATH but systemctl daemon-reload: ...").
+Status systemctl_after_dropin(Systemctl& sc, const Root& root, const Dropin& d,
+                              const std::string& knob_id, const std::vector<std::string>& args);
 
 }  // namespace tuner

@@ -110,8 +110,7 @@ class NumaUnitKnob : public MachineKnob {
   }
 
   std::string mismatch(const std::string& now, const std::string& want) override {
-    return "read back '" + now + "' from " + dropin().shown(ctx_.root) + " after writing '" +
-           want + "'";
+    return dropin_mismatch(ctx_.root, dropin(), now, want);
   }
 
   Status finish(const std::string&) override {
@@ -120,9 +119,9 @@ class NumaUnitKnob : public MachineKnob {
       knob_note(id_str_, "systemd is not running here; skipped daemon-reload");
       return Ok{};
     }
-    if (auto r = sc.run({"daemon-reload"}); !r.ok())
-      return Error{"wrote " + dropin().shown(ctx_.root) + " but " + r.error().message(), id_str_,
-                   r.error().err, r.error().kind};
+    if (Status s = systemctl_after_dropin(sc, ctx_.root, dropin(), id_str_, {"daemon-reload"});
+        !s.ok())
+      return s;
     knob_note(id_str_, "takes effect when " + id_.name + " next starts; tuner does not restart it");
     return Ok{};
   }
