@@ -6,16 +6,12 @@
 #include <string>
 
 #include "probes/topology.h"
+#include "tests/support/topology_fixture.h"
 
 namespace tuner::bench {
 namespace {
 
-Topology load(const std::string& name) {
-  std::string path = std::string(TUNER_FIXTURES) + "/topologies/" + name;
-  auto topo = probe_topology(Root::live(), path);
-  REQUIRE_MESSAGE(topo.ok(), topo.error().message());
-  return std::move(topo).value();
-}
+Topology load(const std::string& name) { return testing::load_topology_fixture(name); }
 
 const NumaNode& node(const Topology& t, unsigned os_index) {
   for (const NumaNode& n : t.numa_nodes)

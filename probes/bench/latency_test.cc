@@ -8,18 +8,14 @@
 
 #include "probes/bench/bench_bind.h"
 #include "probes/topology.h"
+#include "tests/support/topology_fixture.h"
 
 namespace tuner::bench {
 namespace {
 
 using namespace std::chrono_literals;
 
-Topology load(const std::string& name) {
-  std::string path = std::string(TUNER_FIXTURES) + "/topologies/" + name;
-  auto topo = probe_topology(Root::live(), path);
-  REQUIRE_MESSAGE(topo.ok(), topo.error().message());
-  return std::move(topo).value();
-}
+Topology load(const std::string& name) { return testing::load_topology_fixture(name); }
 
 const Metric& get(const std::vector<Metric>& ms, const std::string& name) {
   for (const Metric& m : ms)
