@@ -4,11 +4,12 @@
 #  2. A profile shrinking them: rolled back, every net.* sysctl as before the run.
 #  3. A gain that trips a guard: large buffers plus ip_default_ttl=63, with nftables
 #     dropping 1% of TTL-63 segments on input (real retransmits): rolled back, the
-#     guard named.
+#     guard named. 3b: the same group with bisect = true: the TTL knob is found and
+#     put back, the buffers kept (partly_kept), status lists just those.
 #  4. An exec benchmark that fails: rolled back, and the report says why.
 #  5. An exec benchmark with a real program: iperf3 -J between two namespaces.
-#  6. A crash at every knob write of the loop, and after the decision: rollback
-#     restores the pre-run snapshot.
+#  6. A crash at every knob write of the loop, after the decision, and inside a
+#     bisect: rollback restores the pre-run snapshot.
 source "$(dirname "$0")/lib.sh"
 enter_netns "$@"
 set -e
@@ -89,6 +90,31 @@ jq -e '[.groups[0].stats.guards[] | select(.metric == "tcp_retrans_pct" and .tri
   fail "tcp_retrans_pct not named: $(jq -c '.groups[0].stats.guards' "$WORK/lossy.json")"
 [ "$(snapshot_net)" = "$before" ] || fail "net.* differs after a guard rollback"
 note "   $(jq -r '.groups[0].stats.error' "$WORK/lossy.json"); main metric effect $(jq -c '.groups[0].stats.effect' "$WORK/lossy.json")"
+
+note "3b. the same group with bisect = true: the TTL knob is found, the buffers kept"
+bisect=$(EXTRA='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.05 }]
+bisect = true' verify_profile bisect <<'P'
+"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+"net.ipv4.tcp_wmem" = "4096 16384 4194304"
+"net.ipv4.ip_default_ttl" = "63"
+P
+)
+expect_rc 0 t apply --profile "$bisect" --yes --json --report "$WORK/bisect.json"
+jq -e '.groups[0].decision == "kept" and .groups[0].stats.outcome == "partly_kept"' "$WORK/bisect.json" >/dev/null ||
+  fail "not partly kept: $(jq -c '.groups[0].stats | {outcome, bisect}' "$WORK/bisect.json")"
+jq -e '.groups[0].stats.bisect.culprit == ["sysctl:net.ipv4.ip_default_ttl"]' "$WORK/bisect.json" >/dev/null ||
+  fail "culprit: $(jq -c '.groups[0].stats.bisect' "$WORK/bisect.json")"
+jq -e '[.groups[0].changes[] | {(.knob): .status}] | add == {"sysctl:net.ipv4.ip_default_ttl": "rolled_back",
+  "sysctl:net.ipv4.tcp_rmem": "applied", "sysctl:net.ipv4.tcp_wmem": "applied"}' "$WORK/bisect.json" >/dev/null ||
+  fail "change statuses: $(jq -c '.groups[0].changes' "$WORK/bisect.json")"
+[ "$(sysctl_get net.ipv4.ip_default_ttl)" = 64 ] || fail "ttl left at $(sysctl_get net.ipv4.ip_default_ttl)"
+[ "$(norm $rmem)" = "4096 131072 6291456" ] || fail "tcp_rmem after a partial keep: $(norm $rmem)"
+expect_rc 0 t status --json
+jq -e '[.knobs[].knob] | sort == ["sysctl:net.ipv4.tcp_rmem", "sysctl:net.ipv4.tcp_wmem"]' <<<"$OUT" >/dev/null ||
+  fail "status does not list exactly the kept knobs: $OUT"
+note "   $(jq -c '.groups[0].stats.bisect | {culprit, steps: [.steps[] | {knobs, outcome}], rest: .rest.outcome}' "$WORK/bisect.json")"
+expect_rc 0 t rollback --last
+[ "$(snapshot_net)" = "$before" ] || fail "net.* differs after rolling back a bisected run"
 nft delete table inet tunerit
 
 note "4. a benchmark that fails: rolled back, and why"
@@ -134,10 +160,13 @@ if command -v iperf3 >/dev/null; then
   sleep 0.5
   cripple
   before=$(snapshot_net)
+  # -R: the server sends and the client here receives, so this namespace's tcp_rmem
+  # sets the window (0.3 against 13 Gbit/s). Sending from here would not do: a veth
+  # frees the sender's buffer at once, so a small tcp_wmem hardly slows it.
   viaiperf=$(BENCH=iperf EXTRA='[bench.iperf]
 kind = "exec"
 # iperf3 -s answers "busy" to a client that comes right after the last one ended.
-command = ["/bin/sh", "-c", "sleep 0.3; exec iperf3 -c 10.213.0.2 -p 5399 -t 1 -J"]
+command = ["/bin/sh", "-c", "sleep 0.3; exec iperf3 -c 10.213.0.2 -p 5399 -t 1 -R -J"]
 metric = { json = "/end/sum_received/bits_per_second" }
 unit = "bit/s"
 timeout = "20s"' verify_profile viaiperf <<'P'
@@ -177,4 +206,22 @@ set -e
 [ "$rc" = 137 ] || fail "TUNER_FAULT_AFTER_DECISIONS=1: exit $rc"
 expect_rc 0 t rollback
 [ "$(snapshot_net)" = "$before" ] || fail "crash after the decision: net.* differs after rollback"
+
+note "   and inside a bisect: knobs flipped one by one still come back"
+uncripple
+before=$(snapshot_net)
+shrinkb=$(EXTRA='bisect = true' verify_profile shrinkb <<'P'
+"net.ipv4.tcp_rmem" = "4096 4096 4096"
+"net.ipv4.tcp_wmem" = "4096 4096 4096"
+P
+)
+for k in 18 22 26; do  # the whole group: ~14 writes; the bisect: ~16 more
+  set +e
+  (TUNER_FAULT_AFTER_WRITES=$k exec "$TUNER" apply --state-dir "$STATE" --profile "$shrinkb" --yes >/dev/null 2>&1) 2>/dev/null
+  rc=$?
+  set -e
+  [ "$rc" = 137 ] || fail "bisect, TUNER_FAULT_AFTER_WRITES=$k: exit $rc, expected SIGKILL"
+  expect_rc 0 t rollback
+  [ "$(snapshot_net)" = "$before" ] || fail "crash in a bisect after write $k: net.* differs after rollback"
+done
 echo "PASS"
