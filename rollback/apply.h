@@ -76,14 +76,21 @@ class ApplyRun {
   /// back. A write the kernel refuses (ErrorKind::refused) is skipped and reported;
   /// any other failure is returned and the caller must abort().
   Status write_group(const std::string& group);
-  /// Writes the group's before values back, newest first (the verify loop's baseline
-  /// arm, or a rejected group). Journals nothing: the intents already say what to
-  /// restore, so a crash at any point leaves a journal that rollback undoes.
+  /// The knobs of a group that write_group changed (a refused write is not among them).
+  std::vector<std::string> written_knobs(const std::string& group) const;
+  /// Puts exactly `live` of the group's written knobs at their after values and the
+  /// others back at their before values, writing only what differs: before values
+  /// first, newest first, then after values in plan order. Journals nothing: the
+  /// intents already say what to restore, so a crash at any point leaves a journal
+  /// that rollback undoes. (The verify loop's arms, and a bisect's subsets.)
+  Status set_live(const std::string& group, const std::vector<std::string>& live);
+  /// set_live(group, {}): the baseline arm, or a rejected group.
   Status undo_group(const std::string& group);
-  /// Writes the group's after values again (the candidate arm after an undo).
+  /// set_live(group, written_knobs(group)): the candidate arm after an undo.
   Status redo_group(const std::string& group);
-  /// Journals the group's decision with its numbers; a kept or applied group's knobs go
-  /// into state.json. A rolled-back group must have been undone first.
+  /// Journals the group's decision with its numbers. A kept or applied group's live
+  /// knobs go into state.json; its written knobs that are not live (a bisect put them
+  /// back) are reported rolled back. A rolled-back group must have been undone first.
   Status decide(const std::string& group, GroupDecision decision, const nlohmann::json& stats);
   /// Ends the run (end {finished}) and returns its report.
   Result<RunReport> finish();

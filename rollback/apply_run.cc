@@ -17,6 +17,7 @@ struct Step {
   std::unique_ptr<Knob> knob;
   std::string before, after;
   bool written = false;  // applied (not skipped, not failed)
+  bool live = false;     // holds its after value now
 };
 
 JournalRecord record(RecordType t, const std::string& knob = "") {
@@ -147,7 +148,7 @@ Status ApplyRun::write_group(const std::string& group) {
       done.readback = step->knob->read().value_or(step->after);
       // Not fsynced: a lost done record only means rollback rewrites the before value.
       if (auto js = m.journal->append(done, false); !js.ok()) return js.error();
-      step->written = true;
+      step->written = step->live = true;
       m.report.changed = true;
       gr.changes.push_back(std::move(c));
       continue;
@@ -164,23 +165,37 @@ Status ApplyRun::write_group(const std::string& group) {
   return Ok{};
 }
 
-Status ApplyRun::undo_group(const std::string& group) {
+std::vector<std::string> ApplyRun::written_knobs(const std::string& group) const {
+  std::vector<std::string> out;
+  for (const Step& s : impl_->steps)
+    if (s.group == group && s.written) out.push_back(s.knob_id);
+  return out;
+}
+
+Status ApplyRun::set_live(const std::string& group, const std::vector<std::string>& live) {
   Impl& m = *impl_;
   std::vector<Step*> steps = m.group_steps(group);
+  auto wanted = [&](const Step* s) {
+    return std::find(live.begin(), live.end(), s->knob_id) != live.end();
+  };
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
-    if (!(*it)->written) continue;
-    if (Status s = m.write(**it, (*it)->before); !s.ok()) return s.error().context("undo");
+    Step& s = **it;
+    if (!s.written || !s.live || wanted(&s)) continue;
+    if (Status st = m.write(s, s.before); !st.ok()) return st.error().context("undo");
+    s.live = false;
+  }
+  for (Step* s : steps) {
+    if (!s->written || s->live || !wanted(s)) continue;
+    if (Status st = m.write(*s, s->after); !st.ok()) return st;
+    s->live = true;
   }
   return Ok{};
 }
 
+Status ApplyRun::undo_group(const std::string& group) { return set_live(group, {}); }
+
 Status ApplyRun::redo_group(const std::string& group) {
-  Impl& m = *impl_;
-  for (Step* step : m.group_steps(group)) {
-    if (!step->written) continue;
-    if (Status s = m.write(*step, step->after); !s.ok()) return s;
-  }
-  return Ok{};
+  return set_live(group, written_knobs(group));
 }
 
 Status ApplyRun::decide(const std::string& group, GroupDecision decision,
@@ -203,10 +218,18 @@ Status ApplyRun::decide(const std::string& group, GroupDecision decision,
       for (Step* step : m.group_steps(group))
         gr.changes.push_back({step->knob_id, step->before, step->after,
                               ChangeStatus::not_applied, ""});
-  } else if (m.options.record_state) {
+  } else {
+    for (Step* step : m.group_steps(group)) {
+      if (!step->written || step->live) continue;
+      for (ChangeReport& c : gr.changes)
+        if (c.knob == step->knob_id && c.status == ChangeStatus::applied)
+          c.status = ChangeStatus::rolled_back;
+    }
+  }
+  if (decision != GroupDecision::rolled_back && m.options.record_state) {
     bool any = false;
     for (Step* step : m.group_steps(group)) {
-      if (!step->written) continue;
+      if (!step->written || !step->live) continue;
       keep_knob(m.state, step->knob_id,
                 {step->after, step->before, m.report.run_id, group, {}});
       any = true;

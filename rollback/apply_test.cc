@@ -163,3 +163,42 @@ TEST_CASE("apply: a knob that cannot be read changes nothing") {
   CHECK(m.log.empty());
   CHECK(list_runs(*sd)->empty());
 }
+
+TEST_CASE("apply run: set_live writes only what differs, puts back newest first") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  FakeMachine m;
+  m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}};
+  m.fail = {{"sysctl:b=20", Error::refused("read-only here", "sysctl:b")}};
+  Plan p = plan_of({{"sysctl:a", "g", "10"}, {"sysctl:b", "g", "20"}, {"sysctl:c", "g", "30"}});
+  auto run = ApplyRun::prepare(p, *sd, factory(m), {});
+  REQUIRE(run.ok());
+  REQUIRE(run->begin().ok());
+  REQUIRE(run->write_group("g").ok());
+  // b was refused: it is not among the knobs the loop may flip.
+  CHECK(run->written_knobs("g") == std::vector<std::string>{"sysctl:a", "sysctl:c"});
+  m.log.clear();
+  REQUIRE(run->set_live("g", {"sysctl:a"}).ok());
+  CHECK(m.log == std::vector<std::string>{"sysctl:c=3"});
+  REQUIRE(run->set_live("g", {"sysctl:a"}).ok());  // already so: no write
+  CHECK(m.log.size() == 1);
+  REQUIRE(run->undo_group("g").ok());
+  REQUIRE(run->redo_group("g").ok());
+  CHECK(m.log == std::vector<std::string>{"sysctl:c=3", "sysctl:a=1", "sysctl:a=10", "sysctl:c=30"});
+  // Kept with c put back: the report and state.json say a stays, c went back.
+  REQUIRE(run->set_live("g", {"sysctl:a"}).ok());
+  REQUIRE(run->decide("g", GroupDecision::kept, {{"outcome", "partly_kept"}}).ok());
+  auto report = run->finish();
+  REQUIRE(report.ok());
+  std::map<std::string, ChangeStatus> status;
+  for (const auto& c : report->groups[0].changes) status[c.knob] = c.status;
+  CHECK(status["sysctl:a"] == ChangeStatus::applied);
+  CHECK(status["sysctl:b"] == ChangeStatus::skipped);
+  CHECK(status["sysctl:c"] == ChangeStatus::rolled_back);
+  auto state = load_state(*sd);
+  REQUIRE(state.ok());
+  CHECK(state->knobs.count("sysctl:a") == 1);
+  CHECK(state->knobs.count("sysctl:c") == 0);
+  CHECK(m.values["sysctl:c"] == "3");
+}

@@ -55,6 +55,7 @@ void merge_into(Profile& base, const Profile& over) {
     else if (f == "false_keep_rate") v.false_keep_rate = o.false_keep_rate;
     else if (f == "max_trials") v.max_trials = o.max_trials;
     else if (f == "guards") v.guards = o.guards;
+    else if (f == "bisect") v.bisect = o.bisect;
     if (std::find(v.set_fields.begin(), v.set_fields.end(), f) == v.set_fields.end())
       v.set_fields.push_back(f);
   }

@@ -359,7 +359,8 @@ class Parser : public TomlReader {
   }
 
   void parse_verify(const toml::table& t) {
-    check_keys(t, "[verify]", {"bench", "min_effect", "false_keep_rate", "max_trials", "guards"});
+    check_keys(t, "[verify]", {"bench", "min_effect", "false_keep_rate", "max_trials", "guards",
+                                 "bisect"});
     VerifySettings& vs = out_.profile.verify;
     for (auto&& [k, v] : t) {
       std::string what = fmt::format("'{}' in [verify]", k.str());
@@ -384,6 +385,8 @@ class Parser : public TomlReader {
           fail(v.source(), fmt::format("{} must be an array of {{metric=, max_increase=}}, not {}",
                                        what, type_name(v)));
         for (const toml::node& e : *v.as_array()) vs.guards.push_back(guard(e));
+      } else if (k.str() == "bisect") {
+        vs.bisect = boolean(v, what);
       }
     }
   }
@@ -426,13 +429,14 @@ class Parser : public TomlReader {
       const toml::table& g = table(v, ctx);
       Status name = check_plain_name(k.str(), "group name");
       if (!name.ok()) fail(k.source(), fmt::format("{}: {}", ctx, name.error().what));
-      check_keys(g, ctx, {"keep_if_neutral", "bench", "members"});
+      check_keys(g, ctx, {"keep_if_neutral", "bisect", "bench", "members"});
       GroupSettings gs;
       gs.name = std::string(k.str());
       gs.loc = loc(g.source());
       for (auto&& [gk, gv] : g) {
         std::string what = fmt::format("'{}' in {}", gk.str(), ctx);
         if (gk.str() == "keep_if_neutral") gs.keep_if_neutral = boolean(gv, what);
+        else if (gk.str() == "bisect") gs.bisect = boolean(gv, what);
         else if (gk.str() == "bench") gs.bench = bench_names(gv, what);
         else members(gv, what, gs);
       }

@@ -125,6 +125,9 @@ TEST_CASE("profile: every value of the format parses as written") {
   CHECK(p->groups.at("links").bench == std::vector<std::string>{"tcp"});
   CHECK(p->groups.at("buffers").keep_if_neutral);
   CHECK(p->groups.at("buffers").members.size() == 2);
+  CHECK(p->verify.bisect);
+  CHECK(p->groups.at("links").bisect == false);           // set: overrides [verify]
+  CHECK_FALSE(p->groups.at("buffers").bisect.has_value());  // unset: [verify] decides
 }
 
 TEST_CASE("profile: defaults when a section is absent") {
@@ -133,6 +136,7 @@ TEST_CASE("profile: defaults when a section is absent") {
   CHECK(f->profile.name == "minimal");  // the file name without .toml
   CHECK(f->profile.verify.min_effect == doctest::Approx(0.02));
   CHECK(f->profile.verify.max_trials == 30u);
+  CHECK_FALSE(f->profile.verify.bisect);
   CHECK(f->profile.verify.set_fields.empty());
   CHECK(f->profile.sysctls.at(0).group == "sysctl");
   CHECK(f->includes.empty());
@@ -160,6 +164,7 @@ TEST_CASE("profile: includes merge parents first and the including file wins") {
   CHECK(p->verify.min_effect == doctest::Approx(0.03));
   CHECK(p->verify.max_trials == 50u);
   CHECK(p->verify.bench == std::vector<std::string>{"tcp"});
+  CHECK(p->verify.bisect);  // from parent: the child does not set it
   // Match is not inherited: the parent's gpu = true does not make the child GPU-only.
   CHECK_FALSE(p->match.gpu);
 }

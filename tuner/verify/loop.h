@@ -36,6 +36,10 @@ struct GroupPlan {
   bool keep_if_neutral = false;
   /// interleaved for cheap knobs; blocked where a flip is slow (NIC link changes).
   Design design = Design::interleaved;
+  /// A rejected group of several knobs is bisected: halves are measured alone against
+  /// the baseline to find the knobs that hurt (harm or a guard), and the rest of the
+  /// group is then verified without them and kept if it earns it.
+  bool bisect = false;
 };
 
 struct LoopOptions {
@@ -51,6 +55,7 @@ struct LoopOptions {
 /// What a terminal's progress line shows after each trial.
 struct Progress {
   std::string group;
+  std::string step;         // "" for the whole group; a bisect step says which knobs
   unsigned trial = 0;       // 1-based, over both arms
   unsigned max_trials = 0;  // over both arms
   Arm arm = Arm::baseline;
@@ -62,7 +67,8 @@ using ProgressFn = std::function<void(const Progress&)>;
 struct GroupOutcome {
   GroupDecision decision = GroupDecision::rolled_back;
   /// "gain", "neutral_kept", "no_gain", "harm", "inconclusive", "guard",
-  /// "bench_failed", "budget", "not_measurable", "not_measurable_kept"
+  /// "bench_failed", "budget", "not_measurable", "not_measurable_kept", and
+  /// "partly_kept" (a bisect put back the knobs that hurt and kept the rest)
   std::string reason;
   nlohmann::json stats;  // the numbers, as journaled and reported
 };
@@ -77,10 +83,21 @@ class VerifyLoop {
   /// Writes, measures, decides and keeps or undoes one group; journals the decision.
   Result<GroupOutcome> verify_group(const GroupPlan& group);
 
- private:
   struct Arms;
-  Result<bool> run_trial(const GroupPlan& group, Arm arm, Arms& arms, std::string* failure);
-  Status set_arm(const std::string& group, Arm arm);
+  struct Measured;
+
+ private:
+  /// Measures `candidate` (some of the group's written knobs) against the baseline
+  /// until the decision stops, the trial cap, a failure or the budget.
+  Result<Measured> measure(const GroupPlan& group, const std::vector<std::string>& candidate,
+                           Config cfg, const std::string& step);
+  Result<bool> run_trial(const GroupPlan& group, const std::vector<std::string>& candidate,
+                         Arm arm, Arms& arms, std::string* failure);
+  /// Puts exactly `live` of the group's knobs at their after values; true when it
+  /// wrote something (and then waited options_.settle).
+  Result<bool> set_live(const std::string& group, const std::vector<std::string>& live);
+  /// After a rejection: the knobs that hurt, and the rest kept when it earns it.
+  Result<GroupOutcome> bisect(const GroupPlan& group, const Config& cfg, GroupOutcome whole);
 
   ApplyRun& run_;
   const Root& root_;
@@ -88,7 +105,8 @@ class VerifyLoop {
   LoopOptions options_;
   ProgressFn progress_;
   Clock::time_point started_;
-  Arm current_ = Arm::candidate;
+  std::vector<std::string> live_;  // the group's knobs at their after values now
+  std::vector<double> overhead_ms_;  // per trial: its time beyond the benchmark and settling
 };
 
 /// Stats as the journal and tuner.run/1 carry them: medians, effect, ci [low, high],

@@ -263,3 +263,222 @@ TEST_CASE("verify loop: a group nothing can measure is not applied unless kept w
   CHECK(report->changed == false);
   CHECK(report->groups[0].changes[0].status == ChangeStatus::not_applied);
 }
+
+namespace {
+
+/// Several knobs, each "tuned" or "default", each with its own effect on throughput
+/// and retransmits while tuned: what a bisect has to take apart.
+class KnobsBench : public bench::Benchmark {
+ public:
+  struct Effect {
+    double gain = 0;
+    uint64_t retrans = 0;
+  };
+  KnobsBench(Machine& m, std::string root, std::map<std::string, Effect> effects, unsigned seed)
+      : m_(m), root_(std::move(root)), effects_(std::move(effects)), noise_(0.0, 0.02),
+        rng_(seed) {
+    write_snmp();
+  }
+  const std::string& name() const override { return name_; }
+  Status check() override { return Ok{}; }
+  Result<bench::Measurement> run() override {
+    ++runs_;
+    double v = 1000.0;
+    out_segs_ += 10000;
+    bool all_tuned = true;
+    for (const auto& [knob, e] : effects_) {
+      bool tuned = m_.values.at(knob) == "tuned";
+      all_tuned = all_tuned && tuned;
+      if (!tuned) continue;
+      v *= 1 + e.gain;
+      retrans_ += e.retrans;
+    }
+    if (all_tuned) v *= 1 + together_;  // an effect only the whole group has
+    write_snmp();
+    return bench::Measurement{{{"throughput", v * std::exp(noise_(rng_)), "ops/s",
+                                bench::Direction::higher}},
+                              {}};
+  }
+  void write_snmp() {
+    std::ofstream f(root_ + "/proc/net/snmp");
+    f << "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails "
+         "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
+      << "Tcp: 1 200 120000 -1 18 4 0 2 0 42026 " << out_segs_ << " " << retrans_ << " 0 3 0\n";
+  }
+  unsigned runs_ = 0;
+  double together_ = 0;
+
+ private:
+  Machine& m_;
+  std::string root_;
+  std::map<std::string, KnobsBench::Effect> effects_;
+  std::normal_distribution<double> noise_;
+  std::mt19937_64 rng_;
+  std::string name_ = "knobs";
+  uint64_t out_segs_ = 100000, retrans_ = 0;
+};
+
+struct BisectRig : Rig {
+  std::vector<std::string> knobs;
+  explicit BisectRig(std::vector<std::string> ids) : knobs(std::move(ids)) {
+    m.values.clear();
+    for (const auto& k : knobs) m.values[k] = "default";
+  }
+  Result<GroupOutcome> verify(KnobsBench& bench, bool bisect, LoopOptions options = {},
+                              RunReport* report = nullptr) {
+    Plan plan;
+    plan.profiles = {"test"};
+    for (const auto& k : knobs) plan.changes.push_back({k, "net", std::string("default"), "tuned", ""});
+    auto run = ApplyRun::prepare(plan, dir, factory(), {});
+    REQUIRE(run.ok());
+    REQUIRE(run->begin().ok());
+    options.decision.min_effect = 0.02;
+    options.decision.false_keep_rate = 0.01;
+    options.decision.max_trials = 30;
+    VerifyLoop loop(*run, root, clock, options);
+    GroupPlan g{"net", &bench, false, Design::interleaved, bisect};
+    auto out = loop.verify_group(g);
+    if (out.ok()) {
+      auto r = run->finish();
+      REQUIRE(r.ok());
+      if (report) *report = *r;
+    }
+    return out;
+  }
+};
+
+std::vector<std::string> strings_of(const nlohmann::json& j) {
+  return j.get<std::vector<std::string>>();
+}
+
+}  // namespace
+
+TEST_CASE("verify loop bisect: the knob that hurts is found and the rest is kept") {
+  BisectRig rig({"sysctl:a", "sysctl:b", "sysctl:c", "sysctl:d"});
+  KnobsBench bench(rig.m, rig.root_dir(),
+                   {{"sysctl:a", {0.06, 0}}, {"sysctl:b", {0.0, 0}}, {"sysctl:c", {-0.25, 0}},
+                    {"sysctl:d", {0.06, 0}}},
+                   17);
+  RunReport report;
+  auto out = rig.verify(bench, true, {}, &report);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::kept);
+  CHECK(out->reason == "partly_kept");
+  CHECK(out->stats["outcome"] == "partly_kept");
+  CHECK(out->stats["verdict"] == "harm");  // the whole group's own numbers stay on top
+  const auto& b = out->stats["bisect"];
+  CHECK(b["complete"] == true);
+  CHECK(strings_of(b["culprit"]) == std::vector<std::string>{"sysctl:c"});
+  CHECK(strings_of(b["rest"]["knobs"]) ==
+        std::vector<std::string>{"sysctl:a", "sysctl:b", "sysctl:d"});
+  CHECK(b["rest"]["outcome"] == "gain");
+  // Halves of 4, then of 2: {a,b} no harm, {c,d} harm, {c} harm.
+  REQUIRE(b["steps"].size() == 3);
+  CHECK(b["steps"][0]["outcome"] == "no_harm");
+  CHECK(b["steps"][1]["outcome"] == "harm");
+  CHECK(b["steps"][2]["outcome"] == "harm");
+  // The machine holds the rest; the culprit is back.
+  CHECK(rig.m.values["sysctl:a"] == "tuned");
+  CHECK(rig.m.values["sysctl:b"] == "tuned");
+  CHECK(rig.m.values["sysctl:c"] == "default");
+  CHECK(rig.m.values["sysctl:d"] == "tuned");
+  // state.json has what stays, the report says what went back.
+  auto state = load_state(rig.dir);
+  REQUIRE(state.ok());
+  CHECK(state->knobs.count("sysctl:a") == 1);
+  CHECK(state->knobs.count("sysctl:c") == 0);
+  REQUIRE(report.groups.size() == 1);
+  for (const auto& c : report.groups[0].changes)
+    CHECK(c.status == (c.knob == "sysctl:c" ? ChangeStatus::rolled_back : ChangeStatus::applied));
+  CHECK(report.changed);
+  // The journal's decision carries the bisect; a rollback of the run puts all back.
+  JournalRecord d = rig.decision_record();
+  CHECK(d.decision == "kept");
+  CHECK(strings_of(d.stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:c"});
+  auto text = read_journal(rig.dir, report.run_id);
+  REQUIRE(text.ok());
+  for (const RestoreStep& s : restore_steps(*text)) CHECK(s.value == "default");
+  CHECK(restore_steps(*text).size() == 4);
+}
+
+TEST_CASE("verify loop bisect: a guard names the knob that trips it") {
+  BisectRig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 500}}}, 5);
+  auto out = rig.verify(bench, true);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->stats["bisect"]["steps"][0]["outcome"] == "no_harm");
+  CHECK(out->stats["bisect"]["steps"][1]["outcome"] == "guard");
+  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
+  CHECK(out->reason == "partly_kept");
+  CHECK(rig.m.values["sysctl:a"] == "tuned");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+}
+
+TEST_CASE("verify loop bisect: knobs that hurt only together stay together, rolled back") {
+  BisectRig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.0, 0}}, {"sysctl:b", {0.0, 0}}}, 9);
+  bench.together_ = -0.25;
+  auto out = rig.verify(bench, true);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(out->reason == "harm");
+  CHECK(out->stats["bisect"]["steps"].size() == 2);
+  CHECK(strings_of(out->stats["bisect"]["culprit"]) ==
+        std::vector<std::string>{"sysctl:a", "sysctl:b"});
+  CHECK(out->stats["bisect"]["note"] == "no part of the group hurts on its own");
+  CHECK(rig.m.values["sysctl:a"] == "default");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+}
+
+TEST_CASE("verify loop bisect: a rest that does not earn its keep is rolled back too") {
+  BisectRig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
+  auto out = rig.verify(bench, true);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
+  CHECK(out->stats["bisect"]["rest"]["outcome"] != "gain");
+  CHECK(rig.m.values["sysctl:a"] == "default");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+  auto state = load_state(rig.dir);
+  REQUIRE(state.ok());
+  CHECK(state->knobs.empty());
+}
+
+TEST_CASE("verify loop bisect: off unless asked, and never for a kept or unmeasured group") {
+  BisectRig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
+  auto out = rig.verify(bench, false);
+  REQUIRE(out.ok());
+  CHECK(out->reason == "harm");
+  CHECK_FALSE(out->stats.contains("bisect"));
+
+  BisectRig kept({"sysctl:a", "sysctl:b"});
+  KnobsBench good(kept.m, kept.root_dir(), {{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 0}}}, 3);
+  auto k = kept.verify(good, true);
+  REQUIRE(k.ok());
+  CHECK(k->reason == "gain");
+  CHECK_FALSE(k->stats.contains("bisect"));
+  CHECK(kept.m.values["sysctl:a"] == "tuned");
+  CHECK(kept.m.values["sysctl:b"] == "tuned");
+}
+
+TEST_CASE("verify loop bisect: past the budget it stops, says so, and rolls all back") {
+  BisectRig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
+  LoopOptions o;
+  o.budget = std::chrono::seconds(3);
+  o.settle = std::chrono::milliseconds(250);  // the fake clock advances only by settling
+  auto out = rig.verify(bench, true, o);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(out->stats["bisect"]["complete"] == false);
+  CHECK(out->stats["bisect"]["note"] == "bisect stopped: budget");
+  CHECK(rig.m.values["sysctl:a"] == "default");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+}

@@ -71,8 +71,10 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
   return run->drive([&](const std::string& group) -> Status {
     auto g = profile.groups.find(group);
     bool neutral = g != profile.groups.end() && g->second.keep_if_neutral;
-    auto outcome =
-        loop.verify_group({group, benches->for_group(group), neutral, design_of(*run, group)});
+    bool bisect = g != profile.groups.end() && g->second.bisect ? *g->second.bisect
+                                                                : profile.verify.bisect;
+    auto outcome = loop.verify_group(
+        {group, benches->for_group(group), neutral, design_of(*run, group), bisect});
     if (!outcome.ok()) return outcome.error();
     return Ok{};
   });

@@ -32,8 +32,9 @@ verify::ProgressFn ProgressLine::callback() {
     std::string est = p.stats.look == 0
                           ? std::string("measuring")
                           : "effect " + format_effect(p.stats.effect, p.stats.ci_low, p.stats.ci_high);
-    std::string line = fmt::format("verify {}: trial {}/{} ({}) {}", term_.bold(p.group), p.trial,
-                                   p.max_trials,
+    std::string step = p.step.size() > 48 ? p.step.substr(0, 45) + "..." : p.step;
+    std::string line = fmt::format("verify {}{}: trial {}/{} ({}) {}", term_.bold(p.group),
+                                   step.empty() ? "" : " [" + step + "]", p.trial, p.max_trials,
                                    p.arm == verify::Arm::baseline ? "baseline" : "candidate", est);
     fmt::print(stderr, "\r\033[K{}", line);
     std::fflush(stderr);

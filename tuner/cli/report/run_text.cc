@@ -8,6 +8,38 @@
 
 namespace tuner {
 
+namespace {
+
+std::string knob_list(const nlohmann::json& knobs) {
+  std::string out;
+  if (!knobs.is_array()) return out;
+  for (const auto& k : knobs)
+    if (k.is_string()) out += (out.empty() ? "" : ", ") + k.get<std::string>();
+  return out;
+}
+
+/// One line per bisect measurement: which knobs, what they did alone, the effect.
+std::string format_bisect(const nlohmann::json& b, const Term& term) {
+  std::string out = "    " + term.bold("bisect") + ": ";
+  if (b.contains("culprit")) out += "hurts: " + knob_list(b["culprit"]);
+  if (b.contains("note")) out += (b.contains("culprit") ? "; " : "") + b.value("note", std::string());
+  out += "\n";
+  auto line = [&](const nlohmann::json& m, const std::string& what) {
+    auto ci = m.value("ci", nlohmann::json::array());
+    auto at = [&](std::size_t i) {
+      return ci.is_array() && ci.size() > i && ci[i].is_number() ? ci[i].get<double>() : NAN;
+    };
+    double effect = m.contains("effect") && m["effect"].is_number() ? m["effect"].get<double>() : NAN;
+    return fmt::format("      {}{}: {}, effect {}\n", what, knob_list(m.value("knobs", nlohmann::json())),
+                       m.value("outcome", std::string()), format_effect(effect, at(0), at(1)));
+  };
+  for (const auto& step : b.value("steps", nlohmann::json::array())) out += line(step, "alone ");
+  if (b.contains("rest")) out += line(b["rest"], "the rest ");
+  return out;
+}
+
+}  // namespace
+
 std::string format_group_stats(const nlohmann::json& s, const Term& term) {
   if (!s.is_object()) return "";
   std::string out;
@@ -25,12 +57,17 @@ std::string format_group_stats(const nlohmann::json& s, const Term& term) {
                        s.value("unit", ""), format_effect(effect, at(0), at(1)), num(s["p"]),
                        s["trials"].value("baseline", 0u), s["trials"].value("candidate", 0u));
   }
+  bool tripped = false;
   if (s.contains("guards"))
     for (const auto& gd : s["guards"])
-      if (gd.value("tripped", false))
+      if (gd.value("tripped", false)) {
         out += "    " + term.red("guard ") + gd.value("text", std::string()) + "\n";
-  if (s.contains("error")) out += "    " + s.value("error", std::string()) + "\n";
+        tripped = true;
+      }
+  // A tripped guard's error repeats the lines above.
+  if (s.contains("error") && !tripped) out += "    " + s.value("error", std::string()) + "\n";
   if (s.contains("reason")) out += "    " + s.value("reason", std::string()) + "\n";
+  if (s.contains("bisect") && s["bisect"].is_object()) out += format_bisect(s["bisect"], term);
   return out;
 }
 
