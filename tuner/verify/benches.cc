@@ -1,5 +1,7 @@
 #include "tuner/verify/benches.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "probes/bench/exec.h"
@@ -45,27 +47,35 @@ Result<BenchSet> BenchSet::build(const Profile& profile, const Topology& topolog
   for (const std::string& group : groups) {
     std::vector<std::string> names =
         override_names.empty() ? bench_names_for(profile, group) : override_names;
-    if (names.empty()) continue;
-    const std::string& name = names.front();
-    if (!set.by_name_.count(name)) {
-      auto b = make_benchmark(name, profile, topology);
-      if (!b.ok()) return b.error().context("benchmark " + name);
-      if (Status s = (*b)->check(); !s.ok()) {
-        // Bad input for this machine, found before anything changed (exit 2).
-        Error e = s.error().context(fmt::format("benchmark '{}' cannot run here", name));
-        e.kind = ErrorKind::invalid;
-        return e;
+    for (const std::string& name : names) {
+      if (!set.by_name_.count(name)) {
+        auto b = make_benchmark(name, profile, topology);
+        if (!b.ok()) return b.error().context("benchmark " + name);
+        if (Status s = (*b)->check(); !s.ok()) {
+          // Bad input for this machine, found before anything changed (exit 2).
+          Error e = s.error().context(fmt::format("benchmark '{}' cannot run here", name));
+          e.kind = ErrorKind::invalid;
+          return e;
+        }
+        set.by_name_[name] = std::move(b).value();
       }
-      set.by_name_[name] = std::move(b).value();
+      auto& list = set.by_group_[group];
+      bench::Benchmark* b = set.by_name_[name].get();
+      if (std::find(list.begin(), list.end(), b) == list.end()) list.push_back(b);
     }
-    set.by_group_[group] = set.by_name_[name].get();
   }
   return set;
 }
 
 bench::Benchmark* BenchSet::for_group(const std::string& group) const {
   auto it = by_group_.find(group);
-  return it == by_group_.end() ? nullptr : it->second;
+  return it == by_group_.end() || it->second.empty() ? nullptr : it->second.front();
+}
+
+std::vector<bench::Benchmark*> BenchSet::watches_for(const std::string& group) const {
+  auto it = by_group_.find(group);
+  if (it == by_group_.end() || it->second.size() < 2) return {};
+  return {it->second.begin() + 1, it->second.end()};
 }
 
 }  // namespace tuner::verify

@@ -29,17 +29,19 @@ class BenchSet {
                                 const std::vector<std::string>& override_names);
   /// The benchmark that decides `group`; nullptr when none is configured for it.
   bench::Benchmark* for_group(const std::string& group) const;
+  /// The group's other benchmarks, run beside it in every trial as watches: proven
+  /// harm on any of them rolls the group back.
+  std::vector<bench::Benchmark*> watches_for(const std::string& group) const;
   /// True when no group has a benchmark.
   bool empty() const { return by_group_.empty(); }
 
  private:
   std::map<std::string, std::unique_ptr<bench::Benchmark>> by_name_;
-  std::map<std::string, bench::Benchmark*> by_group_;
+  std::map<std::string, std::vector<bench::Benchmark*>> by_group_;  // first decides
 };
 
 /// The names of the benchmarks that measure `group`: the group's own `bench`, else the
-/// profile's [verify] bench. The first decides; the others are not run (said in the
-/// report's notes).
+/// profile's [verify] bench. The first decides; the others watch for harm.
 std::vector<std::string> bench_names_for(const Profile& profile, const std::string& group);
 
 }  // namespace tuner::verify

@@ -78,6 +78,13 @@ struct VerifyLoop::Arms {
   bench::GuardDelta guards_baseline, guards_candidate;
   std::string unit;
   bool direction_known = false;
+  /// A watching benchmark's first metric, per arm.
+  struct Watch {
+    std::string bench, unit;
+    Direction direction = Direction::higher;
+    std::vector<double> baseline, candidate;
+  };
+  std::vector<Watch> watches;
 };
 
 /// One measurement of a candidate against the baseline, and how it ended.
@@ -85,10 +92,13 @@ struct VerifyLoop::Measured {
   Arms arms;
   Decision decision;
   std::vector<bench::GuardTrip> trips;
+  nlohmann::json watches = nlohmann::json::array();  // each watch's numbers
+  std::vector<std::string> watch_harm;  // "benchmark NAME: effect ..." for proven harm
   std::string failure;  // the benchmark failed: why
   bool over_budget = false;
 
-  bool hurts() const { return failure.empty() && (decision.verdict == Verdict::harm || !trips.empty()); }
+  bool tripped() const { return !trips.empty() || !watch_harm.empty(); }
+  bool hurts() const { return failure.empty() && (decision.verdict == Verdict::harm || tripped()); }
 };
 
 namespace {
@@ -107,11 +117,13 @@ nlohmann::json measured_json(const Measured& m, const std::string& bench, Design
   j["design"] = std::string(design_name(design));
   j["trials"] = {{"baseline", m.arms.baseline.size()}, {"candidate", m.arms.candidate.size()}};
   j["guards"] = guards_json(m.arms.guards_baseline, m.arms.guards_candidate, m.trips);
+  if (!m.watches.empty()) j["watches"] = m.watches;
   if (!m.failure.empty()) {
     j["error"] = m.failure;
-  } else if (!m.trips.empty()) {
+  } else if (m.tripped()) {
     std::string text;
     for (const auto& t : m.trips) text += (text.empty() ? "" : "; ") + t.text;
+    for (const auto& t : m.watch_harm) text += (text.empty() ? "" : "; ") + t;
     j["error"] = "guard tripped: " + text;
   }
   return j;
@@ -122,7 +134,7 @@ nlohmann::json measured_json(const Measured& m, const std::string& bench, Design
 std::pair<GroupDecision, std::string> classify(const Measured& m, bool keep_if_neutral) {
   using D = GroupDecision;
   if (!m.failure.empty()) return {D::rolled_back, "bench_failed"};
-  if (!m.trips.empty()) return {D::rolled_back, "guard"};
+  if (m.tripped()) return {D::rolled_back, "guard"};
   if (m.decision.verdict == Verdict::keep) return {D::kept, "gain"};
   if (m.decision.verdict == Verdict::harm) return {D::rolled_back, "harm"};
   if (keep_if_neutral) return {D::kept, "neutral_kept"};
@@ -162,6 +174,9 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
   auto before = bench::sample_guards(root_, options_.guard_interfaces);
   auto b0 = clock_.now();
   auto m = g.bench->run();
+  std::vector<Result<bench::Measurement>> watched;
+  if (m.ok())
+    for (bench::Benchmark* w : g.watches) watched.push_back(w->run());
   auto b1 = clock_.now();
   auto after = bench::sample_guards(root_, options_.guard_interfaces);
   if (!m.ok()) {
@@ -173,6 +188,18 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     *failure = fmt::format("benchmark {} reported no metric", g.bench->name());
     return false;
   }
+  for (std::size_t i = 0; i < watched.size(); ++i) {
+    const std::string& name = g.watches[i]->name();
+    if (!watched[i].ok()) {
+      *failure = fmt::format("benchmark {} failed on the {}: {}", name, side,
+                             watched[i].error().message());
+      return false;
+    }
+    if (watched[i]->metrics.empty()) {
+      *failure = fmt::format("benchmark {} reported no metric", name);
+      return false;
+    }
+  }
   if (!before.ok() || !after.ok()) {
     *failure = "guard counters could not be read: " +
                (before.ok() ? after.error() : before.error()).message();
@@ -183,6 +210,17 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     options_.decision.direction = direction_of(main.direction);
     arms.unit = main.unit;
     arms.direction_known = true;
+  }
+  if (arms.watches.size() != watched.size()) {
+    arms.watches.clear();
+    for (std::size_t i = 0; i < watched.size(); ++i) {
+      const bench::Metric& w = watched[i]->metrics.front();
+      arms.watches.push_back({g.watches[i]->name(), w.unit, direction_of(w.direction), {}, {}});
+    }
+  }
+  for (std::size_t i = 0; i < watched.size(); ++i) {
+    auto& side_values = arm == Arm::baseline ? arms.watches[i].baseline : arms.watches[i].candidate;
+    side_values.push_back(watched[i]->metrics.front().value);
   }
   bench::GuardDelta d = bench::guard_delta(*before, *after);
   if (arm == Arm::baseline) {
@@ -230,10 +268,34 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
   }
   if (out.decision.verdict == Verdict::more_trials && out.failure.empty())
     out.decision.verdict = Verdict::inconclusive;
-  if (out.failure.empty())
+  if (out.failure.empty()) {
     out.trips = bench::check_guards(out.arms.guards_baseline, out.arms.guards_candidate,
                                     options_.guards);
+    check_watches(cfg, out);
+  }
   return out;
+}
+
+void VerifyLoop::check_watches(Config cfg, Measured& out) const {
+  // The same test as the main metric, at the same trials, asked only about harm: a
+  // watch does not have to improve, it must not be proven worse.
+  for (const Arms::Watch& w : out.arms.watches) {
+    std::size_t n = std::min(w.baseline.size(), w.candidate.size());
+    if (n < cfg.min_trials) continue;
+    cfg.direction = w.direction;
+    cfg.min_trials = std::min<unsigned>(cfg.min_trials, static_cast<unsigned>(n));
+    std::span<const double> a(w.baseline.data(), n), b(w.candidate.data(), n);
+    auto d = decide(cfg, a, b);
+    if (!d.ok()) continue;
+    bool harm = d->verdict == Verdict::harm;
+    nlohmann::json j = stats_json(d->stats, w.bench, w.unit, d->verdict);
+    j["tripped"] = harm;
+    out.watches.push_back(std::move(j));
+    if (harm)
+      out.watch_harm.push_back(fmt::format("benchmark {}: effect {:+.1f}% [{:+.1f}%, {:+.1f}%]",
+                                           w.bench, 100 * d->stats.effect, 100 * d->stats.ci_low,
+                                           100 * d->stats.ci_high));
+  }
 }
 
 Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {

@@ -40,6 +40,9 @@ struct GroupPlan {
   /// the baseline to find the knobs that hurt (harm or a guard), and the rest of the
   /// group is then verified without them and kept if it earns it.
   bool bisect = false;
+  /// Other benchmarks run beside `bench` in every trial: they do not decide a gain, but
+  /// proven harm on any of them rolls the group back like a guard (outcome "guard").
+  std::vector<bench::Benchmark*> watches;
 };
 
 struct LoopOptions {
@@ -91,6 +94,8 @@ class VerifyLoop {
   /// until the decision stops, the trial cap, a failure or the budget.
   Result<Measured> measure(const GroupPlan& group, const std::vector<std::string>& candidate,
                            Config cfg, const std::string& step);
+  /// Proven harm on a watching benchmark trips like a guard.
+  void check_watches(Config cfg, Measured& out) const;
   Result<bool> run_trial(const GroupPlan& group, const std::vector<std::string>& candidate,
                          Arm arm, Arms& arms, std::string* failure);
   /// Puts exactly `live` of the group's knobs at their after values; true when it

@@ -126,7 +126,7 @@ struct Rig {
     options.decision.false_keep_rate = 0.01;
     options.decision.max_trials = 30;
     VerifyLoop loop(*run, root, clock, options);
-    auto out = loop.verify_group({"net", &bench, keep_if_neutral, Design::interleaved});
+    auto out = loop.verify_group({"net", &bench, keep_if_neutral, Design::interleaved, false, {}});
     if (out.ok()) REQUIRE(run->finish().ok());
     return out;
   }
@@ -253,7 +253,7 @@ TEST_CASE("verify loop: a group nothing can measure is not applied unless kept w
   REQUIRE(run.ok());
   REQUIRE(run->begin().ok());
   VerifyLoop loop(*run, rig.root, rig.clock, {});
-  auto out = loop.verify_group({"irq", nullptr, false, Design::interleaved});
+  auto out = loop.verify_group({"irq", nullptr, false, Design::interleaved, false, {}});
   REQUIRE(out.ok());
   CHECK(out->reason == "not_measurable");
   CHECK(rig.m.values["sysctl:x"] == "default");
@@ -320,6 +320,7 @@ class KnobsBench : public bench::Benchmark {
 
 struct BisectRig : Rig {
   std::vector<std::string> knobs;
+  std::vector<bench::Benchmark*> watches;
   explicit BisectRig(std::vector<std::string> ids) : knobs(std::move(ids)) {
     m.values.clear();
     for (const auto& k : knobs) m.values[k] = "default";
@@ -336,7 +337,7 @@ struct BisectRig : Rig {
     options.decision.false_keep_rate = 0.01;
     options.decision.max_trials = 30;
     VerifyLoop loop(*run, root, clock, options);
-    GroupPlan g{"net", &bench, false, Design::interleaved, bisect};
+    GroupPlan g{"net", &bench, false, Design::interleaved, bisect, watches};
     auto out = loop.verify_group(g);
     if (out.ok()) {
       auto r = run->finish();
@@ -480,5 +481,95 @@ TEST_CASE("verify loop bisect: past the budget it stops, says so, and rolls all 
   CHECK(out->stats["bisect"]["complete"] == false);
   CHECK(out->stats["bisect"]["note"] == "bisect stopped: budget");
   CHECK(rig.m.values["sysctl:a"] == "default");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+}
+
+namespace {
+
+/// A latency-like watch: lower is better, slower by `penalty` while `knob` is tuned.
+class LatencyWatch : public bench::Benchmark {
+ public:
+  LatencyWatch(Machine& m, std::string knob, double penalty, unsigned seed)
+      : m_(m), knob_(std::move(knob)), penalty_(penalty), noise_(0.0, 0.02), rng_(seed) {}
+  const std::string& name() const override { return name_; }
+  Status check() override { return Ok{}; }
+  Result<bench::Measurement> run() override {
+    ++runs_;
+    bool tuned = m_.values.at(knob_) == "tuned";
+    if (fail_ && tuned) return Error::io("timed out after 5s", name_);
+    double v = 100.0 * (tuned ? 1 + penalty_ : 1.0) * std::exp(noise_(rng_));
+    return bench::Measurement{{{"p99", v, "us", bench::Direction::lower}}, {}};
+  }
+  unsigned runs_ = 0;
+  bool fail_ = false;
+
+ private:
+  Machine& m_;
+  std::string knob_;
+  double penalty_;
+  std::normal_distribution<double> noise_;
+  std::mt19937_64 rng_;
+  std::string name_ = "lat";
+};
+
+}  // namespace
+
+TEST_CASE("verify loop watches: a gain that makes a watching benchmark worse goes back") {
+  BisectRig rig({"sysctl:a"});
+  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:a", 0.30, 8);
+  rig.watches = {&lat};
+  auto out = rig.verify(bench, false);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(out->reason == "guard");
+  CHECK(out->stats["verdict"] == "keep");  // the main metric alone would have kept it
+  REQUIRE(out->stats["watches"].size() == 1);
+  CHECK(out->stats["watches"][0]["bench"] == "lat");
+  CHECK(out->stats["watches"][0]["tripped"] == true);
+  CHECK(out->stats["watches"][0]["effect"].get<double>() < -0.2);
+  CHECK(out->stats["error"].get<std::string>().find("benchmark lat: effect -") != std::string::npos);
+  CHECK(lat.runs_ == bench.runs_);  // run in every trial
+  CHECK(rig.m.values["sysctl:a"] == "default");
+}
+
+TEST_CASE("verify loop watches: a watch with no proven harm lets the gain stay") {
+  BisectRig rig({"sysctl:a"});
+  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:a", 0.0, 8);
+  rig.watches = {&lat};
+  auto out = rig.verify(bench, false);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->reason == "gain");
+  CHECK(out->stats["watches"][0]["tripped"] == false);
+  CHECK(rig.m.values["sysctl:a"] == "tuned");
+}
+
+TEST_CASE("verify loop watches: a watch that fails rolls the group back and says which") {
+  BisectRig rig({"sysctl:a"});
+  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:a", 0.0, 8);
+  lat.fail_ = true;
+  rig.watches = {&lat};
+  auto out = rig.verify(bench, false);
+  REQUIRE(out.ok());
+  CHECK(out->reason == "bench_failed");
+  CHECK(out->stats["error"] == "benchmark lat failed on the candidate: lat: timed out after 5s");
+  CHECK(rig.m.values["sysctl:a"] == "default");
+}
+
+TEST_CASE("verify loop watches: bisect finds the knob a watch blames") {
+  BisectRig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:b", 0.30, 8);
+  rig.watches = {&lat};
+  auto out = rig.verify(bench, true);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->reason == "partly_kept");
+  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
+  CHECK(rig.m.values["sysctl:a"] == "tuned");
   CHECK(rig.m.values["sysctl:b"] == "default");
 }

@@ -74,7 +74,8 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
     bool bisect = g != profile.groups.end() && g->second.bisect ? *g->second.bisect
                                                                 : profile.verify.bisect;
     auto outcome = loop.verify_group(
-        {group, benches->for_group(group), neutral, design_of(*run, group), bisect});
+        {group, benches->for_group(group), neutral, design_of(*run, group), bisect,
+         benches->watches_for(group)});
     if (!outcome.ok()) return outcome.error();
     return Ok{};
   });

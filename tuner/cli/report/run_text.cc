@@ -58,6 +58,20 @@ std::string format_group_stats(const nlohmann::json& s, const Term& term) {
                        s["trials"].value("baseline", 0u), s["trials"].value("candidate", 0u));
   }
   bool tripped = false;
+  if (s.contains("watches") && s["watches"].is_array())
+    for (const auto& w : s["watches"]) {
+      tripped = tripped || w.value("tripped", false);
+      auto ci = w.value("ci", nlohmann::json::array());
+      auto at = [&](std::size_t i) {
+        return ci.is_array() && ci.size() > i && ci[i].is_number() ? ci[i].get<double>() : NAN;
+      };
+      double effect = w.contains("effect") && w["effect"].is_number() ? w["effect"].get<double>() : NAN;
+      out += fmt::format("    watch {}: baseline {} -> candidate {} {}, effect {}{}\n",
+                         w.value("bench", ""), num(w.value("baseline", nlohmann::json())),
+                         num(w.value("candidate", nlohmann::json())), w.value("unit", ""),
+                         format_effect(effect, at(0), at(1)),
+                         w.value("tripped", false) ? " " + term.red("harm") : std::string());
+    }
   if (s.contains("guards"))
     for (const auto& gd : s["guards"])
       if (gd.value("tripped", false)) {
@@ -65,7 +79,8 @@ std::string format_group_stats(const nlohmann::json& s, const Term& term) {
         tripped = true;
       }
   // A tripped guard's error repeats the lines above.
-  if (s.contains("error") && !tripped) out += "    " + s.value("error", std::string()) + "\n";
+  if (s.contains("error") && !(tripped && s.value("outcome", "") == "guard"))
+    out += "    " + s.value("error", std::string()) + "\n";
   if (s.contains("reason")) out += "    " + s.value("reason", std::string()) + "\n";
   if (s.contains("bisect") && s["bisect"].is_object()) out += format_bisect(s["bisect"], term);
   return out;

@@ -33,3 +33,19 @@ TEST_CASE("run text: a bisect stopped early says why, with no culprit") {
   Term term(ColorMode::never, 1);
   CHECK(format_group_stats(stats, term) == "    bisect: bisect stopped: budget\n");
 }
+
+TEST_CASE("run text: a watching benchmark's harm is shown once, on its own line") {
+  auto stats = nlohmann::json::parse(R"({
+    "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 1.2e9, "effect": 0.2,
+    "ci": [0.15, 0.25], "p": 0.004, "trials": {"baseline": 5, "candidate": 5},
+    "outcome": "guard", "error": "guard tripped: benchmark lat: effect -30.0% [-35.0%, -25.0%]",
+    "guards": [{"metric": "tcp_retrans_pct", "baseline": 0, "candidate": 0, "tripped": false}],
+    "watches": [{"bench": "lat", "unit": "us", "baseline": 100, "candidate": 130,
+                 "effect": -0.3, "ci": [-0.35, -0.25], "tripped": true}]})");
+  Term term(ColorMode::never, 1);
+  std::string text = format_group_stats(stats, term);
+  INFO(text);
+  CHECK(text.find("    watch lat: baseline 100 -> candidate 130 us, effect -30.0% [-35.0%, -25.0%] harm\n") !=
+        std::string::npos);
+  CHECK(text.find("guard tripped") == std::string::npos);
+}
