@@ -12,7 +12,9 @@ namespace tuner {
 
 namespace {
 
-void note(std::vector<ProbeError>& errors, const Error& e) { errors.push_back({"host", e.message()}); }
+void note(std::vector<ProbeError>& errors, const Error& e) {
+  errors.push_back({"host", e.message()});
+}
 
 /// A file's trimmed text; errors are noted unless the file is optional and absent.
 std::optional<std::string> read_text(const Root& root, const std::string& path, bool optional,
@@ -84,15 +86,19 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
       auto w = split_ws(*version);
       if (w.size() >= 3 && w[0] == "Linux" && w[1] == "version") host.kernel = std::string(w[2]);
     }
-    if (!host.kernel) note(errors, errno_error("no kernel release (proc/sys/kernel/osrelease, proc/version)", root.dir(), ENOENT));
+    if (!host.kernel)
+      note(errors, errno_error("no kernel release (proc/sys/kernel/osrelease, proc/version)",
+                               root.dir(), ENOENT));
   }
   host.hostname = read_text(root, "proc/sys/kernel/hostname", false, errors);
   if (auto cpuinfo = read_text(root, "proc/cpuinfo", false, errors)) parse_cpuinfo(*cpuinfo, host);
   host.cmdline = read_text(root, "proc/cmdline", false, errors);
   if (host.cmdline) parse_cmdline(*host.cmdline, host);
-  if (auto iso = read_sys_cpulist(root, "sys/devices/system/cpu/isolated", errors); iso && !iso->empty())
+  if (auto iso = read_sys_cpulist(root, "sys/devices/system/cpu/isolated", errors);
+      iso && !iso->empty())
     host.isolcpus = *iso;
-  if (auto nohz = read_sys_cpulist(root, "sys/devices/system/cpu/nohz_full", errors); nohz && !nohz->empty())
+  if (auto nohz = read_sys_cpulist(root, "sys/devices/system/cpu/nohz_full", errors);
+      nohz && !nohz->empty())
     host.nohz_full = *nohz;
   host.irqbalance_running = irqbalance_running(root, errors);
 
@@ -107,7 +113,8 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
   if (!host.hypervisor) {
     auto vendor = read_text(root, "sys/class/dmi/id/sys_vendor", true, errors);
     auto product = read_text(root, "sys/class/dmi/id/product_name", true, errors);
-    if (vendor || product) host.hypervisor = hypervisor_from_dmi(vendor.value_or(""), product.value_or(""));
+    if (vendor || product)
+      host.hypervisor = hypervisor_from_dmi(vendor.value_or(""), product.value_or(""));
   }
   if (!host.hypervisor && root.is_live()) host.hypervisor = cpuid_hypervisor();
   if (host.hypervisor) host.virtualized = true;

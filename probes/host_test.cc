@@ -78,7 +78,8 @@ TEST_CASE("host: cpuinfo on x86 (captured) and arm64 (GB10)") {
 
 TEST_CASE("host: NVIDIA driver version") {
   CHECK(parse_nvidia_version(read_text(host_data("nvidia/version-550-x86_64"))) == "550.54.15");
-  CHECK(parse_nvidia_version(read_text(host_data("nvidia/version-580-open-aarch64"))) == "580.95.05");
+  CHECK(parse_nvidia_version(read_text(host_data("nvidia/version-580-open-aarch64"))) ==
+        "580.95.05");
   CHECK_FALSE(parse_nvidia_version("GCC version:  gcc version 12.2.0\n").has_value());
   CHECK_FALSE(parse_nvidia_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n").has_value());
   CHECK_FALSE(parse_nvidia_version("").has_value());
@@ -137,8 +138,8 @@ TEST_CASE("host: probe_host on captured machines") {
   Host g = probe_host(Root::open(gb10).value(), errors);
   CHECK(g.kernel == "6.17.0-1014-nvidia");  // from proc/version
   CHECK(g.cpu_vendor == "ARM");
-  CHECK_FALSE(g.hypervisor.has_value());    // DMI says NVIDIA
-  CHECK(g.nohz_full.empty());               // the file reads "(null)"
+  CHECK_FALSE(g.hypervisor.has_value());  // DMI says NVIDIA
+  CHECK(g.nohz_full.empty());             // the file reads "(null)"
   CHECK(g.isolcpus.empty());
   REQUIRE(g.cmdline.has_value());
   CHECK(starts_with(*g.cmdline, "BOOT_IMAGE=/boot/vmlinuz-6.17.0-1014-nvidia"));
@@ -152,7 +153,8 @@ TEST_CASE("host: bad sysfs cpulists are reported") {
   Host h = probe_host(Root::open(fx.root()).value(), errors);
   CHECK(h.isolcpus.empty());
   bool said = false;
-  for (const ProbeError& e : errors) said |= e.message.find("sys/devices/system/cpu/isolated") != std::string::npos;
+  for (const ProbeError& e : errors)
+    said |= e.message.find("sys/devices/system/cpu/isolated") != std::string::npos;
   CHECK(said);
 }
 

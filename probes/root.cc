@@ -28,7 +28,8 @@ Result<Root> Root::open(const std::string& dir) {
   Root r;
   r.fd_ = std::move(fd);
   r.dir_ = dir;
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   r.live_ = ::fstat(r.fd(), &a) == 0 && ::stat("/", &b) == 0 && a.st_dev == b.st_dev &&
             a.st_ino == b.st_ino;
   return r;

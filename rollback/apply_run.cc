@@ -201,14 +201,13 @@ Status ApplyRun::decide(const std::string& group, GroupDecision decision,
       if (c.status == ChangeStatus::applied) c.status = ChangeStatus::rolled_back;
     if (gr.changes.empty())  // rejected before anything was written
       for (Step* step : m.group_steps(group))
-        gr.changes.push_back({step->knob_id, step->before, step->after,
-                              ChangeStatus::not_applied, ""});
+        gr.changes.push_back(
+            {step->knob_id, step->before, step->after, ChangeStatus::not_applied, ""});
   } else if (m.options.record_state) {
     bool any = false;
     for (Step* step : m.group_steps(group)) {
       if (!step->written) continue;
-      keep_knob(m.state, step->knob_id,
-                {step->after, step->before, m.report.run_id, group, {}});
+      keep_knob(m.state, step->knob_id, {step->after, step->before, m.report.run_id, group, {}});
       any = true;
     }
     if (any)

@@ -42,10 +42,10 @@ TEST_CASE("tcp bench (root): server in a named netns across a veth pair") {
     return {{"bps", std::to_string(m->throughput_bps)},
             {"p50", std::to_string(m->rr_p50_us)},
             {"p99", std::to_string(m->rr_p99_us)},
-            {"veth_rx_bytes", tuner::testing::slurp("/sys/class/net/" + pair.local_if +
-                                                    "/statistics/rx_bytes")},
-            {"veth_tx_bytes", tuner::testing::slurp("/sys/class/net/" + pair.local_if +
-                                                    "/statistics/tx_bytes")},
+            {"veth_rx_bytes",
+             tuner::testing::slurp("/sys/class/net/" + pair.local_if + "/statistics/rx_bytes")},
+            {"veth_tx_bytes",
+             tuner::testing::slurp("/sys/class/net/" + pair.local_if + "/statistics/tx_bytes")},
             {"bytes", std::to_string(m->bytes)}};
   });
   if (r.count("skip")) {

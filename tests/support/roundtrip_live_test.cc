@@ -99,7 +99,8 @@ TEST_CASE("roundtrip live: net sysctls and veth channels in a private network na
                          "\"net.core.somaxconn\" = 1234\n"
                          "\"net.ipv4.tcp_rmem\" = \"4096 87381 6291457\"\n"
                          "\"net.ipv4.conf.all.forwarding\" = 1\n"
-                         "[nic.\"rt0\"]\nchannels = { rx = " + n + ", tx = " + n + " }\n");
+                         "[nic.\"rt0\"]\nchannels = { rx = " +
+                         n + ", tx = " + n + " }\n");
     if (!profile.ok()) return Report{{"error", profile.error().message()}};
     KnobContext ctx{Root::live()};
     ctx.netlink = nl->get();
@@ -183,8 +184,8 @@ TEST_CASE("numa live: roundtrip of a [[numa.bind]] on a temporary cpuset cgroup"
       MESSAGE("skipped: node " << node.os_index << "'s CPUs are not all ours to bind to");
       return;
     }
-  auto profile = parse("[profile]\nname = \"live\"\n[[numa.bind]]\ncgroup = \"" +
-                       std::string(rel) + "\"\nnode = " + std::to_string(node.os_index) + "\n");
+  auto profile = parse("[profile]\nname = \"live\"\n[[numa.bind]]\ncgroup = \"" + std::string(rel) +
+                       "\"\nnode = " + std::to_string(node.os_index) + "\n");
   REQUIRE(profile.ok());
   KnobContext ctx{live.root};
   KnobFactory make = [&ctx](const std::string& id) { return make_knob(id, ctx); };

@@ -32,8 +32,8 @@ class IrqAffinityKnob : public MachineKnob {
   Result<std::string> read() override {
     auto text = read_proc_file(ctx_.root, dir_ + "/smp_affinity_list");
     if (!text.ok())
-      return Error{text.error().what, label() + " (" + text.error().where + ")",
-                   text.error().err, text.error().kind};
+      return Error{text.error().what, label() + " (" + text.error().where + ")", text.error().err,
+                   text.error().kind};
     auto set = CpuSet::parse(*text);
     if (!set.ok()) return Error::invalid(set.error().what, label());
     return set->to_string();

@@ -91,8 +91,9 @@ Result<std::string> parse_ban_dropin(const std::string& text, const std::string&
     args.remove_suffix(1);
     for (std::string_view a : split_ws(args)) {
       auto n = starts_with(a, "--banirq=") ? parse_u64(a.substr(9)) : std::nullopt;
-      if (!n) return Error::invalid("unexpected argument '" + std::string(a) + "'",
-                           path + ":" + std::to_string(line_no));
+      if (!n)
+        return Error::invalid("unexpected argument '" + std::string(a) + "'",
+                              path + ":" + std::to_string(line_no));
       irqs.push_back(static_cast<unsigned>(*n));
     }
   }
@@ -121,9 +122,9 @@ class IrqbalanceBannedKnob : public MachineKnob {
     for (std::string_view part : split(v, ',')) {
       auto n = parse_irq_number(trim(part));
       if (!n.ok())
-        return Error::invalid("'" + std::string(part) +
-                                  "' is not an IRQ number (expected a list like 57,58)",
-                              id_str_);
+        return Error::invalid(
+            "'" + std::string(part) + "' is not an IRQ number (expected a list like 57,58)",
+            id_str_);
       unsigned irq = *n;
       if (ctx_.root.exists("proc/irq") && !ctx_.root.exists("proc/irq/" + std::to_string(irq)))
         return Error::missing("IRQ " + std::to_string(irq) + " does not exist (no /proc/irq/" +
@@ -141,7 +142,8 @@ class IrqbalanceBannedKnob : public MachineKnob {
   /// "none" removes the drop-in.
   Status set(const std::string& value) override {
     if (value == "none") {
-      if (Status st = remove_dropin(ctx_.root, dropin()); !st.ok()) return st.error().context(id_str_);
+      if (Status st = remove_dropin(ctx_.root, dropin()); !st.ok())
+        return st.error().context(id_str_);
       return Ok{};
     }
     auto exec = effective_exec_start();
@@ -154,9 +156,12 @@ class IrqbalanceBannedKnob : public MachineKnob {
         "# A variable of its own: /etc/default/irqbalance (an EnvironmentFile) would\n"
         "# override IRQBALANCE_ARGS set by Environment=.\n"
         "[Service]\n"
-        "Environment=\"" + std::string(kVar) + "=" + args + "\"\n"
+        "Environment=\"" +
+        std::string(kVar) + "=" + args +
+        "\"\n"
         "ExecStart=\n"
-        "ExecStart=" + *exec + " $" + kVar + "\n";
+        "ExecStart=" +
+        *exec + " $" + kVar + "\n";
     if (Status st = write_dropin(ctx_.root, dropin(), text); !st.ok())
       return st.error().context(id_str_);
     return Ok{};
@@ -170,13 +175,14 @@ class IrqbalanceBannedKnob : public MachineKnob {
   Status finish(const std::string&) override {
     Systemctl& sc = *ctx_.systemctl;
     if (!sc.running()) {
-      knob_note(id_str_, "systemd is not running here; the drop-in applies once systemd runs irqbalance");
+      knob_note(id_str_,
+                "systemd is not running here; the drop-in applies once systemd runs irqbalance");
       return Ok{};
     }
     auto state = sc.is_active(kUnit);
     bool was_active = state.ok() && state_is_active(*state);
-    for (std::vector<std::string> args : {std::vector<std::string>{"daemon-reload"},
-                                          std::vector<std::string>{"restart", kUnit}}) {
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{"daemon-reload"}, std::vector<std::string>{"restart", kUnit}}) {
       if (args[0] == "restart" && !was_active) break;
       if (Status s = systemctl_after_dropin(sc, ctx_.root, dropin(), id_str_, args); !s.ok())
         return s;
@@ -193,10 +199,10 @@ class IrqbalanceBannedKnob : public MachineKnob {
     const Root& root = ctx_.root;
     std::optional<std::string> unit_text;
     std::string unit_path, looked;
-    for (const std::string& dir : {ctx_.systemd_dir, std::string("run/systemd/system"),
-                                   std::string("usr/local/lib/systemd/system"),
-                                   std::string("usr/lib/systemd/system"),
-                                   std::string("lib/systemd/system")}) {
+    for (const std::string& dir :
+         {ctx_.systemd_dir, std::string("run/systemd/system"),
+          std::string("usr/local/lib/systemd/system"), std::string("usr/lib/systemd/system"),
+          std::string("lib/systemd/system")}) {
       looked += (looked.empty() ? "" : ", ") + shown_path(root, dir);
       if (auto text = root.read(dir + "/" + kUnit); text.ok()) {
         unit_text = *text;

@@ -116,8 +116,8 @@ Status write_dropin(const Root& root, const Dropin& d, const std::string& conten
   if (!sub) return errno_error("cannot open directory", sub_path);
   std::string path = d.shown(root);
   std::string tmp = "." + d.name + ".tmp";
-  UniqueFd f(
-      ::openat(sub.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  UniqueFd f(::openat(sub.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                      0644));
   if (!f) return errno_error("cannot create", sub_path + "/" + tmp);
   Status st = write_all(f.get(), content, path);
   if (st.ok() && ::fsync(f.get()) != 0) st = errno_error("cannot fsync", path);
@@ -160,8 +160,8 @@ std::string dropin_mismatch(const Root& root, const Dropin& d, const std::string
 Status systemctl_after_dropin(Systemctl& sc, const Root& root, const Dropin& d,
                               const std::string& knob_id, const std::vector<std::string>& args) {
   if (auto r = sc.run(args); !r.ok())
-    return Error{"wrote " + d.shown(root) + " but " + r.error().message(), knob_id,
-                 r.error().err, r.error().kind};
+    return Error{"wrote " + d.shown(root) + " but " + r.error().message(), knob_id, r.error().err,
+                 r.error().kind};
   return Ok{};
 }
 

@@ -23,7 +23,8 @@ namespace {
 
 const char* live_env(const char* name) {
   const char* v = std::getenv(name);
-  if (!v || !*v) MESSAGE("not run: " << std::string(name) << " is not set (run by tests/integration)");
+  if (!v || !*v)
+    MESSAGE("not run: " << std::string(name) << " is not set (run by tests/integration)");
   return v && *v ? v : nullptr;
 }
 

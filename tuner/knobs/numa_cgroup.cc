@@ -98,7 +98,8 @@ Result<UniqueFd> walk(int top, const std::string& rel, const std::string& shown)
   for (std::string_view part : split(rel, '/')) {
     std::string name(part);
     walked += "/" + name;
-    UniqueFd next(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd next(
+        ::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next) {
       if (errno == ELOOP || errno == ENOTDIR)
         return errno_error(walked + " is not a directory (symlinks are not followed)", "", errno);
@@ -146,7 +147,8 @@ Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const KnobId& id, KnobContex
   if (primary.ok()) {
     why = unusable(primary->get(), live, on_machine + "/" + id.name);
     if (why.empty())
-      return std::unique_ptr<Knob>(new NumaCgroupKnob(id, ctx, std::move(primary).value(), id.name));
+      return std::unique_ptr<Knob>(
+          new NumaCgroupKnob(id, ctx, std::move(primary).value(), id.name));
   }
   std::string v1 = "cpuset/" + id.name;
   if (auto alt = walk(top_fd.get(), v1, on_machine); alt.ok()) {

@@ -7,10 +7,10 @@
 #include <doctest/doctest.h>
 
 #include "base/strings.h"
-#include "tuner/knobs/knob.h"
+#include "tests/support/fake_systemctl.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
-#include "tests/support/fake_systemctl.h"
+#include "tuner/knobs/knob.h"
 #include "tuner/knobs/numa_knobs.h"
 #include "tuner/knobs/numa_value.h"
 
@@ -29,10 +29,10 @@ TEST_CASE("numa knob: hostile and malformed ids are refused") {
   ctx.systemd_dir = tmp.path;
   for (const char* bad :
        {"numa:cgroup:../../etc", "numa:cgroup:/etc", "numa:cgroup:a//b", "numa:cgroup:a/./b",
-        "numa:cgroup:", "numa:cgroup:x/..", "numa:cgroup:/sys/fs/cgroup/../../etc", "numa:unit:a/b.service", "numa:unit:../x.service",
-        "numa:unit:trainer", "numa:unit:.service", "numa:unit:x.timer", "numa:unit:a b.service",
-        "numa:pid:1", "numa:pid:abc@1", "numa:pid:0@1", "numa:pid:1@x", "numa:pid:-1@5",
-        "numa:bogus:x"}) {
+        "numa:cgroup:", "numa:cgroup:x/..", "numa:cgroup:/sys/fs/cgroup/../../etc",
+        "numa:unit:a/b.service", "numa:unit:../x.service", "numa:unit:trainer",
+        "numa:unit:.service", "numa:unit:x.timer", "numa:unit:a b.service", "numa:pid:1",
+        "numa:pid:abc@1", "numa:pid:0@1", "numa:pid:1@x", "numa:pid:-1@5", "numa:bogus:x"}) {
     auto k = make_knob(bad, ctx);
     CHECK_MESSAGE(!k.ok(), bad);
     if (!k.ok()) CHECK(k.error().where.find(bad) != std::string::npos);
@@ -130,8 +130,8 @@ TEST_CASE("numa unit: without systemd the reload is skipped; slices use cgroup s
   REQUIRE(k.ok());
   REQUIRE((*k)->write("cpus=0,mems=0").ok());
   CHECK(sc.calls.empty());
-  CHECK(slurp(tmp.path + "/batch.slice.d/tuner-numa.conf").find(
-            "[Slice]\nAllowedCPUs=0\nAllowedMemoryNodes=0\n") != std::string::npos);
+  CHECK(slurp(tmp.path + "/batch.slice.d/tuner-numa.conf")
+            .find("[Slice]\nAllowedCPUs=0\nAllowedMemoryNodes=0\n") != std::string::npos);
   CHECK(*(*k)->read() == "cpus=0,mems=0");
 }
 
@@ -202,7 +202,8 @@ TEST_CASE("numa pid: affinity of a child changes, is read back and restored") {
   REQUIRE((*k)->write(*before).ok());
   CHECK(*(*k)->read() == *before);
   // A pid whose start time does not match is another process.
-  auto reused = make_knob("numa:pid:" + std::to_string(pid) + "@" + std::to_string(*start + 1), ctx);
+  auto reused =
+      make_knob("numa:pid:" + std::to_string(pid) + "@" + std::to_string(*start + 1), ctx);
   REQUIRE(!reused.ok());
   CHECK(reused.error().what.find("another process") != std::string::npos);
 }

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tuner/plan/planner.h"
 #include "tuner/plan/plan_test_util.h"
+#include "tuner/plan/planner.h"
 
 using namespace tuner;
 using testing::FakeCurrent;
@@ -63,8 +63,10 @@ TEST_CASE("planner numa: near resolves netdevs, PCI addresses, OS devices and gp
   NumaBind bind;
   bind.unit = "trainer.service";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"eth0", "cpus=4-7,12-15,mems=1"},   {"mlx5_0", "cpus=4-7,12-15,mems=1"},
-      {"3b:00.0", "cpus=4-7,12-15,mems=1"}, {"0000:86:00.0", "cpus=0-3,8-11,mems=0"},
+      {"eth0", "cpus=4-7,12-15,mems=1"},
+      {"mlx5_0", "cpus=4-7,12-15,mems=1"},
+      {"3b:00.0", "cpus=4-7,12-15,mems=1"},
+      {"0000:86:00.0", "cpus=0-3,8-11,mems=0"},
       {"gpu0", "cpus=0-3,8-11,mems=0"}};
   for (const auto& [near, want] : cases) {
     CAPTURE(near);
@@ -79,7 +81,8 @@ TEST_CASE("planner numa: near resolves netdevs, PCI addresses, OS devices and gp
   }
   bind.near = "eth0";
   auto plan = make_plan_with(bind_profile(bind), inv, cur);
-  CHECK(plan->changes[0].reason == "trainer.service near eth0, which is on NUMA node 1 (test.toml:20)");
+  CHECK(plan->changes[0].reason ==
+        "trainer.service near eth0, which is on NUMA node 1 (test.toml:20)");
 }
 
 TEST_CASE("planner numa: unknown devices and nodes are errors; no locality is a note") {
@@ -108,7 +111,8 @@ TEST_CASE("planner numa: unknown devices and nodes are errors; no locality is a 
   REQUIRE(skipped.ok());
   CHECK(skipped->changes.empty());
   REQUIRE(skipped->notes.size() == 1);
-  CHECK(skipped->notes[0] == "gpu1 (0000:af:00.0): no NUMA locality: binding trainer.service near it skipped");
+  CHECK(skipped->notes[0] ==
+        "gpu1 (0000:af:00.0): no NUMA locality: binding trainer.service near it skipped");
 }
 
 TEST_CASE("planner numa: unit names and cgroup paths cannot leave their trees") {

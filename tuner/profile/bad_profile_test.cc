@@ -149,7 +149,8 @@ TEST_CASE("profile bad: every fixture fails at its file:line:col with a clear me
     check_case(kBad, c);
   }
   // No fixture goes untested, and no case names a missing fixture.
-  for (const std::string& f : toml_files(kBad)) CHECK_MESSAGE(listed.count(f), f << " is not in kCases");
+  for (const std::string& f : toml_files(kBad))
+    CHECK_MESSAGE(listed.count(f), f << " is not in kCases");
   CHECK(listed.size() == toml_files(kBad).size());
   CHECK(listed.size() >= 25);
 }
@@ -199,7 +200,7 @@ TEST_CASE("profile bad: includes nested deeper than 16 files are refused") {
   REQUIRE_FALSE(deep.ok());
   CHECK(deep.error().what.find("deeper than 16") != std::string::npos);
   CHECK(deep.error().where == dir + "/p15.toml:2:12");  // the 17th file's include
-  auto ok = load_profile(dir + "/p4.toml", {});  // 16 files: the limit itself is fine
+  auto ok = load_profile(dir + "/p4.toml", {});         // 16 files: the limit itself is fine
   REQUIRE_MESSAGE(ok.ok(), ok.error().message());
   CHECK(ok->chain.size() == 16);
   CHECK(ok->sysctls.at(0).value == "4");

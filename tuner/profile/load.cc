@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "tuner/profile/profile.h"
 #include "tuner/profile/merge.h"
 #include "tuner/profile/parse.h"
+#include "tuner/profile/profile.h"
 
 namespace tuner {
 
@@ -57,8 +57,9 @@ Result<std::string> read_profile_text(const std::string& path) {
   }
   if (st.st_size > kMaxProfileBytes) {
     ::close(fd);
-    return Error::invalid(fmt::format("profile is {} bytes; the limit is {} (1 MiB)", st.st_size,
-                             kMaxProfileBytes), path);
+    return Error::invalid(
+        fmt::format("profile is {} bytes; the limit is {} (1 MiB)", st.st_size, kMaxProfileBytes),
+        path);
   }
   std::string text;
   char buf[65536];
@@ -90,10 +91,13 @@ class Loader {
   /// includes it, so /etc/tuner/profiles/throughput.toml can extend the shipped one.
   Result<std::string> resolve(const std::string& target, const std::string& from) const {
     if (!is_profile_name(target)) {
-      std::string p = (target.front() == '/' || from.empty()) ? target : dir_of(from) + "/" + target;
+      std::string p = (target.front() == '/' || from.empty()) ? target
+                                                              : dir_of(from) + "/" + target;
       struct stat st;
-      if (::stat(p.c_str(), &st) != 0) return errno_error(fmt::format("cannot read profile '{}'", p), "");
-      if (!S_ISREG(st.st_mode)) return Error::invalid(fmt::format("profile '{}' is not a regular file", p), "");
+      if (::stat(p.c_str(), &st) != 0)
+        return errno_error(fmt::format("cannot read profile '{}'", p), "");
+      if (!S_ISREG(st.st_mode))
+        return Error::invalid(fmt::format("profile '{}' is not a regular file", p), "");
       return p;
     }
     std::vector<std::string> dirs;
@@ -106,9 +110,9 @@ class Loader {
       if (is_file(p) && real_path(p) != self) return p;
     }
     return Error::invalid(fmt::format("no profile named '{}' (searched: {})", target,
-                             dirs.empty() ? "nothing: no profile directory exists"
-                                          : fmt::format("{}", fmt::join(dirs, ", "))),
-                 "");
+                                      dirs.empty() ? "nothing: no profile directory exists"
+                                                   : fmt::format("{}", fmt::join(dirs, ", "))),
+                          "");
   }
 
   Result<Profile> load(const std::string& path) {
@@ -122,18 +126,20 @@ class Loader {
     for (const IncludeRef& inc : file->includes) {
       auto parent_path = resolve(inc.target, path);
       if (!parent_path.ok())
-        return Error::invalid(fmt::format("include '{}': {}", inc.target, parent_path.error().message()),
-                     inc.loc.str());
+        return Error::invalid(
+            fmt::format("include '{}': {}", inc.target, parent_path.error().message()),
+            inc.loc.str());
       std::string real = real_path(*parent_path);
       auto cycle = std::find(stack_.begin(), stack_.end(), real);
       if (cycle != stack_.end()) {
         std::vector<std::string> chain(names_.begin() + (cycle - stack_.begin()), names_.end());
         chain.push_back(base_of(*parent_path));
-        return Error::invalid(fmt::format("include cycle: {}", fmt::join(chain, " -> ")), inc.loc.str());
+        return Error::invalid(fmt::format("include cycle: {}", fmt::join(chain, " -> ")),
+                              inc.loc.str());
       }
       if (stack_.size() >= kMaxIncludeDepth)
         return Error::invalid(fmt::format("includes nest deeper than {} files", kMaxIncludeDepth),
-                     inc.loc.str());
+                              inc.loc.str());
       auto parent = load(*parent_path);
       if (!parent.ok()) {
         Error e = parent.error();

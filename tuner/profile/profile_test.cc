@@ -10,9 +10,9 @@
 
 #include <doctest/doctest.h>
 
-#include "tuner/profile/profile.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/parse.h"
+#include "tuner/profile/profile.h"
 
 using namespace tuner;
 
@@ -33,9 +33,7 @@ std::string make_temp_dir() {
   return tmpl;
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 }  // namespace
 
@@ -143,12 +141,12 @@ TEST_CASE("profile: includes merge parents first and the including file wins") {
   REQUIRE_MESSAGE(p.ok(), p.error().message());
   CHECK(p->name == "child");
   CHECK(p->chain == std::vector<std::string>{"parent", "extra", "child"});
-  CHECK(p->description == "extra, included by path");  // inherited: child has none
+  CHECK(p->description == "extra, included by path");       // inherited: child has none
   CHECK(sysctl(*p, "net.core.rmem_max")->value == "3000");  // child wins
   CHECK(sysctl(*p, "net.core.rmem_max")->loc.file == kGood + "/child.toml");
-  CHECK(sysctl(*p, "net.core.wmem_max")->value == "2000");  // from parent
+  CHECK(sysctl(*p, "net.core.wmem_max")->value == "2000");     // from parent
   CHECK(sysctl(*p, "net.core.wmem_max")->group == "buffers");  // parent's group kept
-  CHECK(sysctl(*p, "vm.swappiness")->value == "10");  // from sub/extra.toml by path
+  CHECK(sysctl(*p, "vm.swappiness")->value == "10");           // from sub/extra.toml by path
   REQUIRE(p->irqs.size() == 1);
   CHECK(p->irqs[0].policy == "numa-local");  // same glob: replaced
   // Binds: same unit replaced by the later file, others appended.
@@ -217,7 +215,7 @@ TEST_CASE("profile: several --profile merge, later ones winning") {
   Profile m = merge_profiles({*a, *b});
   CHECK(m.name == "throughput+latency");
   CHECK(sysctl(m, "net.core.rmem_max")->value == "67108864");  // only in throughput
-  CHECK(sysctl(m, "net.core.busy_read")->value == "50");      // only in latency
+  CHECK(sysctl(m, "net.core.busy_read")->value == "50");       // only in latency
   CHECK(m.irqs.size() == 1);
   CHECK_FALSE(m.match.gpu);
   Profile one = merge_profiles({*b});
@@ -243,9 +241,19 @@ TEST_CASE("profile: every shipped profile loads and says why for every setting")
     int n = 0;
     while (std::getline(in, line)) {
       ++n;
-      if (line.empty()) { commented = false; continue; }
-      if (line[0] == '#') { commented = true; continue; }
-      if (line[0] == '[') { section = line; commented = false; continue; }
+      if (line.empty()) {
+        commented = false;
+        continue;
+      }
+      if (line[0] == '#') {
+        commented = true;
+        continue;
+      }
+      if (line[0] == '[') {
+        section = line;
+        commented = false;
+        continue;
+      }
       if (section == "[profile]" || section == "[match]") continue;
       CHECK_MESSAGE((commented || line.find('#') != std::string::npos),
                     f.file << ":" << n << " has no comment saying why: " << line);
@@ -256,8 +264,8 @@ TEST_CASE("profile: every shipped profile loads and says why for every setting")
 TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   auto p = load_profile("dl-training", {kShipped});
   REQUIRE_MESSAGE(p.ok(), p.error().message());
-  CHECK(p->chain == std::vector<std::string>{"balanced", "throughput", "network-throughput",
-                                             "dl-training"});
+  CHECK(p->chain ==
+        std::vector<std::string>{"balanced", "throughput", "network-throughput", "dl-training"});
   CHECK(sysctl(*p, "net.core.rmem_max")->value == "268435456");  // network-throughput wins
   CHECK(sysctl(*p, "net.core.somaxconn")->op == SysctlSetting::Op::at_least);  // from balanced
   CHECK(sysctl(*p, "kernel.numa_balancing")->value == "0");

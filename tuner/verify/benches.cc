@@ -18,7 +18,8 @@ Result<std::unique_ptr<bench::Benchmark>> make_benchmark(const std::string& name
     if (name == "membw") return bench::make_membw(topology);
     if (name == "latency") return bench::make_latency(topology);
     return Error::invalid(fmt::format("no benchmark named '{}' (built in: tcp, membw, latency; "
-                                      "or define a [bench.{}] table)", name, name));
+                                      "or define a [bench.{}] table)",
+                                      name, name));
   }
   const BenchSpec& b = it->second;
   switch (b.kind) {
@@ -43,8 +44,8 @@ Result<BenchSet> BenchSet::build(const Profile& profile, const Topology& topolog
                                  const std::vector<std::string>& override_names) {
   BenchSet set;
   for (const std::string& group : groups) {
-    std::vector<std::string> names =
-        override_names.empty() ? bench_names_for(profile, group) : override_names;
+    std::vector<std::string> names = override_names.empty() ? bench_names_for(profile, group)
+                                                            : override_names;
     if (names.empty()) continue;
     const std::string& name = names.front();
     if (!set.by_name_.count(name)) {

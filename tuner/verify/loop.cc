@@ -28,13 +28,16 @@ nlohmann::json guards_json(const bench::GuardDelta& a, const bench::GuardDelta& 
   for (const auto& [name, nb] : b.nics) {
     auto it = a.nics.find(name);
     bench::NicCounters na = it == a.nics.end() ? bench::NicCounters{} : it->second;
-    out.push_back({{"metric", "nic_drops"}, {"interface", name},
+    out.push_back({{"metric", "nic_drops"},
+                   {"interface", name},
                    {"baseline", per_trial(na.drops(), a.trials)},
                    {"candidate", per_trial(nb.drops(), b.trials)}});
-    out.push_back({{"metric", "nic_errors"}, {"interface", name},
+    out.push_back({{"metric", "nic_errors"},
+                   {"interface", name},
                    {"baseline", per_trial(na.errors(), a.trials)},
                    {"candidate", per_trial(nb.errors(), b.trials)}});
-    out.push_back({{"metric", "link_flaps"}, {"interface", name},
+    out.push_back({{"metric", "link_flaps"},
+                   {"interface", name},
                    {"baseline", per_trial(na.carrier_changes, a.trials)},
                    {"candidate", per_trial(nb.carrier_changes, b.trials)}});
   }
@@ -80,8 +83,12 @@ struct VerifyLoop::Arms {
 
 VerifyLoop::VerifyLoop(ApplyRun& run, const Root& root, Clock& clock, LoopOptions options,
                        ProgressFn progress)
-    : run_(run), root_(root), clock_(clock), options_(std::move(options)),
-      progress_(std::move(progress)), started_(clock.now()) {}
+    : run_(run),
+      root_(root),
+      clock_(clock),
+      options_(std::move(options)),
+      progress_(std::move(progress)),
+      started_(clock.now()) {}
 
 Status VerifyLoop::set_arm(const std::string& group, Arm arm) {
   if (arm == current_) return Ok{};
@@ -92,8 +99,7 @@ Status VerifyLoop::set_arm(const std::string& group, Arm arm) {
   return Ok{};
 }
 
-Result<bool> VerifyLoop::run_trial(const GroupPlan& g, Arm arm, Arms& arms,
-                                   std::string* failure) {
+Result<bool> VerifyLoop::run_trial(const GroupPlan& g, Arm arm, Arms& arms, std::string* failure) {
   if (Status s = set_arm(g.name, arm); !s.ok()) return s.error();
   const char* side = arm == Arm::baseline ? "baseline" : "candidate";
   auto before = bench::sample_guards(root_, options_.guard_interfaces);
@@ -182,7 +188,8 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
     if (progress_) progress_({g.name, k, static_cast<unsigned>(order.size()), arm, decision.stats});
     if (decision.verdict != Verdict::more_trials) break;
   }
-  if (decision.verdict == Verdict::more_trials && failure.empty()) decision.verdict = Verdict::inconclusive;
+  if (decision.verdict == Verdict::more_trials && failure.empty())
+    decision.verdict = Verdict::inconclusive;
 
   std::vector<bench::GuardTrip> trips;
   if (failure.empty())

@@ -29,9 +29,9 @@ ProgressLine::ProgressLine(ColorMode mode, bool quiet)
 verify::ProgressFn ProgressLine::callback() {
   if (!on_) return {};
   return [this](const verify::Progress& p) {
-    std::string est = p.stats.look == 0
-                          ? std::string("measuring")
-                          : "effect " + format_effect(p.stats.effect, p.stats.ci_low, p.stats.ci_high);
+    std::string est = p.stats.look == 0 ? std::string("measuring")
+                                        : "effect " + format_effect(p.stats.effect, p.stats.ci_low,
+                                                                    p.stats.ci_high);
     std::string line = fmt::format("verify {}: trial {}/{} ({}) {}", term_.bold(p.group), p.trial,
                                    p.max_trials,
                                    p.arm == verify::Arm::baseline ? "baseline" : "candidate", est);
