@@ -4,7 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "tests/fixtures_util.h"
+#include "tests/support/files.h"
 
 using namespace tuner::bench;
 using tuner::testing::read_text;

@@ -10,7 +10,7 @@
 #include <doctest/doctest.h>
 
 #include "base/runner_fake.h"
-#include "tests/fixtures_util.h"
+#include "tests/support/files.h"
 
 using namespace tuner;
 using namespace tuner::bench;

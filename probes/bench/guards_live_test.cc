@@ -15,7 +15,7 @@
 #include "probes/bench/guards.h"
 #include "probes/bench/tcp.h"
 #include "probes/bench/veth_pair_test.h"
-#include "probes/netns_test_util.h"
+#include "tests/support/netns.h"
 
 using namespace tuner;
 using namespace tuner::bench;

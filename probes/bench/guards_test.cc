@@ -5,7 +5,7 @@
 
 #include <doctest/doctest.h>
 
-#include "tests/fixtures_util.h"
+#include "tests/support/files.h"
 
 using namespace tuner;
 using namespace tuner::bench;

@@ -10,7 +10,8 @@
 #include "base/runner.h"
 #include "probes/bench/tcp.h"
 #include "probes/bench/veth_pair_test.h"
-#include "probes/netns_test_util.h"
+#include "tests/support/files.h"
+#include "tests/support/netns.h"
 
 using namespace tuner;
 using namespace tuner::bench;

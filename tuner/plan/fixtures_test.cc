@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "tests/fixtures_util.h"
+#include "tests/support/fixtures.h"
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
 #include "tuner/plan/target.h"
