@@ -28,6 +28,8 @@ TEST_CASE("nic value: link mode names give speed and duplex") {
   CHECK(!parse_link_mode("Autoneg"));
   CHECK(!parse_link_mode("FEC_RS"));
   CHECK(!parse_link_mode("Asym_Pause"));
+  // A special mode for the kernel too (SPEED_UNKNOWN): no speed the knob could force.
+  CHECK(!parse_link_mode("10000baseR_FEC"));
 }
 
 TEST_CASE("nic value: describe_link finds the filter behind the advertised modes") {

@@ -24,26 +24,11 @@
 #include <set>
 
 #include "base/strings.h"
+#include "tuner/knobs/nic_value.h"
 #include "tuner/plan/builder.h"
 
 namespace tuner::planner_detail {
 namespace {
-
-struct Mode {
-  uint32_t speed = 0;
-  std::string duplex;  // "full", "half"
-};
-
-/// "25000baseSR/Full" -> {25000, full}; "10000baseR_FEC" (no suffix) is full duplex;
-/// names without a speed ("Autoneg", "TP", "Pause") -> nullopt.
-std::optional<Mode> parse_mode(std::string_view name) {
-  auto base = name.find("base");
-  if (base == std::string_view::npos || base == 0) return std::nullopt;
-  auto speed = parse_u64(name.substr(0, base));
-  if (!speed || *speed > UINT32_MAX) return std::nullopt;
-  bool half = name.size() >= 5 && name.substr(name.size() - 5) == "/Half";
-  return Mode{static_cast<uint32_t>(*speed), half ? "half" : "full"};
-}
 
 std::string with_loc(std::string text, const SourceLoc& loc) {
   std::string where = short_loc(loc);
@@ -78,15 +63,13 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
     return Ok{};
   }
   const LinkInfo& link = nic.link;
-  std::vector<Mode> modes;
   std::set<uint32_t> speeds;
   for (const std::string& name : link.supported_modes)
-    if (auto m = parse_mode(name); m && (!rule.duplex || m->duplex == *rule.duplex)) {
-      modes.push_back(*m);
-      speeds.insert(m->speed);
-    }
-  bool modes_known = std::any_of(link.supported_modes.begin(), link.supported_modes.end(),
-                                 [](const std::string& n) { return parse_mode(n).has_value(); });
+    if (auto m = parse_link_mode(name); m && (!rule.duplex || m->duplex == *rule.duplex))
+      speeds.insert(m->speed_mbps);
+  bool modes_known =
+      std::any_of(link.supported_modes.begin(), link.supported_modes.end(),
+                  [](const std::string& n) { return parse_link_mode(n).has_value(); });
   std::string duplex_text = rule.duplex ? " " + *rule.duplex + "-duplex" : "";
 
   std::optional<uint32_t> speed;
@@ -105,7 +88,7 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
       std::string list;
       std::set<uint32_t> all;
       for (const std::string& n : link.supported_modes)
-        if (auto m = parse_mode(n)) all.insert(m->speed);
+        if (auto m = parse_link_mode(n)) all.insert(m->speed_mbps);
       for (uint32_t s : (speeds.empty() ? all : speeds))
         list += (list.empty() ? "" : ", ") + std::to_string(s);
       return error_at(
