@@ -1,5 +1,4 @@
 // probe_host: reads the files parse_*() understand, through the Root.
-#include <cctype>
 
 #include "base/strings.h"
 #include "probes/host.h"
@@ -57,24 +56,6 @@ std::optional<std::string> cpuid_hypervisor() {
   return std::nullopt;
 }
 
-std::optional<bool> irqbalance_running(const Root& root, std::vector<ProbeError>& errors) {
-  auto pids = root.list("proc");
-  if (!pids.ok()) {
-    note(errors, pids.error());
-    return std::nullopt;
-  }
-  bool any = false;
-  for (const std::string& pid : *pids) {
-    if (pid.empty() || !std::isdigit(static_cast<unsigned char>(pid[0]))) continue;
-    any = true;
-    // Processes come and go, and others' comm may be hidden (hidepid): skip quietly.
-    if (auto comm = root.read("proc/" + pid + "/comm"); comm.ok() && trim(*comm) == "irqbalance")
-      return true;
-  }
-  if (!any) return std::nullopt;  // a capture without processes cannot say
-  return false;
-}
-
 }  // namespace
 
 Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
@@ -100,7 +81,9 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
   if (auto nohz = read_sys_cpulist(root, "sys/devices/system/cpu/nohz_full", errors);
       nohz && !nohz->empty())
     host.nohz_full = *nohz;
-  host.irqbalance_running = irqbalance_running(root, errors);
+  if (auto irqbalance = irqbalance_process_running(root); irqbalance.ok())
+    host.irqbalance_running = *irqbalance;
+  else note(errors, irqbalance.error());
 
   if (auto v = read_text(root, "proc/driver/nvidia/version", true, errors))
     host.nvidia_driver = parse_nvidia_version(*v);
@@ -119,6 +102,21 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
   if (!host.hypervisor && root.is_live()) host.hypervisor = cpuid_hypervisor();
   if (host.hypervisor) host.virtualized = true;
   return host;
+}
+
+Result<std::optional<bool>> irqbalance_process_running(const Root& root) {
+  auto pids = root.list("proc");
+  if (!pids.ok()) return pids.error();
+  bool any = false;
+  for (const std::string& pid : *pids) {
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    any = true;
+    // Processes come and go, and others' comm may be hidden (hidepid): skip quietly.
+    if (auto comm = root.read("proc/" + pid + "/comm"); comm.ok() && trim(*comm) == "irqbalance")
+      return std::optional<bool>(true);
+  }
+  if (!any) return std::optional<bool>();  // a capture without processes cannot say
+  return std::optional<bool>(false);
 }
 
 }  // namespace tuner

@@ -8,6 +8,7 @@
 
 #include "base/strings.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 
@@ -115,6 +116,20 @@ TEST_CASE("host: probe_host on a reconstructed KVM GPU guest") {
   CHECK(h.nvidia_driver == "550.54.15");
   REQUIRE(h.cmdline.has_value());
   CHECK(h.cmdline->find("irqaffinity=0-1") != std::string::npos);
+}
+
+TEST_CASE("host: an irqbalance process is found by its comm") {
+  testing::TempDir tmp;
+  tmp.write("proc/self/comm", "irqbalance\n");  // not a pid: not looked at
+  tmp.write("proc/cpuinfo", "");
+  auto root = Root::open(tmp.path).value();
+  CHECK(irqbalance_process_running(root).value() == std::nullopt);  // no processes: unknown
+  tmp.write("proc/12/comm", "bash\n");
+  CHECK(irqbalance_process_running(root).value() == false);
+  tmp.write("proc/345/comm", "irqbalance\n");
+  CHECK(irqbalance_process_running(root).value() == true);
+  testing::TempDir empty;
+  CHECK_FALSE(irqbalance_process_running(Root::open(empty.path).value()).ok());  // no proc
 }
 
 TEST_CASE("host: probe_host on captured machines") {

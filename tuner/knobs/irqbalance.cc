@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "base/strings.h"
+#include "probes/host.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/knobs/knob_files.h"
 
@@ -26,18 +27,6 @@ bool state_is_active(const std::string& s) {
   return s == "active" || s == "activating" || s == "reloading";
 }
 
-/// Without systemd, look for the daemon itself.
-bool irqbalance_process_running(const Root& root) {
-  auto pids = root.list("proc");
-  if (!pids.ok()) return false;
-  for (const std::string& p : *pids) {
-    if (p.find_first_not_of("0123456789") != std::string::npos) continue;
-    auto comm = root.read("proc/" + p + "/comm");
-    if (comm.ok() && trim(*comm) == "irqbalance") return true;
-  }
-  return false;
-}
-
 class IrqbalanceServiceKnob : public MachineKnob {
  public:
   using MachineKnob::MachineKnob;
@@ -45,8 +34,11 @@ class IrqbalanceServiceKnob : public MachineKnob {
   /// Without systemd, or in a capture, the daemon's own process says.
   Result<std::string> read() override {
     Systemctl& sc = *ctx_.systemctl;
-    if (!ctx_.root.is_live() || !sc.running())
-      return std::string(irqbalance_process_running(ctx_.root) ? "active" : "inactive");
+    if (!ctx_.root.is_live() || !sc.running()) {
+      // A root whose processes cannot be seen has none running.
+      auto running = irqbalance_process_running(ctx_.root);
+      return std::string(running.ok() && running->value_or(false) ? "active" : "inactive");
+    }
     auto state = sc.is_active(kUnit);
     if (!state.ok()) return state.error().context(id_str_);
     return std::string(state_is_active(*state) ? "active" : "inactive");
