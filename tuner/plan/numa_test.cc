@@ -1,9 +1,6 @@
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-
+#include "tests/support/temp_dir.h"
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
 
@@ -40,19 +37,6 @@ Inventory gpu_machine() {
   inv.topology.pci = {nic, gpu, lost};
   return inv;
 }
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/tuner-plan-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  void write(const std::string& rel, const std::string& text) const {
-    std::filesystem::create_directories((path / rel).parent_path());
-    std::ofstream(path / rel) << text;
-  }
-};
 
 }  // namespace
 
@@ -136,7 +120,7 @@ TEST_CASE("planner numa: unit names and cgroup paths cannot leave their trees") 
 }
 
 TEST_CASE("planner numa: drop-ins and cpuset files are read back through the knobs") {
-  TempDir dir;
+  testing::TempDir dir("tuner-plan");
   dir.write("etc/systemd/system/trainer.service.d/tuner-numa.conf",
             "[Service]\nCPUAffinity=0-3 8-11\nNUMAMask=0\n");
   // What the numa:unit knob writes for a slice: the cgroup settings, not CPUAffinity.
@@ -147,7 +131,7 @@ TEST_CASE("planner numa: drop-ins and cpuset files are read back through the kno
   dir.write("sys/fs/cgroup/jobs.slice/cpuset.mems", "1\n");
   dir.write("sys/fs/cgroup/cpuset/legacy/cpuset.cpus", "0-15\n");
   dir.write("sys/fs/cgroup/cpuset/legacy/cpuset.mems", "0-1\n");
-  auto root = Root::open(dir.path.string());
+  auto root = Root::open(dir.path);
   REQUIRE(root.ok());
   Target target{*root, std::nullopt};
   RootCurrentValues cur(target);

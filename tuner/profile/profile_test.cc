@@ -1,15 +1,12 @@
 // Parsing and loading good profiles: every value of the format, includes and merging,
 // the search path, and the shipped profiles.
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include <doctest/doctest.h>
 
+#include "tests/support/temp_dir.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/parse.h"
 #include "tuner/profile/profile.h"
@@ -26,14 +23,6 @@ const SysctlSetting* sysctl(const Profile& p, const std::string& key) {
     if (s.key == key) return &s;
   return nullptr;
 }
-
-std::string make_temp_dir() {
-  char tmpl[] = "/tmp/tuner-profile-test-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  return tmpl;
-}
-
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 }  // namespace
 
@@ -186,25 +175,24 @@ TEST_CASE("profile: names are searched in the search path, paths taken as paths"
 }
 
 TEST_CASE("profile: search path keeps only existing directories, configured first") {
-  std::string dir = make_temp_dir();
+  testing::TempDir tmp("tuner-profile-test");
+  const std::string& dir = tmp.path;
   CHECK(profile_search_path({dir, "/nonexistent/tuner", dir}) == std::vector<std::string>{dir});
   std::vector<std::string> def = profile_search_path({});
   REQUIRE_FALSE(def.empty());
   CHECK(def.back() == kShipped);  // the source tree last, after /etc and /usr/share
-  ::rmdir(dir.c_str());
 }
 
 TEST_CASE("profile: a same-named profile earlier in the path can extend the shipped one") {
-  std::string dir = make_temp_dir();
-  write_file(dir + "/throughput.toml",
-             "[profile]\ninclude = [\"throughput\"]\n[sysctl]\n\"net.core.rmem_max\" = 1\n");
+  testing::TempDir tmp("tuner-profile-test");
+  const std::string& dir = tmp.path;
+  tmp.write("throughput.toml",
+            "[profile]\ninclude = [\"throughput\"]\n[sysctl]\n\"net.core.rmem_max\" = 1\n");
   auto p = load_profile("throughput", {dir, kShipped});
   REQUIRE_MESSAGE(p.ok(), p.error().message());
   CHECK(p->file == dir + "/throughput.toml");
   CHECK(sysctl(*p, "net.core.rmem_max")->value == "1");
   CHECK(sysctl(*p, "net.ipv4.tcp_slow_start_after_idle"));  // from the shipped one
-  std::remove((dir + "/throughput.toml").c_str());
-  ::rmdir(dir.c_str());
 }
 
 TEST_CASE("profile: several --profile merge, later ones winning") {
