@@ -8,6 +8,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "base/fd_io.h"
 #include "base/strings.h"
 #include "base/unique_fd.h"
 #include "tuner/knobs/knob.h"
@@ -66,12 +67,9 @@ class NumaCgroupKnob : public MachineKnob {
   }
 
   Result<CpuSet> read_list(const char* name) {
-    UniqueFd f(::openat(dir_.get(), name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    if (!f) return errno_error("cannot open", id_str_ + ": " + file(name));
-    char buf[4096];
-    ssize_t n = ::read(f.get(), buf, sizeof buf - 1);
-    if (n < 0) return errno_error("cannot read", id_str_ + ": " + file(name));
-    auto set = CpuSet::parse(std::string_view(buf, static_cast<std::size_t>(n)));
+    auto text = read_file_at(dir_.get(), name, id_str_ + ": " + file(name), {}, O_NOFOLLOW);
+    if (!text.ok()) return text.error();
+    auto set = CpuSet::parse(*text);
     if (!set.ok()) return Error::invalid(set.error().what, id_str_ + ": " + file(name));
     return set;
   }
