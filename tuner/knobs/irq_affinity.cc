@@ -7,7 +7,6 @@
 #include <fmt/core.h>
 
 #include "base/cpuset.h"
-#include "base/unique_fd.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/knobs/knob_files.h"
 
@@ -73,9 +72,7 @@ class IrqAffinityKnob : public MachineKnob {
     std::string names;
     if (auto list = ctx_.root.list(dir_); list.ok())
       for (const auto& n : *list) {
-        auto fd = ctx_.root.open_fd(dir_ + "/" + n, O_DIRECTORY);
-        if (!fd.ok()) continue;
-        UniqueFd owned(*fd);
+        if (!ctx_.root.open_fd(dir_ + "/" + n, O_DIRECTORY).ok()) continue;
         names += (names.empty() ? "" : ",") + n;
       }
     return names.empty() ? fmt::format("irq {}", id_.number)

@@ -44,9 +44,7 @@ Status write_all(int fd, const std::string& data, const std::string& where) {
 
 /// DIR under root, as a directory fd; an ENOENT error when it does not exist.
 Result<UniqueFd> open_dir(const Root& root, const std::string& dir) {
-  auto fd = root.open_fd(std::string(relative(dir)), O_DIRECTORY);
-  if (!fd.ok()) return fd.error();
-  return UniqueFd(*fd);
+  return root.open_fd(std::string(relative(dir)), O_DIRECTORY);
 }
 
 }  // namespace

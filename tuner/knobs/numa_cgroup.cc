@@ -137,7 +137,7 @@ Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const KnobId& id, KnobContex
       return Error::unsupported(root.dir() + " has no " + base, ids);
     return top.error().context(ids);
   }
-  UniqueFd top_fd(*top);
+  UniqueFd top_fd = std::move(top).value();
   bool live = root.is_live();
   // cgroup v2 (or v1 named in full: "cpuset/x"), then v1's cpuset hierarchy.
   auto primary = walk(top_fd.get(), id.name, on_machine);
