@@ -29,7 +29,9 @@ Result<CpuSet> CpuSet::parse(std::string_view text) {
   if (t.empty()) return CpuSet();
   for (std::string_view item : split(t, ',')) {
     item = trim(item);
-    auto bad = [&] { return Error::invalid("invalid cpulist item '" + std::string(item) + "'", ""); };
+    auto bad = [&] {
+      return Error::invalid("invalid cpulist item '" + std::string(item) + "'", "");
+    };
     unsigned stride = 1, group = 0;
     if (auto colon = item.find(':'); colon != std::string_view::npos) {
       std::string_view sg = item.substr(colon + 1);
@@ -48,7 +50,8 @@ Result<CpuSet> CpuSet::parse(std::string_view text) {
       hi = lo;
     }
     if (lo > hi) return bad();
-    if (hi >= kMaxCpu) return Error::invalid("cpu number " + std::to_string(hi) + " out of range", "");
+    if (hi >= kMaxCpu)
+      return Error::invalid("cpu number " + std::to_string(hi) + " out of range", "");
     if (group == 0) group = stride;
     for (unsigned base = lo; base <= hi; base += stride)
       for (unsigned c = base; c < base + group && c <= hi; ++c) out.push_back(c);

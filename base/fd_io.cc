@@ -50,7 +50,8 @@ Result<std::string> read_checked(int fd, const std::string& where, std::size_t m
 Status check_readable(int fd, const std::string& where, const ReadLimits& limits) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return errno_error("cannot stat", where);
-  if (S_ISDIR(st.st_mode)) return Error{"is a directory, not a file", where, EISDIR, ErrorKind::invalid};
+  if (S_ISDIR(st.st_mode))
+    return Error{"is a directory, not a file", where, EISDIR, ErrorKind::invalid};
   if (!S_ISREG(st.st_mode)) {
     if (limits.regular_only)
       return Error::invalid(fmt::format("not a regular file ({})", file_type(st.st_mode)), where);

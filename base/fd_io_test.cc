@@ -118,7 +118,8 @@ TEST_CASE("fd_io: missing files and relative opens name the path and errno") {
   CHECK(missing.error().where == tmp / "nope");
   tmp.write("sub/state.json", "{}");
   UniqueFd dir(::open((tmp / "sub").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  CHECK(read_file_at(dir.get(), "state.json", "shown", {.regular_only = true}).value_or("") == "{}");
+  CHECK(read_file_at(dir.get(), "state.json", "shown", {.regular_only = true}).value_or("") ==
+        "{}");
   std::filesystem::create_symlink("state.json", tmp / "sub/link");
   auto link = read_file_at(dir.get(), "link", "shown", {}, O_NOFOLLOW);
   REQUIRE_FALSE(link.ok());

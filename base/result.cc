@@ -32,11 +32,19 @@ const char* error_kind_name(ErrorKind kind) {
 
 ErrorKind kind_of_errno(int err) {
   switch (err) {
-    case ENOENT: case ENODEV: case ENXIO: case ESRCH: return ErrorKind::missing;
-    case EACCES: case EPERM: case EROFS: return ErrorKind::denied;
-    case EOPNOTSUPP: case ENOSYS: return ErrorKind::unsupported;
-    case EBUSY: case EAGAIN: return ErrorKind::busy;
-    case EINVAL: case ERANGE: return ErrorKind::invalid;
+    case ENOENT:
+    case ENODEV:
+    case ENXIO:
+    case ESRCH: return ErrorKind::missing;
+    case EACCES:
+    case EPERM:
+    case EROFS: return ErrorKind::denied;
+    case EOPNOTSUPP:
+    case ENOSYS: return ErrorKind::unsupported;
+    case EBUSY:
+    case EAGAIN: return ErrorKind::busy;
+    case EINVAL:
+    case ERANGE: return ErrorKind::invalid;
     default: return ErrorKind::io;
   }
 }

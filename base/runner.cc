@@ -15,8 +15,8 @@
 
 #include <fmt/core.h>
 
-#include "base/unique_fd.h"
 #include "base/strings.h"
+#include "base/unique_fd.h"
 
 extern char** environ;
 
@@ -90,8 +90,8 @@ Result<pid_t> spawn(const std::string& path, const std::vector<std::string>& arg
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -108,8 +108,7 @@ Result<pid_t> spawn(const std::string& path, const std::vector<std::string>& arg
 std::string RunResult::describe(const RunSpec& spec) const {
   if (timed_out)
     return fmt::format("timed out after {} and was killed", format_duration(spec.timeout));
-  if (signal != 0)
-    return fmt::format("was killed by signal {} ({})", signal, ::strsignal(signal));
+  if (signal != 0) return fmt::format("was killed by signal {} ({})", signal, ::strsignal(signal));
   return fmt::format("exited with status {}", exit_code);
 }
 

@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/temp_dir.h"
+
 using namespace tuner;
 using namespace std::chrono_literals;
 
@@ -59,9 +61,8 @@ TEST_CASE("runner: stdin is /dev/null, so a command reading it does not hang") {
 }
 
 TEST_CASE("runner: a command past its timeout is terminated, with its children") {
-  char dir[] = "/tmp/tuner-runner-XXXXXX";
-  REQUIRE(::mkdtemp(dir));
-  std::string mark = std::string(dir) + "/grandchild-survived";
+  testing::TempDir dir("tuner-runner");
+  std::string mark = dir / "grandchild-survived";
   // The background child would create `mark` after 2 s unless killed with the group.
   auto t0 = std::chrono::steady_clock::now();
   RunResult r = must_run(sh("(sleep 2; touch " + mark + ") & sleep 30", 300ms));
@@ -73,8 +74,6 @@ TEST_CASE("runner: a command past its timeout is terminated, with its children")
   CHECK(r.describe(sh("", 300ms)) == "timed out after 300 ms and was killed");
   ::sleep(3);
   CHECK_MESSAGE(::access(mark.c_str(), F_OK) != 0, "a child of the timed-out command lived on");
-  std::remove(mark.c_str());
-  ::rmdir(dir);
 }
 
 TEST_CASE("runner: a command ignoring SIGTERM gets SIGKILL after the grace period") {

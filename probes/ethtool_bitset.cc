@@ -64,7 +64,8 @@ Result<Bitset> parse_bitset(const nlattr* nest) {
   if (!size) return Error::invalid("bitset without size", kWhere);
   auto sz = attr_u32(size, kWhere);
   if (!sz) return sz.error();
-  if (*sz > kMaxBits) return Error::invalid("bitset size " + std::to_string(*sz) + " too large", kWhere);
+  if (*sz > kMaxBits)
+    return Error::invalid("bitset size " + std::to_string(*sz) + " too large", kWhere);
   out.size = *sz;
 
   if (const nlattr* bits = (*t)[ETHTOOL_A_BITSET_BITS]) {
@@ -111,12 +112,9 @@ std::vector<std::string> bitset_names(const Bitset& bits, bool use_mask,
   std::vector<std::string> out;
   for (uint32_t i = 0; i < set.size(); ++i) {
     if (!set[i]) continue;
-    if (auto it = bits.names.find(i); it != bits.names.end())
-      out.push_back(it->second);
-    else if (i < strings.size() && !strings[i].empty())
-      out.push_back(strings[i]);
-    else
-      out.push_back("bit " + std::to_string(i));
+    if (auto it = bits.names.find(i); it != bits.names.end()) out.push_back(it->second);
+    else if (i < strings.size() && !strings[i].empty()) out.push_back(strings[i]);
+    else out.push_back("bit " + std::to_string(i));
   }
   return out;
 }

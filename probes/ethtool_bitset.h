@@ -15,10 +15,10 @@
 namespace tuner {
 
 struct Bitset {
-  uint32_t size = 0;            // number of bits
-  bool nomask = false;          // no mask: a plain list of set bits
-  std::vector<bool> value;      // size bits
-  std::vector<bool> mask;       // size bits (empty when nomask)
+  uint32_t size = 0;                      // number of bits
+  bool nomask = false;                    // no mask: a plain list of set bits
+  std::vector<bool> value;                // size bits
+  std::vector<bool> mask;                 // size bits (empty when nomask)
   std::map<uint32_t, std::string> names;  // bit -> name, from a verbose bitset
 };
 

@@ -31,7 +31,8 @@ Result<std::vector<uint32_t>> aligned_message(std::string_view msg, const char* 
   std::memcpy(store.data(), msg.data(), msg.size());
   auto* nlh = reinterpret_cast<const nlmsghdr*>(store.data());
   if (!mnl_nlmsg_ok(nlh, static_cast<int>(msg.size())))
-    return Error::invalid("truncated netlink message (" + std::to_string(msg.size()) + " bytes)", where);
+    return Error::invalid("truncated netlink message (" + std::to_string(msg.size()) + " bytes)",
+                          where);
   return store;
 }
 
@@ -51,8 +52,9 @@ Result<Parsed<Max>> parse_genl(std::string_view msg, uint8_t cmd, const char* wh
     return Error::invalid("message shorter than its generic netlink header", where);
   auto* genl = static_cast<const genlmsghdr*>(mnl_nlmsg_get_payload(nlh));
   if (genl->cmd != cmd)
-    return Error::invalid("unexpected command " + std::to_string(genl->cmd) + " (want " +
-                     std::to_string(cmd) + ")", where);
+    return Error::invalid(
+        "unexpected command " + std::to_string(genl->cmd) + " (want " + std::to_string(cmd) + ")",
+        where);
   if (mnl_attr_parse(nlh, sizeof(genlmsghdr), attr_detail::store<Max>, &p.attrs) < 0)
     return Error::invalid("malformed attributes", where);
   return p;
@@ -90,7 +92,8 @@ void put_header(nlmsghdr* nlh, uint16_t type, const std::string& ifname, uint32_
 
 Status check_ifname(const std::string& ifname) {
   // IFNAMSIZ is 16 with the terminating NUL; '/' and NUL cannot appear in a netdev name.
-  if (ifname.empty() || ifname.size() >= 16 || ifname.find_first_of(std::string("/\0", 2)) != std::string::npos)
+  if (ifname.empty() || ifname.size() >= 16 ||
+      ifname.find_first_of(std::string("/\0", 2)) != std::string::npos)
     return Error::invalid("invalid interface name '" + ifname + "'", "ethtool netlink");
   return Ok{};
 }
@@ -117,8 +120,8 @@ NlRequest build_family_request(uint32_t seq) {
   return r;
 }
 
-NlRequest build_get_request(uint16_t family, uint8_t cmd, const std::string& ifname,
-                            uint32_t flags, uint32_t seq) {
+NlRequest build_get_request(uint16_t family, uint8_t cmd, const std::string& ifname, uint32_t flags,
+                            uint32_t seq) {
   NlRequest r(family, cmd, NLM_F_ACK, seq);
   // Every ethtool request's header nest is attribute 1 (ETHTOOL_A_*_HEADER).
   put_header(r.header(), 1, ifname, flags);
@@ -147,13 +150,16 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
     if (*req.duplex == "full") duplex = DUPLEX_FULL;
     else if (*req.duplex == "half") duplex = DUPLEX_HALF;
     else if (*req.duplex == "unknown") duplex = DUPLEX_UNKNOWN;  // virtio-net accepts it back
-    else return Error::invalid("duplex must be \"full\", \"half\" or \"unknown\", not \"" + *req.duplex + "\"", ifname);
+    else
+      return Error::invalid(
+          "duplex must be \"full\", \"half\" or \"unknown\", not \"" + *req.duplex + "\"", ifname);
   }
   NlRequest r(family, ETHTOOL_MSG_LINKMODES_SET, NLM_F_ACK, seq);
   nlmsghdr* nlh = r.header();
   put_header(nlh, ETHTOOL_A_LINKMODES_HEADER, ifname, 0);
   if (req.autoneg)
-    mnl_attr_put_u8(nlh, ETHTOOL_A_LINKMODES_AUTONEG, *req.autoneg ? AUTONEG_ENABLE : AUTONEG_DISABLE);
+    mnl_attr_put_u8(nlh, ETHTOOL_A_LINKMODES_AUTONEG,
+                    *req.autoneg ? AUTONEG_ENABLE : AUTONEG_DISABLE);
   if (req.speed_mbps) mnl_attr_put_u32(nlh, ETHTOOL_A_LINKMODES_SPEED, *req.speed_mbps);
   if (req.duplex) mnl_attr_put_u8(nlh, ETHTOOL_A_LINKMODES_DUPLEX, duplex);
   if (!req.advertise.empty()) {
@@ -165,7 +171,8 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
       if (mode.empty() || mode.size() > ETH_GSTRING_LEN)
         return Error::invalid("invalid link mode name '" + mode + "'", ifname);
       nlattr* bit = mnl_attr_nest_start_check(nlh, kRequestBytes, ETHTOOL_A_BITSET_BITS_BIT);
-      if (!bit || !mnl_attr_put_strz_check(nlh, kRequestBytes, ETHTOOL_A_BITSET_BIT_NAME, mode.c_str()))
+      if (!bit ||
+          !mnl_attr_put_strz_check(nlh, kRequestBytes, ETHTOOL_A_BITSET_BIT_NAME, mode.c_str()))
         return Error::invalid("too many link modes to advertise in one request", ifname);
       mnl_attr_nest_end(nlh, bit);
     }
@@ -175,8 +182,8 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
   return r;
 }
 
-Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
-                                     const Channels& ch, uint32_t seq) {
+Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname, const Channels& ch,
+                                     uint32_t seq) {
   if (auto ok = check_ifname(ifname); !ok) return ok.error();
   if (!ch.rx && !ch.tx && !ch.other && !ch.combined)
     return Error::invalid("empty channels request", ifname);
@@ -190,8 +197,8 @@ Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
   return r;
 }
 
-Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname,
-                                  const Rings& rings, uint32_t seq) {
+Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, const Rings& rings,
+                                  uint32_t seq) {
   if (auto ok = check_ifname(ifname); !ok) return ok.error();
   if (!rings.rx && !rings.tx) return Error::invalid("empty rings request", ifname);
   NlRequest r(family, ETHTOOL_MSG_RINGS_SET, NLM_F_ACK, seq);
@@ -217,11 +224,12 @@ Result<NlAck> parse_ack(std::string_view msg) {
   // The TLVs follow the echoed request: its header only when capped, else all of it.
   if (payload < sizeof(nlmsgerr)) return Error::invalid("truncated error message", where);
   size_t offset = (nlh->nlmsg_flags & NLM_F_CAPPED) ? sizeof(nlmsgerr)
-                                                     : sizeof(int) + err->msg.nlmsg_len;
+                                                    : sizeof(int) + err->msg.nlmsg_len;
   offset = MNL_ALIGN(offset);
   if (offset > payload) return Error::invalid("error TLVs beyond message end", where);
   AttrTable<NLMSGERR_ATTR_MAX> t;
-  if (mnl_attr_parse(nlh, static_cast<unsigned>(offset), attr_detail::store<NLMSGERR_ATTR_MAX>, &t) < 0)
+  if (mnl_attr_parse(nlh, static_cast<unsigned>(offset), attr_detail::store<NLMSGERR_ATTR_MAX>,
+                     &t) < 0)
     return Error::invalid("malformed error TLVs", where);
   if (const nlattr* m = t[NLMSGERR_ATTR_MSG]) {
     auto s = attr_str(m, where);
@@ -262,7 +270,8 @@ Result<std::vector<std::string>> parse_link_mode_names(std::string_view msg) {
     if (!id) return id.error();
     if (!count) return count.error();
     if (*id != std::optional<uint32_t>(ETH_SS_LINK_MODES)) continue;
-    if (!*count || **count > kMaxStrings) return Error::invalid("missing or absurd string count", where);
+    if (!*count || **count > kMaxStrings)
+      return Error::invalid("missing or absurd string count", where);
     std::vector<std::string> names(**count);
     const nlattr* strings = (*st)[ETHTOOL_A_STRINGSET_STRINGS];
     if (!strings) return names;  // count without strings: the kernel sends that for 0
@@ -273,7 +282,8 @@ Result<std::vector<std::string>> parse_link_mode_names(std::string_view msg) {
       if (!str) return str.error();
       auto index = opt_u32((*str)[ETHTOOL_A_STRING_INDEX], where);
       if (!index) return index.error();
-      if (!*index || **index >= names.size()) return Error::invalid("string index out of range", where);
+      if (!*index || **index >= names.size())
+        return Error::invalid("string index out of range", where);
       if (const nlattr* v = (*str)[ETHTOOL_A_STRING_VALUE]) {
         auto text = attr_str(v, where);
         if (!text) return text.error();
@@ -350,9 +360,12 @@ Result<Channels> parse_channels_reply(std::string_view msg) {
   if (!p) return p.error();
   Channels ch;
   std::pair<unsigned, std::optional<uint32_t>*> fields[] = {
-      {ETHTOOL_A_CHANNELS_RX_COUNT, &ch.rx},       {ETHTOOL_A_CHANNELS_TX_COUNT, &ch.tx},
-      {ETHTOOL_A_CHANNELS_OTHER_COUNT, &ch.other}, {ETHTOOL_A_CHANNELS_COMBINED_COUNT, &ch.combined},
-      {ETHTOOL_A_CHANNELS_RX_MAX, &ch.rx_max},     {ETHTOOL_A_CHANNELS_TX_MAX, &ch.tx_max},
+      {ETHTOOL_A_CHANNELS_RX_COUNT, &ch.rx},
+      {ETHTOOL_A_CHANNELS_TX_COUNT, &ch.tx},
+      {ETHTOOL_A_CHANNELS_OTHER_COUNT, &ch.other},
+      {ETHTOOL_A_CHANNELS_COMBINED_COUNT, &ch.combined},
+      {ETHTOOL_A_CHANNELS_RX_MAX, &ch.rx_max},
+      {ETHTOOL_A_CHANNELS_TX_MAX, &ch.tx_max},
       {ETHTOOL_A_CHANNELS_OTHER_MAX, &ch.other_max},
       {ETHTOOL_A_CHANNELS_COMBINED_MAX, &ch.combined_max}};
   for (auto& [type, field] : fields) {
@@ -368,9 +381,10 @@ Result<Rings> parse_rings_reply(std::string_view msg) {
   auto p = parse_genl<ETHTOOL_A_RINGS_MAX>(msg, ETHTOOL_MSG_RINGS_GET_REPLY, where);
   if (!p) return p.error();
   Rings r;
-  std::pair<unsigned, std::optional<uint32_t>*> fields[] = {
-      {ETHTOOL_A_RINGS_RX, &r.rx}, {ETHTOOL_A_RINGS_TX, &r.tx},
-      {ETHTOOL_A_RINGS_RX_MAX, &r.rx_max}, {ETHTOOL_A_RINGS_TX_MAX, &r.tx_max}};
+  std::pair<unsigned, std::optional<uint32_t>*> fields[] = {{ETHTOOL_A_RINGS_RX, &r.rx},
+                                                            {ETHTOOL_A_RINGS_TX, &r.tx},
+                                                            {ETHTOOL_A_RINGS_RX_MAX, &r.rx_max},
+                                                            {ETHTOOL_A_RINGS_TX_MAX, &r.tx_max}};
   for (auto& [type, field] : fields) {
     auto v = opt_u32(p->attrs[type], where);
     if (!v) return v.error();

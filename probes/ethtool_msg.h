@@ -34,19 +34,19 @@ Status check_ifname(const std::string& ifname);
 /// CTRL_CMD_GETFAMILY for "ethtool".
 NlRequest build_family_request(uint32_t seq);
 /// An ethtool *_GET for one device (name checked by check_ifname first); `flags` are ETHTOOL_FLAG_* for the request header.
-NlRequest build_get_request(uint16_t family, uint8_t cmd, const std::string& ifname,
-                            uint32_t flags, uint32_t seq);
+NlRequest build_get_request(uint16_t family, uint8_t cmd, const std::string& ifname, uint32_t flags,
+                            uint32_t seq);
 /// STRSET_GET for the global link-mode names (ETH_SS_LINK_MODES).
 NlRequest build_link_mode_names_request(uint16_t family, uint32_t seq);
 /// LINKMODES_SET; Error for a duplex other than "full"/"half" or an empty request.
 Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname,
                                       const LinkModesRequest& req, uint32_t seq);
 /// CHANNELS_SET with the counts that are set (the *_max fields are ignored).
-Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
-                                     const Channels& ch, uint32_t seq);
+Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname, const Channels& ch,
+                                     uint32_t seq);
 /// RINGS_SET with rx/tx when set.
-Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname,
-                                  const Rings& rings, uint32_t seq);
+Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, const Rings& rings,
+                                  uint32_t seq);
 
 /// An NLMSG_ERROR message: error 0 is an ACK; message is NLMSGERR_ATTR_MSG if sent.
 struct NlAck {

@@ -54,9 +54,9 @@ std::string_view field(std::string_view line, std::string_view key) {
 
 std::string arm_vendor(std::string_view code) {
   static const std::map<std::string, std::string, std::less<>> names = {
-      {"0x41", "ARM"},      {"0x42", "Broadcom"}, {"0x43", "Cavium"},   {"0x46", "Fujitsu"},
-      {"0x48", "HiSilicon"}, {"0x4e", "NVIDIA"},  {"0x50", "APM"},      {"0x51", "Qualcomm"},
-      {"0x61", "Apple"},    {"0x6d", "Microsoft"}, {"0xc0", "Ampere"}};
+      {"0x41", "ARM"},       {"0x42", "Broadcom"},  {"0x43", "Cavium"}, {"0x46", "Fujitsu"},
+      {"0x48", "HiSilicon"}, {"0x4e", "NVIDIA"},    {"0x50", "APM"},    {"0x51", "Qualcomm"},
+      {"0x61", "Apple"},     {"0x6d", "Microsoft"}, {"0xc0", "Ampere"}};
   auto it = names.find(code);
   return it == names.end() ? std::string(code) : it->second;
 }
@@ -125,8 +125,11 @@ std::optional<std::string> parse_nvidia_version(std::string_view text) {
     if (module == std::string_view::npos) continue;
     for (std::string_view w : split_ws(line.substr(module))) {
       // "550.54.15", "580.95.05", "535.104.12": digits and dots, at least one dot.
-      bool ok = w.find('.') != std::string_view::npos && std::isdigit(static_cast<unsigned char>(w[0])) &&
-                std::all_of(w.begin(), w.end(), [](char c) { return c == '.' || std::isdigit(static_cast<unsigned char>(c)); });
+      bool ok = w.find('.') != std::string_view::npos &&
+                std::isdigit(static_cast<unsigned char>(w[0])) &&
+                std::all_of(w.begin(), w.end(), [](char c) {
+                  return c == '.' || std::isdigit(static_cast<unsigned char>(c));
+                });
       if (ok) return std::string(w);
     }
   }
@@ -135,8 +138,8 @@ std::optional<std::string> parse_nvidia_version(std::string_view text) {
 
 std::string hypervisor_from_signature(std::string_view signature) {
   static const std::map<std::string, std::string, std::less<>> names = {
-      {"KVMKVMKVM", "KVM"},        {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"},
-      {"XenVMMXenVMM", "Xen"},     {"TCGTCGTCGTCG", "QEMU TCG"}, {"bhyve bhyve", "bhyve"},
+      {"KVMKVMKVM", "KVM"},         {"Microsoft Hv", "Hyper-V"},  {"VMwareVMware", "VMware"},
+      {"XenVMMXenVMM", "Xen"},      {"TCGTCGTCGTCG", "QEMU TCG"}, {"bhyve bhyve", "bhyve"},
       {"lrpepyh  vr", "Parallels"}, {"ACRNACRNACRN", "ACRN"},     {"VBoxVBoxVBox", "VirtualBox"}};
   std::string sig(signature.substr(0, signature.find('\0')));
   sig = std::string(trim(sig));

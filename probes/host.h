@@ -51,4 +51,9 @@ std::optional<std::string> hypervisor_from_dmi(std::string_view sys_vendor,
 /// become `errors` entries (probe "host"); optional ones are silently unknown.
 Host probe_host(const Root& root, std::vector<ProbeError>& errors);
 
+/// Whether an irqbalance process runs: proc/PID/comm of every process under the root.
+/// nullopt when the root has no process folders (a capture cannot say); an Error when
+/// proc cannot be listed. The host probe and the irqbalance:service knob both ask this.
+Result<std::optional<bool>> irqbalance_process_running(const Root& root);
+
 }  // namespace tuner

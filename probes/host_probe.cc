@@ -1,5 +1,4 @@
 // probe_host: reads the files parse_*() understand, through the Root.
-#include <cctype>
 
 #include "base/strings.h"
 #include "probes/host.h"
@@ -12,7 +11,9 @@ namespace tuner {
 
 namespace {
 
-void note(std::vector<ProbeError>& errors, const Error& e) { errors.push_back({"host", e.message()}); }
+void note(std::vector<ProbeError>& errors, const Error& e) {
+  errors.push_back({"host", e.message()});
+}
 
 /// A file's trimmed text; errors are noted unless the file is optional and absent.
 std::optional<std::string> read_text(const Root& root, const std::string& path, bool optional,
@@ -55,24 +56,6 @@ std::optional<std::string> cpuid_hypervisor() {
   return std::nullopt;
 }
 
-std::optional<bool> irqbalance_running(const Root& root, std::vector<ProbeError>& errors) {
-  auto pids = root.list("proc");
-  if (!pids.ok()) {
-    note(errors, pids.error());
-    return std::nullopt;
-  }
-  bool any = false;
-  for (const std::string& pid : *pids) {
-    if (pid.empty() || !std::isdigit(static_cast<unsigned char>(pid[0]))) continue;
-    any = true;
-    // Processes come and go, and others' comm may be hidden (hidepid): skip quietly.
-    if (auto comm = root.read("proc/" + pid + "/comm"); comm.ok() && trim(*comm) == "irqbalance")
-      return true;
-  }
-  if (!any) return std::nullopt;  // a capture without processes cannot say
-  return false;
-}
-
 }  // namespace
 
 Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
@@ -84,17 +67,23 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
       auto w = split_ws(*version);
       if (w.size() >= 3 && w[0] == "Linux" && w[1] == "version") host.kernel = std::string(w[2]);
     }
-    if (!host.kernel) note(errors, errno_error("no kernel release (proc/sys/kernel/osrelease, proc/version)", root.dir(), ENOENT));
+    if (!host.kernel)
+      note(errors, errno_error("no kernel release (proc/sys/kernel/osrelease, proc/version)",
+                               root.dir(), ENOENT));
   }
   host.hostname = read_text(root, "proc/sys/kernel/hostname", false, errors);
   if (auto cpuinfo = read_text(root, "proc/cpuinfo", false, errors)) parse_cpuinfo(*cpuinfo, host);
   host.cmdline = read_text(root, "proc/cmdline", false, errors);
   if (host.cmdline) parse_cmdline(*host.cmdline, host);
-  if (auto iso = read_sys_cpulist(root, "sys/devices/system/cpu/isolated", errors); iso && !iso->empty())
+  if (auto iso = read_sys_cpulist(root, "sys/devices/system/cpu/isolated", errors);
+      iso && !iso->empty())
     host.isolcpus = *iso;
-  if (auto nohz = read_sys_cpulist(root, "sys/devices/system/cpu/nohz_full", errors); nohz && !nohz->empty())
+  if (auto nohz = read_sys_cpulist(root, "sys/devices/system/cpu/nohz_full", errors);
+      nohz && !nohz->empty())
     host.nohz_full = *nohz;
-  host.irqbalance_running = irqbalance_running(root, errors);
+  if (auto irqbalance = irqbalance_process_running(root); irqbalance.ok())
+    host.irqbalance_running = *irqbalance;
+  else note(errors, irqbalance.error());
 
   if (auto v = read_text(root, "proc/driver/nvidia/version", true, errors))
     host.nvidia_driver = parse_nvidia_version(*v);
@@ -107,11 +96,27 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
   if (!host.hypervisor) {
     auto vendor = read_text(root, "sys/class/dmi/id/sys_vendor", true, errors);
     auto product = read_text(root, "sys/class/dmi/id/product_name", true, errors);
-    if (vendor || product) host.hypervisor = hypervisor_from_dmi(vendor.value_or(""), product.value_or(""));
+    if (vendor || product)
+      host.hypervisor = hypervisor_from_dmi(vendor.value_or(""), product.value_or(""));
   }
   if (!host.hypervisor && root.is_live()) host.hypervisor = cpuid_hypervisor();
   if (host.hypervisor) host.virtualized = true;
   return host;
+}
+
+Result<std::optional<bool>> irqbalance_process_running(const Root& root) {
+  auto pids = root.list("proc");
+  if (!pids.ok()) return pids.error();
+  bool any = false;
+  for (const std::string& pid : *pids) {
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    any = true;
+    // Processes come and go, and others' comm may be hidden (hidepid): skip quietly.
+    if (auto comm = root.read("proc/" + pid + "/comm"); comm.ok() && trim(*comm) == "irqbalance")
+      return std::optional<bool>(true);
+  }
+  if (!any) return std::optional<bool>();  // a capture without processes cannot say
+  return std::optional<bool>(false);
 }
 
 }  // namespace tuner

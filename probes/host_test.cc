@@ -8,6 +8,7 @@
 
 #include "base/strings.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 
@@ -78,7 +79,8 @@ TEST_CASE("host: cpuinfo on x86 (captured) and arm64 (GB10)") {
 
 TEST_CASE("host: NVIDIA driver version") {
   CHECK(parse_nvidia_version(read_text(host_data("nvidia/version-550-x86_64"))) == "550.54.15");
-  CHECK(parse_nvidia_version(read_text(host_data("nvidia/version-580-open-aarch64"))) == "580.95.05");
+  CHECK(parse_nvidia_version(read_text(host_data("nvidia/version-580-open-aarch64"))) ==
+        "580.95.05");
   CHECK_FALSE(parse_nvidia_version("GCC version:  gcc version 12.2.0\n").has_value());
   CHECK_FALSE(parse_nvidia_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n").has_value());
   CHECK_FALSE(parse_nvidia_version("").has_value());
@@ -116,6 +118,20 @@ TEST_CASE("host: probe_host on a reconstructed KVM GPU guest") {
   CHECK(h.cmdline->find("irqaffinity=0-1") != std::string::npos);
 }
 
+TEST_CASE("host: an irqbalance process is found by its comm") {
+  testing::TempDir tmp;
+  tmp.write("proc/self/comm", "irqbalance\n");  // not a pid: not looked at
+  tmp.write("proc/cpuinfo", "");
+  auto root = Root::open(tmp.path).value();
+  CHECK(irqbalance_process_running(root).value() == std::nullopt);  // no processes: unknown
+  tmp.write("proc/12/comm", "bash\n");
+  CHECK(irqbalance_process_running(root).value() == false);
+  tmp.write("proc/345/comm", "irqbalance\n");
+  CHECK(irqbalance_process_running(root).value() == true);
+  testing::TempDir empty;
+  CHECK_FALSE(irqbalance_process_running(Root::open(empty.path).value()).ok());  // no proc
+}
+
 TEST_CASE("host: probe_host on captured machines") {
   const std::string r910 = testing::shared_fixture("40intel64-2g2n4c+pci.tar.bz2");
   std::vector<ProbeError> errors;
@@ -137,8 +153,8 @@ TEST_CASE("host: probe_host on captured machines") {
   Host g = probe_host(Root::open(gb10).value(), errors);
   CHECK(g.kernel == "6.17.0-1014-nvidia");  // from proc/version
   CHECK(g.cpu_vendor == "ARM");
-  CHECK_FALSE(g.hypervisor.has_value());    // DMI says NVIDIA
-  CHECK(g.nohz_full.empty());               // the file reads "(null)"
+  CHECK_FALSE(g.hypervisor.has_value());  // DMI says NVIDIA
+  CHECK(g.nohz_full.empty());             // the file reads "(null)"
   CHECK(g.isolcpus.empty());
   REQUIRE(g.cmdline.has_value());
   CHECK(starts_with(*g.cmdline, "BOOT_IMAGE=/boot/vmlinuz-6.17.0-1014-nvidia"));
@@ -152,7 +168,8 @@ TEST_CASE("host: bad sysfs cpulists are reported") {
   Host h = probe_host(Root::open(fx.root()).value(), errors);
   CHECK(h.isolcpus.empty());
   bool said = false;
-  for (const ProbeError& e : errors) said |= e.message.find("sys/devices/system/cpu/isolated") != std::string::npos;
+  for (const ProbeError& e : errors)
+    said |= e.message.find("sys/devices/system/cpu/isolated") != std::string::npos;
   CHECK(said);
 }
 

@@ -13,18 +13,18 @@
 namespace tuner {
 
 struct Cache {
-  unsigned level = 0;        // 1, 2, 3 (L1i and L1d both level 1)
-  std::string type;          // "data", "instruction", "unified"
+  unsigned level = 0;  // 1, 2, 3 (L1i and L1d both level 1)
+  std::string type;    // "data", "instruction", "unified"
   uint64_t size_bytes = 0;
   CpuSet cpus;
 };
 
 struct Core {
-  unsigned logical_index = 0;   // hwloc logical index
+  unsigned logical_index = 0;  // hwloc logical index
   std::optional<unsigned> os_index;
-  unsigned package = 0;         // logical index of its package
+  unsigned package = 0;               // logical index of its package
   std::optional<unsigned> numa_node;  // os_index of the node holding it
-  CpuSet pus;                   // first PU is the "primary" thread, the rest SMT siblings
+  CpuSet pus;                         // first PU is the "primary" thread, the rest SMT siblings
 };
 
 struct NumaNode {
@@ -35,24 +35,24 @@ struct NumaNode {
 };
 
 struct PciDevice {
-  std::string address;          // "0000:3b:00.0"
-  std::string kind;             // "nic", "gpu", "display", "nvme", "infiniband", "other"
+  std::string address;  // "0000:3b:00.0"
+  std::string kind;     // "nic", "gpu", "display", "nvme", "infiniband", "other"
   uint16_t vendor_id = 0, device_id = 0;
-  uint32_t class_id = 0;        // PCI class (0x0200 ethernet, 0x0302 3D controller, ...)
-  std::optional<int> numa_node; // os_index of the nearest node; nullopt = no locality
+  uint32_t class_id = 0;         // PCI class (0x0200 ethernet, 0x0302 3D controller, ...)
+  std::optional<int> numa_node;  // os_index of the nearest node; nullopt = no locality
   CpuSet local_cpus;
   std::vector<std::string> os_devices;  // "eth0", "mlx5_0", "nvme0n1", "cuda0", "card1"
   std::vector<std::string> netdevs;     // the network interfaces among os_devices
 };
 
 struct Topology {
-  std::string source;           // "live", "root:DIR", "xml:FILE"
+  std::string source;  // "live", "root:DIR", "xml:FILE"
   unsigned packages = 0, cores = 0, pus = 0;
   CpuSet all_pus;
-  std::vector<NumaNode> numa_nodes;   // sorted by os_index
-  std::vector<Core> core_list;        // sorted by logical index
-  std::vector<Cache> caches;          // distinct caches
-  std::vector<PciDevice> pci;         // only devices of interest (with an OS device or NIC/GPU class)
+  std::vector<NumaNode> numa_nodes;  // sorted by os_index
+  std::vector<Core> core_list;       // sorted by logical index
+  std::vector<Cache> caches;         // distinct caches
+  std::vector<PciDevice> pci;  // only devices of interest (with an OS device or NIC/GPU class)
   /// distances[i][j] between numa_nodes[i] and numa_nodes[j] (ACPI SLIT: 10 = local);
   /// empty when unknown.
   std::vector<std::vector<unsigned>> distances;
@@ -60,26 +60,26 @@ struct Topology {
 
 struct Irq {
   unsigned number = 0;
-  std::string chip;             // "PCI-MSIX-0000:3b:00.0", "IO-APIC"
-  std::string hwirq;            // "0-edge"
-  std::string name;             // actions column: "mlx5_comp3@pci:0000:3b:00.0"
-  std::vector<uint64_t> per_cpu;  // counts, index = CPU column
+  std::string chip;                               // "PCI-MSIX-0000:3b:00.0", "IO-APIC"
+  std::string hwirq;                              // "0-edge"
+  std::string name;                               // actions column: "mlx5_comp3@pci:0000:3b:00.0"
+  std::vector<uint64_t> per_cpu;                  // counts, index = CPU column
   std::optional<std::string> affinity;            // smp_affinity_list, canonical cpulist
   std::optional<std::string> effective_affinity;  // effective_affinity_list
   std::optional<int> node;                        // /proc/irq/N/node
-  std::optional<std::string> device;  // netdev owning it ("eth0"), else nullopt
-  std::optional<std::string> pci;     // PCI address whose msi_irqs lists it
-  std::optional<std::string> queue;   // "TxRx-3", "comp3", "input.0" when the name says
-  bool managed = false;               // kernel-managed affinity (cannot be moved)
+  std::optional<std::string> device;              // netdev owning it ("eth0"), else nullopt
+  std::optional<std::string> pci;                 // PCI address whose msi_irqs lists it
+  std::optional<std::string> queue;               // "TxRx-3", "comp3", "input.0" when the name says
+  bool managed = false;                           // kernel-managed affinity (cannot be moved)
 };
 
 struct LinkInfo {
   std::optional<bool> up;
   std::optional<bool> autoneg;
   std::optional<uint32_t> speed_mbps;
-  std::optional<std::string> duplex;   // "full", "half"
-  std::optional<std::string> port;     // "TP", "FIBRE", "DA", "OTHER", ...
-  std::vector<std::string> supported_modes;   // "25000baseSR/Full" (ethtool names)
+  std::optional<std::string> duplex;         // "full", "half"
+  std::optional<std::string> port;           // "TP", "FIBRE", "DA", "OTHER", ...
+  std::vector<std::string> supported_modes;  // "25000baseSR/Full" (ethtool names)
   std::vector<std::string> advertised_modes;
 };
 
@@ -101,7 +101,7 @@ struct Nic {
   std::optional<uint32_t> mtu;
   std::optional<std::string> mac;
   unsigned rx_queues = 0, tx_queues = 0;
-  bool is_virtual = false;            // no backing device (lo, veth, bridge, ...)
+  bool is_virtual = false;  // no backing device (lo, veth, bridge, ...)
   std::vector<unsigned> irqs;
   LinkInfo link;
   std::optional<Channels> channels;
@@ -110,10 +110,10 @@ struct Nic {
 
 struct Host {
   std::optional<std::string> hostname;
-  std::optional<std::string> kernel;       // release, "6.1.0-18-amd64"
+  std::optional<std::string> kernel;  // release, "6.1.0-18-amd64"
   std::optional<std::string> cpu_model;
-  std::optional<std::string> cpu_vendor;   // "GenuineIntel", "AuthenticAMD", ...
-  std::optional<std::string> hypervisor;   // nullopt on bare metal or unknown
+  std::optional<std::string> cpu_vendor;  // "GenuineIntel", "AuthenticAMD", ...
+  std::optional<std::string> hypervisor;  // nullopt on bare metal or unknown
   std::optional<bool> virtualized;
   std::optional<std::string> cmdline;
   CpuSet isolcpus;

@@ -55,15 +55,12 @@ json topology_json(const Topology& t) {
                    {"os_devices", d.os_devices},
                    {"netdevs", d.netdevs}});
   }
-  return {{"source", t.source},
-          {"packages", t.packages},
-          {"cores", t.cores},
-          {"pus", t.pus},
-          {"numa_nodes", nodes},
-          {"distances", t.distances.empty() ? json(nullptr) : json(t.distances)},
-          {"core_list", cores},
-          {"caches", caches},
-          {"pci", pci}};
+  return {
+      {"source", t.source},  {"packages", t.packages},
+      {"cores", t.cores},    {"pus", t.pus},
+      {"numa_nodes", nodes}, {"distances", t.distances.empty() ? json(nullptr) : json(t.distances)},
+      {"core_list", cores},  {"caches", caches},
+      {"pci", pci}};
 }
 
 json nic_json(const Nic& n) {
@@ -77,9 +74,12 @@ json nic_json(const Nic& n) {
                {"advertised_modes", l.advertised_modes}};
   json channels = nullptr, rings = nullptr;
   if (n.channels)
-    channels = {{"rx", opt(n.channels->rx)},           {"tx", opt(n.channels->tx)},
-                {"other", opt(n.channels->other)},     {"combined", opt(n.channels->combined)},
-                {"rx_max", opt(n.channels->rx_max)},   {"tx_max", opt(n.channels->tx_max)},
+    channels = {{"rx", opt(n.channels->rx)},
+                {"tx", opt(n.channels->tx)},
+                {"other", opt(n.channels->other)},
+                {"combined", opt(n.channels->combined)},
+                {"rx_max", opt(n.channels->rx_max)},
+                {"tx_max", opt(n.channels->tx_max)},
                 {"other_max", opt(n.channels->other_max)},
                 {"combined_max", opt(n.channels->combined_max)}};
   if (n.rings)

@@ -15,8 +15,8 @@ void note(std::vector<ProbeError>& errors, const Error& e) {
 
 /// A cpulist file, canonicalised; nullopt (and an errors entry unless `optional` and
 /// the file does not exist) when it cannot be read or parsed.
-std::optional<std::string> read_cpulist(const Root& root, const std::string& path,
-                                        bool optional, std::vector<ProbeError>& errors) {
+std::optional<std::string> read_cpulist(const Root& root, const std::string& path, bool optional,
+                                        std::vector<ProbeError>& errors) {
   auto text = root.read(path);
   if (!text.ok()) {
     if (!(optional && text.error().err == ENOENT)) note(errors, text.error());
@@ -31,7 +31,7 @@ std::optional<std::string> read_cpulist(const Root& root, const std::string& pat
 }
 
 struct PciIrqs {
-  std::map<unsigned, std::string> pci_of;            // IRQ -> PCI address
+  std::map<unsigned, std::string> pci_of;                      // IRQ -> PCI address
   std::map<std::string, std::vector<std::string>> netdevs_of;  // PCI address -> netdevs
 };
 
@@ -118,7 +118,8 @@ std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors) {
     irq.effective_affinity = read_cpulist(root, dir + "effective_affinity_list", true, errors);
     if (auto node = root.read(dir + "node"); node.ok()) {
       if (auto v = parse_i64(*node); v && *v >= -1 && *v < 1 << 16) irq.node = static_cast<int>(*v);
-      else note(errors, Error::invalid("bad node \"" + std::string(trim(*node)) + "\"", dir + "node"));
+      else
+        note(errors, Error::invalid("bad node \"" + std::string(trim(*node)) + "\"", dir + "node"));
     } else if (node.error().err != ENOENT) {
       note(errors, node.error());
     }

@@ -87,9 +87,9 @@ TEST_CASE("irq: ixgbe and i40e queue names") {
   CHECK(queues.size() == 32);
   CHECK(queues.count("eth0:TxRx-15") == 1);
   CHECK(queues.count("ens2f0:TxRx-0") == 1);
-  CHECK_FALSE(irq_queue_name("eth0", "eth0").has_value());               // link vector
+  CHECK_FALSE(irq_queue_name("eth0", "eth0").has_value());  // link vector
   CHECK_FALSE(irq_queue_name("i40e-0000:af:00.0:misc", "ens2f0").has_value());
-  CHECK_FALSE(irq_queue_name("eth10-TxRx-1", "eth1").has_value());       // other NIC
+  CHECK_FALSE(irq_queue_name("eth10-TxRx-1", "eth1").has_value());  // other NIC
   CHECK(irq_queue_name("eth0-rx-0", "eth0") == "rx-0");
 }
 
@@ -145,7 +145,7 @@ TEST_CASE("irq: malformed and truncated text is an error with the line") {
   CHECK(where("garbage header\n") == "interrupts:1");
   const std::string head = "           CPU0       CPU1\n";
   CHECK(where(head + "  0:         41          0   IO-APIC   2-edge      timer\n" +
-              "  1:          9\n") == "interrupts:3");                      // cut mid-row
+              "  1:          9\n") == "interrupts:3");                    // cut mid-row
   CHECK(where(head + "  1:          9          3\n") == "interrupts:2");  // no chip
   CHECK(where(head + "  1:          9        abc   IO-APIC 1-edge i8042\n") == "interrupts:2");
   CHECK(where(head + "  1:  9  3  IO-APIC 1-edge i8042\n  1:  9  3  IO-APIC 1-edge x\n") ==
@@ -269,12 +269,16 @@ TEST_CASE("irq: live probe invariants") {
   }
   for (const Irq& i : irqs) probed.insert(i.number);
   CHECK(probed == listed);
-  auto online = tuner::split_ws(read_text("/proc/interrupts").substr(0, read_text("/proc/interrupts").find('\n')));
+  auto online = tuner::split_ws(
+      read_text("/proc/interrupts").substr(0, read_text("/proc/interrupts").find('\n')));
   for (const Irq& i : irqs) {
     CHECK(i.per_cpu.size() == online.size());
     if (i.pci) {
       struct stat st {};
-      CHECK(::stat(("/sys/bus/pci/devices/" + *i.pci + "/msi_irqs/" + std::to_string(i.number)).c_str(), &st) == 0);
+      CHECK(
+          ::stat(
+              ("/sys/bus/pci/devices/" + *i.pci + "/msi_irqs/" + std::to_string(i.number)).c_str(),
+              &st) == 0);
     }
     if (i.device) CHECK(std::filesystem::exists("/sys/class/net/" + *i.device));
   }

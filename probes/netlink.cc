@@ -27,7 +27,9 @@ struct Op {
 class EthtoolNetlink : public Netlink {
  public:
   EthtoolNetlink(mnl_socket* sock, NetlinkOptions options)
-      : sock_(sock), options_(std::move(options)), portid_(mnl_socket_get_portid(sock)),
+      : sock_(sock),
+        options_(std::move(options)),
+        portid_(mnl_socket_get_portid(sock)),
         rx_(kReceiveBytes / 4) {}
   ~EthtoolNetlink() override { mnl_socket_close(sock_); }
   EthtoolNetlink(const EthtoolNetlink&) = delete;
@@ -140,8 +142,7 @@ class EthtoolNetlink : public Netlink {
   Result<std::string> transact(const NlRequest& req, const char* op, const std::string& ifname) {
     std::string where = ifname + ": ethtool " + op;
     std::string_view out = req.bytes();
-    if (mnl_socket_sendto(sock_, out.data(), out.size()) < 0)
-      return errno_error("sendto", where);
+    if (mnl_socket_sendto(sock_, out.data(), out.size()) < 0) return errno_error("sendto", where);
     uint32_t seq = reinterpret_cast<const nlmsghdr*>(out.data())->nlmsg_seq;
     std::string reply;
     for (;;) {
@@ -161,7 +162,8 @@ class EthtoolNetlink : public Netlink {
           if (!ack) return Error::invalid(ack.error().what, where);
           if (ack->error == 0) return reply;
           record(msg, op, ifname, true);
-          return errno_error(ack->message.empty() ? "request failed" : ack->message, where, ack->error);
+          return errno_error(ack->message.empty() ? "request failed" : ack->message, where,
+                             ack->error);
         }
         if (nlh->nlmsg_type == NLMSG_DONE) return reply;
         reply.assign(msg);

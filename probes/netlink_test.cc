@@ -76,10 +76,12 @@ TEST_CASE("netlink fixtures: virtio eth0 reports unknown speed and duplex") {
     CHECK_FALSE(info.speed_mbps.has_value());  // SPEED_UNKNOWN, as /sys/class/net/eth0/speed -1
     CHECK_FALSE(info.duplex.has_value());      // DUPLEX_UNKNOWN
     CHECK(info.autoneg == false);
-    CHECK(info.supported_modes.empty());       // virtio reports no link modes
-    CHECK(parse_linkinfo_reply(fixture(std::string("LINKINFO_GET-eth0-") + form + ".bin"), info).ok());
+    CHECK(info.supported_modes.empty());  // virtio reports no link modes
+    CHECK(parse_linkinfo_reply(fixture(std::string("LINKINFO_GET-eth0-") + form + ".bin"), info)
+              .ok());
     CHECK(info.port == "OTHER");
-    CHECK(parse_linkstate_reply(fixture(std::string("LINKSTATE_GET-eth0-") + form + ".bin"), info).ok());
+    CHECK(parse_linkstate_reply(fixture(std::string("LINKSTATE_GET-eth0-") + form + ".bin"), info)
+              .ok());
     CHECK(info.up == true);
   }
   auto ch = parse_channels_reply(fixture("CHANNELS_GET-eth0-verbose.bin"));
@@ -103,7 +105,8 @@ TEST_CASE("netlink fixtures: veth reports 10000/full, 4 queues") {
     CHECK(info.speed_mbps == 10000u);
     CHECK(info.duplex == "full");
     CHECK(info.autoneg == false);
-    CHECK(parse_linkinfo_reply(fixture(std::string("LINKINFO_GET-va-") + form + ".bin"), info).ok());
+    CHECK(
+        parse_linkinfo_reply(fixture(std::string("LINKINFO_GET-va-") + form + ".bin"), info).ok());
     CHECK(info.port == "TP");
   }
   auto ch = parse_channels_reply(fixture("CHANNELS_GET-va-compact.bin"));
@@ -153,7 +156,8 @@ TEST_CASE("netlink bitsets: compact and verbose give the same modes") {
   REQUIRE(parse_linkmodes_reply(linkmodes_with_bitset(false, size, bits), {}, verbose).ok());
   CHECK(compact.supported_modes ==
         std::vector<std::string>{"10000baseT/Full", "25000baseSR/Full", "100000baseCR4/Full"});
-  CHECK(compact.advertised_modes == std::vector<std::string>{"10000baseT/Full", "25000baseSR/Full"});
+  CHECK(compact.advertised_modes ==
+        std::vector<std::string>{"10000baseT/Full", "25000baseSR/Full"});
   CHECK(compact.speed_mbps == 25000u);
   CHECK(compact.autoneg == true);
   // Verbose bitsets carry their own names (here "modeN", proving they are used).
@@ -183,10 +187,10 @@ TEST_CASE("netlink bitsets: inconsistent bitsets are errors") {
 }
 
 TEST_CASE("netlink parsers: truncated and corrupted replies give errors, never crash") {
-  const char* files[] = {"LINKMODES_GET-eth0-verbose.bin", "LINKMODES_GET-va-compact.bin",
-                         "LINKINFO_GET-va-verbose.bin",    "LINKSTATE_GET-eth0-verbose.bin",
-                         "CHANNELS_GET-va-verbose.bin",    "RINGS_GET-eth0-compact.bin",
-                         "STRSET_GET-global-compact.bin",  "GETFAMILY-ethtool-verbose.bin",
+  const char* files[] = {"LINKMODES_GET-eth0-verbose.bin",    "LINKMODES_GET-va-compact.bin",
+                         "LINKINFO_GET-va-verbose.bin",       "LINKSTATE_GET-eth0-verbose.bin",
+                         "CHANNELS_GET-va-verbose.bin",       "RINGS_GET-eth0-compact.bin",
+                         "STRSET_GET-global-compact.bin",     "GETFAMILY-ethtool-verbose.bin",
                          "LINKMODES_GET-lo-verbose-error.bin"};
   auto parse_all = [](std::string_view m) {
     LinkInfo info;

@@ -57,12 +57,11 @@ void add_netlink(Netlink& nl, Nic& nic, std::vector<ProbeError>& errors) {
 bool is_pci_address(std::string_view name) {
   // domain:bus:slot.function, e.g. 0000:3b:00.0; domains can be wider than 4 digits.
   auto parts = split(name, ':');
-  if (parts.size() != 3 || parts[0].size() < 4 || !hex_run(parts[0], parts[0].size()))
-    return false;
+  if (parts.size() != 3 || parts[0].size() < 4 || !hex_run(parts[0], parts[0].size())) return false;
   if (!hex_run(parts[1], 2)) return false;
   std::string_view sf = parts[2];
-  return sf.size() == 4 && hex_run(sf.substr(0, 2), 2) && sf[2] == '.' &&
-         sf[3] >= '0' && sf[3] <= '7';
+  return sf.size() == 4 && hex_run(sf.substr(0, 2), 2) && sf[2] == '.' && sf[3] >= '0' &&
+         sf[3] <= '7';
 }
 
 std::string normalize_path(std::string_view path) {

@@ -54,9 +54,9 @@ TEST_CASE("nic helpers: PCI addresses and paths") {
 
 TEST_CASE("nic probe: captured machines match their own sysfs files") {
   int pci_nics = 0;
-  for (const char* tarball : {"40intel64-2g2n4c+pci.tar.bz2", "32intel64-2p8co2t+8ve.tar.bz2",
-                              "64amd64-4s2n4ca2co.tar.bz2", "16amd64-8n2c-cpusets.tar.bz2",
-                              "nvidia-dgx-gb10.tar.bz2"}) {
+  for (const char* tarball :
+       {"40intel64-2g2n4c+pci.tar.bz2", "32intel64-2p8co2t+8ve.tar.bz2",
+        "64amd64-4s2n4ca2co.tar.bz2", "16amd64-8n2c-cpusets.tar.bz2", "nvidia-dgx-gb10.tar.bz2"}) {
     CAPTURE(tarball);
     const std::string top = testing::shared_fixture(tarball);
     auto root = Root::open(top);
@@ -180,7 +180,7 @@ TEST_CASE("nic probe live: veth in a private namespace, link data from netlink")
     return;
   }
   REQUIRE_MESSAGE(r.count("error") == 0, r["error"]);
-  CHECK(r["count"] == "3");  // lo, va, vb: the namespace's own, not the host's
+  CHECK(r["count"] == "3");   // lo, va, vb: the namespace's own, not the host's
   CHECK(r["errors"] == "0");  // lo's EOPNOTSUPP answers are not errors
   CHECK(r["va.virtual"] == "1");
   CHECK(r["va.speed"] == r["sysfs.speed"]);

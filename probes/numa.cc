@@ -20,13 +20,14 @@ Result<NodeMeminfo> parse_node_meminfo(std::string_view text) {
     // "Node N Key: value [kB]"
     if (f.size() < 4 || f[0] != "Node" || !parse_u64(f[1]) || f[2].back() != ':')
       return Error::invalid("not a node meminfo line: \"" + std::string(trim(line)) + "\"",
-                   "line " + std::to_string(line_no));
+                            "line " + std::to_string(line_no));
     std::string_view key = f[2].substr(0, f[2].size() - 1);
     if (key != "MemTotal" && key != "MemFree") continue;
     std::optional<uint64_t> kb = parse_u64(f[3]);
     if (!kb || f.size() != 5 || f[4] != "kB" || *kb > UINT64_MAX / 1024)
-      return Error::invalid("bad " + std::string(key) + " value \"" + std::string(trim(line)) + "\"",
-                   "line " + std::to_string(line_no));
+      return Error::invalid(
+          "bad " + std::string(key) + " value \"" + std::string(trim(line)) + "\"",
+          "line " + std::to_string(line_no));
     if (key == "MemTotal") {
       out.total_bytes = *kb * 1024;
       have_total = true;
@@ -102,8 +103,8 @@ void sysfs_distances(const Root& root, Topology& topo, std::vector<ProbeError>& 
     for (const NumaNode& to : topo.numa_nodes) {
       auto it = std::find(columns.begin(), columns.end(), to.os_index);
       if (it == columns.end())
-        return errors.push_back({"numa", online_path + ": node " + std::to_string(to.os_index) +
-                                             " is not online"});
+        return errors.push_back(
+            {"numa", online_path + ": node " + std::to_string(to.os_index) + " is not online"});
       out.push_back((*row)[static_cast<size_t>(it - columns.begin())]);
     }
     matrix.push_back(std::move(out));
@@ -116,8 +117,8 @@ void libnuma_probe(Topology& topo, std::vector<ProbeError>& errors) {
     long long free = 0;
     long long total = numa_node_size64(static_cast<int>(node.os_index), &free);
     if (total < 0) {
-      errors.push_back({"numa", "libnuma: numa_node_size64(" + std::to_string(node.os_index) +
-                                    ") failed"});
+      errors.push_back(
+          {"numa", "libnuma: numa_node_size64(" + std::to_string(node.os_index) + ") failed"});
       continue;
     }
     node.memory_bytes = static_cast<uint64_t>(total);

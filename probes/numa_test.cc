@@ -10,7 +10,9 @@
 namespace tuner {
 namespace {
 
-std::string read_test_file(const std::string& name) { return testing::read_test_data("topo/" + name); }
+std::string read_test_file(const std::string& name) {
+  return testing::read_test_data("topo/" + name);
+}
 
 bool has_error_with(const std::vector<ProbeError>& errors, const std::string& part) {
   for (const ProbeError& e : errors)

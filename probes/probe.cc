@@ -12,9 +12,15 @@ namespace tuner {
 
 const std::vector<std::string>& default_probe_sysctls() {
   static const std::vector<std::string> keys = {
-      "kernel.numa_balancing",     "vm.zone_reclaim_mode",     "vm.swappiness",
-      "net.core.rmem_max",         "net.core.wmem_max",        "net.core.somaxconn",
-      "net.core.netdev_max_backlog", "net.ipv4.tcp_rmem",      "net.ipv4.tcp_wmem",
+      "kernel.numa_balancing",
+      "vm.zone_reclaim_mode",
+      "vm.swappiness",
+      "net.core.rmem_max",
+      "net.core.wmem_max",
+      "net.core.somaxconn",
+      "net.core.netdev_max_backlog",
+      "net.ipv4.tcp_rmem",
+      "net.ipv4.tcp_wmem",
       "net.ipv4.tcp_congestion_control",
   };
   return keys;

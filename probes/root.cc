@@ -28,7 +28,8 @@ Result<Root> Root::open(const std::string& dir) {
   Root r;
   r.fd_ = std::move(fd);
   r.dir_ = dir;
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   r.live_ = ::fstat(r.fd(), &a) == 0 && ::stat("/", &b) == 0 && a.st_dev == b.st_dev &&
             a.st_ino == b.st_ino;
   return r;
@@ -42,7 +43,7 @@ Root Root::live() {
 
 int Root::fd() const { return fd_ ? fd_->get() : AT_FDCWD; }
 
-Result<int> Root::open_fd(std::string_view path, int flags) const {
+Result<UniqueFd> Root::open_fd(std::string_view path, int flags) const {
   std::string rel(relative(path));
   int fd;
   if (live_) {
@@ -56,21 +57,20 @@ Result<int> Root::open_fd(std::string_view path, int flags) const {
       fd = ::openat(this->fd(), rel.c_str(), O_RDONLY | O_CLOEXEC | flags);
   }
   if (fd < 0) return errno_error("cannot open", dir_ == "/" ? "/" + rel : dir_ + "/" + rel);
-  return fd;
+  return UniqueFd(fd);
 }
 
 Result<std::string> Root::read(std::string_view path) const {
   // O_NONBLOCK: a FIFO planted in a capture cannot hang the open or the read.
   auto fd = open_fd(path, O_NONBLOCK);
   if (!fd.ok()) return fd.error();
-  UniqueFd owned(*fd);
-  return read_fd(owned.get(), std::string(path));
+  return read_fd(fd->get(), std::string(path));
 }
 
 Result<std::vector<std::string>> Root::list(std::string_view path) const {
   auto fd = open_fd(path, O_DIRECTORY);
   if (!fd.ok()) return fd.error();
-  UniqueFd owned(*fd);
+  UniqueFd owned = std::move(fd).value();
   DIR* d = ::fdopendir(owned.get());
   if (!d) return errno_error("cannot list", std::string(path));
   owned.release();  // closedir closes it
@@ -92,11 +92,10 @@ Result<std::string> Root::readlink(std::string_view path) const {
     parent = rel.substr(0, slash);
     leaf = rel.substr(slash + 1);
   }
-  auto dfd = open_fd(parent, O_DIRECTORY | O_PATH);
-  if (!dfd.ok()) return dfd.error();
-  UniqueFd dir(*dfd);
+  auto dir = open_fd(parent, O_DIRECTORY | O_PATH);
+  if (!dir.ok()) return dir.error();
   char buf[4096];
-  ssize_t n = ::readlinkat(dir.get(), leaf.c_str(), buf, sizeof buf - 1);
+  ssize_t n = ::readlinkat(dir->get(), leaf.c_str(), buf, sizeof buf - 1);
   if (n < 0) return errno_error("cannot read link", std::string(path));
   return std::string(buf, static_cast<size_t>(n));
 }
@@ -109,11 +108,6 @@ Result<std::string> Root::link_name(std::string_view path) const {
   return slash == std::string::npos ? t : t.substr(slash + 1);
 }
 
-bool Root::exists(std::string_view path) const {
-  auto fd = open_fd(path, O_PATH);
-  if (!fd.ok()) return false;
-  UniqueFd owned(*fd);
-  return true;
-}
+bool Root::exists(std::string_view path) const { return open_fd(path, O_PATH).ok(); }
 
 }  // namespace tuner

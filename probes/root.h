@@ -33,9 +33,9 @@ class Root {
   /// Last component of a symlink's target ("../../bus/pci/drivers/e1000e" -> "e1000e").
   Result<std::string> link_name(std::string_view path) const;
   bool exists(std::string_view path) const;
-  /// Opens a path for reading (O_RDONLY|O_CLOEXEC plus extra flags). The caller owns
-  /// the descriptor: hold it in a UniqueFd (base/unique_fd.h).
-  Result<int> open_fd(std::string_view path, int flags = 0) const;
+  /// Opens a path for reading (O_RDONLY|O_CLOEXEC plus extra flags); the descriptor is
+  /// the caller's, closed with the UniqueFd.
+  Result<UniqueFd> open_fd(std::string_view path, int flags = 0) const;
 
   /// True when this is "/", the machine we run on: only then may anything be written
   /// or asked of the kernel (netlink, libnuma).

@@ -57,3 +57,22 @@ TEST_CASE("root: a directory is not read as a file") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().err == EISDIR);
 }
+
+TEST_CASE("root: open_fd hands over a descriptor the caller's UniqueFd owns") {
+  testing::TempDir tmp;
+  tmp.write("sys/class/net/eth0/mtu", "1500\n");
+  auto root = Root::open(tmp.path);
+  REQUIRE(root.ok());
+  int raw = -1;
+  {
+    auto fd = root->open_fd("sys/class/net/eth0", O_DIRECTORY);
+    REQUIRE(fd.ok());
+    raw = fd->get();
+    CHECK(::fcntl(raw, F_GETFD) != -1);
+  }
+  CHECK(::fcntl(raw, F_GETFD) == -1);  // closed with the UniqueFd
+  auto missing = root->open_fd("sys/class/net/eth1");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().err == ENOENT);
+  CHECK(missing.error().where == tmp.path + "/sys/class/net/eth1");
+}

@@ -14,8 +14,8 @@ namespace tuner {
 namespace {
 
 bool is_key_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
 }
 
 /// The key as it may be printed: non-printable bytes escaped, long keys cut.
@@ -85,8 +85,8 @@ Status check_sysctl_key_syntax(std::string_view key) {
       if (is_key_char(c)) continue;
       if (c == '/' && segments > 1 && i > 0 && i + 1 < seg.size() && seg[i + 1] != '/')
         continue;  // "eth0/100": the '.' of a VLAN name, never an empty part
-      return key_error(key, "character " + describe(c) + " at column " +
-                                std::to_string(col + i) + " is not allowed");
+      return key_error(key, "character " + describe(c) + " at column " + std::to_string(col + i) +
+                                " is not allowed");
     }
     col += seg.size() + 1;
   }
@@ -106,25 +106,29 @@ Result<UniqueFd> open_sysctl(const Root& root, std::string_view key, int flags) 
     UniqueFd fd(::openat(dir.get(), parts[i].c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!fd) {
       int e = errno;
-      return errno_error((e == ENOENT ? "no such sysctl " : "cannot open sysctl ") + std::string(key),
-                   shown(root, rel), e);
+      return errno_error(
+          (e == ENOENT ? "no such sysctl " : "cannot open sysctl ") + std::string(key),
+          shown(root, rel), e);
     }
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", shown(root, rel));
     std::string bad;
     if (S_ISLNK(st.st_mode)) bad = "symlink in sysctl path refused";
     else if (!last && !S_ISDIR(st.st_mode)) bad = "not a directory";
-    else if (last && !S_ISREG(st.st_mode)) bad = S_ISDIR(st.st_mode) ? "is a directory, not a sysctl" : "not a regular file";
+    else if (last && !S_ISREG(st.st_mode))
+      bad = S_ISDIR(st.st_mode) ? "is a directory, not a sysctl" : "not a regular file";
     if (!bad.empty())
-      return errno_error(bad, shown(root, rel), S_ISLNK(st.st_mode) ? ELOOP : (S_ISDIR(st.st_mode) ? EISDIR : ENOTDIR));
+      return errno_error(bad, shown(root, rel),
+                         S_ISLNK(st.st_mode) ? ELOOP : (S_ISDIR(st.st_mode) ? EISDIR : ENOTDIR));
     if (last) {
       // Reopen the checked leaf for real I/O, still without following links.
       UniqueFd io(::openat(dir.get(), parts[i].c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
       int e = errno;
       if (!io)
-        return errno_error(e == EACCES ? "cannot open sysctl " + std::string(key) + " (write-only or read-only key)"
-                                 : "cannot open sysctl " + std::string(key),
-                     shown(root, rel), e);
+        return errno_error(e == EACCES ? "cannot open sysctl " + std::string(key) +
+                                             " (write-only or read-only key)"
+                                       : "cannot open sysctl " + std::string(key),
+                           shown(root, rel), e);
       return io;
     }
     dir = std::move(fd);

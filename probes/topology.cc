@@ -15,9 +15,9 @@ namespace tuner {
 namespace {
 
 // hwloc settings that would make a "live" or "root" load describe something else.
-constexpr const char* kRedirectingEnv[] = {"HWLOC_XMLFILE", "HWLOC_SYNTHETIC", "HWLOC_FSROOT",
-                                           "HWLOC_THISSYSTEM", "HWLOC_COMPONENTS",
-                                           "HWLOC_CPUID_PATH"};
+constexpr const char* kRedirectingEnv[] = {"HWLOC_XMLFILE",    "HWLOC_SYNTHETIC",
+                                           "HWLOC_FSROOT",     "HWLOC_THISSYSTEM",
+                                           "HWLOC_COMPONENTS", "HWLOC_CPUID_PATH"};
 
 Error hwloc_error(const std::string& what, const std::string& where, int err) {
   return errno_error("hwloc: " + what, where, err ? err : EINVAL);
@@ -96,8 +96,7 @@ void fill_caches(hwloc_topology_t t, Topology& topo) {
     return a.level == b.level && a.type == b.type && a.size_bytes == b.size_bytes &&
            a.cpus == b.cpus;
   };
-  topo.caches.erase(std::unique(topo.caches.begin(), topo.caches.end(), same),
-                    topo.caches.end());
+  topo.caches.erase(std::unique(topo.caches.begin(), topo.caches.end(), same), topo.caches.end());
 }
 
 // The latency matrix hwloc found between all NUMA nodes (sysfs, ACPI SLIT, or an XML
@@ -106,7 +105,8 @@ void fill_distances(hwloc_topology_t t, Topology& topo) {
   unsigned nr = 1;
   hwloc_distances_s* d = nullptr;
   if (hwloc_distances_get_by_type(t, HWLOC_OBJ_NUMANODE, &nr, &d,
-                                  HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) < 0 || nr == 0)
+                                  HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) < 0 ||
+      nr == 0)
     return;
   const size_t n = topo.numa_nodes.size();
   if (d->nbobjs == n) {
@@ -183,7 +183,8 @@ Result<Topology> probe_topology(const Root& root, const std::optional<std::strin
 
   Topology topo = extract(t);
   if (topo.pus == 0 || topo.numa_nodes.empty())
-    return Error::invalid("topology has no PUs or no NUMA nodes", xml_file ? *xml_file : root.dir());
+    return Error::invalid("topology has no PUs or no NUMA nodes",
+                          xml_file ? *xml_file : root.dir());
   topo.source = std::move(source);
   return topo;
 }

@@ -29,8 +29,8 @@ namespace tuner {
 using KnobFactory = std::function<Result<std::unique_ptr<Knob>>(const std::string& id)>;
 
 struct ApplyOptions {
-  std::string kind = "apply";   // journaled in begin: "apply" or "restore"
-  bool record_state = true;     // restore re-applies state.json and leaves it as it is
+  std::string kind = "apply";  // journaled in begin: "apply" or "restore"
+  bool record_state = true;    // restore re-applies state.json and leaves it as it is
   /// Test hook TUNER_FAULT_AFTER_WRITES: SIGKILL right after this many knob writes
   /// (every write counts: apply, the verify loop's flips and undos), before they are
   /// recorded. 0 = off.

@@ -68,8 +68,8 @@ TEST_CASE("apply: groups in plan order, journaled, state recorded") {
   REQUIRE(sd.ok());
   FakeMachine m;
   m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"irq:5:affinity", "0-3"}};
-  Plan p = plan_of({{"sysctl:a", "net", "10"}, {"sysctl:b", "net", "2"},
-                    {"irq:5:affinity", "irq", "1"}});
+  Plan p = plan_of(
+      {{"sysctl:a", "net", "10"}, {"sysctl:b", "net", "2"}, {"irq:5:affinity", "irq", "1"}});
   auto r = apply_plan(p, *sd, factory(m), {});
   REQUIRE(r.ok());
   CHECK(r->outcome == ApplyOutcome::applied);
@@ -82,8 +82,8 @@ TEST_CASE("apply: groups in plan order, journaled, state recorded") {
   auto j = read_journal(*sd, r->report.run_id);
   REQUIRE(j.ok());
   using T = RecordType;
-  CHECK(types(*j) == std::vector<T>{T::begin, T::intent, T::done, T::decision, T::intent,
-                                    T::done, T::decision, T::end});
+  CHECK(types(*j) == std::vector<T>{T::begin, T::intent, T::done, T::decision, T::intent, T::done,
+                                    T::decision, T::end});
   auto st = load_state(*sd);
   REQUIRE(st.ok());
   CHECK(st->knobs["sysctl:a"].value == "10");
@@ -134,13 +134,13 @@ TEST_CASE("apply: a failed write rolls back everything this run wrote") {
   FakeMachine m;
   m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}};
   m.fail.emplace("sysctl:c=30", errno_error("cannot write", "/proc/sys/c", EINVAL));
-  auto r = apply_plan(plan_of({{"sysctl:a", "g1", "10"}, {"sysctl:b", "g2", "20"},
-                               {"sysctl:c", "g2", "30"}}),
-                      *sd, factory(m), {});
+  auto r = apply_plan(
+      plan_of({{"sysctl:a", "g1", "10"}, {"sysctl:b", "g2", "20"}, {"sysctl:c", "g2", "30"}}), *sd,
+      factory(m), {});
   REQUIRE(r.ok());
   CHECK(r->outcome == ApplyOutcome::rolled_back);
-  CHECK(m.values == std::map<std::string, std::string>{{"sysctl:a", "1"}, {"sysctl:b", "2"},
-                                                       {"sysctl:c", "3"}});
+  CHECK(m.values == std::map<std::string, std::string>{
+                        {"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}});
   REQUIRE_FALSE(r->report.errors.empty());
   CHECK(r->report.errors[0].find("Invalid argument") != std::string::npos);
   CHECK(r->report.groups[0].decision == GroupDecision::rolled_back);

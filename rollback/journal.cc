@@ -18,10 +18,9 @@ namespace tuner {
 
 namespace {
 
-constexpr RecordType kTypes[] = {RecordType::begin,    RecordType::intent,
-                                 RecordType::done,     RecordType::failed,
-                                 RecordType::decision, RecordType::rollback_begin,
-                                 RecordType::rollback, RecordType::end};
+constexpr RecordType kTypes[] = {
+    RecordType::begin,    RecordType::intent,         RecordType::done,     RecordType::failed,
+    RecordType::decision, RecordType::rollback_begin, RecordType::rollback, RecordType::end};
 
 void put(nlohmann::json& j, const char* key, const std::string& v) {
   if (!v.empty()) j[key] = v;
@@ -78,8 +77,7 @@ std::string encode_record(const JournalRecord& r) {
 
 Result<JournalRecord> decode_record(std::string_view line, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return Error::invalid("not a JSON object", where);
+  if (j.is_discarded() || !j.is_object()) return Error::invalid("not a JSON object", where);
   std::string type = get(j, "type");
   JournalRecord r;
   auto t = std::find_if(std::begin(kTypes), std::end(kTypes),
@@ -134,7 +132,7 @@ Result<JournalText> parse_journal(std::string_view text, const std::string& file
 
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
-  std::tm tm {};
+  std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -143,7 +141,7 @@ std::string utc_now() {
 
 std::string new_run_id() {
   std::time_t t = std::time(nullptr);
-  std::tm tm {};
+  std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
@@ -267,8 +265,8 @@ Result<JournalText> read_journal(const StateDir& dir, const std::string& run_id)
   std::string path = dir.path_of("runs/" + journal_name(run_id));
   if (!valid_run_id(run_id))
     return Error::invalid("not a run id (expected YYYYMMDDTHHMMSSZ-xxxx)", run_id);
-  auto text = read_file_at(dir.runs_fd(), journal_name(run_id), path, {.regular_only = true},
-                           O_NOFOLLOW);
+  auto text =
+      read_file_at(dir.runs_fd(), journal_name(run_id), path, {.regular_only = true}, O_NOFOLLOW);
   if (!text.ok()) return text.error();
   return parse_journal(*text, path);
 }

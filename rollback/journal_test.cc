@@ -134,8 +134,8 @@ TEST_CASE("journal: a FIFO or an oversized file in runs/ is an error, not a hang
   CHECK(fifo.error().message().find("not a regular file (a FIFO)") != std::string::npos);
   CHECK(fifo.error().message().find(fifo_id) != std::string::npos);
   // A journal larger than the reader's bound is refused before it is read.
-  std::filesystem::resize_file(testing::write_file(t.path + "/state/runs/" + big_id + ".journal", ""),
-                               kMaxFileBytes + 1);
+  std::filesystem::resize_file(
+      testing::write_file(t.path + "/state/runs/" + big_id + ".journal", ""), kMaxFileBytes + 1);
   auto big = read_journal(*dir, big_id);
   REQUIRE_FALSE(big.ok());
   CHECK(big.error().is(ErrorKind::invalid));

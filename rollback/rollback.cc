@@ -94,7 +94,8 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
     auto group = std::find_if(report.groups.begin(), report.groups.end(),
                               [&](const GroupReport& g) { return g.name == step.group; });
     if (group == report.groups.end()) {
-      report.groups.push_back({step.group, GroupDecision::rolled_back, {}, nlohmann::json::object()});
+      report.groups.push_back(
+          {step.group, GroupDecision::rolled_back, {}, nlohmann::json::object()});
       group = report.groups.end() - 1;
     }
     ChangeReport c{step.knob, step.changed, step.value, ChangeStatus::restored, ""};
@@ -118,8 +119,8 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
   }
   JournalRecord end;
   end.type = RecordType::end;
-  end.status = run_status_name(report.errors.empty() ? RunStatus::rolled_back
-                                                     : RunStatus::rollback_failed);
+  end.status =
+      run_status_name(report.errors.empty() ? RunStatus::rolled_back : RunStatus::rollback_failed);
   end.time = utc_now();
   records.push_back(end);
   if (auto s = journal->append(records); !s.ok()) return s.error();

@@ -58,7 +58,8 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
     b.profiles = {"p"};
     REQUIRE(j->append({b, rec(RecordType::intent, "sysctl:a.x", "1", "2"),
                        rec(RecordType::done, "sysctl:a.x"),
-                       rec(RecordType::intent, "sysctl:a.y", "10", "20")}).ok());
+                       rec(RecordType::intent, "sysctl:a.y", "10", "20")})
+                .ok());
   }
   State st;
   st.knobs["sysctl:a.x"] = {"2", "1", id, "sysctl", {}};
@@ -79,7 +80,7 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   auto report = rollback_run(*sd, id, fake);
   REQUIRE(report.ok());
   CHECK(writes == std::vector<std::pair<std::string, std::string>>{{"sysctl:a.y", "10"},
-                                                                    {"sysctl:a.x", "1"}});
+                                                                   {"sysctl:a.x", "1"}});
   REQUIRE(report->errors.size() == 1);
   CHECK(report->errors[0].find("sysctl:a.y") != std::string::npos);
   CHECK(report->errors[0].find("Permission denied") != std::string::npos);
@@ -114,7 +115,8 @@ TEST_CASE("rollback: abandon marks an unfinished run and only that") {
   {
     auto j = Journal::create(*sd, id);
     REQUIRE(j.ok());
-    REQUIRE(j->append({rec(RecordType::begin), rec(RecordType::intent, "sysctl:a.x", "1", "2")}).ok());
+    REQUIRE(
+        j->append({rec(RecordType::begin), rec(RecordType::intent, "sysctl:a.x", "1", "2")}).ok());
   }
   REQUIRE(abandon_run(*sd, id).ok());
   auto text = read_journal(*sd, id);

@@ -50,8 +50,8 @@ nlohmann::json run_report_json(const RunReport& r) {
   j["profiles"] = r.profiles;
   j["groups"] = nlohmann::json::array();
   for (const auto& g : r.groups) {
-    nlohmann::json gj{{"name", g.name}, {"decision", group_decision_name(g.decision)},
-                      {"stats", g.stats}};
+    nlohmann::json gj{
+        {"name", g.name}, {"decision", group_decision_name(g.decision)}, {"stats", g.stats}};
     gj["changes"] = nlohmann::json::array();
     for (const auto& c : g.changes) {
       nlohmann::json cj{{"knob", c.knob},

@@ -119,8 +119,8 @@ Status save_state(const StateDir& dir, const State& s) {
   std::string tmp = fmt::format("{}.tmp.{}", kFile, ::getpid());
   std::string path = dir.path_of(tmp);
   ::unlinkat(dir.fd(), tmp.c_str(), 0);  // a leftover from a crashed writer
-  UniqueFd fd(::openat(dir.fd(), tmp.c_str(),
-                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  UniqueFd fd(
+      ::openat(dir.fd(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return errno_error("cannot create", path);
   std::string text = encode_state(s);
   std::size_t off = 0;

@@ -16,8 +16,7 @@ namespace {
 
 // mkdir -p for the parents only; each one that exists is left as it is.
 Status make_parents(const std::string& dir) {
-  for (std::size_t pos = dir.find('/', 1); pos != std::string::npos;
-       pos = dir.find('/', pos + 1)) {
+  for (std::size_t pos = dir.find('/', 1); pos != std::string::npos; pos = dir.find('/', pos + 1)) {
     std::string parent = dir.substr(0, pos);
     if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST)
       return errno_error("cannot create directory", parent);
@@ -28,7 +27,7 @@ Status make_parents(const std::string& dir) {
 }  // namespace
 
 Result<UniqueFd> open_private_dir(int dirfd, const std::string& name, const std::string& shown,
-                             bool create, bool* created) {
+                                  bool create, bool* created) {
   struct stat st {};
   if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
     return Error::invalid("is a symlink; refusing to use it as tuner's state directory", shown);
@@ -49,11 +48,11 @@ Result<UniqueFd> open_private_dir(int dirfd, const std::string& name, const std:
   if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", shown);
   std::string problem;
   if (st.st_uid != ::geteuid())
-    problem = fmt::format("is owned by uid {}, not by uid {} that runs tuner", st.st_uid,
-                          ::geteuid());
+    problem =
+        fmt::format("is owned by uid {}, not by uid {} that runs tuner", st.st_uid, ::geteuid());
   else if (st.st_mode & (S_IWGRP | S_IWOTH))
-    problem = fmt::format("is group- or world-writable (mode {:04o}); expected 0700",
-                          st.st_mode & 07777);
+    problem =
+        fmt::format("is group- or world-writable (mode {:04o}); expected 0700", st.st_mode & 07777);
   if (!problem.empty()) return Error::invalid(problem + "; refusing to use it", shown);
   return fd;
 }
@@ -103,8 +102,6 @@ Result<StateDir> StateDir::open(const std::string& dir_in, bool create) {
 
 int StateDir::fd() const { return fds_ ? fds_->dir.get() : -1; }
 int StateDir::runs_fd() const { return fds_ ? fds_->runs.get() : -1; }
-std::string StateDir::path_of(std::string_view rel) const {
-  return path_ + "/" + std::string(rel);
-}
+std::string StateDir::path_of(std::string_view rel) const { return path_ + "/" + std::string(rel); }
 
 }  // namespace tuner

@@ -35,7 +35,7 @@ class StateDir {
 /// Opens name under dirfd as a directory without following a symlink and checks owner
 /// and mode; `shown` names it in errors. *created says whether it was made now.
 Result<UniqueFd> open_private_dir(int dirfd, const std::string& name, const std::string& shown,
-                             bool create, bool* created = nullptr);
+                                  bool create, bool* created = nullptr);
 
 /// fsync on a directory fd, so a created or renamed entry survives a crash.
 Status sync_dir(int dirfd, const std::string& shown);

@@ -98,8 +98,7 @@ Result<NodeMemory> NodeMemory::map(std::size_t bytes, unsigned node) {
 }
 
 NodeMemory::NodeMemory(NodeMemory&& other) noexcept
-    : addr_(std::exchange(other.addr_, nullptr)),
-      bytes_(std::exchange(other.bytes_, 0)) {}
+    : addr_(std::exchange(other.addr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
 
 NodeMemory& NodeMemory::operator=(NodeMemory&& other) noexcept {
   if (this != &other) {

@@ -35,8 +35,7 @@ CpuSet last_cpu_per_node(const Topology& topo, const CpuSet& allowed) {
     CpuSet usable = node.cpus.intersect(allowed);
     if (!usable.empty()) out.add(usable.cpus().back());
   }
-  if (out.empty() && topo.numa_nodes.empty() && !allowed.empty())
-    out.add(allowed.cpus().back());
+  if (out.empty() && topo.numa_nodes.empty() && !allowed.empty()) out.add(allowed.cpus().back());
   return out;
 }
 

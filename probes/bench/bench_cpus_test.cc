@@ -75,7 +75,7 @@ TEST_CASE("bench cpus: a topology without cores uses every PU of the node") {
 TEST_CASE("bench cpus: KNL memory-only nodes run on the CPUs they are attached to") {
   Topology t = load("64intel64-fakeKNL-SNC4-hybrid.xml");
   auto sel = cpus_per_node(t, t.all_pus);
-  REQUIRE(sel.size() == 8);  // 4 DDR + 4 MCDRAM nodes
+  REQUIRE(sel.size() == 8);           // 4 DDR + 4 MCDRAM nodes
   CHECK(sel[4].cpus == sel[1].cpus);  // MCDRAM node 4 sits with DDR node 1
   CHECK(sel[0].cpus.size() == 4);     // 4 cores of 4 threads per cluster
 

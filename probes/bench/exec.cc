@@ -24,8 +24,8 @@ Status validate(const ExecConfig& c) {
   if (c.command.empty() || c.command[0].empty())
     return bench_error(c, "'command' must name a program: [\"/path/to/bench\", \"arg\", ...]");
   if (c.timeout <= std::chrono::milliseconds::zero() || c.timeout > kMaxExecTimeout)
-    return bench_error(c, fmt::format("'timeout' must be above 0 and at most 1h, not {} ms",
-                                      c.timeout.count()));
+    return bench_error(
+        c, fmt::format("'timeout' must be above 0 and at most 1h, not {} ms", c.timeout.count()));
   if (c.unit.empty()) return bench_error(c, "'unit' must say what the number is in (\"ops/s\")");
   Status m = validate(c.metric);
   if (!m.ok()) return bench_error(c, "'metric': " + m.error().what);
@@ -41,8 +41,7 @@ Status ExecBenchmark::check() {
   auto path = find_executable(config_.command[0]);
   if (!path.ok()) {
     Error e = path.error();
-    return bench_error(config_, fmt::format("command {}: {}", config_.command[0],
-                                            e.message()));
+    return bench_error(config_, fmt::format("command {}: {}", config_.command[0], e.message()));
   }
   return Ok{};
 }

@@ -29,8 +29,8 @@ Result<std::regex> compile(const std::string& pattern) {
   try {
     std::regex re(pattern, std::regex::ECMAScript);
     if (re.mark_count() < 1)
-      return Error{fmt::format("regex '{}' has no capture group: put the number in ( )",
-                               pattern), "", 0};
+      return Error{fmt::format("regex '{}' has no capture group: put the number in ( )", pattern),
+                   "", 0};
     return re;
   } catch (const std::regex_error& e) {
     return Error{fmt::format("regex '{}' is not valid: {}", pattern, e.what()), "", 0};
@@ -41,8 +41,9 @@ Result<json::json_pointer> pointer(const std::string& text) {
   try {
     return json::json_pointer(text);
   } catch (const json::exception& e) {
-    return Error{fmt::format("json pointer '{}' is not valid (it looks like /a/0/b): {}",
-                             text, e.what()), "", 0};
+    return Error{
+        fmt::format("json pointer '{}' is not valid (it looks like /a/0/b): {}", text, e.what()),
+        "", 0};
   }
 }
 
@@ -71,8 +72,7 @@ std::string nearest_parent(const json& doc, json::json_pointer p) {
 }  // namespace
 
 std::string describe(const MetricExpr& m) {
-  return m.kind == MetricExpr::Kind::regex ? "regex '" + m.expr + "'"
-                                           : "json pointer " + m.expr;
+  return m.kind == MetricExpr::Kind::regex ? "regex '" + m.expr + "'" : "json pointer " + m.expr;
 }
 
 Status validate(const MetricExpr& m) {
@@ -110,12 +110,13 @@ Result<double> extract_regex(std::string_view text, const std::string& pattern) 
     }
   }
   if (!found)
-    return Error{fmt::format("regex '{}' matched nothing in {} bytes of output", pattern,
-                             text.size()), "", 0};
+    return Error{
+        fmt::format("regex '{}' matched nothing in {} bytes of output", pattern, text.size()), "",
+        0};
   auto v = parse_number(last);
   if (!v.ok())
-    return Error{fmt::format("regex '{}' captured '{}', which is not a number", pattern,
-                             clip(last)), "", 0};
+    return Error{
+        fmt::format("regex '{}' captured '{}', which is not a number", pattern, clip(last)), "", 0};
   return v;
 }
 
@@ -134,8 +135,9 @@ Result<double> extract_json(std::string_view text, const std::string& ptr_text) 
   }
   std::size_t end = text.find_last_of("}]");
   if (begin == std::string_view::npos || end == std::string_view::npos || end < begin)
-    return Error{fmt::format("output is not JSON: no line starts with '{{' or '[' in {} bytes",
-                             text.size()), "", 0};
+    return Error{
+        fmt::format("output is not JSON: no line starts with '{{' or '[' in {} bytes", text.size()),
+        "", 0};
   json doc;
   try {
     doc = json::parse(text.substr(begin, end + 1 - begin));
@@ -143,8 +145,8 @@ Result<double> extract_json(std::string_view text, const std::string& ptr_text) 
     return Error{fmt::format("output is not JSON: {}", e.what()), "", 0};
   }
   if (!doc.contains(*ptr))
-    return Error{fmt::format("no value at json pointer {}{}", ptr_text,
-                             nearest_parent(doc, *ptr)), "", 0};
+    return Error{fmt::format("no value at json pointer {}{}", ptr_text, nearest_parent(doc, *ptr)),
+                 "", 0};
   const json& v = doc.at(*ptr);
   if (v.is_number()) {
     double d = v.get<double>();
@@ -154,8 +156,9 @@ Result<double> extract_json(std::string_view text, const std::string& ptr_text) 
     auto d = parse_number(v.get<std::string>());
     if (d.ok()) return d;
   }
-  return Error{fmt::format("json pointer {} holds {} {}, not a number", ptr_text,
-                           v.type_name(), clip(v.dump())), "", 0};
+  return Error{fmt::format("json pointer {} holds {} {}, not a number", ptr_text, v.type_name(),
+                           clip(v.dump())),
+               "", 0};
 }
 
 Result<double> extract_metric(std::string_view text, const MetricExpr& m) {

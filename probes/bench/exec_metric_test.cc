@@ -4,7 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "tests/fixtures_util.h"
+#include "tests/support/files.h"
 
 using namespace tuner::bench;
 using tuner::testing::read_text;
@@ -90,7 +90,8 @@ TEST_CASE("exec metric: errors say what went wrong with which expression") {
   CHECK(error_of(extract_json("{\"a\": 1", "/a")).find("output is not JSON") != std::string::npos);
   CHECK(error_of(extract_json("{}", "end/x")).find("json pointer 'end/x' is not valid") !=
         std::string::npos);
-  CHECK(error_of(extract_json("{\"a\": true}", "/a")) == "json pointer /a holds boolean true, not a number");
+  CHECK(error_of(extract_json("{\"a\": true}", "/a")) ==
+        "json pointer /a holds boolean true, not a number");
   CHECK(must(extract_json("{\"a\": \"12.5\"}", "/a")) == 12.5);
 }
 

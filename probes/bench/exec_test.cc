@@ -10,7 +10,7 @@
 #include <doctest/doctest.h>
 
 #include "base/runner_fake.h"
-#include "tests/fixtures_util.h"
+#include "tests/support/files.h"
 
 using namespace tuner;
 using namespace tuner::bench;
@@ -87,7 +87,8 @@ TEST_CASE("exec bench: check() finds the program and validates the config up fro
   c.command = {"tuner-no-such-bench-xyz"};
   Status s = ExecBenchmark(c).check();
   REQUIRE_FALSE(s.ok());
-  CHECK(s.error().message().find("bench 'iperf3-loopback': command tuner-no-such-bench-xyz: ") == 0);
+  CHECK(s.error().message().find("bench 'iperf3-loopback': command tuner-no-such-bench-xyz: ") ==
+        0);
   c.command = {};
   CHECK_FALSE(ExecBenchmark(c).check().ok());
   c.command = {"sh"};
@@ -154,9 +155,9 @@ TEST_CASE("exec bench: fio --output-format=json on a file in /tmp (live)") {
   std::string file = std::string(dir) + "/data";
   ExecConfig c;
   c.name = "fio-read";
-  c.command = {"fio", "--name=read", "--filename=" + file, "--size=8M", "--rw=read",
-               "--bs=64k", "--runtime=1", "--time_based", "--ioengine=psync",
-               "--output-format=json"};
+  c.command = {
+      "fio",      "--name=read", "--filename=" + file, "--size=8M",        "--rw=read",
+      "--bs=64k", "--runtime=1", "--time_based",       "--ioengine=psync", "--output-format=json"};
   c.metric = {MetricExpr::Kind::json, "/jobs/0/read/iops"};
   c.unit = "IOPS";
   auto m = ExecBenchmark(c).run();

@@ -12,7 +12,9 @@ constexpr GuardMetric kAll[] = {GuardMetric::tcp_retrans_pct, GuardMetric::nic_d
                                 GuardMetric::nic_errors, GuardMetric::link_flaps};
 
 /// A counter's increase; a counter that went down was reset, and counted from 0.
-uint64_t increase(uint64_t before, uint64_t after) { return after >= before ? after - before : after; }
+uint64_t increase(uint64_t before, uint64_t after) {
+  return after >= before ? after - before : after;
+}
 
 Result<uint64_t> read_counter(const Root& root, const std::string& path) {
   auto text = root.read(path);
@@ -88,7 +90,8 @@ Result<std::map<std::string, NicCounters>> parse_net_dev(std::string_view text) 
                    "/proc/net/dev", 0};
     for (std::size_t i = 0; i < 16; ++i)
       if (!(v[i] = parse_u64(f[i])))
-        return Error{fmt::format("line {}: '{}' is not a counter", line_no, f[i]), "/proc/net/dev", 0};
+        return Error{fmt::format("line {}: '{}' is not a counter", line_no, f[i]), "/proc/net/dev",
+                     0};
     NicCounters c;
     c.rx_errors = *v[2];
     c.rx_dropped = *v[3];
@@ -116,8 +119,8 @@ Result<GuardSample> sample_guards(const Root& root, const std::vector<std::strin
       return Error{fmt::format("'{}' is not an interface name", name), "guards", 0};
     auto it = dev->find(name);
     if (it == dev->end())
-      return Error{fmt::format("no interface {} in this network namespace", name),
-                   "/proc/net/dev", 0};
+      return Error{fmt::format("no interface {} in this network namespace", name), "/proc/net/dev",
+                   0};
     NicCounters c = it->second;
     auto flaps = read_counter(root, "sys/class/net/" + name + "/carrier_changes");
     if (!flaps.ok()) return flaps.error();
@@ -128,7 +131,8 @@ Result<GuardSample> sample_guards(const Root& root, const std::vector<std::strin
 }
 
 double GuardDelta::retrans_pct() const {
-  return out_segs == 0 ? 0.0 : 100.0 * static_cast<double>(retrans_segs) / static_cast<double>(out_segs);
+  return out_segs == 0 ? 0.0
+                       : 100.0 * static_cast<double>(retrans_segs) / static_cast<double>(out_segs);
 }
 
 GuardDelta& GuardDelta::operator+=(const GuardDelta& o) {
@@ -155,11 +159,10 @@ GuardDelta guard_delta(const GuardSample& before, const GuardSample& after) {
     auto b = before.nics.find(name);
     NicCounters zero;
     const NicCounters& bc = b == before.nics.end() ? zero : b->second;
-    d.nics[name] = NicCounters{increase(bc.rx_dropped, a.rx_dropped),
-                               increase(bc.tx_dropped, a.tx_dropped),
-                               increase(bc.rx_errors, a.rx_errors),
-                               increase(bc.tx_errors, a.tx_errors),
-                               increase(bc.carrier_changes, a.carrier_changes)};
+    d.nics[name] =
+        NicCounters{increase(bc.rx_dropped, a.rx_dropped), increase(bc.tx_dropped, a.tx_dropped),
+                    increase(bc.rx_errors, a.rx_errors), increase(bc.tx_errors, a.tx_errors),
+                    increase(bc.carrier_changes, a.carrier_changes)};
   }
   return d;
 }
@@ -191,9 +194,9 @@ std::vector<GuardTrip> check_guards(const GuardDelta& base, const GuardDelta& ca
       if (base.out_segs < limits.min_out_segs || cand.out_segs < limits.min_out_segs) continue;
       double b = base.retrans_pct(), c = cand.retrans_pct();
       if (c - b > l.max_increase)
-        trips.push_back({l.metric, "", b, c, l.max_increase,
-                         fmt::format("{}: {:.2f}% -> {:.2f}%, limit +{:.2f}%", name, b, c,
-                                     l.max_increase)});
+        trips.push_back(
+            {l.metric, "", b, c, l.max_increase,
+             fmt::format("{}: {:.2f}% -> {:.2f}%, limit +{:.2f}%", name, b, c, l.max_increase)});
       continue;
     }
     for (const auto& [ifname, cc] : cand.nics) {
@@ -208,8 +211,8 @@ std::vector<GuardTrip> check_guards(const GuardDelta& base, const GuardDelta& ca
       double b = per_trial(pick(bc), base.trials), c = per_trial(pick(cc), cand.trials);
       if (c - b > l.max_increase)
         trips.push_back({l.metric, ifname, b, c, l.max_increase,
-                         fmt::format("{} {}: {:g} -> {:g} per trial, limit +{:g}", name, ifname,
-                                     b, c, l.max_increase)});
+                         fmt::format("{} {}: {:g} -> {:g} per trial, limit +{:g}", name, ifname, b,
+                                     c, l.max_increase)});
     }
   }
   return trips;

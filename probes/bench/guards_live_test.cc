@@ -15,7 +15,7 @@
 #include "probes/bench/guards.h"
 #include "probes/bench/tcp.h"
 #include "probes/bench/veth_pair_test.h"
-#include "probes/netns_test_util.h"
+#include "tests/support/netns.h"
 
 using namespace tuner;
 using namespace tuner::bench;
@@ -68,8 +68,8 @@ TEST_CASE("guards (root): nftables dropping 5% of packets trips tcp_retrans_pct"
              {"nft", "add", "table", "inet", "tuner_test"},
              {"nft", "add", "chain", "inet", "tuner_test", "in",
               "{ type filter hook input priority 0; }"},
-             {"nft", "add", "rule", "inet", "tuner_test", "in", "tcp", "dport", "5399",
-              "numgen", "random", "mod", "100", "<", "5", "drop"}}) {
+             {"nft", "add", "rule", "inet", "tuner_test", "in", "tcp", "dport", "5399", "numgen",
+              "random", "mod", "100", "<", "5", "drop"}}) {
       std::string e = pair.run_there(argv);
       if (!e.empty()) return {{"skip", "nftables unavailable: " + e}};
     }
@@ -89,8 +89,8 @@ TEST_CASE("guards (root): nftables dropping 5% of packets trips tcp_retrans_pct"
     return;
   }
   REQUIRE_MESSAGE(!r.count("error"), r["error"]);
-  MESSAGE("retransmits " << r["base_pct"] << "% -> " << r["lossy_pct"] << "% of "
-                         << r["lossy_segs"] << " segments: " << r["trip"]);
+  MESSAGE("retransmits " << r["base_pct"] << "% -> " << r["lossy_pct"] << "% of " << r["lossy_segs"]
+                         << " segments: " << r["trip"]);
   CHECK(std::stod(r["base_pct"]) < 1.0);
   CHECK(std::stod(r["lossy_pct"]) > 1.0);
   CHECK(r["trips"] == "1");

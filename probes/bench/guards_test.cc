@@ -5,7 +5,7 @@
 
 #include <doctest/doctest.h>
 
-#include "tests/fixtures_util.h"
+#include "tests/support/files.h"
 
 using namespace tuner;
 using namespace tuner::bench;
@@ -52,7 +52,8 @@ TEST_CASE("guards: /proc/net/snmp Tcp counters (MaxConn -1 does not get in the w
   REQUIRE(t.ok());
   CHECK(t->out_segs == 1916054);
   CHECK(t->retrans_segs == 471);
-  CHECK(parse_snmp_tcp("Ip: Forwarding\nIp: 1\n").error().message() == "/proc/net/snmp: no Tcp: lines");
+  CHECK(parse_snmp_tcp("Ip: Forwarding\nIp: 1\n").error().message() ==
+        "/proc/net/snmp: no Tcp: lines");
   CHECK_FALSE(parse_snmp_tcp("Tcp: OutSegs RetransSegs\nTcp: 1\n").ok());
   CHECK_FALSE(parse_snmp_tcp("Tcp: InSegs\nTcp: 1\n").ok());
 }

@@ -86,8 +86,8 @@ class Membw final : public Benchmark {
  private:
   // Maps the arrays on mem.node, touches them from that node's CPUs, then times the
   // triad from each thread node: the local one first, the others when matrix is set.
-  Result<std::vector<MembwCell>> measure_memory_node(const MembwPlan& plan,
-                                                     const NodeCpus& mem, bool bind) {
+  Result<std::vector<MembwCell>> measure_memory_node(const MembwPlan& plan, const NodeCpus& mem,
+                                                     bool bind) {
     const uint64_t stride = array_stride(plan.elements);
     auto memory = bind ? NodeMemory::map(3 * stride, mem.node) : NodeMemory::unbound(3 * stride);
     if (!memory.ok()) return memory.error();
@@ -134,8 +134,8 @@ Result<MembwPlan> plan_membw(const Topology& topo, const CpuSet& allowed,
     plan.nodes = std::move(all);
   } else {
     for (unsigned want : opts.nodes) {
-      auto it = std::find_if(all.begin(), all.end(),
-                             [&](const NodeCpus& n) { return n.node == want; });
+      auto it =
+          std::find_if(all.begin(), all.end(), [&](const NodeCpus& n) { return n.node == want; });
       if (it == all.end())
         return Error{"no such NUMA node, or none of its CPUs is allowed to this process (" +
                          allowed.to_string() + ")",

@@ -50,8 +50,7 @@ struct MembwPlan {
 
 /// Checks the options against the topology and the CPUs this process may use, and
 /// sizes the arrays. Errors name the option or the node.
-Result<MembwPlan> plan_membw(const Topology& topo, const CpuSet& allowed,
-                             const MembwOptions& opts);
+Result<MembwPlan> plan_membw(const Topology& topo, const CpuSet& allowed, const MembwOptions& opts);
 
 /// Bytes one triad repetition over n elements is counted as moving: 24 n.
 inline uint64_t triad_bytes(uint64_t elements) { return 24 * elements; }

@@ -40,8 +40,8 @@ Status on_each_cpu(const CpuSet& cpus, std::atomic<bool>& failed, Body&& body) {
 
 }  // namespace
 
-void triad(double* __restrict a, const double* __restrict b, const double* __restrict c,
-           double s, std::size_t n) {
+void triad(double* __restrict a, const double* __restrict b, const double* __restrict c, double s,
+           std::size_t n) {
   const std::size_t body = n & ~std::size_t{7};
   for (std::size_t i = 0; i < body; ++i) a[i] = b[i] + s * c[i];
   for (std::size_t i = body; i < n; ++i) a[i] = b[i] + s * c[i];
@@ -68,8 +68,7 @@ Status fill_arrays(const TriadArrays& arr, const CpuSet& cpus) {
   });
 }
 
-Result<std::vector<std::chrono::nanoseconds>> time_triad(const TriadArrays& arr,
-                                                         const CpuSet& cpus,
+Result<std::vector<std::chrono::nanoseconds>> time_triad(const TriadArrays& arr, const CpuSet& cpus,
                                                          const TriadRun& run) {
   const unsigned threads = static_cast<unsigned>(cpus.size());
   std::vector<std::chrono::nanoseconds> times;

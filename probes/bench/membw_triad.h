@@ -15,8 +15,8 @@ namespace tuner::bench {
 /// a[i] = b[i] + s * c[i] for i < n. The body runs over a multiple of 8 elements so
 /// that g++ -O2 (whose cheap cost model rejects loops needing a scalar epilogue)
 /// vectorises it; the tail, if any, follows.
-void triad(double* __restrict a, const double* __restrict b, const double* __restrict c,
-           double s, std::size_t n);
+void triad(double* __restrict a, const double* __restrict b, const double* __restrict c, double s,
+           std::size_t n);
 
 /// Three arrays of n doubles; they must not overlap.
 struct TriadArrays {
@@ -49,7 +49,6 @@ struct TriadRun {
 /// each repetition (barrier to barrier, all threads). An Error when a thread cannot be
 /// bound; no thread is left running.
 Result<std::vector<std::chrono::nanoseconds>> time_triad(const TriadArrays& arrays,
-                                                         const CpuSet& cpus,
-                                                         const TriadRun& run);
+                                                         const CpuSet& cpus, const TriadRun& run);
 
 }  // namespace tuner::bench

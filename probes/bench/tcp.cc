@@ -61,9 +61,11 @@ Status validate(const TcpConfig& c) {
   if (c.streams < 1 || c.streams > 32)
     return bench_error(c, fmt::format("'streams' = {} must be 1..32", c.streams));
   if (c.duration < 100ms || c.duration > 60s)
-    return bench_error(c, fmt::format("'duration' = {} ms must be 100 ms..60 s", c.duration.count()));
+    return bench_error(c,
+                       fmt::format("'duration' = {} ms must be 100 ms..60 s", c.duration.count()));
   if (c.rr_duration < 0ms || c.rr_duration > 60s)
-    return bench_error(c, fmt::format("'rr_duration' = {} ms must be 0..60 s", c.rr_duration.count()));
+    return bench_error(c,
+                       fmt::format("'rr_duration' = {} ms must be 0..60 s", c.rr_duration.count()));
   if (c.write_size < 4096 || c.write_size > (1u << 20))
     return bench_error(c, fmt::format("'write_size' = {} must be 4 KiB..1 MiB", c.write_size));
   if (c.rr_size < 1 || c.rr_size > (64u << 10))

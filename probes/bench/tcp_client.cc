@@ -123,11 +123,13 @@ Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
   for (std::size_t i = 0; i < st.size(); ++i) {
     if (!st[i].status.ok()) {
       Error e = st[i].status.error();
-      return Error{fmt::format("stream {} of {}: {}", i + 1, streams, e.what), server.text(), e.err};
+      return Error{fmt::format("stream {} of {}: {}", i + 1, streams, e.what), server.text(),
+                   e.err};
     }
     if (st[i].counted != st[i].sent)
       return Error{fmt::format("stream {}: the server counted {} bytes of {} sent", i + 1,
-                               st[i].counted, st[i].sent), server.text(), 0};
+                               st[i].counted, st[i].sent),
+                   server.text(), 0};
     r.bytes += st[i].counted;
     last = std::max(last, st[i].end);
   }
@@ -135,8 +137,8 @@ Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
   return r;
 }
 
-Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds duration,
-                        uint32_t size, const CpuSet& cpus) {
+Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds duration, uint32_t size,
+                        const CpuSet& cpus) {
   Hello h{Mode::rr, size, static_cast<uint32_t>(duration.count())};
   auto sock = open_session(server, h, kConnectTimeout);
   if (!sock.ok()) return sock.error();

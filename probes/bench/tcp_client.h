@@ -33,8 +33,8 @@ struct RrResult {
 
 /// One connection (TCP_NODELAY), `size`-byte request and response, one at a time, for
 /// `duration`.
-Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds duration,
-                        uint32_t size, const CpuSet& cpus);
+Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds duration, uint32_t size,
+                        const CpuSet& cpus);
 
 /// Connects and exchanges a probe hello: is a tuner tcp server there?
 Status probe(const Endpoint& server, std::chrono::milliseconds timeout);

@@ -10,7 +10,8 @@
 #include "base/runner.h"
 #include "probes/bench/tcp.h"
 #include "probes/bench/veth_pair_test.h"
-#include "probes/netns_test_util.h"
+#include "tests/support/files.h"
+#include "tests/support/netns.h"
 
 using namespace tuner;
 using namespace tuner::bench;
@@ -42,10 +43,10 @@ TEST_CASE("tcp bench (root): server in a named netns across a veth pair") {
     return {{"bps", std::to_string(m->throughput_bps)},
             {"p50", std::to_string(m->rr_p50_us)},
             {"p99", std::to_string(m->rr_p99_us)},
-            {"veth_rx_bytes", tuner::testing::slurp("/sys/class/net/" + pair.local_if +
-                                                    "/statistics/rx_bytes")},
-            {"veth_tx_bytes", tuner::testing::slurp("/sys/class/net/" + pair.local_if +
-                                                    "/statistics/tx_bytes")},
+            {"veth_rx_bytes",
+             tuner::testing::slurp("/sys/class/net/" + pair.local_if + "/statistics/rx_bytes")},
+            {"veth_tx_bytes",
+             tuner::testing::slurp("/sys/class/net/" + pair.local_if + "/statistics/tx_bytes")},
             {"bytes", std::to_string(m->bytes)}};
   });
   if (r.count("skip")) {

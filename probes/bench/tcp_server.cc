@@ -34,7 +34,8 @@ Status serve_stream(int fd, const Hello& h, Clock::time_point deadline) {
     if (k < 0) return errno_error("stream: cannot receive", "tcp server");
     if (k == 0) break;
     total += static_cast<uint64_t>(k);
-    if (Clock::now() > deadline) return Error{"stream: client ran past its duration", "tcp server", 0};
+    if (Clock::now() > deadline)
+      return Error{"stream: client ran past its duration", "tcp server", 0};
   }
   uint8_t count[8];
   for (int i = 0; i < 8; ++i) count[i] = static_cast<uint8_t>(total >> (56 - 8 * i));
@@ -51,7 +52,8 @@ Status serve_rr(int fd, const Hello& h, Clock::time_point deadline) {
     if (k < 0) return errno_error("rr: cannot receive", "tcp server");
     if (k == 0) return Ok{};  // the client is done
     if (static_cast<std::size_t>(k) < buf.size()) {
-      Status rest = recv_all(fd, buf.data() + k, buf.size() - static_cast<std::size_t>(k), "a request");
+      Status rest =
+          recv_all(fd, buf.data() + k, buf.size() - static_cast<std::size_t>(k), "a request");
       if (!rest.ok()) return rest;
     }
     Status s = send_all(fd, buf.data(), buf.size(), "a response");

@@ -57,13 +57,15 @@ std::string Endpoint::text() const {
 }
 
 uint16_t Endpoint::port() const {
-  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port);
+  if (addr.ss_family == AF_INET6)
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port);
   return ntohs(reinterpret_cast<const sockaddr_in*>(&addr)->sin_port);
 }
 
 Result<Endpoint> parse_endpoint(std::string_view address, uint16_t port) {
   std::string host(address);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -127,7 +129,8 @@ int Socket::release() {
 }
 
 Status set_io_timeout(int fd, std::chrono::milliseconds t) {
-  timeval tv{static_cast<time_t>(t.count() / 1000), static_cast<suseconds_t>((t.count() % 1000) * 1000)};
+  timeval tv{static_cast<time_t>(t.count() / 1000),
+             static_cast<suseconds_t>((t.count() % 1000) * 1000)};
   if (::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0 ||
       ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0)
     return errno_error("setsockopt SO_RCVTIMEO/SO_SNDTIMEO", "tcp");
@@ -151,7 +154,9 @@ Result<Socket> connect_to(const Endpoint& to, std::chrono::milliseconds timeout,
     int rc;
     do rc = ::poll(&p, 1, static_cast<int>(timeout.count()));
     while (rc < 0 && errno == EINTR);
-    if (rc == 0) return errno_error("cannot connect within " + std::to_string(timeout.count()) + " ms", to.text(), ETIMEDOUT);
+    if (rc == 0)
+      return errno_error("cannot connect within " + std::to_string(timeout.count()) + " ms",
+                         to.text(), ETIMEDOUT);
     int err = 0;
     socklen_t len = sizeof err;
     ::getsockopt(s.fd(), SOL_SOCKET, SO_ERROR, &err, &len);
@@ -166,7 +171,8 @@ Result<Socket> connect_to(const Endpoint& to, std::chrono::milliseconds timeout,
 Status check_netns(const std::string& name) {
   bool plain = !name.empty() && name.size() < 64 && name != "." && name != "..";
   for (char c : name)
-    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
+    plain = plain &&
+            (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
   if (!plain)
     return Error{fmt::format("netns '{}' must be a name from `ip netns list`", name), "tcp", 0};
   std::string path = "/run/netns/" + name;
@@ -227,7 +233,8 @@ Status recv_all(int fd, void* data, std::size_t n, const char* what) {
   while (n > 0) {
     ssize_t k = ::recv(fd, p, n, 0);
     if (k < 0 && errno == EINTR) continue;
-    if (k < 0) return errno_error(std::string("cannot receive ") + what, "tcp", timeout_errno(errno));
+    if (k < 0)
+      return errno_error(std::string("cannot receive ") + what, "tcp", timeout_errno(errno));
     if (k == 0) return Error{std::string("peer closed the connection before ") + what, "tcp", 0};
     p += k;
     n -= static_cast<std::size_t>(k);

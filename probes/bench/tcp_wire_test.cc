@@ -51,7 +51,8 @@ TEST_CASE("tcp wire: numeric IPv4 and IPv6 addresses only, no DNS") {
 }
 
 TEST_CASE("tcp wire: netns names are plain names under /run/netns") {
-  CHECK(check_netns("../../proc/1/ns/net").error().what.find("must be a name") != std::string::npos);
+  CHECK(check_netns("../../proc/1/ns/net").error().what.find("must be a name") !=
+        std::string::npos);
   CHECK_FALSE(check_netns("").ok());
   CHECK(check_netns("tuner-no-such-ns-xyz").error().message() ==
         "/run/netns/tuner-no-such-ns-xyz: no such network namespace: No such file or directory");

@@ -26,7 +26,8 @@ struct VethPair {
     peer_if = "tvb" + id.substr(0, 8);
     for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{
              {"ip", "netns", "add", netns},
-             {"ip", "link", "add", local_if, "type", "veth", "peer", "name", peer_if, "netns", netns},
+             {"ip", "link", "add", local_if, "type", "veth", "peer", "name", peer_if, "netns",
+              netns},
              {"ip", "link", "set", "lo", "up"},
              {"ip", "addr", "add", local_address + "/24", "dev", local_if},
              {"ip", "link", "set", local_if, "up"},

@@ -41,8 +41,13 @@ class FakeNetlink : public Netlink {
   FakeNetlink() {
     link.port = "TP";
     link.autoneg = true;
-    link.supported_modes = {"10baseT/Half", "10baseT/Full", "100baseT/Half", "100baseT/Full",
-                            "1000baseT/Full", "Autoneg", "TP"};
+    link.supported_modes = {"10baseT/Half",
+                            "10baseT/Full",
+                            "100baseT/Half",
+                            "100baseT/Full",
+                            "1000baseT/Full",
+                            "Autoneg",
+                            "TP"};
     link.advertised_modes = link.supported_modes;
     update_state();
     channels.combined = 4;
@@ -133,7 +138,8 @@ class FakeNetlink : public Netlink {
     if (!req.advertise.empty()) {
       link.advertised_modes = req.advertise;  // a no-mask list: exactly these
     } else if (link.autoneg.value_or(false) && (req.speed_mbps || req.duplex)) {
-      std::vector<std::string> adv = modes_matching(link.supported_modes, req.speed_mbps, req.duplex);
+      std::vector<std::string> adv =
+          modes_matching(link.supported_modes, req.speed_mbps, req.duplex);
       adv.push_back("Autoneg");
       adv.push_back("TP");
       link.advertised_modes = adv;

@@ -28,9 +28,11 @@ inline std::string fixture_path(const std::string& name) {
 }
 
 /// Sorted paths of the fixtures in ${TUNER_FIXTURES}/SUBDIR whose names end in SUFFIX.
-inline std::vector<std::string> fixture_files(const std::string& subdir, const std::string& suffix) {
+inline std::vector<std::string> fixture_files(const std::string& subdir,
+                                              const std::string& suffix) {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(TUNER_FIXTURES) + "/" + subdir)) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(TUNER_FIXTURES) + "/" + subdir)) {
     std::string p = e.path().string();
     if (p.size() > suffix.size() && p.ends_with(suffix)) out.push_back(p);
   }
@@ -51,7 +53,8 @@ inline std::string unpack_tarball(const std::string& tarball, const std::string&
   auto r = runner.run(spec);
   if (!r) throw std::runtime_error("tar -xf " + tarball + ": " + r.error().message());
   if (!r->success())
-    throw std::runtime_error("tar -xf " + tarball + " " + r->describe(spec) + ": " + r->stderr_tail());
+    throw std::runtime_error("tar -xf " + tarball + " " + r->describe(spec) + ": " +
+                             r->stderr_tail());
   int entries = 0;
   std::string only;
   for (const auto& e : fs::directory_iterator(dir)) {

@@ -70,11 +70,11 @@ inline HwlocReference hwloc_reference(const std::optional<std::string>& xml,
   unsigned nr = 1;
   hwloc_distances_s* d = nullptr;
   if (hwloc_distances_get_by_type(t, HWLOC_OBJ_NUMANODE, &nr, &d,
-                                  HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr == 1) {
+                                  HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 &&
+      nr == 1) {
     for (unsigned i = 0; i < d->nbobjs; ++i)
       for (unsigned j = 0; j < d->nbobjs; ++j)
-        ref.distances[{d->objs[i]->os_index, d->objs[j]->os_index}] =
-            d->values[i * d->nbobjs + j];
+        ref.distances[{d->objs[i]->os_index, d->objs[j]->os_index}] = d->values[i * d->nbobjs + j];
     hwloc_distances_release(t, d);
   }
   hwloc_topology_destroy(t);

@@ -16,11 +16,11 @@
 #include "probes/irq.h"
 #include "probes/nic.h"
 #include "tests/support/fake_netlink.h"
+#include "tests/support/fake_systemctl.h"
 #include "tests/support/files.h"
 #include "tests/support/roundtrip.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/knobs/knob.h"
-#include "tests/support/fake_systemctl.h"
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
 #include "tuner/profile/parse.h"
@@ -47,13 +47,15 @@ struct FakeMachine {
     dir.write("sys/class/net/eth0/operstate", "up\n");
     fs::create_directory_symlink("../../../devices/pci0000:00/0000:00:03.0",
                                  dir / "sys/class/net/eth0/device");
-    std::string interrupts = "           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5"
-                             "       CPU6       CPU7\n";
+    std::string interrupts =
+        "           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5"
+        "       CPU6       CPU7\n";
     for (unsigned irq = 40; irq <= 44; ++irq) {
       std::string name = irq < 44 ? "eth0-TxRx-" + std::to_string(irq - 40) : "eth0";
       interrupts += "  " + std::to_string(irq) +
                     ":          0          0          0          0          0          0          0"
-                    "          0  IR-PCI-MSI 1572864-edge      " + name + "\n";
+                    "          0  IR-PCI-MSI 1572864-edge      " +
+                    name + "\n";
       dir.write("proc/irq/" + std::to_string(irq) + "/smp_affinity_list", "0-7\n");
     }
     dir.write("proc/interrupts", interrupts);
@@ -169,10 +171,9 @@ TEST_CASE("roundtrip fake: every kind, apply then plan is empty, rollback then p
   Plan first = check_round_trip(profile("ban"));
   // Every kind was in the plan, so the round trip covered it.
   for (const char* knob :
-       {"sysctl:net.core.somaxconn", "sysctl:vm.swappiness", "irq:40:affinity",
-        "irq:43:affinity", "nic:eth0:link", "nic:eth0:channels", "nic:eth0:rings",
-        "numa:unit:trainer.service", "numa:unit:batch.slice",
-        "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned"}) {
+       {"sysctl:net.core.somaxconn", "sysctl:vm.swappiness", "irq:40:affinity", "irq:43:affinity",
+        "nic:eth0:link", "nic:eth0:channels", "nic:eth0:rings", "numa:unit:trainer.service",
+        "numa:unit:batch.slice", "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned"}) {
     CAPTURE(knob);
     CHECK(plans(first, knob));
   }
@@ -189,9 +190,9 @@ TEST_CASE("roundtrip fake: a knob on a captured tree reads but never writes") {
   FakeMachine m;
   KnobContext ctx = m.context();
   ctx.fake_machine = false;  // now it is just a tree, as under --root
-  for (const char* id : {"sysctl:vm.swappiness", "irq:40:affinity", "numa:unit:batch.slice",
-                         "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned",
-                         "nic:eth0:rings"}) {
+  for (const char* id :
+       {"sysctl:vm.swappiness", "irq:40:affinity", "numa:unit:batch.slice",
+        "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned", "nic:eth0:rings"}) {
     CAPTURE(id);
     auto k = make_knob(id, ctx);
     REQUIRE_MESSAGE(k.ok(), (k.ok() ? "" : k.error().message()));

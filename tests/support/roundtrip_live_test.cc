@@ -9,14 +9,12 @@
 // services are not ours to move.
 #include <doctest/doctest.h>
 
-#include <csignal>
 #include <cstdlib>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include "base/cpuset.h"
 #include "base/strings.h"
 #include "probes/probe.h"
+#include "tests/support/child.h"
 #include "tests/support/netns.h"
 #include "tests/support/roundtrip.h"
 #include "tests/support/temp_dir.h"
@@ -25,8 +23,6 @@
 #include "tuner/plan/near.h"
 #include "tuner/plan/planner.h"
 #include "tuner/profile/parse.h"
-
-extern char** environ;
 
 namespace tuner {
 namespace {
@@ -99,7 +95,8 @@ TEST_CASE("roundtrip live: net sysctls and veth channels in a private network na
                          "\"net.core.somaxconn\" = 1234\n"
                          "\"net.ipv4.tcp_rmem\" = \"4096 87381 6291457\"\n"
                          "\"net.ipv4.conf.all.forwarding\" = 1\n"
-                         "[nic.\"rt0\"]\nchannels = { rx = " + n + ", tx = " + n + " }\n");
+                         "[nic.\"rt0\"]\nchannels = { rx = " +
+                         n + ", tx = " + n + " }\n");
     if (!profile.ok()) return Report{{"error", profile.error().message()}};
     KnobContext ctx{Root::live()};
     ctx.netlink = nl->get();
@@ -116,30 +113,15 @@ TEST_CASE("roundtrip live: net sysctls and veth channels in a private network na
 }
 
 TEST_CASE("roundtrip live: a process's CPU binding, applied and rolled back") {
-  cpu_set_t own;
-  REQUIRE(sched_getaffinity(0, sizeof own, &own) == 0);
-  if (CPU_COUNT(&own) < 2) {
+  CpuSet own = testing::own_cpus();
+  if (own.size() < 2) {
     MESSAGE("skipped: needs two CPUs to move a process between");
     return;
   }
-  unsigned first = 0;
-  while (!CPU_ISSET(first, &own)) ++first;
-  pid_t pid;
-  const char* argv[] = {"sleep", "60", nullptr};
-  REQUIRE(posix_spawnp(&pid, "sleep", nullptr, nullptr, const_cast<char**>(argv), environ) == 0);
-  struct Reap {
-    pid_t pid;
-    ~Reap() {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-  } reap{pid};
+  unsigned first = own.cpus().front();
+  testing::SleepingChild child;
   Root live = Root::live();
-  auto stat = live.read("proc/" + std::to_string(pid) + "/stat");
-  REQUIRE(stat.ok());
-  auto start = parse_stat_starttime(*stat, "stat");
-  REQUIRE(start.ok());
-  std::string id = KnobId::numa_pid(static_cast<unsigned>(pid), *start)->str();
+  std::string id = KnobId::numa_pid(static_cast<unsigned>(child.pid()), child.start_time())->str();
   std::string desired = "cpus=" + std::to_string(first);
   KnobContext ctx{live};
   KnobFactory make = [&ctx](const std::string& knob) { return make_knob(knob, ctx); };
@@ -176,15 +158,12 @@ TEST_CASE("numa live: roundtrip of a [[numa.bind]] on a temporary cpuset cgroup"
   fill_nodes_from_sysfs(live.root, inv);
   REQUIRE(!inv.topology.numa_nodes.empty());
   const NumaNode& node = inv.topology.numa_nodes.front();
-  cpu_set_t own;
-  REQUIRE(sched_getaffinity(0, sizeof own, &own) == 0);
-  for (unsigned cpu : node.cpus.cpus())
-    if (!CPU_ISSET(cpu, &own)) {
-      MESSAGE("skipped: node " << node.os_index << "'s CPUs are not all ours to bind to");
-      return;
-    }
-  auto profile = parse("[profile]\nname = \"live\"\n[[numa.bind]]\ncgroup = \"" +
-                       std::string(rel) + "\"\nnode = " + std::to_string(node.os_index) + "\n");
+  if (!node.cpus.is_subset_of(testing::own_cpus())) {
+    MESSAGE("skipped: node " << node.os_index << "'s CPUs are not all ours to bind to");
+    return;
+  }
+  auto profile = parse("[profile]\nname = \"live\"\n[[numa.bind]]\ncgroup = \"" + std::string(rel) +
+                       "\"\nnode = " + std::to_string(node.os_index) + "\n");
   REQUIRE(profile.ok());
   KnobContext ctx{live.root};
   KnobFactory make = [&ctx](const std::string& id) { return make_knob(id, ctx); };

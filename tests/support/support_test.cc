@@ -1,4 +1,5 @@
 // The test-support helpers themselves: what every other test relies on.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <doctest/doctest.h>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "base/runner.h"
+#include "tests/support/child.h"
 #include "tests/support/files.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_dir.h"
@@ -78,4 +80,20 @@ TEST_CASE("support: tarball paths are arguments, not shell text") {
   CHECK_FALSE(fs::exists("pwned"));
   CHECK_FALSE(fs::exists(odd + "/pwned"));
   CHECK_THROWS_WITH(testing::ScopedFixture(odd + "/missing.tar.gz"), doctest::Contains("tar -xf"));
+}
+
+TEST_CASE("support: a SleepingChild runs until stopped, then is reaped") {
+  pid_t pid = 0;
+  {
+    testing::SleepingChild child;
+    pid = child.pid();
+    REQUIRE(pid > 0);
+    CHECK(::kill(pid, 0) == 0);
+    CHECK(child.start_time() > 0);
+    child.stop();
+    CHECK(child.pid() == -1);
+    child.stop();  // a second stop does nothing
+  }
+  CHECK(::kill(pid, 0) == -1);  // killed and reaped: no zombie left behind
+  CHECK(!testing::own_cpus().empty());
 }

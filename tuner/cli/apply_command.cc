@@ -17,11 +17,11 @@
 #include "base/result.h"
 #include "rollback/apply.h"
 #include "tuner/cli/cli.h"
+#include "tuner/cli/run_glue.h"
+#include "tuner/cli/target_options.h"
 #include "tuner/plan/planner.h"
 #include "tuner/profile/parse_bench.h"
 #include "tuner/profile/profile.h"
-#include "tuner/cli/run_glue.h"
-#include "tuner/cli/target_options.h"
 
 #include "tuner/cli/plan_for.h"
 #include "tuner/cli/report/plan_text.h"
@@ -33,7 +33,6 @@ namespace po = boost::program_options;
 namespace tuner {
 
 namespace {
-
 
 // A person confirms on a terminal; anything else must say --yes.
 void confirm(const Plan& plan, const GlobalOptions& g) {
@@ -59,16 +58,15 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "1 failure (changes rolled back; not root; another tuner running), 2 bad input");
   std::vector<std::string> profiles, bench;
   std::string report_file;
-  desc.add_options()
-      ("profile", po::value(&profiles), "profile name or .toml path (repeatable; later wins)")
-      ("no-verify", "apply without the verify loop (each group's decision: applied)")
-      ("bench", po::value(&bench)->value_name("NAME"),
-       "benchmark that decides every group (repeatable; default: the profile's)")
-      ("budget", po::value<std::string>()->value_name("DURATION"),
-       "time budget of the verify loop, e.g. 10m (default 10m)")
-      ("yes,y", "do not ask for confirmation")
-      ("json", "print the tuner.run/1 JSON document")
-      ("report", po::value(&report_file), "also write the tuner.run/1 JSON to FILE");
+  desc.add_options()("profile", po::value(&profiles),
+                     "profile name or .toml path (repeatable; later wins)")(
+      "no-verify", "apply without the verify loop (each group's decision: applied)")(
+      "bench", po::value(&bench)->value_name("NAME"),
+      "benchmark that decides every group (repeatable; default: the profile's)")(
+      "budget", po::value<std::string>()->value_name("DURATION"),
+      "time budget of the verify loop, e.g. 10m (default 10m)")(
+      "yes,y", "do not ask for confirmation")("json", "print the tuner.run/1 JSON document")(
+      "report", po::value(&report_file), "also write the tuner.run/1 JSON to FILE");
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("apply", args, desc, {}, vm, g)) return 0;
@@ -136,8 +134,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     vo.loop = verify::loop_options(planned.profile, planned.inventory, plan, vo.loop);
     ProgressLine progress(g.color, json);
     result = verify::apply_verified(plan, planned.profile, planned.inventory, dir, make,
-                                    target.root, SteadyClock::instance(), vo,
-                                    progress.callback());
+                                    target.root, SteadyClock::instance(), vo, progress.callback());
     progress.done();
     if (!result.ok()) {
       if (result.error().is(ErrorKind::invalid) || result.error().is(ErrorKind::missing))

@@ -51,16 +51,17 @@ int bench_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "[bench.NAME]) and print their metrics; changes nothing. Without NAME: the\n"
       "profile's [verify] bench. Exit: 0 ran, 1 a benchmark failed, 2 bad input");
   std::vector<std::string> names, profiles;
-  desc.add_options()
-      ("name", po::value(&names)->value_name("NAME"), "benchmark to run (repeatable)")
-      ("profile", po::value(&profiles)->value_name("P"), "profile whose [bench.*] tables to use")
-      ("trials", po::value<unsigned>()->default_value(1)->value_name("N"), "runs of each benchmark (1-1000)")
-      ("json", "print the tuner.bench/1 JSON document")
-      ("serve", "serve tcp benchmark clients of another node (peer = ADDR)")
-      ("address", po::value<std::string>()->value_name("ADDR"), "with --serve: address to listen on")
-      ("port", po::value<uint16_t>()->value_name("PORT"), "with --serve: port (default 5301)")
-      ("lifetime", po::value<unsigned>()->default_value(600)->value_name("SECONDS"),
-       "with --serve: stop after this long");
+  desc.add_options()("name", po::value(&names)->value_name("NAME"),
+                     "benchmark to run (repeatable)")(
+      "profile", po::value(&profiles)->value_name("P"), "profile whose [bench.*] tables to use")(
+      "trials", po::value<unsigned>()->default_value(1)->value_name("N"),
+      "runs of each benchmark (1-1000)")("json", "print the tuner.bench/1 JSON document")(
+      "serve", "serve tcp benchmark clients of another node (peer = ADDR)")(
+      "address", po::value<std::string>()->value_name("ADDR"),
+      "with --serve: address to listen on")("port", po::value<uint16_t>()->value_name("PORT"),
+                                            "with --serve: port (default 5301)")(
+      "lifetime", po::value<unsigned>()->default_value(600)->value_name("SECONDS"),
+      "with --serve: stop after this long");
   po::positional_options_description pos;
   pos.add("name", -1);
   po::variables_map vm;

@@ -21,7 +21,8 @@ const std::vector<Command>& commands() {
       {"status", "kept settings versus live values (drift)", status_command},
       {"history", "list runs", history_command},
       {"restore", "re-apply kept settings (at boot), no benchmarks", restore_command},
-      {"bench", "run benchmarks alone (a baseline before a change); --serve for a peer", bench_command},
+      {"bench", "run benchmarks alone (a baseline before a change); --serve for a peer",
+       bench_command},
       {"exec", "run a command bound to the NUMA node nearest a device", exec_command},
   };
   return table;
@@ -32,9 +33,8 @@ namespace {
 void usage(FILE* out) {
   fmt::print(out, "usage: tuner COMMAND [OPTIONS]\n\ncommands:\n");
   for (const Command& c : commands()) fmt::print(out, "  {:<10} {}\n", c.name, c.summary);
-  fmt::print(out,
-             "\nglobal options: --state-dir DIR, --profile-path DIRS, -v, --color "
-             "auto|always|never\nrun 'tuner COMMAND --help' for a command's options\n");
+  fmt::print(out, "\nglobal options: --state-dir DIR, --profile-path DIRS, -v, --color "
+                  "auto|always|never\nrun 'tuner COMMAND --help' for a command's options\n");
 }
 
 }  // namespace
@@ -45,12 +45,12 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
   po::options_description global("global options");
   std::string color = "auto";
   std::string profile_path;
-  global.add_options()
-      ("help,h", "show this help")
-      ("state-dir", po::value<std::string>(&globals.state_dir), "state directory (default /var/lib/tuner)")
-      ("profile-path", po::value<std::string>(&profile_path), "profile directories, ':'-separated")
-      ("verbose,v", po::value<int>()->implicit_value(1)->zero_tokens(), "more detail on stderr")
-      ("color", po::value<std::string>(&color), "auto, always or never");
+  global.add_options()("help,h", "show this help")("state-dir",
+                                                   po::value<std::string>(&globals.state_dir),
+                                                   "state directory (default /var/lib/tuner)")(
+      "profile-path", po::value<std::string>(&profile_path), "profile directories, ':'-separated")(
+      "verbose,v", po::value<int>()->implicit_value(1)->zero_tokens(), "more detail on stderr")(
+      "color", po::value<std::string>(&color), "auto, always or never");
   po::options_description all;
   all.add(desc).add(global);
   try {

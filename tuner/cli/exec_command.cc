@@ -39,7 +39,8 @@ void bind_cpus(const CpuSet& cpus) {
   int rc = ::sched_setaffinity(0, size, mask);
   int e = errno;
   CPU_FREE(mask);
-  if (rc != 0) fail_runtime(errno_error("sched_setaffinity", "exec: CPUs " + cpus.to_string(), e).message());
+  if (rc != 0)
+    fail_runtime(errno_error("sched_setaffinity", "exec: CPUs " + cpus.to_string(), e).message());
 }
 
 void bind_memory(unsigned node) {
@@ -48,7 +49,8 @@ void bind_memory(unsigned node) {
   mask[node / bits] |= 1UL << (node % bits);
   // maxnode counts bits; the kernel reads one fewer than given.
   if (::set_mempolicy(MPOL_BIND, mask.data(), mask.size() * bits + 1) != 0)
-    fail_runtime(errno_error("set_mempolicy(MPOL_BIND)", "exec: node " + std::to_string(node)).message());
+    fail_runtime(
+        errno_error("set_mempolicy(MPOL_BIND)", "exec: node " + std::to_string(node)).message());
 }
 
 }  // namespace
@@ -61,10 +63,9 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
 
   po::options_description desc("tuner exec --near DEVICE -- CMD [ARG]...");
   std::string device;
-  desc.add_options()
-      ("near", po::value<std::string>(&device),
-       "netdev, PCI address, gpuN, another device name (mlx5_0), or node:N")
-      ("allow-unbound", "run unbound when the device has no NUMA locality");
+  desc.add_options()("near", po::value<std::string>(&device),
+                     "netdev, PCI address, gpuN, another device name (mlx5_0), or node:N")(
+      "allow-unbound", "run unbound when the device has no NUMA locality");
   po::variables_map vm;
   if (!parse_options("exec", ours, desc, {}, vm, g)) return 0;
   if (device.empty()) fail_input("exec: --near DEVICE is required");

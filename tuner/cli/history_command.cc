@@ -23,7 +23,8 @@ int history_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (!parse_options("history", args, desc, {}, vm, g)) return 0;
   std::vector<RunSummary> runs;
   auto dir = StateDir::open(g.state_dir, false);
-  if (!dir.ok() && dir.error().err != ENOENT) fail_runtime(dir.error().message() + " (--state-dir)");
+  if (!dir.ok() && dir.error().err != ENOENT)
+    fail_runtime(dir.error().message() + " (--state-dir)");
   if (dir.ok()) {
     auto ids = list_runs(*dir);
     if (!ids.ok()) fail_runtime(ids.error().message());

@@ -5,9 +5,9 @@
 #include <fmt/core.h>
 
 #include "tuner/cli/cli.h"
+#include "tuner/cli/plan_for.h"
 #include "tuner/cli/report/plan_json.h"
 #include "tuner/cli/report/plan_text.h"
-#include "tuner/cli/plan_for.h"
 #include "tuner/cli/target_options.h"
 
 namespace po = boost::program_options;
@@ -16,11 +16,11 @@ namespace tuner {
 
 int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc("tuner plan");
-  desc.add_options()
-      ("profile", po::value<std::vector<std::string>>()->composing(),
-       "profile name or .toml path (repeat to merge; later wins); default: best match")
-      ("json", "print the tuner.plan/1 JSON document")
-      ("detailed-exitcode", "exit 3 when changes are pending, 0 when there are none");
+  desc.add_options()(
+      "profile", po::value<std::vector<std::string>>()->composing(),
+      "profile name or .toml path (repeat to merge; later wins); default: best match")(
+      "json", "print the tuner.plan/1 JSON document")(
+      "detailed-exitcode", "exit 3 when changes are pending, 0 when there are none");
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("plan", args, desc, {}, vm, g)) return 0;

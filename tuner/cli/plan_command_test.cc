@@ -55,10 +55,12 @@ TEST_CASE("plan command: JSON on an XML topology follows tuner.plan/1") {
 }
 
 TEST_CASE("plan command: text diff, summary and --detailed-exitcode") {
-  Run r = run_tuner("plan --profile network-throughput --color never --detailed-exitcode --topology " + kXml);
+  Run r = run_tuner(
+      "plan --profile network-throughput --color never --detailed-exitcode --topology " + kXml);
   CHECK(r.code == 3);
   CHECK(r.out.rfind("plan: profile network-throughput (throughput, balanced)\n", 0) == 0);
-  CHECK(r.out.find("  ~ sysctl:net.core.rmem_max\n    - (unknown)\n    + 268435456\n") != std::string::npos);
+  CHECK(r.out.find("  ~ sysctl:net.core.rmem_max\n    - (unknown)\n    + 268435456\n") !=
+        std::string::npos);
   CHECK(r.out.find(" changes in ") != std::string::npos);
   CHECK(r.out.find('\033') == std::string::npos);
 
@@ -66,12 +68,15 @@ TEST_CASE("plan command: text diff, summary and --detailed-exitcode") {
   std::string empty = dir.write("empty.toml", "[profile]\nname = \"empty\"\n");
   Run none = run_tuner("plan --profile " + empty + " --detailed-exitcode --topology " + kXml);
   CHECK(none.code == 0);
-  CHECK(none.out.find("no changes: the machine already matches profile empty") != std::string::npos);
+  CHECK(none.out.find("no changes: the machine already matches profile empty") !=
+        std::string::npos);
 }
 
 TEST_CASE("plan command: several --profile merge, the later one winning") {
   TempDir dir;
-  std::string a = dir.write("a.toml", "[profile]\nname = \"a\"\n[sysctl]\n\"vm.swappiness\" = 10\n\"vm.dirty_ratio\" = 5\n");
+  std::string a = dir.write(
+      "a.toml",
+      "[profile]\nname = \"a\"\n[sysctl]\n\"vm.swappiness\" = 10\n\"vm.dirty_ratio\" = 5\n");
   std::string b = dir.write("b.toml", "[profile]\nname = \"b\"\n[sysctl]\n\"vm.swappiness\" = 1\n");
   Run r = run_tuner("plan --json --profile " + a + " --profile " + b + " --topology " + kXml);
   REQUIRE(r.code == 0);
@@ -84,24 +89,31 @@ TEST_CASE("plan command: several --profile merge, the later one winning") {
 
 TEST_CASE("plan command: impossible requests exit 2 naming file:line:col") {
   TempDir dir;
-  std::string pin = dir.write("pin.toml", "[profile]\nname = \"pin\"\n[irq.\"eth*\"]\npolicy = \"pin\"\ncpus = \"0-511\"\n");
+  std::string pin =
+      dir.write("pin.toml",
+                "[profile]\nname = \"pin\"\n[irq.\"eth*\"]\npolicy = \"pin\"\ncpus = \"0-511\"\n");
   Run r = run_tuner("plan --profile " + pin + " --topology " + kXml);
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   CHECK(r.err.find(pin + ":") != std::string::npos);
-  CHECK(r.err.find("cpus '0-511' names CPUs this machine does not have (it has 0-23)") != std::string::npos);
+  CHECK(r.err.find("cpus '0-511' names CPUs this machine does not have (it has 0-23)") !=
+        std::string::npos);
 
-  std::string node = dir.write("node.toml", "[profile]\nname = \"node\"\n[[numa.bind]]\nunit = \"x.service\"\nnode = 5\n");
+  std::string node = dir.write(
+      "node.toml", "[profile]\nname = \"node\"\n[[numa.bind]]\nunit = \"x.service\"\nnode = 5\n");
   r = run_tuner("plan --profile " + node + " --topology " + kXml);
   CHECK(r.code == 2);
   CHECK(r.err.find(node + ":") != std::string::npos);
-  CHECK(r.err.find("NUMA node 5 does not exist on this machine (it has nodes 0-1)") != std::string::npos);
+  CHECK(r.err.find("NUMA node 5 does not exist on this machine (it has nodes 0-1)") !=
+        std::string::npos);
 
-  std::string key = dir.write("key.toml", "[profile]\nname = \"key\"\n[sysctl]\n\"net.core.no_such_key\" = 1\n");
+  std::string key =
+      dir.write("key.toml", "[profile]\nname = \"key\"\n[sysctl]\n\"net.core.no_such_key\" = 1\n");
   r = run_tuner("plan --profile " + key);  // the live machine: the key is looked up
   CHECK(r.code == 2);
   CHECK(r.err.find(key + ":4:") != std::string::npos);
-  CHECK(r.err.find("sysctl key 'net.core.no_such_key' does not exist on this machine") != std::string::npos);
+  CHECK(r.err.find("sysctl key 'net.core.no_such_key' does not exist on this machine") !=
+        std::string::npos);
 
   r = run_tuner("plan --profile " + key + " --root / --topology " + kXml);
   CHECK(r.code == 2);
@@ -111,7 +123,8 @@ TEST_CASE("plan command: a captured root is read, never written") {
   TempDir root;
   root.write("proc/sys/net/core/rmem_max", "212992\n");
   root.write("proc/sys/vm/swappiness", "60\n");
-  root.write("etc/systemd/system/trainer.service.d/tuner-numa.conf", "[Service]\nCPUAffinity=0\nNUMAMask=0\n");
+  root.write("etc/systemd/system/trainer.service.d/tuner-numa.conf",
+             "[Service]\nCPUAffinity=0\nNUMAMask=0\n");
   TempDir dir;
   std::string p = dir.write("p.toml",
                             "[profile]\nname = \"p\"\n[sysctl]\n\"net.core.rmem_max\" = 268435456\n"
@@ -132,7 +145,8 @@ TEST_CASE("plan command: a capture without proc/sys plans sysctls with unknown c
   // of a key cannot be judged there, so the change is listed with current = null.
   const std::string capture = tuner::testing::shared_fixture("40intel64-2g2n4c+pci.tar.bz2");
   TempDir dir;
-  std::string p = dir.write("p.toml", "[profile]\nname = \"p\"\n[sysctl]\n\"net.core.rmem_max\" = 268435456\n");
+  std::string p =
+      dir.write("p.toml", "[profile]\nname = \"p\"\n[sysctl]\n\"net.core.rmem_max\" = 268435456\n");
   Run r = run_tuner("plan --json --detailed-exitcode --profile " + p + " --root " + capture);
   CHECK(r.code == 3);
   json j = json::parse(r.out);

@@ -1,8 +1,8 @@
 #include "tuner/cli/plan_for.h"
 
 #include "tuner/plan/planner.h"
-#include "tuner/profile/profile.h"
 #include "tuner/profile/match.h"
+#include "tuner/profile/profile.h"
 
 namespace tuner {
 

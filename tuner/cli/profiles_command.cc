@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/cli/cli.h"
-#include "tuner/profile/profile.h"
-#include "tuner/profile/match.h"
 #include "tuner/cli/target_options.h"
+#include "tuner/profile/match.h"
+#include "tuner/profile/profile.h"
 
 namespace po = boost::program_options;
 
@@ -27,7 +27,8 @@ struct Entry {
   bool selected = false;
 };
 
-nlohmann::ordered_json to_json(const std::vector<Entry>& entries, const std::vector<std::string>& path) {
+nlohmann::ordered_json to_json(const std::vector<Entry>& entries,
+                               const std::vector<std::string>& path) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const Entry& e : entries) {
     nlohmann::ordered_json j;
@@ -35,10 +36,11 @@ nlohmann::ordered_json to_json(const std::vector<Entry>& entries, const std::vec
     j["file"] = e.found.file;
     if (e.profile) {
       j["description"] = e.profile->description;
-      j["includes"] = nlohmann::ordered_json(std::vector<std::string>(e.profile->chain.begin(),
-                                                              e.profile->chain.end() - 1));
+      j["includes"] = nlohmann::ordered_json(
+          std::vector<std::string>(e.profile->chain.begin(), e.profile->chain.end() - 1));
       j["matches"] = e.matches;
-      j["why_not"] = e.matches ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.why_not);
+      j["why_not"] = e.matches ? nlohmann::ordered_json(nullptr)
+                               : nlohmann::ordered_json(e.why_not);
       j["error"] = nullptr;
     } else {
       j["description"] = nullptr;
@@ -57,8 +59,9 @@ std::string to_text(const std::vector<Entry>& entries, const std::vector<std::st
                     const Term& term) {
   std::string out;
   if (entries.empty()) {
-    return fmt::format("no profiles found (searched: {})\n",
-                       path.empty() ? "no profile directory exists" : fmt::format("{}", fmt::join(path, ", ")));
+    return fmt::format(
+        "no profiles found (searched: {})\n",
+        path.empty() ? "no profile directory exists" : fmt::format("{}", fmt::join(path, ", ")));
   }
   std::size_t width = 4;
   for (const Entry& e : entries) width = std::max(width, e.found.name.size());
@@ -74,12 +77,14 @@ std::string to_text(const std::vector<Entry>& entries, const std::vector<std::st
                        e.profile->description);
     out += term.dim(fmt::format("  {:<{}}  {}", "", width, e.found.file));
     if (e.profile->chain.size() > 1)
-      out += term.dim(fmt::format(" (includes {})",
-                                  fmt::join(e.profile->chain.begin(), e.profile->chain.end() - 1, ", ")));
+      out += term.dim(fmt::format(
+          " (includes {})", fmt::join(e.profile->chain.begin(), e.profile->chain.end() - 1, ", ")));
     out += "\n";
-    if (!e.matches) out += term.dim(fmt::format("  {:<{}}  does not match: {}", "", width, e.why_not)) + "\n";
+    if (!e.matches)
+      out += term.dim(fmt::format("  {:<{}}  does not match: {}", "", width, e.why_not)) + "\n";
   }
-  auto sel = std::find_if(entries.begin(), entries.end(), [](const Entry& e) { return e.selected; });
+  auto sel =
+      std::find_if(entries.begin(), entries.end(), [](const Entry& e) { return e.selected; });
   out += sel == entries.end()
              ? "\nno profile would be selected automatically: pass --profile\n"
              : fmt::format("\n* = selected automatically when no --profile is given\n");
@@ -96,7 +101,8 @@ int profiles_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (!parse_options("profiles", args, desc, {}, vm, g)) return 0;
   for (const std::string& d : g.profile_path) {
     struct stat st;
-    if (::stat(d.c_str(), &st) != 0) fail_input(errno_error("cannot use profile directory", "--profile-path " + d).message());
+    if (::stat(d.c_str(), &st) != 0)
+      fail_input(errno_error("cannot use profile directory", "--profile-path " + d).message());
     if (!S_ISDIR(st.st_mode)) fail_input(fmt::format("--profile-path {}: not a directory", d));
   }
   std::vector<std::string> path = profile_search_path(g.profile_path);
@@ -116,7 +122,8 @@ int profiles_command(GlobalOptions& g, const std::vector<std::string>& args) {
     entries.push_back(std::move(e));
   }
   std::vector<std::pair<std::string, const Profile*>> loaded;
-  for (const Entry& e : entries) loaded.emplace_back(e.found.name, e.profile ? &*e.profile : nullptr);
+  for (const Entry& e : entries)
+    loaded.emplace_back(e.found.name, e.profile ? &*e.profile : nullptr);
   std::string selected = select_profile(loaded, inv);
   for (Entry& e : entries) e.selected = e.found.name == selected;
 

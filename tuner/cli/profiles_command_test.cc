@@ -21,8 +21,9 @@ struct ProfileDir {
   ProfileDir() {
     tmp.write("balanced.toml", tuner::testing::read_text(TUNER_SOURCE_PROFILES "/balanced.toml"));
     tmp.write("broken.toml", "[irq.\"eth*\"]\npolcy = \"spread\"\n");
-    tmp.write("gpu-node.toml",
-              "[profile]\ndescription = \"GPU nodes\"\ninclude = [\"balanced\"]\n[match]\ngpu = true\n");
+    tmp.write(
+        "gpu-node.toml",
+        "[profile]\ndescription = \"GPU nodes\"\ninclude = [\"balanced\"]\n[match]\ngpu = true\n");
   }
 };
 
@@ -104,13 +105,14 @@ TEST_CASE("profiles cli: automatic selection on captured real machines") {
   };
   // DGX-2: 2 nodes, 16 V100s. SGI: 24 nodes, only a BMC VGA (Matrox). IBM x3950: 4
   // nodes, only an ATI ES1000 display. HP SL390s: 2 nodes, 3 Tesla M2070.
-  for (Machine m : {Machine{"nvidiaDGX2.xml", "dl-training"},
-                    Machine{"192em64t-24n8c2t.xml", "balanced"},
-                    Machine{"96em64t-4n4d3ca2co-pci.xml", "balanced"},
-                    Machine{"24em64t-2n6c2t-pci.xml", "dl-training"}}) {
+  for (Machine m :
+       {Machine{"nvidiaDGX2.xml", "dl-training"}, Machine{"192em64t-24n8c2t.xml", "balanced"},
+        Machine{"96em64t-4n4d3ca2co-pci.xml", "balanced"},
+        Machine{"24em64t-2n6c2t-pci.xml", "dl-training"}}) {
     CAPTURE(m.xml);
     Run r = run_tuner(std::string("profiles --json --profile-path " TUNER_SOURCE_PROFILES
-                                  " --topology " TUNER_FIXTURES "/topologies/") + m.xml);
+                                  " --topology " TUNER_FIXTURES "/topologies/") +
+                      m.xml);
     REQUIRE_MESSAGE(r.code == 0, r.err);
     json j = json::parse(r.out);
     std::string selected;

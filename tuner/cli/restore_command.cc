@@ -8,8 +8,8 @@
 #include <fmt/core.h>
 
 #include "base/result.h"
-#include "rollback/state.h"
 #include "rollback/apply.h"
+#include "rollback/state.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/run_glue.h"
 

@@ -22,11 +22,10 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "--abandon RUN_ID marks an unfinished run finished WITHOUT undoing it, so apply\n"
       "can run again; its changes stay as they are.");
   std::string run_id, abandon;
-  desc.add_options()
-      ("run-id", po::value(&run_id), "the run to undo (see 'tuner history')")
-      ("last", "undo the newest apply that is still in force")
-      ("abandon", po::value(&abandon), "forget an unfinished run without undoing it")
-      ("json", "print the tuner.run/1 JSON document");
+  desc.add_options()("run-id", po::value(&run_id), "the run to undo (see 'tuner history')")(
+      "last", "undo the newest apply that is still in force")(
+      "abandon", po::value(&abandon), "forget an unfinished run without undoing it")(
+      "json", "print the tuner.run/1 JSON document");
   po::positional_options_description pos;
   pos.add("run-id", 1);
   po::variables_map vm;
@@ -35,8 +34,8 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (given > 1) fail_input("give one of RUN_ID, --last or --abandon RUN_ID");
   for (const std::string* id : {&run_id, &abandon})
     if (!id->empty() && !valid_run_id(*id))
-      fail_input(fmt::format("'{}' is not a run id (YYYYMMDDTHHMMSSZ-xxxx; see 'tuner history')",
-                             *id));
+      fail_input(
+          fmt::format("'{}' is not a run id (YYYYMMDDTHHMMSSZ-xxxx; see 'tuner history')", *id));
   require_root("tuner rollback");
 
   auto opened = StateDir::open(g.state_dir, false);
@@ -64,11 +63,11 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
       auto text = read_journal(dir, *it);
       if (!text.ok()) continue;
       RunSummary run = summarize_run(*it, *text);
-      if (run.kind == "apply" && run.status != RunStatus::rolled_back && run.status != RunStatus::abandoned)
+      if (run.kind == "apply" && run.status != RunStatus::rolled_back &&
+          run.status != RunStatus::abandoned)
         run_id = *it;
     }
-    if (run_id.empty())
-      fail_input("no applied run left to roll back (see 'tuner history')");
+    if (run_id.empty()) fail_input("no applied run left to roll back (see 'tuner history')");
   } else if (run_id.empty()) {
     auto unfinished = find_unfinished_run(dir);
     if (!unfinished.ok()) fail_runtime(unfinished.error().message());

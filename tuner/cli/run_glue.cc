@@ -35,10 +35,10 @@ Status LiveKnobs::restore(const std::string& id, const std::string& value) {
 
 void require_root(const std::string& command) {
   if (::geteuid() == 0) return;
-  fail_runtime(fmt::format(
-      "{} changes kernel settings (/proc/sys, /proc/irq, NICs) and must run as root "
-      "(uid {} is not); nothing was changed",
-      command, ::geteuid()));
+  fail_runtime(
+      fmt::format("{} changes kernel settings (/proc/sys, /proc/irq, NICs) and must run as root "
+                  "(uid {} is not); nothing was changed",
+                  command, ::geteuid()));
 }
 
 StateDir open_state_dir(const GlobalOptions& g, bool create) {
@@ -52,7 +52,6 @@ Lock take_lock(const StateDir& dir) {
   if (!lock.ok()) fail_runtime(lock.error().message());
   return std::move(lock).value();
 }
-
 
 void print_run_report(const RunReport& r, bool json, const std::string& report_file,
                       const GlobalOptions& g) {

@@ -10,9 +10,9 @@
 #include "rollback/rollback.h"
 #include "rollback/state.h"
 #include "tuner/cli/cli.h"
-#include "tuner/cli/run_glue.h"
 #include "tuner/cli/report/state_report.h"
 #include "tuner/cli/report/term.h"
+#include "tuner/cli/run_glue.h"
 
 namespace po = boost::program_options;
 
@@ -28,7 +28,8 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
   State state;
   std::optional<RunSummary> unfinished;
   auto dir = StateDir::open(g.state_dir, false);
-  if (!dir.ok() && dir.error().err != ENOENT) fail_runtime(dir.error().message() + " (--state-dir)");
+  if (!dir.ok() && dir.error().err != ENOENT)
+    fail_runtime(dir.error().message() + " (--state-dir)");
   if (dir.ok()) {
     auto s = load_state(*dir);
     if (!s.ok()) fail_runtime(s.error().message());

@@ -9,9 +9,9 @@ namespace po = boost::program_options;
 namespace tuner {
 
 void add_target_options(po::options_description& desc) {
-  desc.add_options()
-      ("root", po::value<std::string>(), "read a captured /proc and /sys tree under DIR")
-      ("topology", po::value<std::string>(), "load the topology from a hwloc XML export");
+  desc.add_options()("root", po::value<std::string>(),
+                     "read a captured /proc and /sys tree under DIR")(
+      "topology", po::value<std::string>(), "load the topology from a hwloc XML export");
 }
 
 Target open_target(const po::variables_map& vm) {

@@ -7,7 +7,6 @@
 #include <fmt/core.h>
 
 #include "base/cpuset.h"
-#include "base/unique_fd.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/knobs/knob_files.h"
 
@@ -32,8 +31,8 @@ class IrqAffinityKnob : public MachineKnob {
   Result<std::string> read() override {
     auto text = read_proc_file(ctx_.root, dir_ + "/smp_affinity_list");
     if (!text.ok())
-      return Error{text.error().what, label() + " (" + text.error().where + ")",
-                   text.error().err, text.error().kind};
+      return Error{text.error().what, label() + " (" + text.error().where + ")", text.error().err,
+                   text.error().kind};
     auto set = CpuSet::parse(*text);
     if (!set.ok()) return Error::invalid(set.error().what, label());
     return set->to_string();
@@ -73,9 +72,7 @@ class IrqAffinityKnob : public MachineKnob {
     std::string names;
     if (auto list = ctx_.root.list(dir_); list.ok())
       for (const auto& n : *list) {
-        auto fd = ctx_.root.open_fd(dir_ + "/" + n, O_DIRECTORY);
-        if (!fd.ok()) continue;
-        UniqueFd owned(*fd);
+        if (!ctx_.root.open_fd(dir_ + "/" + n, O_DIRECTORY).ok()) continue;
         names += (names.empty() ? "" : ",") + n;
       }
     return names.empty() ? fmt::format("irq {}", id_.number)

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "base/strings.h"
+#include "probes/host.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/knobs/knob_files.h"
 
@@ -26,18 +27,6 @@ bool state_is_active(const std::string& s) {
   return s == "active" || s == "activating" || s == "reloading";
 }
 
-/// Without systemd, look for the daemon itself.
-bool irqbalance_process_running(const Root& root) {
-  auto pids = root.list("proc");
-  if (!pids.ok()) return false;
-  for (const std::string& p : *pids) {
-    if (p.find_first_not_of("0123456789") != std::string::npos) continue;
-    auto comm = root.read("proc/" + p + "/comm");
-    if (comm.ok() && trim(*comm) == "irqbalance") return true;
-  }
-  return false;
-}
-
 class IrqbalanceServiceKnob : public MachineKnob {
  public:
   using MachineKnob::MachineKnob;
@@ -45,8 +34,11 @@ class IrqbalanceServiceKnob : public MachineKnob {
   /// Without systemd, or in a capture, the daemon's own process says.
   Result<std::string> read() override {
     Systemctl& sc = *ctx_.systemctl;
-    if (!ctx_.root.is_live() || !sc.running())
-      return std::string(irqbalance_process_running(ctx_.root) ? "active" : "inactive");
+    if (!ctx_.root.is_live() || !sc.running()) {
+      // A root whose processes cannot be seen has none running.
+      auto running = irqbalance_process_running(ctx_.root);
+      return std::string(running.ok() && running->value_or(false) ? "active" : "inactive");
+    }
     auto state = sc.is_active(kUnit);
     if (!state.ok()) return state.error().context(id_str_);
     return std::string(state_is_active(*state) ? "active" : "inactive");
@@ -91,8 +83,9 @@ Result<std::string> parse_ban_dropin(const std::string& text, const std::string&
     args.remove_suffix(1);
     for (std::string_view a : split_ws(args)) {
       auto n = starts_with(a, "--banirq=") ? parse_u64(a.substr(9)) : std::nullopt;
-      if (!n) return Error::invalid("unexpected argument '" + std::string(a) + "'",
-                           path + ":" + std::to_string(line_no));
+      if (!n)
+        return Error::invalid("unexpected argument '" + std::string(a) + "'",
+                              path + ":" + std::to_string(line_no));
       irqs.push_back(static_cast<unsigned>(*n));
     }
   }
@@ -121,9 +114,9 @@ class IrqbalanceBannedKnob : public MachineKnob {
     for (std::string_view part : split(v, ',')) {
       auto n = parse_irq_number(trim(part));
       if (!n.ok())
-        return Error::invalid("'" + std::string(part) +
-                                  "' is not an IRQ number (expected a list like 57,58)",
-                              id_str_);
+        return Error::invalid(
+            "'" + std::string(part) + "' is not an IRQ number (expected a list like 57,58)",
+            id_str_);
       unsigned irq = *n;
       if (ctx_.root.exists("proc/irq") && !ctx_.root.exists("proc/irq/" + std::to_string(irq)))
         return Error::missing("IRQ " + std::to_string(irq) + " does not exist (no /proc/irq/" +
@@ -141,7 +134,8 @@ class IrqbalanceBannedKnob : public MachineKnob {
   /// "none" removes the drop-in.
   Status set(const std::string& value) override {
     if (value == "none") {
-      if (Status st = remove_dropin(ctx_.root, dropin()); !st.ok()) return st.error().context(id_str_);
+      if (Status st = remove_dropin(ctx_.root, dropin()); !st.ok())
+        return st.error().context(id_str_);
       return Ok{};
     }
     auto exec = effective_exec_start();
@@ -154,9 +148,12 @@ class IrqbalanceBannedKnob : public MachineKnob {
         "# A variable of its own: /etc/default/irqbalance (an EnvironmentFile) would\n"
         "# override IRQBALANCE_ARGS set by Environment=.\n"
         "[Service]\n"
-        "Environment=\"" + std::string(kVar) + "=" + args + "\"\n"
+        "Environment=\"" +
+        std::string(kVar) + "=" + args +
+        "\"\n"
         "ExecStart=\n"
-        "ExecStart=" + *exec + " $" + kVar + "\n";
+        "ExecStart=" +
+        *exec + " $" + kVar + "\n";
     if (Status st = write_dropin(ctx_.root, dropin(), text); !st.ok())
       return st.error().context(id_str_);
     return Ok{};
@@ -170,13 +167,14 @@ class IrqbalanceBannedKnob : public MachineKnob {
   Status finish(const std::string&) override {
     Systemctl& sc = *ctx_.systemctl;
     if (!sc.running()) {
-      knob_note(id_str_, "systemd is not running here; the drop-in applies once systemd runs irqbalance");
+      knob_note(id_str_,
+                "systemd is not running here; the drop-in applies once systemd runs irqbalance");
       return Ok{};
     }
     auto state = sc.is_active(kUnit);
     bool was_active = state.ok() && state_is_active(*state);
-    for (std::vector<std::string> args : {std::vector<std::string>{"daemon-reload"},
-                                          std::vector<std::string>{"restart", kUnit}}) {
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{"daemon-reload"}, std::vector<std::string>{"restart", kUnit}}) {
       if (args[0] == "restart" && !was_active) break;
       if (Status s = systemctl_after_dropin(sc, ctx_.root, dropin(), id_str_, args); !s.ok())
         return s;
@@ -193,10 +191,10 @@ class IrqbalanceBannedKnob : public MachineKnob {
     const Root& root = ctx_.root;
     std::optional<std::string> unit_text;
     std::string unit_path, looked;
-    for (const std::string& dir : {ctx_.systemd_dir, std::string("run/systemd/system"),
-                                   std::string("usr/local/lib/systemd/system"),
-                                   std::string("usr/lib/systemd/system"),
-                                   std::string("lib/systemd/system")}) {
+    for (const std::string& dir :
+         {ctx_.systemd_dir, std::string("run/systemd/system"),
+          std::string("usr/local/lib/systemd/system"), std::string("usr/lib/systemd/system"),
+          std::string("lib/systemd/system")}) {
       looked += (looked.empty() ? "" : ", ") + shown_path(root, dir);
       if (auto text = root.read(dir + "/" + kUnit); text.ok()) {
         unit_text = *text;

@@ -3,10 +3,10 @@
 
 #include <doctest/doctest.h>
 
-#include "tuner/knobs/knob.h"
+#include "tests/support/fake_systemctl.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
-#include "tests/support/fake_systemctl.h"
+#include "tuner/knobs/knob.h"
 
 namespace tuner {
 
@@ -59,7 +59,8 @@ TEST_CASE("irqbalance banned: drop-in keeps IRQBALANCE_ARGS and restarts only if
     MESSAGE("skipped: needs two IRQs in /proc/irq");
     return;
   }
-  std::sort(irqs.begin(), irqs.end(), [](auto& a, auto& b) { return std::stoul(a) < std::stoul(b); });
+  std::sort(irqs.begin(), irqs.end(),
+            [](auto& a, auto& b) { return std::stoul(a) < std::stoul(b); });
   std::string a = irqs[0], b = irqs[1];
   std::string want = a + "," + b;
   CHECK(*(*k)->canonical(b + "," + a + "," + b) == want);
@@ -73,8 +74,11 @@ TEST_CASE("irqbalance banned: drop-in keeps IRQBALANCE_ARGS and restarts only if
   CHECK(sc.calls == std::vector<std::string>{"is-active irqbalance.service", "daemon-reload",
                                              "restart irqbalance.service"});
   // An admin's drop-in that changes ExecStart is built on, not lost.
-  { std::ofstream(tmp.path + "/irqbalance.service.d/10-admin.conf")
-        << "[Service]\nExecStart=\nExecStart=/usr/sbin/irqbalance --foreground --policyscript=/x $IRQBALANCE_ARGS\n"; }
+  {
+    std::ofstream(tmp.path + "/irqbalance.service.d/10-admin.conf")
+        << "[Service]\nExecStart=\nExecStart=/usr/sbin/irqbalance --foreground --policyscript=/x "
+           "$IRQBALANCE_ARGS\n";
+  }
   sc.calls.clear();
   sc.active = "inactive";
   REQUIRE((*k)->write(a).ok());

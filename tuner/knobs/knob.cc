@@ -36,9 +36,9 @@ Status MachineKnob::write(const std::string& value) {
   }
   auto now = read();
   if (!now.ok())
-    return Error::io("cannot read back: " + now.error().message() +
-                         (before.ok() ? revert(*before) : ""),
-                     label());
+    return Error::io(
+        "cannot read back: " + now.error().message() + (before.ok() ? revert(*before) : ""),
+        label());
   if (!matches(*now, *want))
     return Error::io(mismatch(*now, *want) + (before.ok() ? revert(*before) : ""), label());
   return finish(*want);

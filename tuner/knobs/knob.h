@@ -24,13 +24,13 @@ namespace tuner {
 
 /// What knobs need from the machine: one seam per OS surface. Paths are under root.
 struct KnobContext {
-  Root root;                                 // every read and write goes through it
-  Netlink* netlink = nullptr;                // ethtool netlink; opened lazily when null
-  Systemctl* systemctl = &real_systemctl();  // numa:unit and irqbalance knobs
-  Clock* clock = &SteadyClock::instance();   // the link wait, and any other sleep
+  Root root;                                       // every read and write goes through it
+  Netlink* netlink = nullptr;                      // ethtool netlink; opened lazily when null
+  Systemctl* systemctl = &real_systemctl();        // numa:unit and irqbalance knobs
+  Clock* clock = &SteadyClock::instance();         // the link wait, and any other sleep
   std::string systemd_dir = "etc/systemd/system";  // numa:unit and irqbalance drop-ins
   std::string cgroup_root = "sys/fs/cgroup";       // numa:cgroup paths are below it
-  unsigned link_timeout_ms = 10000;  // wait for a link to come back after a change
+  unsigned link_timeout_ms = 10000;                // wait for a link to come back after a change
   /// A test's fake machine: root is a temporary directory laid out like one, and knobs
   /// may write to it. Any other root that is not the live machine (a --root capture)
   /// is read-only. Never set outside tests.

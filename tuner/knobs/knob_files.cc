@@ -44,9 +44,7 @@ Status write_all(int fd, const std::string& data, const std::string& where) {
 
 /// DIR under root, as a directory fd; an ENOENT error when it does not exist.
 Result<UniqueFd> open_dir(const Root& root, const std::string& dir) {
-  auto fd = root.open_fd(std::string(relative(dir)), O_DIRECTORY);
-  if (!fd.ok()) return fd.error();
-  return UniqueFd(*fd);
+  return root.open_fd(std::string(relative(dir)), O_DIRECTORY);
 }
 
 }  // namespace
@@ -116,8 +114,8 @@ Status write_dropin(const Root& root, const Dropin& d, const std::string& conten
   if (!sub) return errno_error("cannot open directory", sub_path);
   std::string path = d.shown(root);
   std::string tmp = "." + d.name + ".tmp";
-  UniqueFd f(
-      ::openat(sub.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  UniqueFd f(::openat(sub.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                      0644));
   if (!f) return errno_error("cannot create", sub_path + "/" + tmp);
   Status st = write_all(f.get(), content, path);
   if (st.ok() && ::fsync(f.get()) != 0) st = errno_error("cannot fsync", path);
@@ -160,8 +158,8 @@ std::string dropin_mismatch(const Root& root, const Dropin& d, const std::string
 Status systemctl_after_dropin(Systemctl& sc, const Root& root, const Dropin& d,
                               const std::string& knob_id, const std::vector<std::string>& args) {
   if (auto r = sc.run(args); !r.ok())
-    return Error{"wrote " + d.shown(root) + " but " + r.error().message(), knob_id,
-                 r.error().err, r.error().kind};
+    return Error{"wrote " + d.shown(root) + " but " + r.error().message(), knob_id, r.error().err,
+                 r.error().kind};
   return Ok{};
 }
 

@@ -41,8 +41,8 @@ Status validate_ifname(std::string_view ifname) {
   std::string name(ifname);
   if (ifname.empty()) return Error::invalid("empty interface name");
   if (ifname.size() >= IFNAMSIZ)
-    return Error::invalid(fmt::format("interface name '{}' is longer than {} characters", name,
-                                      IFNAMSIZ - 1));
+    return Error::invalid(
+        fmt::format("interface name '{}' is longer than {} characters", name, IFNAMSIZ - 1));
   if (ifname == "." || ifname == "..")
     return Error::invalid("'" + name + "' is not an interface name");
   for (char c : ifname)
@@ -59,8 +59,8 @@ Status validate_unit_name(std::string_view unit) {
   for (char c : unit)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == ':' || c == '_' || c == '.' ||
           c == '@' || c == '-'))
-      return Error::invalid(fmt::format(
-          "unit name '{}' has '{}': only [A-Za-z0-9:_.@-] are allowed", unit, c));
+      return Error::invalid(
+          fmt::format("unit name '{}' has '{}': only [A-Za-z0-9:_.@-] are allowed", unit, c));
   std::string_view stem;
   for (std::string_view suffix : {".service", ".scope", ".slice"})
     if (ends_with(unit, suffix)) stem = unit.substr(0, unit.size() - suffix.size());
@@ -73,8 +73,8 @@ Status validate_unit_name(std::string_view unit) {
 Status validate_cgroup_path(std::string_view path) {
   if (path.empty()) return Error::invalid("empty cgroup path");
   if (path.front() == '/')
-    return Error::invalid(fmt::format(
-        "cgroup path '{}' must be relative to /sys/fs/cgroup (no leading '/')", path));
+    return Error::invalid(
+        fmt::format("cgroup path '{}' must be relative to /sys/fs/cgroup (no leading '/')", path));
   if (path.size() > 1024) return Error::invalid("cgroup path longer than 1024 bytes");
   for (std::string_view seg : split(path, '/')) {
     if (seg.empty())
@@ -84,8 +84,8 @@ Status validate_cgroup_path(std::string_view path) {
     for (char c : seg)
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' ||
             c == '@' || c == '-'))
-        return Error::invalid(fmt::format(
-            "cgroup path '{}' has '{}': segments are [A-Za-z0-9_.:@-]", path, c));
+        return Error::invalid(
+            fmt::format("cgroup path '{}' has '{}': segments are [A-Za-z0-9_.:@-]", path, c));
   }
   return Ok{};
 }
@@ -192,7 +192,7 @@ Result<KnobId> parse_knob_id(std::string_view id) {
     if (colon == std::string_view::npos)
       return Error::invalid("expected nic:IFNAME:link|channels|rings", where);
     std::string_view attr = rest.substr(colon + 1);
-    KnobKind kind = attr == "link" ? KnobKind::nic_link
+    KnobKind kind = attr == "link"       ? KnobKind::nic_link
                     : attr == "channels" ? KnobKind::nic_channels
                                          : KnobKind::nic_rings;
     if (attr != "link" && attr != "channels" && attr != "rings")

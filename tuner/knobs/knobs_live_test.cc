@@ -2,20 +2,17 @@
 // (tests/integration/nic_link_veth_test.sh, numa_binding_test.sh), which create the
 // veth pair in a private network namespace or the temporary cgroup and name it in the
 // environment; elsewhere they say so and do nothing.
-#include <csignal>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
 #include "base/cpuset.h"
 #include "base/strings.h"
+#include "tests/support/child.h"
 #include "tuner/knobs/knob.h"
-
-extern char** environ;
 
 namespace tuner {
 
@@ -23,7 +20,8 @@ namespace {
 
 const char* live_env(const char* name) {
   const char* v = std::getenv(name);
-  if (!v || !*v) MESSAGE("not run: " << std::string(name) << " is not set (run by tests/integration)");
+  if (!v || !*v)
+    MESSAGE("not run: " << std::string(name) << " is not set (run by tests/integration)");
   return v && *v ? v : nullptr;
 }
 
@@ -108,9 +106,8 @@ TEST_CASE("numa live: cpuset cgroup binds the task in it and is restored") {
   REQUIRE((*k)->write(cpu0 + ",mems=0").ok());
   CHECK(*(*k)->read() == cpu0 + ",mems=0");
   // A task moved in runs where the cgroup says.
-  pid_t pid;
-  const char* argv[] = {"sleep", "60", nullptr};
-  REQUIRE(posix_spawnp(&pid, "sleep", nullptr, nullptr, const_cast<char**>(argv), environ) == 0);
+  testing::SleepingChild child;
+  pid_t pid = child.pid();
   std::string procs = std::string("/sys/fs/cgroup/") + path + "/cgroup.procs";
   { std::ofstream(procs) << pid << "\n"; }
   CHECK(status_field(pid, "Cpus_allowed_list") == cpu0.substr(5));
@@ -121,8 +118,7 @@ TEST_CASE("numa live: cpuset cgroup binds the task in it and is restored") {
   // Back to the hierarchy's root ("cpuset/..." -> /sys/fs/cgroup/cpuset) before the kill.
   std::string top(split(path, '/')[0]);
   { std::ofstream("/sys/fs/cgroup/" + top + "/cgroup.procs") << pid << "\n"; }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
+  child.stop();
   REQUIRE((*k)->write(*before).ok());
   CHECK(*(*k)->read() == *before);
 }

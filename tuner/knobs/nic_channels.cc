@@ -1,6 +1,6 @@
 // nic:IF:channels: queue counts through ETHTOOL_MSG_CHANNELS_GET/SET.
-#include "tuner/knobs/nic_value.h"
 #include "tuner/knobs/nic_knob.h"
+#include "tuner/knobs/nic_value.h"
 
 namespace tuner {
 
@@ -40,9 +40,9 @@ class NicChannelsKnob : public NicKnob {
       if (max && *max == 0 && *v != 0)
         return Error::invalid(std::string("the device has no ") + f.name + " channels", id_str_);
       if (max && *v > *max)
-        return Error::invalid(std::string(f.name) + "=" + std::to_string(*v) + " exceeds the device's maximum of " +
-                         std::to_string(*max),
-                     id_str_);
+        return Error::invalid(std::string(f.name) + "=" + std::to_string(*v) +
+                                  " exceeds the device's maximum of " + std::to_string(*max),
+                              id_str_);
       merged.*f.value = v;
     }
     return format_channels(merged);
@@ -55,8 +55,7 @@ class NicChannelsKnob : public NicKnob {
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
     auto st = (*nl)->set_channels(ifname(), *ch);
-    if (!st.ok())
-      return nic_error("cannot set channels to '" + value + "': ", st.error());
+    if (!st.ok()) return nic_error("cannot set channels to '" + value + "': ", st.error());
     return Ok{};
   }
 

@@ -134,8 +134,8 @@ TEST_CASE("nic knob: a driver that reports something else is reverted") {
 
 TEST_CASE("nic knob: a kernel refusal carries its text and changes nothing") {
   Fixture f;
-  f.nl.refuse = errno_error("link settings cannot be changed (extack: \"forced speed not supported\")",
-                      "lo", EOPNOTSUPP);
+  f.nl.refuse = errno_error(
+      "link settings cannot be changed (extack: \"forced speed not supported\")", "lo", EOPNOTSUPP);
   auto k = f.knob("link");
   auto st = k->write("autoneg=off,speed=1000,duplex=full");
   REQUIRE(!st.ok());

@@ -1,8 +1,8 @@
 // nic:IF:link: autonegotiation, speed and duplex through ETHTOOL_MSG_LINKMODES_GET/SET.
 #include <algorithm>
 
-#include "tuner/knobs/nic_value.h"
 #include "tuner/knobs/nic_knob.h"
+#include "tuner/knobs/nic_value.h"
 
 namespace tuner {
 
@@ -35,15 +35,15 @@ class NicLinkKnob : public NicKnob {
     std::vector<std::string> match = filter_modes(speeds, s->speed_mbps, s->duplex);
     if (match.empty())
       return Error::invalid("no supported link mode has " + format_link_setting(*s) +
-                       " (supported: " + list_modes(speeds) + ")",
-                   id_str_);
+                                " (supported: " + list_modes(speeds) + ")",
+                            id_str_);
     if (!s->autoneg) return format_link_setting(*s);
     if (!s->advertise.empty()) {
       for (const std::string& m : s->advertise)
         if (std::find(speeds.begin(), speeds.end(), m) == speeds.end())
           return Error::invalid("cannot advertise " + m + ": not a supported mode (supported: " +
-                           list_modes(speeds) + ")",
-                       id_str_);
+                                    list_modes(speeds) + ")",
+                                id_str_);
       match = s->advertise;
     }
     // What the kernel will advertise, described the way read() describes it.
@@ -75,8 +75,7 @@ class NicLinkKnob : public NicKnob {
       req.advertise = info->supported_modes;
     }
     auto st = (*nl)->set_link_modes(ifname(), req);
-    if (!st.ok())
-      return nic_error("cannot set link modes to '" + value + "': ", st.error());
+    if (!st.ok()) return nic_error("cannot set link modes to '" + value + "': ", st.error());
     return Ok{};
   }
 
@@ -86,8 +85,7 @@ class NicLinkKnob : public NicKnob {
     if (!nl.ok()) return nl.error();
     LinkInfo info;
     auto st = (*nl)->get_link_modes(ifname(), info);
-    if (!st.ok())
-      return nic_error("cannot read link modes: ", st.error());
+    if (!st.ok()) return nic_error("cannot read link modes: ", st.error());
     return info;
   }
 };

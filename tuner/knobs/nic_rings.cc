@@ -1,6 +1,6 @@
 // nic:IF:rings: RX/TX ring sizes through ETHTOOL_MSG_RINGS_GET/SET.
-#include "tuner/knobs/nic_value.h"
 #include "tuner/knobs/nic_knob.h"
+#include "tuner/knobs/nic_value.h"
 
 namespace tuner {
 
@@ -28,8 +28,8 @@ class NicRingsKnob : public NicKnob {
       if (!v) return Ok{};
       if (max && *v > *max)
         return Error::invalid(std::string(name) + "=" + std::to_string(*v) +
-                         " exceeds the device's maximum of " + std::to_string(*max),
-                     id_str_);
+                                  " exceeds the device's maximum of " + std::to_string(*max),
+                              id_str_);
       out = v;
       return Ok{};
     };
@@ -45,8 +45,7 @@ class NicRingsKnob : public NicKnob {
     auto nl = netlink();
     if (!nl.ok()) return nl.error();
     auto st = (*nl)->set_rings(ifname(), *r);
-    if (!st.ok())
-      return nic_error("cannot set rings to '" + value + "': ", st.error());
+    if (!st.ok()) return nic_error("cannot set rings to '" + value + "': ", st.error());
     return Ok{};
   }
 

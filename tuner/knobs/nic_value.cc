@@ -16,9 +16,8 @@ Result<std::vector<KeyValue>> parse_key_values(std::string_view text,
     part = trim(part);
     auto eq = part.find('=');
     if (part.empty() || eq == std::string_view::npos || eq == 0)
-      return Error::invalid("expected key=value, got '" + std::string(part) + "' in '" +
-                       std::string(text) + "'",
-                   id);
+      return Error::invalid(
+          "expected key=value, got '" + std::string(part) + "' in '" + std::string(text) + "'", id);
     KeyValue kv{std::string(trim(part.substr(0, eq))), std::string(trim(part.substr(eq + 1)))};
     if (std::find(allowed.begin(), allowed.end(), kv.key) == allowed.end()) {
       std::string keys;
@@ -38,8 +37,8 @@ Result<uint32_t> parse_count(const KeyValue& kv, const std::string& id, bool all
   auto v = parse_u64(kv.value);
   if (!v || *v > UINT32_MAX || (!allow_zero && *v == 0))
     return Error::invalid(kv.key + "=" + kv.value + ": expected a " +
-                     (allow_zero ? "non-negative" : "positive") + " integer",
-                 id);
+                              (allow_zero ? "non-negative" : "positive") + " integer",
+                          id);
   return static_cast<uint32_t>(*v);
 }
 
@@ -69,8 +68,8 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
       for (std::string_view mode : split(kv.value, '+')) {
         bool ok = !mode.empty() && mode.size() < 32 &&
                   std::all_of(mode.begin(), mode.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '/' ||
-                           c == '_' || c == '-';
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' ||
+                           c == '-';
                   });
         if (!ok) return Error::invalid("advertise=" + kv.value + ": invalid link mode name", id);
         s.advertise.emplace_back(mode);
@@ -99,8 +98,7 @@ std::string format_link_setting(const LinkSetting& s) {
   if (s.duplex) out += ",duplex=" + *s.duplex;
   if (!s.advertise.empty()) {
     out += ",advertise=";
-    for (std::size_t i = 0; i < s.advertise.size(); ++i)
-      out += (i ? "+" : "") + s.advertise[i];
+    for (std::size_t i = 0; i < s.advertise.size(); ++i) out += (i ? "+" : "") + s.advertise[i];
   }
   return out;
 }

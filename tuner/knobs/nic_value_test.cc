@@ -11,10 +11,10 @@ TEST_CASE("nic value: link settings parse and print canonically") {
   CHECK(format_link_setting(*parse_link_setting("autoneg=on", "k")) == "autoneg=on");
   CHECK(format_link_setting(*parse_link_setting("autoneg=on,speed=1000", "k")) ==
         "autoneg=on,speed=1000");
-  for (const char* bad : {"", "autoneg=off", "autoneg=off,speed=1000", "speed=1000,duplex=full",
-                          "autoneg=yes", "autoneg=on,speed=0", "autoneg=on,speed=fast",
-                          "autoneg=on,duplex=quarter", "autoneg=on,autoneg=off",
-                          "autoneg=on,,speed=10", "autoneg=on,mtu=9000", "autoneg"}) {
+  for (const char* bad :
+       {"", "autoneg=off", "autoneg=off,speed=1000", "speed=1000,duplex=full", "autoneg=yes",
+        "autoneg=on,speed=0", "autoneg=on,speed=fast", "autoneg=on,duplex=quarter",
+        "autoneg=on,autoneg=off", "autoneg=on,,speed=10", "autoneg=on,mtu=9000", "autoneg"}) {
     auto r = parse_link_setting(bad, "nic:eth0:link");
     CHECK_MESSAGE(!r.ok(), bad);
     if (!r.ok()) CHECK(r.error().where == "nic:eth0:link");
@@ -28,13 +28,20 @@ TEST_CASE("nic value: link mode names give speed and duplex") {
   CHECK(!parse_link_mode("Autoneg"));
   CHECK(!parse_link_mode("FEC_RS"));
   CHECK(!parse_link_mode("Asym_Pause"));
+  // A special mode for the kernel too (SPEED_UNKNOWN): no speed the knob could force.
+  CHECK(!parse_link_mode("10000baseR_FEC"));
 }
 
 TEST_CASE("nic value: describe_link finds the filter behind the advertised modes") {
   LinkInfo info;
   info.autoneg = true;
-  info.supported_modes = {"10baseT/Half", "10baseT/Full", "100baseT/Half", "100baseT/Full",
-                          "1000baseT/Full", "Autoneg", "TP"};
+  info.supported_modes = {"10baseT/Half",
+                          "10baseT/Full",
+                          "100baseT/Half",
+                          "100baseT/Full",
+                          "1000baseT/Full",
+                          "Autoneg",
+                          "TP"};
   info.advertised_modes = info.supported_modes;
   CHECK(format_link_setting(describe_link(info)) == "autoneg=on");
   info.advertised_modes = {"1000baseT/Full", "Autoneg", "TP"};
@@ -89,4 +96,3 @@ TEST_CASE("nic value: a forced mode without a known speed round-trips as 'unknow
 }
 
 }  // namespace tuner
-

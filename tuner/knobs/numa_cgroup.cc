@@ -8,6 +8,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "base/fd_io.h"
 #include "base/strings.h"
 #include "base/unique_fd.h"
 #include "tuner/knobs/knob.h"
@@ -66,12 +67,9 @@ class NumaCgroupKnob : public MachineKnob {
   }
 
   Result<CpuSet> read_list(const char* name) {
-    UniqueFd f(::openat(dir_.get(), name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    if (!f) return errno_error("cannot open", id_str_ + ": " + file(name));
-    char buf[4096];
-    ssize_t n = ::read(f.get(), buf, sizeof buf - 1);
-    if (n < 0) return errno_error("cannot read", id_str_ + ": " + file(name));
-    auto set = CpuSet::parse(std::string_view(buf, static_cast<std::size_t>(n)));
+    auto text = read_file_at(dir_.get(), name, id_str_ + ": " + file(name), {}, O_NOFOLLOW);
+    if (!text.ok()) return text.error();
+    auto set = CpuSet::parse(*text);
     if (!set.ok()) return Error::invalid(set.error().what, id_str_ + ": " + file(name));
     return set;
   }
@@ -98,7 +96,8 @@ Result<UniqueFd> walk(int top, const std::string& rel, const std::string& shown)
   for (std::string_view part : split(rel, '/')) {
     std::string name(part);
     walked += "/" + name;
-    UniqueFd next(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd next(
+        ::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next) {
       if (errno == ELOOP || errno == ENOTDIR)
         return errno_error(walked + " is not a directory (symlinks are not followed)", "", errno);
@@ -138,7 +137,7 @@ Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const KnobId& id, KnobContex
       return Error::unsupported(root.dir() + " has no " + base, ids);
     return top.error().context(ids);
   }
-  UniqueFd top_fd(*top);
+  UniqueFd top_fd = std::move(top).value();
   bool live = root.is_live();
   // cgroup v2 (or v1 named in full: "cpuset/x"), then v1's cpuset hierarchy.
   auto primary = walk(top_fd.get(), id.name, on_machine);
@@ -146,7 +145,8 @@ Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const KnobId& id, KnobContex
   if (primary.ok()) {
     why = unusable(primary->get(), live, on_machine + "/" + id.name);
     if (why.empty())
-      return std::unique_ptr<Knob>(new NumaCgroupKnob(id, ctx, std::move(primary).value(), id.name));
+      return std::unique_ptr<Knob>(
+          new NumaCgroupKnob(id, ctx, std::move(primary).value(), id.name));
   }
   std::string v1 = "cpuset/" + id.name;
   if (auto alt = walk(top_fd.get(), v1, on_machine); alt.ok()) {

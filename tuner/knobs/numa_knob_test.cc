@@ -1,20 +1,15 @@
-#include <csignal>
 #include <filesystem>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
 #include "base/strings.h"
-#include "tuner/knobs/knob.h"
+#include "tests/support/child.h"
+#include "tests/support/fake_systemctl.h"
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
-#include "tests/support/fake_systemctl.h"
+#include "tuner/knobs/knob.h"
 #include "tuner/knobs/numa_knobs.h"
 #include "tuner/knobs/numa_value.h"
-
-extern char** environ;
 
 namespace tuner {
 
@@ -29,10 +24,10 @@ TEST_CASE("numa knob: hostile and malformed ids are refused") {
   ctx.systemd_dir = tmp.path;
   for (const char* bad :
        {"numa:cgroup:../../etc", "numa:cgroup:/etc", "numa:cgroup:a//b", "numa:cgroup:a/./b",
-        "numa:cgroup:", "numa:cgroup:x/..", "numa:cgroup:/sys/fs/cgroup/../../etc", "numa:unit:a/b.service", "numa:unit:../x.service",
-        "numa:unit:trainer", "numa:unit:.service", "numa:unit:x.timer", "numa:unit:a b.service",
-        "numa:pid:1", "numa:pid:abc@1", "numa:pid:0@1", "numa:pid:1@x", "numa:pid:-1@5",
-        "numa:bogus:x"}) {
+        "numa:cgroup:", "numa:cgroup:x/..", "numa:cgroup:/sys/fs/cgroup/../../etc",
+        "numa:unit:a/b.service", "numa:unit:../x.service", "numa:unit:trainer",
+        "numa:unit:.service", "numa:unit:x.timer", "numa:unit:a b.service", "numa:pid:1",
+        "numa:pid:abc@1", "numa:pid:0@1", "numa:pid:1@x", "numa:pid:-1@5", "numa:bogus:x"}) {
     auto k = make_knob(bad, ctx);
     CHECK_MESSAGE(!k.ok(), bad);
     if (!k.ok()) CHECK(k.error().where.find(bad) != std::string::npos);
@@ -130,8 +125,8 @@ TEST_CASE("numa unit: without systemd the reload is skipped; slices use cgroup s
   REQUIRE(k.ok());
   REQUIRE((*k)->write("cpus=0,mems=0").ok());
   CHECK(sc.calls.empty());
-  CHECK(slurp(tmp.path + "/batch.slice.d/tuner-numa.conf").find(
-            "[Slice]\nAllowedCPUs=0\nAllowedMemoryNodes=0\n") != std::string::npos);
+  CHECK(slurp(tmp.path + "/batch.slice.d/tuner-numa.conf")
+            .find("[Slice]\nAllowedCPUs=0\nAllowedMemoryNodes=0\n") != std::string::npos);
   CHECK(*(*k)->read() == "cpus=0,mems=0");
 }
 
@@ -164,31 +159,18 @@ TEST_CASE("numa pid: stat start time and numa_maps nodes parse from real text") 
 }
 
 TEST_CASE("numa pid: affinity of a child changes, is read back and restored") {
-  cpu_set_t own;
-  REQUIRE(sched_getaffinity(0, sizeof own, &own) == 0);
-  if (CPU_COUNT(&own) < 2) {
+  CpuSet own = testing::own_cpus();
+  if (own.size() < 2) {
     MESSAGE("skipped: needs two CPUs to move a process between");
     return;
   }
-  unsigned first = 0;
-  while (!CPU_ISSET(first, &own)) ++first;
-  pid_t pid;
-  const char* argv[] = {"sleep", "60", nullptr};
-  REQUIRE(posix_spawnp(&pid, "sleep", nullptr, nullptr, const_cast<char**>(argv), environ) == 0);
-  struct Reap {
-    pid_t pid;
-    ~Reap() {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-  } reap{pid};
+  unsigned first = own.cpus().front();
+  testing::SleepingChild child;
+  pid_t pid = child.pid();
+  unsigned long long start = child.start_time();
   Root live = Root::live();
-  auto stat = live.read("proc/" + std::to_string(pid) + "/stat");
-  REQUIRE(stat.ok());
-  auto start = parse_stat_starttime(*stat, "stat");
-  REQUIRE(start.ok());
   KnobContext ctx{live};
-  std::string id = "numa:pid:" + std::to_string(pid) + "@" + std::to_string(*start);
+  std::string id = "numa:pid:" + std::to_string(pid) + "@" + std::to_string(start);
   auto k = make_knob(id, ctx);
   REQUIRE_MESSAGE(k.ok(), (k.ok() ? "" : k.error().message()));
   auto before = (*k)->read();
@@ -202,7 +184,7 @@ TEST_CASE("numa pid: affinity of a child changes, is read back and restored") {
   REQUIRE((*k)->write(*before).ok());
   CHECK(*(*k)->read() == *before);
   // A pid whose start time does not match is another process.
-  auto reused = make_knob("numa:pid:" + std::to_string(pid) + "@" + std::to_string(*start + 1), ctx);
+  auto reused = make_knob("numa:pid:" + std::to_string(pid) + "@" + std::to_string(start + 1), ctx);
   REQUIRE(!reused.ok());
   CHECK(reused.error().what.find("another process") != std::string::npos);
 }

@@ -26,7 +26,8 @@ Result<unsigned long long> parse_stat_starttime(const std::string& stat, const s
   auto fields = split_ws(std::string_view(stat).substr(paren + 1));
   if (fields.size() < 20) return Error::invalid("too few fields", where);
   auto v = parse_u64(fields[19]);
-  if (!v) return Error::invalid("field 22 is not a number: '" + std::string(fields[19]) + "'", where);
+  if (!v)
+    return Error::invalid("field 22 is not a number: '" + std::string(fields[19]) + "'", where);
   return *v;
 }
 
@@ -160,9 +161,9 @@ class NumaProcessKnob : public MachineKnob {
       auto now = thread_cpus(tid);
       if (!now.ok()) continue;  // the thread exited
       if (*now != cpus)
-        return Error::io("thread " + tid + " runs on " + now->to_string() + " after setting " +
-                             cpus.to_string(),
-                         id_str_);
+        return Error::io(
+            "thread " + tid + " runs on " + now->to_string() + " after setting " + cpus.to_string(),
+            id_str_);
     }
     return Ok{};
   }

@@ -65,7 +65,8 @@ Result<std::string> parse_numa_dropin(const std::string& text, const std::string
     *dst = *set;
   }
   if (b.mems && !policy.empty() && policy != "bind")
-    return Error::invalid("NUMAPolicy=" + policy + " is not the bind policy tuner writes", id + ": " + path);
+    return Error::invalid("NUMAPolicy=" + policy + " is not the bind policy tuner writes",
+                          id + ": " + path);
   if (!b.cpus && !b.mems)
     return Error::invalid("drop-in sets neither CPUs nor memory nodes", id + ": " + path);
   return format_numa_binding(b);

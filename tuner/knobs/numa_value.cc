@@ -26,10 +26,10 @@ Result<NumaBinding> parse_numa_binding(std::string_view text, const std::string&
   for (KeyValue& kv : *kvs) {
     std::replace(kv.value.begin(), kv.value.end(), ';', ',');
     auto set = CpuSet::parse(kv.value);
-    if (!set.ok())
-      return Error::invalid(kv.key + "=" + kv.value + ": " + set.error().what, id);
+    if (!set.ok()) return Error::invalid(kv.key + "=" + kv.value + ": " + set.error().what, id);
     if (set->empty() && !allow_empty)
-      return Error::invalid(kv.key + "= needs at least one " + (kv.key == "cpus" ? "CPU" : "node"), id);
+      return Error::invalid(kv.key + "= needs at least one " + (kv.key == "cpus" ? "CPU" : "node"),
+                            id);
     (kv.key == "cpus" ? b.cpus : b.mems) = *set;
   }
   return b;
@@ -53,9 +53,9 @@ Status check_subset(const std::optional<CpuSet>& want, const Root& root, const c
   if (!online.ok()) return Ok{};
   CpuSet missing = want->minus(*online);
   if (!missing.empty())
-    return Error::invalid(std::string(what) + " " + missing.to_string() + " not online here (online: " +
-                     online->to_string() + ")",
-                 id);
+    return Error::invalid(std::string(what) + " " + missing.to_string() +
+                              " not online here (online: " + online->to_string() + ")",
+                          id);
   return Ok{};
 }
 

@@ -1,8 +1,8 @@
 // sysctl:KEY reads and writes /proc/sys/KEY-as-a-path through the root fd, never
 // through a symlink. Values compare whitespace-normalised ("4096\t131072\t6291456\n"
 // is "4096 131072 6291456").
-#include "base/strings.h"
 #include "probes/sysctl.h"
+#include "base/strings.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/knobs/knob_files.h"
 

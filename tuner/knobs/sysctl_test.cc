@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rollback/test_util.h"
+#include "tests/support/temp_dir.h"
 #include "tuner/knobs/knob.h"
 
 using namespace tuner;

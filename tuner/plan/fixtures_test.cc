@@ -9,9 +9,9 @@
 #include <map>
 #include <set>
 
-#include "tests/fixtures_util.h"
-#include "tuner/plan/planner.h"
+#include "tests/support/fixtures.h"
 #include "tuner/plan/plan_test_util.h"
+#include "tuner/plan/planner.h"
 #include "tuner/plan/target.h"
 
 using namespace tuner;
@@ -40,7 +40,8 @@ Profile numa_local_profile() {
   r.policy = "numa-local";
   r.loc = testing::loc(2);
   p.irqs = {r};
-  p.sysctls = {{"net.core.somaxconn", SysctlSetting::Op::at_least, "4096", "sysctl", testing::loc(5)}};
+  p.sysctls = {
+      {"net.core.somaxconn", SysctlSetting::Op::at_least, "4096", "sysctl", testing::loc(5)}};
   return p;
 }
 
@@ -51,9 +52,8 @@ void add_queue_irqs(Inventory& inv) {
   for (const Irq& irq : inv.irqs) next = std::max(next, irq.number + 1);
   for (Nic& nic : inv.nics) {
     if (nic.is_virtual) continue;
-    bool has = std::any_of(inv.irqs.begin(), inv.irqs.end(), [&](const Irq& i) {
-      return i.device == nic.name && i.queue;
-    });
+    bool has = std::any_of(inv.irqs.begin(), inv.irqs.end(),
+                           [&](const Irq& i) { return i.device == nic.name && i.queue; });
     if (has) continue;
     const NumaNode* node = nic.numa_node ? inv.find_node(*nic.numa_node) : nullptr;
     std::size_t n = 2 * (node ? node->cpus.size() : inv.topology.all_pus.size()) + 3;
@@ -134,7 +134,8 @@ void check_machine(Inventory inv, const std::string& what) {
   auto plan = make_plan_with(p, inv, cur);
   REQUIRE(plan.ok());
   std::size_t placed = check_placement(inv, *plan);
-  std::size_t physical = std::count_if(inv.nics.begin(), inv.nics.end(), [](const Nic& n) { return !n.is_virtual; });
+  std::size_t physical =
+      std::count_if(inv.nics.begin(), inv.nics.end(), [](const Nic& n) { return !n.is_virtual; });
   if (physical > 0) CHECK(placed > 0);
 
   Inventory applied = inv;
@@ -154,7 +155,8 @@ void check_machine(Inventory inv, const std::string& what) {
     for (unsigned pu : node.cpus.cpus()) node_cores.insert(cores.at(pu));
     std::size_t take = std::min<std::size_t>(2, node_cores.size() / 2);
     for (unsigned pu : node.cpus.cpus())
-      if (std::distance(node_cores.begin(), node_cores.find(cores.at(pu))) < static_cast<long>(take))
+      if (std::distance(node_cores.begin(), node_cores.find(cores.at(pu))) <
+          static_cast<long>(take))
         isolated.host.isolcpus.add(pu);
   }
   CHECK(!isolated.host.isolcpus.empty());

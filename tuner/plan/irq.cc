@@ -15,8 +15,8 @@
 #include <set>
 
 #include "base/strings.h"
-#include "tuner/plan/irq_placement.h"
 #include "tuner/plan/builder.h"
+#include "tuner/plan/irq_placement.h"
 
 namespace tuner::planner_detail {
 namespace {
@@ -84,8 +84,8 @@ std::string join_numbers(const std::set<unsigned>& numbers) {
 }
 
 struct IrqbalanceWish {
-  const IrqRule* stop = nullptr;   // first rule asking to stop it
-  const IrqRule* ban = nullptr;    // first rule asking for bans
+  const IrqRule* stop = nullptr;  // first rule asking to stop it
+  const IrqRule* ban = nullptr;   // first rule asking for bans
   std::set<unsigned> banned;
 };
 
@@ -107,7 +107,8 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
   } else {
     CpuSet candidates = topo.all_pus;
     std::string why;
-    const NumaNode* node = nic.numa_node ? inv.find_node(static_cast<unsigned>(*nic.numa_node)) : nullptr;
+    const NumaNode* node = nic.numa_node ? inv.find_node(static_cast<unsigned>(*nic.numa_node))
+                                         : nullptr;
     if (rule.policy == "spread") {
       why = nic.name + ": spread over all CPUs";
     } else if (!node || node->cpus.empty()) {
@@ -123,9 +124,11 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
       why = nic.name + " is on NUMA node " + std::to_string(node->os_index);
     }
     CpuSet allowed = irq_allowed_cpus(candidates, inv.host);
-    std::vector<unsigned> cpus = assign_round_robin(irqs.size(), irq_cpu_order(topo.core_list, allowed));
+    std::vector<unsigned> cpus =
+        assign_round_robin(irqs.size(), irq_cpu_order(topo.core_list, allowed));
     if (cpus.empty()) {
-      b.note(nic.name, "no CPU may take its IRQs (topology unknown or every CPU isolated): skipped");
+      b.note(nic.name,
+             "no CPU may take its IRQs (topology unknown or every CPU isolated): skipped");
       return Ok{};
     }
     for (std::size_t i = 0; i < irqs.size(); ++i) {
@@ -158,7 +161,8 @@ std::optional<bool> irqbalance_running(const PlanBuilder& b) {
 void plan_irqbalance(PlanBuilder& b, const IrqbalanceWish& wish) {
   std::optional<bool> running = irqbalance_running(b);
   if (wish.stop) {
-    Change c{KnobId::irqbalance_service().str(), wish.stop->group.empty() ? "irq" : wish.stop->group,
+    Change c{KnobId::irqbalance_service().str(),
+             wish.stop->group.empty() ? "irq" : wish.stop->group,
              running ? std::optional<std::string>(*running ? "active" : "inactive") : std::nullopt,
              "inactive",
              "irqbalance would move the placed IRQs back (" + short_loc(wish.stop->loc) + ")"};
@@ -171,8 +175,8 @@ void plan_irqbalance(PlanBuilder& b, const IrqbalanceWish& wish) {
     b.note("", "irqbalance is not running: no IRQs need banning");
     return;
   }
-  Change c{KnobId::irqbalance_banned().str(), wish.ban->group.empty() ? "irq" : wish.ban->group, std::nullopt,
-           join_numbers(wish.banned),
+  Change c{KnobId::irqbalance_banned().str(), wish.ban->group.empty() ? "irq" : wish.ban->group,
+           std::nullopt, join_numbers(wish.banned),
            "keep irqbalance off the placed IRQs (" + short_loc(wish.ban->loc) + ")"};
   bool done = false;
   if (b.current.readable()) {
@@ -188,8 +192,8 @@ void plan_irqbalance(PlanBuilder& b, const IrqbalanceWish& wish) {
 /// Checks a rule on its own, so a bad rule is an error even when no NIC matches it.
 Status check_rule(const IrqRule& rule, const Topology& topo) {
   if (rule.policy != "numa-local" && rule.policy != "spread" && rule.policy != "pin")
-    return error_at(rule.loc, "unknown irq policy '" + rule.policy +
-                                  "' (expected numa-local, spread or pin)");
+    return error_at(
+        rule.loc, "unknown irq policy '" + rule.policy + "' (expected numa-local, spread or pin)");
   if (rule.irqbalance != "leave" && rule.irqbalance != "ban" && rule.irqbalance != "stop")
     return error_at(rule.loc, "unknown irqbalance setting '" + rule.irqbalance +
                                   "' (expected leave, ban or stop)");
@@ -214,7 +218,8 @@ Status plan_irqs(PlanBuilder& b) {
   std::set<const IrqRule*> warned_leave;
   std::vector<const Nic*> nics;
   for (const Nic& nic : b.inventory.nics) nics.push_back(&nic);
-  std::sort(nics.begin(), nics.end(), [](const Nic* x, const Nic* y) { return natural_less(x->name, y->name); });
+  std::sort(nics.begin(), nics.end(),
+            [](const Nic* x, const Nic* y) { return natural_less(x->name, y->name); });
   for (const Nic* nic : nics) {
     const IrqRule* rule = nullptr;
     std::string globs;
@@ -226,7 +231,8 @@ Status plan_irqs(PlanBuilder& b) {
     }
     if (!rule) continue;
     if (globs.find(", ") != std::string::npos)
-      b.note(nic->name, "matches irq rules " + globs + "; the last one ('" + rule->glob + "') is used");
+      b.note(nic->name,
+             "matches irq rules " + globs + "; the last one ('" + rule->glob + "') is used");
     if (nic->is_virtual) {
       b.note(nic->name, "virtual, no IRQs to place (irq rule '" + rule->glob + "')");
       continue;
@@ -239,7 +245,8 @@ Status plan_irqs(PlanBuilder& b) {
       else irqs.push_back(irq);
     }
     if (!managed.empty())
-      b.note(nic->name, "IRQs " + managed + " have kernel-managed affinity and cannot be moved: skipped");
+      b.note(nic->name,
+             "IRQs " + managed + " have kernel-managed affinity and cannot be moved: skipped");
     if (irqs.empty()) {
       if (managed.empty())
         b.note(nic->name, (b.inventory.irqs.empty() ? "no IRQs known on this target, nothing placed"

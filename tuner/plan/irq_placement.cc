@@ -32,7 +32,8 @@ std::vector<unsigned> irq_cpu_order(const std::vector<Core>& cores, const CpuSet
   return order;
 }
 
-std::vector<unsigned> assign_round_robin(std::size_t irq_count, const std::vector<unsigned>& order) {
+std::vector<unsigned> assign_round_robin(std::size_t irq_count,
+                                         const std::vector<unsigned>& order) {
   std::vector<unsigned> out;
   if (order.empty()) return out;
   out.reserve(irq_count);

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "tuner/plan/planner.h"
 #include "tuner/plan/plan_test_util.h"
+#include "tuner/plan/planner.h"
 
 using namespace tuner;
 using testing::FakeCurrent;
@@ -36,9 +36,12 @@ TEST_CASE("planner irq: numa-local spreads queues over the NIC's node, a core ea
   auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
   REQUIRE(plan.ok());
   auto d = desired(*plan);
-  CHECK(d == std::map<std::string, std::string>{{"irq:100:affinity", "4"}, {"irq:101:affinity", "5"},
-                                                {"irq:102:affinity", "6"}, {"irq:103:affinity", "7"},
-                                                {"irq:104:affinity", "12"}, {"irq:105:affinity", "13"}});
+  CHECK(d == std::map<std::string, std::string>{{"irq:100:affinity", "4"},
+                                                {"irq:101:affinity", "5"},
+                                                {"irq:102:affinity", "6"},
+                                                {"irq:103:affinity", "7"},
+                                                {"irq:104:affinity", "12"},
+                                                {"irq:105:affinity", "13"}});
   CHECK(plan->changes[3].reason == "eth2 is on NUMA node 1; queue 3 -> CPU 7");
   CHECK(plan->changes[0].current == "0-15");
   CHECK(plan->changes[0].group == "irq");
@@ -156,7 +159,8 @@ TEST_CASE("planner irq: virtual NICs, NICs without queue IRQs and managed IRQs g
   CHECK(plan->changes[0].knob == "irq:41:affinity");
   CHECK(plan->changes[0].desired == "0");  // the managed IRQ does not use up a core
   REQUIRE(plan->notes.size() == 3);
-  CHECK(plan->notes[0] == "eth0: IRQs 40 have kernel-managed affinity and cannot be moved: skipped");
+  CHECK(plan->notes[0] ==
+        "eth0: IRQs 40 have kernel-managed affinity and cannot be moved: skipped");
   CHECK(plan->notes[1] == "eth5: no queue IRQs to place (irq rule 'eth*')");
   CHECK(plan->notes[2] == "eth9: virtual, no IRQs to place (irq rule 'eth*')");
 }
@@ -164,7 +168,8 @@ TEST_CASE("planner irq: virtual NICs, NICs without queue IRQs and managed IRQs g
 TEST_CASE("planner irq: config, async and misc vectors are not queues") {
   Inventory inv = testing::smt_machine(1, 2);
   testing::add_nic(inv, "eth0", 0, 1, 40);
-  for (const char* name : {"virtio0-config", "mlx5_async0@pci:0000:3b:00.0", "i40e-0000:3b:00.0-misc"}) {
+  for (const char* name :
+       {"virtio0-config", "mlx5_async0@pci:0000:3b:00.0", "i40e-0000:3b:00.0-misc"}) {
     Irq irq = inv.irqs[0];
     irq.number = 50 + static_cast<unsigned>(inv.irqs.size());
     irq.name = name;

@@ -48,9 +48,9 @@ Result<Near> on_node(const Inventory& inv, Near near, std::optional<int> node) {
   }
   const NumaNode* n = inv.find_node(static_cast<unsigned>(*node));
   if (!n)
-    return Error::invalid(near.how + " on NUMA node " + std::to_string(*node) +
-                     ", which the topology does not have",
-                 near.device);
+    return Error::invalid(
+        near.how + " on NUMA node " + std::to_string(*node) + ", which the topology does not have",
+        near.device);
   near.node = n->os_index;
   near.cpus = n->cpus;
   near.how += " on node " + std::to_string(*node);
@@ -67,7 +67,8 @@ Result<Near> pci_near(const Inventory& inv, Near near, const PciDevice& d) {
 
 std::vector<std::string> known_devices(const Inventory& inv) {
   std::vector<std::string> out;
-  for (const NumaNode& n : inv.topology.numa_nodes) out.push_back("node:" + std::to_string(n.os_index));
+  for (const NumaNode& n : inv.topology.numa_nodes)
+    out.push_back("node:" + std::to_string(n.os_index));
   for (std::size_t i = 0; i < inv.gpus().size(); ++i) out.push_back("gpu" + std::to_string(i));
   for (const Nic& n : inv.nics) out.push_back(n.name);
   for (const PciDevice& d : inv.topology.pci) {
@@ -81,7 +82,8 @@ std::vector<std::string> known_devices(const Inventory& inv) {
 
 Result<Near> resolve_near(const Inventory& inv, const std::string& device, NearErrors errors) {
   Near near{device, std::nullopt, {}, "", std::nullopt, false};
-  std::string reason = "no network interface, PCI device, GPU or NUMA node of that name on this machine";
+  std::string reason =
+      "no network interface, PCI device, GPU or NUMA node of that name on this machine";
   if (starts_with(device, "node:")) {
     auto n = parse_u64(device.substr(5));
     if (n && device.substr(5).find_first_not_of("0123456789") == std::string::npos) {
@@ -93,8 +95,8 @@ Result<Near> resolve_near(const Inventory& inv, const std::string& device, NearE
       }
       std::vector<unsigned> ids;
       for (const NumaNode& nn : inv.topology.numa_nodes) ids.push_back(nn.os_index);
-      reason = "NUMA node " + std::to_string(*n) + " does not exist on this machine (it has nodes " +
-               CpuSet(ids).to_string() + ")";
+      reason = "NUMA node " + std::to_string(*n) +
+               " does not exist on this machine (it has nodes " + CpuSet(ids).to_string() + ")";
     } else {
       reason = "not a NUMA node: write node:N";
     }
@@ -124,8 +126,8 @@ Result<Near> resolve_near(const Inventory& inv, const std::string& device, NearE
   if (errors == NearErrors::short_reason) return Error::invalid(reason, device);
   std::string known;
   for (const std::string& k : known_devices(inv)) known += (known.empty() ? "" : ", ") + k;
-  return Error::invalid("unknown device (known: " + (known.empty() ? std::string("none") : known) + ")",
-               device);
+  return Error::invalid(
+      "unknown device (known: " + (known.empty() ? std::string("none") : known) + ")", device);
 }
 
 bool fill_nodes_from_sysfs(const Root& root, Inventory& inv) {

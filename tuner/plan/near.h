@@ -15,10 +15,10 @@
 namespace tuner {
 
 struct Near {
-  std::string device;           // as given
-  std::optional<unsigned> node; // nullopt: the device is known but has no NUMA locality
-  CpuSet cpus;                  // the node's CPUs (empty without a node)
-  std::string how;              // "eth0 is PCI 0000:3b:00.0 on node 1"
+  std::string device;              // as given
+  std::optional<unsigned> node;    // nullopt: the device is known but has no NUMA locality
+  CpuSet cpus;                     // the node's CPUs (empty without a node)
+  std::string how;                 // "eth0 is PCI 0000:3b:00.0 on node 1"
   std::optional<std::string> pci;  // the PCI device it resolved through, if any
   bool only_node = false;          // no locality of its own: the machine's single node
 };

@@ -20,7 +20,8 @@ Inventory supermicro() {
   inv.topology.numa_nodes = {n0, n1};
   PciDevice gpu_a{"0000:03:00.0", "gpu", 0x10de, 0x1094, 0x0302, 0, n0.cpus, {}, {}};
   PciDevice eth0{"0000:81:00.0", "nic", 0x8086, 0x1521, 0x0200, 1, n1.cpus, {"eth0"}, {"eth0"}};
-  PciDevice gpu_b{"0000:84:00.0", "gpu", 0x10de, 0x1094, 0x0302, 1, n1.cpus, {"cuda0", "card0"}, {}};
+  PciDevice gpu_b{"0000:84:00.0",     "gpu", 0x10de, 0x1094, 0x0302, 1, n1.cpus,
+                  {"cuda0", "card0"}, {}};
   PciDevice odd{"0000:05:03.0", "other", 0x102b, 0x0532, 0x0300, std::nullopt, {}, {}, {}};
   inv.topology.pci = {gpu_a, eth0, gpu_b, odd};
   Nic nic;
@@ -87,8 +88,8 @@ TEST_CASE("near: nodes from /sys when the topology has none") {
 }
 
 TEST_CASE("near: on the real Supermicro topology export") {
-  auto topo = probe_topology(Root::live(),
-                             std::string(TUNER_FIXTURES) + "/topologies/32em64t-2n8c2t-pci-normalio.xml");
+  auto topo = probe_topology(
+      Root::live(), std::string(TUNER_FIXTURES) + "/topologies/32em64t-2n8c2t-pci-normalio.xml");
   if (!topo.ok()) {
     MESSAGE("skipped: topology probe unavailable: " << topo.error().message());
     return;

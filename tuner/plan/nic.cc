@@ -24,26 +24,11 @@
 #include <set>
 
 #include "base/strings.h"
+#include "tuner/knobs/nic_value.h"
 #include "tuner/plan/builder.h"
 
 namespace tuner::planner_detail {
 namespace {
-
-struct Mode {
-  uint32_t speed = 0;
-  std::string duplex;  // "full", "half"
-};
-
-/// "25000baseSR/Full" -> {25000, full}; "10000baseR_FEC" (no suffix) is full duplex;
-/// names without a speed ("Autoneg", "TP", "Pause") -> nullopt.
-std::optional<Mode> parse_mode(std::string_view name) {
-  auto base = name.find("base");
-  if (base == std::string_view::npos || base == 0) return std::nullopt;
-  auto speed = parse_u64(name.substr(0, base));
-  if (!speed || *speed > UINT32_MAX) return std::nullopt;
-  bool half = name.size() >= 5 && name.substr(name.size() - 5) == "/Half";
-  return Mode{static_cast<uint32_t>(*speed), half ? "half" : "full"};
-}
 
 std::string with_loc(std::string text, const SourceLoc& loc) {
   std::string where = short_loc(loc);
@@ -78,22 +63,21 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
     return Ok{};
   }
   const LinkInfo& link = nic.link;
-  std::vector<Mode> modes;
   std::set<uint32_t> speeds;
   for (const std::string& name : link.supported_modes)
-    if (auto m = parse_mode(name); m && (!rule.duplex || m->duplex == *rule.duplex)) {
-      modes.push_back(*m);
-      speeds.insert(m->speed);
-    }
-  bool modes_known = std::any_of(link.supported_modes.begin(), link.supported_modes.end(),
-                                 [](const std::string& n) { return parse_mode(n).has_value(); });
+    if (auto m = parse_link_mode(name); m && (!rule.duplex || m->duplex == *rule.duplex))
+      speeds.insert(m->speed_mbps);
+  bool modes_known =
+      std::any_of(link.supported_modes.begin(), link.supported_modes.end(),
+                  [](const std::string& n) { return parse_link_mode(n).has_value(); });
   std::string duplex_text = rule.duplex ? " " + *rule.duplex + "-duplex" : "";
 
   std::optional<uint32_t> speed;
   std::string why;
   if (rule.speed_max) {
     if (speeds.empty()) {
-      b.note(nic.name, "reports no supported" + duplex_text + " link modes: speed = \"max\" skipped");
+      b.note(nic.name,
+             "reports no supported" + duplex_text + " link modes: speed = \"max\" skipped");
     } else {
       speed = *speeds.rbegin();
       why = "fastest" + duplex_text + " mode it supports is " + std::to_string(*speed) + " Mb/s";
@@ -104,11 +88,14 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
       std::string list;
       std::set<uint32_t> all;
       for (const std::string& n : link.supported_modes)
-        if (auto m = parse_mode(n)) all.insert(m->speed);
-      for (uint32_t s : (speeds.empty() ? all : speeds)) list += (list.empty() ? "" : ", ") + std::to_string(s);
-      return error_at(rule.loc, nic.name + " has no " + std::to_string(*speed) + " Mb/s" +
-                                    duplex_text + " link mode (it supports " + list + " Mb/s" +
-                                    (speeds.empty() && rule.duplex ? ", none " + *rule.duplex + "-duplex" : "") + ")");
+        if (auto m = parse_link_mode(n)) all.insert(m->speed_mbps);
+      for (uint32_t s : (speeds.empty() ? all : speeds))
+        list += (list.empty() ? "" : ", ") + std::to_string(s);
+      return error_at(
+          rule.loc,
+          nic.name + " has no " + std::to_string(*speed) + " Mb/s" + duplex_text +
+              " link mode (it supports " + list + " Mb/s" +
+              (speeds.empty() && rule.duplex ? ", none " + *rule.duplex + "-duplex" : "") + ")");
     }
     if (!modes_known)
       b.note(nic.name, "reports no link modes: speed " + std::to_string(*speed) +
@@ -156,16 +143,17 @@ Status resolve_field(PlanBuilder& b, const Nic& nic, const NicRule& rule, const 
                      std::optional<uint32_t> max, Fields& desired) {
   if (want_max) {
     if (!max) {
-      b.note(nic.name, std::string(what) + " " + field + " = \"max\" skipped: the maximum is not known");
+      b.note(nic.name,
+             std::string(what) + " " + field + " = \"max\" skipped: the maximum is not known");
       return Ok{};
     }
     asked = max;
   }
   if (!asked) return Ok{};
   if (max && *asked > *max)
-    return error_at(rule.loc, nic.name + ": " + what + " " + field + " = " + std::to_string(*asked) +
-                                  " exceeds the maximum " + std::to_string(*max) +
-                                  " the driver reports");
+    return error_at(rule.loc, nic.name + ": " + what + " " + field + " = " +
+                                  std::to_string(*asked) + " exceeds the maximum " +
+                                  std::to_string(*max) + " the driver reports");
   desired.emplace_back(field, std::to_string(*asked));
   return Ok{};
 }
@@ -183,7 +171,8 @@ void add_counts(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
         else known = false;
       }
   }
-  std::string reason = with_loc(nic.name + ": profile asks " + kind + " " + join_fields(desired), rule.loc);
+  std::string reason =
+      with_loc(nic.name + ": profile asks " + kind + " " + join_fields(desired), rule.loc);
   KnobKind knob = std::string_view(kind) == "rings" ? KnobKind::nic_rings : KnobKind::nic_channels;
   b.add(Change{nic_knob(knob, nic), group,
                known ? std::optional<std::string>(join_fields(current)) : std::nullopt,
@@ -191,18 +180,22 @@ void add_counts(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
         known && current == desired);
 }
 
-Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group) {
+Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule,
+                     const std::string& group) {
   if (!rule.combined && !rule.rx_channels && !rule.tx_channels) return Ok{};
   if (!nic.channels && b.current.live()) {
-    b.note(nic.name, "does not report channels (no ethtool channels support): channels of nic rule '" +
-                         rule.glob + "' skipped");
+    b.note(nic.name,
+           "does not report channels (no ethtool channels support): channels of nic rule '" +
+               rule.glob + "' skipped");
     return Ok{};
   }
   Channels ch = nic.channels.value_or(Channels{});
   Fields desired;
-  for (Status s : {resolve_field(b, nic, rule, "channels", "rx", rule.rx_channels, false, ch.rx_max, desired),
-                   resolve_field(b, nic, rule, "channels", "tx", rule.tx_channels, false, ch.tx_max, desired),
-                   resolve_field(b, nic, rule, "channels", "combined", rule.combined, false, ch.combined_max, desired)})
+  for (Status s :
+       {resolve_field(b, nic, rule, "channels", "rx", rule.rx_channels, false, ch.rx_max, desired),
+        resolve_field(b, nic, rule, "channels", "tx", rule.tx_channels, false, ch.tx_max, desired),
+        resolve_field(b, nic, rule, "channels", "combined", rule.combined, false, ch.combined_max,
+                      desired)})
     if (!s.ok()) return s;
   add_counts(b, nic, rule, group, "channels", desired,
              {{"rx", ch.rx}, {"tx", ch.tx}, {"other", ch.other}, {"combined", ch.combined}});
@@ -220,8 +213,10 @@ Status plan_rings(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std
   }
   Rings r = nic.rings.value_or(Rings{});
   Fields desired;
-  for (Status s : {resolve_field(b, nic, rule, "rings", "rx", rx_max ? std::nullopt : rule.rx_ring, rx_max, r.rx_max, desired),
-                   resolve_field(b, nic, rule, "rings", "tx", tx_max ? std::nullopt : rule.tx_ring, tx_max, r.tx_max, desired)})
+  for (Status s : {resolve_field(b, nic, rule, "rings", "rx", rx_max ? std::nullopt : rule.rx_ring,
+                                 rx_max, r.rx_max, desired),
+                   resolve_field(b, nic, rule, "rings", "tx", tx_max ? std::nullopt : rule.tx_ring,
+                                 tx_max, r.tx_max, desired)})
     if (!s.ok()) return s;
   add_counts(b, nic, rule, group, "rings", desired, {{"rx", r.rx}, {"tx", r.tx}});
   return Ok{};
@@ -233,7 +228,8 @@ Status plan_nics(PlanBuilder& b) {
   if (b.profile.nics.empty()) return Ok{};
   std::vector<const Nic*> nics;
   for (const Nic& nic : b.inventory.nics) nics.push_back(&nic);
-  std::sort(nics.begin(), nics.end(), [](const Nic* x, const Nic* y) { return natural_less(x->name, y->name); });
+  std::sort(nics.begin(), nics.end(),
+            [](const Nic* x, const Nic* y) { return natural_less(x->name, y->name); });
   for (const Nic* nic : nics) {
     const NicRule* rule = nullptr;
     std::string globs;
@@ -244,10 +240,11 @@ Status plan_nics(PlanBuilder& b) {
     }
     if (!rule) continue;
     if (globs.find(", ") != std::string::npos)
-      b.note(nic->name, "matches nic rules " + globs + "; the last one ('" + rule->glob + "') is used");
+      b.note(nic->name,
+             "matches nic rules " + globs + "; the last one ('" + rule->glob + "') is used");
     if (Status name = validate_ifname(nic->name); !name.ok()) {
-      b.note(nic->name, name.error().what + ": no knob can name it, nic rule '" + rule->glob +
-                            "' skipped");
+      b.note(nic->name,
+             name.error().what + ": no knob can name it, nic rule '" + rule->glob + "' skipped");
       continue;
     }
     std::string group = rule->group.empty() ? "nic" : rule->group;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "tuner/plan/planner.h"
 #include "tuner/plan/plan_test_util.h"
+#include "tuner/plan/planner.h"
 
 using namespace tuner;
 using testing::FakeCurrent;
@@ -24,8 +24,9 @@ Nic& sfp_nic(Inventory& inv) {
   nic.link.autoneg = true;
   nic.link.speed_mbps = 10000;
   nic.link.duplex = "full";
-  nic.link.supported_modes = {"1000baseT/Half", "1000baseT/Full", "10000baseSR/Full",
-                              "25000baseSR/Full", "Autoneg", "FIBRE", "Pause"};
+  nic.link.supported_modes = {
+      "1000baseT/Half", "1000baseT/Full", "10000baseSR/Full", "25000baseSR/Full", "Autoneg",
+      "FIBRE",          "Pause"};
   return nic;
 }
 
@@ -85,7 +86,8 @@ TEST_CASE("planner nic: a speed no mode offers is an error listing the supported
   rule.duplex = "half";
   auto half = make_plan_with(nic_profile(rule), inv, cur);
   REQUIRE(!half.ok());
-  CHECK(half.error().what == "eth0 has no 10000 Mb/s half-duplex link mode (it supports 1000 Mb/s)");
+  CHECK(half.error().what ==
+        "eth0 has no 10000 Mb/s half-duplex link mode (it supports 1000 Mb/s)");
 }
 
 TEST_CASE("planner nic: the link already as asked is a no-op; autoneg alone is 'autoneg=on'") {
@@ -156,7 +158,8 @@ TEST_CASE("planner nic: channels and rings against the driver's maxima") {
   rule.combined = 64;
   auto over = make_plan_with(nic_profile(rule), inv, cur);
   REQUIRE(!over.ok());
-  CHECK(over.error().what == "eth0: channels combined = 64 exceeds the maximum 16 the driver reports");
+  CHECK(over.error().what ==
+        "eth0: channels combined = 64 exceeds the maximum 16 the driver reports");
   rule.combined = std::nullopt;
   rule.rx_channels = 2;  // this driver has combined channels only
   CHECK(!make_plan_with(nic_profile(rule), inv, cur).ok());

@@ -65,10 +65,12 @@ Status plan_numa(PlanBuilder& b) {
     const NumaNode* node = *node_id >= 0 ? inv.find_node(static_cast<unsigned>(*node_id)) : nullptr;
     if (!node)
       return error_at(bind.loc, "NUMA node " + std::to_string(*node_id) +
-                                    " does not exist on this machine (it has nodes " + node_list(inv) + ")");
+                                    " does not exist on this machine (it has nodes " +
+                                    node_list(inv) + ")");
     if (node->cpus.empty())
       return error_at(bind.loc, "NUMA node " + std::to_string(*node_id) +
-                                    " has no CPUs (memory only): nothing to bind " + subject + " to");
+                                    " has no CPUs (memory only): nothing to bind " + subject +
+                                    " to");
 
     std::string loc = short_loc(bind.loc);
     Change change{id, bind.group.empty() ? "numa" : bind.group, std::nullopt,

@@ -1,11 +1,8 @@
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-
-#include "tuner/plan/planner.h"
+#include "tests/support/temp_dir.h"
 #include "tuner/plan/plan_test_util.h"
+#include "tuner/plan/planner.h"
 
 using namespace tuner;
 using testing::FakeCurrent;
@@ -41,19 +38,6 @@ Inventory gpu_machine() {
   return inv;
 }
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/tuner-plan-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  void write(const std::string& rel, const std::string& text) const {
-    std::filesystem::create_directories((path / rel).parent_path());
-    std::ofstream(path / rel) << text;
-  }
-};
-
 }  // namespace
 
 TEST_CASE("planner numa: near resolves netdevs, PCI addresses, OS devices and gpuN") {
@@ -63,8 +47,10 @@ TEST_CASE("planner numa: near resolves netdevs, PCI addresses, OS devices and gp
   NumaBind bind;
   bind.unit = "trainer.service";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"eth0", "cpus=4-7,12-15,mems=1"},   {"mlx5_0", "cpus=4-7,12-15,mems=1"},
-      {"3b:00.0", "cpus=4-7,12-15,mems=1"}, {"0000:86:00.0", "cpus=0-3,8-11,mems=0"},
+      {"eth0", "cpus=4-7,12-15,mems=1"},
+      {"mlx5_0", "cpus=4-7,12-15,mems=1"},
+      {"3b:00.0", "cpus=4-7,12-15,mems=1"},
+      {"0000:86:00.0", "cpus=0-3,8-11,mems=0"},
       {"gpu0", "cpus=0-3,8-11,mems=0"}};
   for (const auto& [near, want] : cases) {
     CAPTURE(near);
@@ -79,7 +65,8 @@ TEST_CASE("planner numa: near resolves netdevs, PCI addresses, OS devices and gp
   }
   bind.near = "eth0";
   auto plan = make_plan_with(bind_profile(bind), inv, cur);
-  CHECK(plan->changes[0].reason == "trainer.service near eth0, which is on NUMA node 1 (test.toml:20)");
+  CHECK(plan->changes[0].reason ==
+        "trainer.service near eth0, which is on NUMA node 1 (test.toml:20)");
 }
 
 TEST_CASE("planner numa: unknown devices and nodes are errors; no locality is a note") {
@@ -108,7 +95,8 @@ TEST_CASE("planner numa: unknown devices and nodes are errors; no locality is a 
   REQUIRE(skipped.ok());
   CHECK(skipped->changes.empty());
   REQUIRE(skipped->notes.size() == 1);
-  CHECK(skipped->notes[0] == "gpu1 (0000:af:00.0): no NUMA locality: binding trainer.service near it skipped");
+  CHECK(skipped->notes[0] ==
+        "gpu1 (0000:af:00.0): no NUMA locality: binding trainer.service near it skipped");
 }
 
 TEST_CASE("planner numa: unit names and cgroup paths cannot leave their trees") {
@@ -132,7 +120,7 @@ TEST_CASE("planner numa: unit names and cgroup paths cannot leave their trees") 
 }
 
 TEST_CASE("planner numa: drop-ins and cpuset files are read back through the knobs") {
-  TempDir dir;
+  testing::TempDir dir("tuner-plan");
   dir.write("etc/systemd/system/trainer.service.d/tuner-numa.conf",
             "[Service]\nCPUAffinity=0-3 8-11\nNUMAMask=0\n");
   // What the numa:unit knob writes for a slice: the cgroup settings, not CPUAffinity.
@@ -143,7 +131,7 @@ TEST_CASE("planner numa: drop-ins and cpuset files are read back through the kno
   dir.write("sys/fs/cgroup/jobs.slice/cpuset.mems", "1\n");
   dir.write("sys/fs/cgroup/cpuset/legacy/cpuset.cpus", "0-15\n");
   dir.write("sys/fs/cgroup/cpuset/legacy/cpuset.mems", "0-1\n");
-  auto root = Root::open(dir.path.string());
+  auto root = Root::open(dir.path);
   REQUIRE(root.ok());
   Target target{*root, std::nullopt};
   RootCurrentValues cur(target);

@@ -103,7 +103,8 @@ inline void apply_plan(const Plan& plan, Inventory& inv, FakeCurrent& current) {
     std::map<std::string, std::string> out;
     for (std::string_view f : split(v, ',')) {
       auto eq = f.find('=');
-      if (eq != std::string_view::npos) out[std::string(f.substr(0, eq))] = std::string(f.substr(eq + 1));
+      if (eq != std::string_view::npos)
+        out[std::string(f.substr(0, eq))] = std::string(f.substr(eq + 1));
     }
     return out;
   };

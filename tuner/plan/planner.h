@@ -7,8 +7,8 @@
 #include "probes/inventory.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/plan/plan.h"
-#include "tuner/profile/profile.h"
 #include "tuner/plan/target.h"
+#include "tuner/profile/profile.h"
 
 namespace tuner {
 

@@ -67,7 +67,7 @@ TEST_CASE("planner sysctl: >= raises only, <= lowers only") {
                  {"sysctl:kernel.shmmax", "18446744073692774399"}};
   using Op = SysctlSetting::Op;
   Profile p = named("x");
-  p.sysctls = {sysctl("net.core.somaxconn", Op::at_least, "1024"),        // already larger
+  p.sysctls = {sysctl("net.core.somaxconn", Op::at_least, "1024"),           // already larger
                sysctl("net.core.netdev_max_backlog", Op::at_least, "5000"),  // raise
                sysctl("vm.swappiness", Op::at_most, "10"),                   // lower
                sysctl("vm.dirty_ratio", Op::at_most, "10"),                  // already lower
@@ -136,7 +136,8 @@ TEST_CASE("planner sysctl: an unreadable value is listed with current null and s
   REQUIRE(plan.ok());
   REQUIRE(plan->changes.size() == 1);
   CHECK(!plan->changes[0].current);
-  CHECK(plan->changes[0].reason.find("current value unreadable: not in the fake") != std::string::npos);
+  CHECK(plan->changes[0].reason.find("current value unreadable: not in the fake") !=
+        std::string::npos);
 }
 
 TEST_CASE("planner: changes are ordered by group, kind, then knob id with numbers as numbers") {
@@ -154,7 +155,8 @@ TEST_CASE("planner: changes are ordered by group, kind, then knob id with number
   FakeCurrent cur;
   cur.values_ = {{"sysctl:b.x", "0"}, {"sysctl:a.x", "0"}};
   Profile p = named("x");
-  p.sysctls = {sysctl("b.x", SysctlSetting::Op::set, "1"), sysctl("a.x", SysctlSetting::Op::set, "1")};
+  p.sysctls = {sysctl("b.x", SysctlSetting::Op::set, "1"),
+               sysctl("a.x", SysctlSetting::Op::set, "1")};
   p.sysctls[0].group = "zeta";
   IrqRule rule;
   rule.glob = "eth*";
@@ -191,7 +193,8 @@ TEST_CASE("planner: compare_integers handles signs, zeros and any length") {
 TEST_CASE("planner: a plan applied to its own desired state is empty") {
   Inventory inv = testing::smt_machine(2, 4);
   Nic& eth0 = testing::add_nic(inv, "eth0", 0, 5, 40);
-  eth0.link = LinkInfo{true, false, 1000, "half", "FIBRE", {"1000baseT/Full", "25000baseSR/Full"}, {}};
+  eth0.link =
+      LinkInfo{true, false, 1000, "half", "FIBRE", {"1000baseT/Full", "25000baseSR/Full"}, {}};
   eth0.channels = Channels{std::nullopt, std::nullopt, std::nullopt, 2, 0, 0, 1, 8};
   eth0.rings = Rings{256, 256, 4096, 4096};
   testing::add_nic(inv, "eth1", 1, 12, 60);

@@ -56,10 +56,9 @@ Status plan_sysctls(PlanBuilder& b) {
     } else {
       auto cmp = compare_integers(cur.value, s.value);
       if (!cmp)
-        return error_at(s.loc, "sysctl '" + s.key + "' is '" + cur.value +
-                                   "', not a single number, so '" +
-                                   (s.op == SysctlSetting::Op::at_least ? ">=" : "<=") +
-                                   "' cannot compare it");
+        return error_at(
+            s.loc, "sysctl '" + s.key + "' is '" + cur.value + "', not a single number, so '" +
+                       (s.op == SysctlSetting::Op::at_least ? ">=" : "<=") + "' cannot compare it");
       done = s.op == SysctlSetting::Op::at_least ? *cmp >= 0 : *cmp <= 0;
     }
     b.add(std::move(change), done);

@@ -2,10 +2,8 @@
 // the right file:line:col whose message names the problem. Nothing is half-loaded.
 #include <dirent.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include "probes/sysctl.h"
+#include "tests/support/temp_dir.h"
 #include "tuner/profile/profile.h"
 
 using namespace tuner;
@@ -150,7 +149,8 @@ TEST_CASE("profile bad: every fixture fails at its file:line:col with a clear me
     check_case(kBad, c);
   }
   // No fixture goes untested, and no case names a missing fixture.
-  for (const std::string& f : toml_files(kBad)) CHECK_MESSAGE(listed.count(f), f << " is not in kCases");
+  for (const std::string& f : toml_files(kBad))
+    CHECK_MESSAGE(listed.count(f), f << " is not in kCases");
   CHECK(listed.size() == toml_files(kBad).size());
   CHECK(listed.size() >= 25);
 }
@@ -169,43 +169,33 @@ TEST_CASE("profile bad: hostile sysctl keys never reach the file system" *
 }
 
 TEST_CASE("profile bad: a file over 1 MiB is refused before parsing") {
-  char tmpl[] = "/tmp/tuner-profile-big-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl));
-  std::string path = std::string(tmpl) + "/big.toml";
-  {
-    std::ofstream out(path);
-    out << "[profile]\ndescription = \"";
-    out << std::string((1 << 20) + 10, 'x') << "\"\n";
-  }
+  testing::TempDir tmp("tuner-profile-big");
+  std::string path = tmp.write(
+      "big.toml", "[profile]\ndescription = \"" + std::string((1 << 20) + 10, 'x') + "\"\n");
   auto p = load_profile(path, {});
   REQUIRE_FALSE(p.ok());
   CHECK(p.error().where == path);
   CHECK(p.error().what.find("limit") != std::string::npos);
-  std::remove(path.c_str());
-  ::rmdir(tmpl);
 }
 
 TEST_CASE("profile bad: includes nested deeper than 16 files are refused") {
-  char tmpl[] = "/tmp/tuner-profile-deep-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl));
-  std::string dir = tmpl;
+  testing::TempDir tmp("tuner-profile-deep");
+  const std::string& dir = tmp.path;
   const int n = 20;
   for (int i = 0; i < n; ++i) {
-    std::ofstream out(dir + "/p" + std::to_string(i) + ".toml");
-    out << "[profile]\n";
-    if (i + 1 < n) out << "include = [\"p" << i + 1 << "\"]\n";
-    out << "[sysctl]\n\"vm.swappiness\" = " << i << "\n";
+    std::string text = "[profile]\n";
+    if (i + 1 < n) text += "include = [\"p" + std::to_string(i + 1) + "\"]\n";
+    text += "[sysctl]\n\"vm.swappiness\" = " + std::to_string(i) + "\n";
+    tmp.write("p" + std::to_string(i) + ".toml", text);
   }
   auto deep = load_profile(dir + "/p0.toml", {});
   REQUIRE_FALSE(deep.ok());
   CHECK(deep.error().what.find("deeper than 16") != std::string::npos);
   CHECK(deep.error().where == dir + "/p15.toml:2:12");  // the 17th file's include
-  auto ok = load_profile(dir + "/p4.toml", {});  // 16 files: the limit itself is fine
+  auto ok = load_profile(dir + "/p4.toml", {});         // 16 files: the limit itself is fine
   REQUIRE_MESSAGE(ok.ok(), ok.error().message());
   CHECK(ok->chain.size() == 16);
   CHECK(ok->sysctls.at(0).value == "4");
-  for (int i = 0; i < n; ++i) std::remove((dir + "/p" + std::to_string(i) + ".toml").c_str());
-  ::rmdir(tmpl);
 }
 
 TEST_CASE("profile bad: a directory or a missing file is an error naming the path") {

@@ -1,23 +1,23 @@
 // Finding profile files, reading them safely, and resolving includes.
-#include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
-#include "tuner/profile/profile.h"
+#include "base/fd_io.h"
 #include "tuner/profile/merge.h"
 #include "tuner/profile/parse.h"
+#include "tuner/profile/profile.h"
 
 namespace tuner {
 
 namespace {
 
-constexpr off_t kMaxProfileBytes = 1 << 20;  // far above any real profile; bounds hostile input
+// Far above any real profile; bounds hostile input.
+constexpr std::size_t kMaxProfileBytes = std::size_t{1} << 20;
 constexpr int kMaxIncludeDepth = 16;
 
 bool is_dir(const std::string& p) {
@@ -42,42 +42,15 @@ std::string dir_of(const std::string& p) {
 
 std::string base_of(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
 
+/// The whole profile, through the bounded reader: a regular file of at most 1 MiB (a
+/// FIFO cannot hang the load).
 Result<std::string> read_profile_text(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno_error("cannot open profile", path);
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    Error e = errno_error("cannot stat profile", path);
-    ::close(fd);
+  auto text = read_file(path, {.max_bytes = kMaxProfileBytes, .regular_only = true});
+  if (!text.ok()) {
+    Error e = text.error();
+    e.what = "cannot read profile (1 MiB limit): " + e.what;
     return e;
   }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error::invalid("not a regular file", path);
-  }
-  if (st.st_size > kMaxProfileBytes) {
-    ::close(fd);
-    return Error::invalid(fmt::format("profile is {} bytes; the limit is {} (1 MiB)", st.st_size,
-                             kMaxProfileBytes), path);
-  }
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Error e = errno_error("cannot read profile", path);
-      ::close(fd);
-      return e;
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > static_cast<std::size_t>(kMaxProfileBytes)) {
-      ::close(fd);
-      return Error::invalid("profile grew past the 1 MiB limit while being read", path);
-    }
-  }
-  ::close(fd);
   return text;
 }
 
@@ -90,10 +63,13 @@ class Loader {
   /// includes it, so /etc/tuner/profiles/throughput.toml can extend the shipped one.
   Result<std::string> resolve(const std::string& target, const std::string& from) const {
     if (!is_profile_name(target)) {
-      std::string p = (target.front() == '/' || from.empty()) ? target : dir_of(from) + "/" + target;
+      std::string p = (target.front() == '/' || from.empty()) ? target
+                                                              : dir_of(from) + "/" + target;
       struct stat st;
-      if (::stat(p.c_str(), &st) != 0) return errno_error(fmt::format("cannot read profile '{}'", p), "");
-      if (!S_ISREG(st.st_mode)) return Error::invalid(fmt::format("profile '{}' is not a regular file", p), "");
+      if (::stat(p.c_str(), &st) != 0)
+        return errno_error(fmt::format("cannot read profile '{}'", p), "");
+      if (!S_ISREG(st.st_mode))
+        return Error::invalid(fmt::format("profile '{}' is not a regular file", p), "");
       return p;
     }
     std::vector<std::string> dirs;
@@ -106,9 +82,9 @@ class Loader {
       if (is_file(p) && real_path(p) != self) return p;
     }
     return Error::invalid(fmt::format("no profile named '{}' (searched: {})", target,
-                             dirs.empty() ? "nothing: no profile directory exists"
-                                          : fmt::format("{}", fmt::join(dirs, ", "))),
-                 "");
+                                      dirs.empty() ? "nothing: no profile directory exists"
+                                                   : fmt::format("{}", fmt::join(dirs, ", "))),
+                          "");
   }
 
   Result<Profile> load(const std::string& path) {
@@ -122,18 +98,20 @@ class Loader {
     for (const IncludeRef& inc : file->includes) {
       auto parent_path = resolve(inc.target, path);
       if (!parent_path.ok())
-        return Error::invalid(fmt::format("include '{}': {}", inc.target, parent_path.error().message()),
-                     inc.loc.str());
+        return Error::invalid(
+            fmt::format("include '{}': {}", inc.target, parent_path.error().message()),
+            inc.loc.str());
       std::string real = real_path(*parent_path);
       auto cycle = std::find(stack_.begin(), stack_.end(), real);
       if (cycle != stack_.end()) {
         std::vector<std::string> chain(names_.begin() + (cycle - stack_.begin()), names_.end());
         chain.push_back(base_of(*parent_path));
-        return Error::invalid(fmt::format("include cycle: {}", fmt::join(chain, " -> ")), inc.loc.str());
+        return Error::invalid(fmt::format("include cycle: {}", fmt::join(chain, " -> ")),
+                              inc.loc.str());
       }
       if (stack_.size() >= kMaxIncludeDepth)
         return Error::invalid(fmt::format("includes nest deeper than {} files", kMaxIncludeDepth),
-                     inc.loc.str());
+                              inc.loc.str());
       auto parent = load(*parent_path);
       if (!parent.ok()) {
         Error e = parent.error();

@@ -39,7 +39,8 @@ bool profile_matches(const Profile& profile, const Inventory& inv, std::string* 
                             n == 1 ? "" : "s"));
   }
   if (m.cpu_vendor) {
-    if (!inv.host.cpu_vendor) return no(fmt::format("cpu_vendor {}: the CPU vendor is unknown", *m.cpu_vendor));
+    if (!inv.host.cpu_vendor)
+      return no(fmt::format("cpu_vendor {}: the CPU vendor is unknown", *m.cpu_vendor));
     if (::strcasecmp(inv.host.cpu_vendor->c_str(), m.cpu_vendor->c_str()) != 0)
       return no(fmt::format("cpu_vendor {}: the CPU is {}", *m.cpu_vendor, *inv.host.cpu_vendor));
   }
@@ -53,8 +54,9 @@ bool profile_matches(const Profile& profile, const Inventory& inv, std::string* 
         if (n.driver && std::find(drivers.begin(), drivers.end(), *n.driver) == drivers.end())
           drivers.push_back(*n.driver);
       return no(fmt::format("nic_driver {}: no NIC uses such a driver ({})", *m.nic_driver,
-                            drivers.empty() ? "no NIC drivers known"
-                                            : fmt::format("drivers here: {}", fmt::join(drivers, ", "))));
+                            drivers.empty()
+                                ? "no NIC drivers known"
+                                : fmt::format("drivers here: {}", fmt::join(drivers, ", "))));
     }
   }
   if (m.gpu) {
@@ -66,16 +68,18 @@ bool profile_matches(const Profile& profile, const Inventory& inv, std::string* 
                             [](const PciDevice& d) { return d.kind == "display"; })
                     ? "gpu = true: no compute GPU found (only display controllers)"
                     : "gpu = true: no GPU found");
-    if (!*m.gpu && gpus > 0) return no(fmt::format("gpu = false: {} GPU{} found", gpus, gpus == 1 ? "" : "s"));
+    if (!*m.gpu && gpus > 0)
+      return no(fmt::format("gpu = false: {} GPU{} found", gpus, gpus == 1 ? "" : "s"));
   }
   if (m.virtualized) {
     if (!inv.host.virtualized)
       return no(fmt::format("virtualized = {}: whether this machine is virtual is unknown",
                             *m.virtualized));
     if (*inv.host.virtualized != *m.virtualized)
-      return no(*m.virtualized ? "virtualized = true: this is bare metal"
-                               : fmt::format("virtualized = false: this is a virtual machine{}",
-                                             inv.host.hypervisor ? " (" + *inv.host.hypervisor + ")" : ""));
+      return no(*m.virtualized
+                    ? "virtualized = true: this is bare metal"
+                    : fmt::format("virtualized = false: this is a virtual machine{}",
+                                  inv.host.hypervisor ? " (" + *inv.host.hypervisor + ")" : ""));
   }
   if (why_not) why_not->clear();
   return true;
@@ -117,7 +121,8 @@ std::string select_profile(const std::vector<std::pair<std::string, const Profil
   return best.empty() ? fallback : best;
 }
 
-Result<std::string> best_profile(const std::vector<std::string>& search_path, const Inventory& inv) {
+Result<std::string> best_profile(const std::vector<std::string>& search_path,
+                                 const Inventory& inv) {
   std::vector<Profile> profiles;
   std::vector<std::string> names;
   for (const FoundProfile& f : find_profiles(search_path)) {
@@ -130,10 +135,12 @@ Result<std::string> best_profile(const std::vector<std::string>& search_path, co
   for (std::size_t i = 0; i < profiles.size(); ++i) loaded.emplace_back(names[i], &profiles[i]);
   std::string name = select_profile(loaded, inv);
   if (name.empty())
-    return Error::invalid(fmt::format("no profile matches this machine and there is no 'balanced' profile "
-                             "to fall back on (searched: {})",
-                             search_path.empty() ? "nothing" : fmt::format("{}", fmt::join(search_path, ", "))),
-                 "");
+    return Error::invalid(
+        fmt::format(
+            "no profile matches this machine and there is no 'balanced' profile "
+            "to fall back on (searched: {})",
+            search_path.empty() ? "nothing" : fmt::format("{}", fmt::join(search_path, ", "))),
+        "");
   return name;
 }
 

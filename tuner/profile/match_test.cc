@@ -3,9 +3,9 @@
 
 #include <doctest/doctest.h>
 
-#include "tuner/profile/profile.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/parse.h"
+#include "tuner/profile/profile.h"
 
 using namespace tuner;
 
@@ -15,7 +15,8 @@ const std::vector<std::string> kShipped = {TUNER_SOURCE_PROFILES};
 
 Inventory machine(unsigned numa_nodes, unsigned gpus) {
   Inventory inv;
-  for (unsigned i = 0; i < numa_nodes; ++i) inv.topology.numa_nodes.push_back(NumaNode{i, {}, {}, {}});
+  for (unsigned i = 0; i < numa_nodes; ++i)
+    inv.topology.numa_nodes.push_back(NumaNode{i, {}, {}, {}});
   for (unsigned i = 0; i < gpus; ++i) {
     PciDevice d;
     d.address = "0000:1" + std::to_string(i) + ":00.0";
@@ -135,7 +136,8 @@ TEST_CASE("profile match: ties go to the first name, condition-free profiles nev
 }
 
 TEST_CASE("profile match: find_profiles lists names once, earlier directories first") {
-  std::vector<FoundProfile> both = find_profiles({TUNER_TEST_DATA "/profiles/good", TUNER_SOURCE_PROFILES});
+  std::vector<FoundProfile> both =
+      find_profiles({TUNER_TEST_DATA "/profiles/good", TUNER_SOURCE_PROFILES});
   std::vector<std::string> names;
   for (const FoundProfile& f : both) names.push_back(f.name);
   CHECK(std::is_sorted(names.begin(), names.end()));

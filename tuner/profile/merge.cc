@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "tuner/profile/profile.h"
 #include "tuner/profile/merge.h"
+#include "tuner/profile/profile.h"
 
 namespace tuner {
 
@@ -50,8 +50,7 @@ void merge_into(Profile& base, const Profile& over) {
     if (f == "bench") {
       v.bench = o.bench;
       v.bench_loc = o.bench_loc;
-    }
-    else if (f == "min_effect") v.min_effect = o.min_effect;
+    } else if (f == "min_effect") v.min_effect = o.min_effect;
     else if (f == "false_keep_rate") v.false_keep_rate = o.false_keep_rate;
     else if (f == "max_trials") v.max_trials = o.max_trials;
     else if (f == "guards") v.guards = o.guards;
@@ -79,28 +78,36 @@ Status apply_group_members(Profile& p, const std::vector<GroupClaim>& claims) {
     auto prev = claimed.find(id);
     if (prev != claimed.end() && prev->second->group != c.group &&
         prev->second->member.loc.file == c.member.loc.file)
-      return Error::invalid(fmt::format("'{}' is put in group '{}' and also in group '{}' (at {})", id,
-                               c.group, prev->second->group, prev->second->member.loc.str()),
-                   c.member.loc.str());
+      return Error::invalid(
+          fmt::format("'{}' is put in group '{}' and also in group '{}' (at {})", id, c.group,
+                      prev->second->group, prev->second->member.loc.str()),
+          c.member.loc.str());
     claimed[id] = &c;
     bool found = false;
     auto claim = [&](std::string& group) { group = c.group, found = true; };
     if (id.starts_with("sysctl:")) {
-      for (SysctlSetting& s : p.sysctls) if (s.key == id.substr(7)) claim(s.group);
+      for (SysctlSetting& s : p.sysctls)
+        if (s.key == id.substr(7)) claim(s.group);
     } else if (id.starts_with("irq:")) {
-      for (IrqRule& r : p.irqs) if (r.glob == id.substr(4)) claim(r.group);
+      for (IrqRule& r : p.irqs)
+        if (r.glob == id.substr(4)) claim(r.group);
     } else if (id.starts_with("nic:")) {
-      for (NicRule& r : p.nics) if (r.glob == id.substr(4)) claim(r.group);
+      for (NicRule& r : p.nics)
+        if (r.glob == id.substr(4)) claim(r.group);
     } else if (id.starts_with("numa:unit:")) {
-      for (NumaBind& b : p.binds) if (b.unit == id.substr(10)) claim(b.group);
+      for (NumaBind& b : p.binds)
+        if (b.unit == id.substr(10)) claim(b.group);
     } else if (id.starts_with("numa:cgroup:")) {
-      for (NumaBind& b : p.binds) if (b.cgroup == id.substr(12)) claim(b.group);
+      for (NumaBind& b : p.binds)
+        if (b.cgroup == id.substr(12)) claim(b.group);
     }
     if (!found)
-      return Error::invalid(fmt::format("group '{}' lists '{}', but the profile has no such setting "
-                               "(members name a sysctl key or an [irq]/[nic] glob exactly as "
-                               "written)", c.group, id),
-                   c.member.loc.str());
+      return Error::invalid(
+          fmt::format("group '{}' lists '{}', but the profile has no such setting "
+                      "(members name a sysctl key or an [irq]/[nic] glob exactly as "
+                      "written)",
+                      c.group, id),
+          c.member.loc.str());
   }
   return Ok{};
 }
@@ -110,7 +117,8 @@ std::vector<GroupClaim> group_claims(const Profile& file_profile) {
   for (const auto& [name, g] : file_profile.groups)
     for (const GroupMember& m : g.members) out.push_back(GroupClaim{name, m});
   std::stable_sort(out.begin(), out.end(), [](const GroupClaim& a, const GroupClaim& b) {
-    return std::pair(a.member.loc.line, a.member.loc.col) < std::pair(b.member.loc.line, b.member.loc.col);
+    return std::pair(a.member.loc.line, a.member.loc.col) <
+           std::pair(b.member.loc.line, b.member.loc.col);
   });
   return out;
 }

@@ -25,8 +25,8 @@ class Parser : public TomlReader {
   explicit Parser(const std::string& file) : TomlReader(file) {}
 
   ProfileFile parse(const toml::table& root) {
-    check_keys(root, "the top level", {"profile", "match", "sysctl", "irq", "nic", "numa",
-                                       "verify", "group", "bench"});
+    check_keys(root, "the top level",
+               {"profile", "match", "sysctl", "irq", "nic", "numa", "verify", "group", "bench"});
     out_.profile.file = file_;
     out_.profile.name = file_stem(file_);
     for (auto&& [k, v] : root) {
@@ -34,8 +34,12 @@ class Parser : public TomlReader {
       if (key == "profile") parse_profile(table(v, "[profile]"));
       else if (key == "match") parse_match(table(v, "[match]"));
       else if (key == "sysctl") parse_sysctls(table(v, "[sysctl]"), "");
-      else if (key == "irq") for_each_rule(v, "irq", [&](const auto& g, const auto& t, const auto& ctx) { parse_irq(g, t, ctx); });
-      else if (key == "nic") for_each_rule(v, "nic", [&](const auto& g, const auto& t, const auto& ctx) { parse_nic(g, t, ctx); });
+      else if (key == "irq")
+        for_each_rule(v, "irq",
+                      [&](const auto& g, const auto& t, const auto& ctx) { parse_irq(g, t, ctx); });
+      else if (key == "nic")
+        for_each_rule(v, "nic",
+                      [&](const auto& g, const auto& t, const auto& ctx) { parse_nic(g, t, ctx); });
       else if (key == "numa") parse_numa(table(v, "[numa]"));
       else if (key == "verify") parse_verify(table(v, "[verify]"));
       else if (key == "group") parse_groups(table(v, "[group]"));
@@ -69,7 +73,8 @@ class Parser : public TomlReader {
       } else if (k.str() == "include") {
         if (!v.is_array())
           fail(v.source(), fmt::format("'include' in [profile] must be an array of profile names "
-                                       "or paths, not {}", type_name(v)));
+                                       "or paths, not {}",
+                                       type_name(v)));
         for (const toml::node& e : *v.as_array()) {
           std::string target = string(e, "each include");
           if (target.empty()) fail(e.source(), "empty include");
@@ -77,7 +82,8 @@ class Parser : public TomlReader {
               !target.ends_with(".toml"))
             fail(e.source(), fmt::format("include '{}' is neither a profile name "
                                          "([A-Za-z0-9_-]+) nor a path (with '/' or ending "
-                                         "in .toml)", target));
+                                         "in .toml)",
+                                         target));
           out_.includes.push_back(IncludeRef{target, loc(e.source())});
         }
       }
@@ -116,8 +122,8 @@ class Parser : public TomlReader {
   void add_sysctl(SysctlSetting s, const toml::node& at) {
     auto first = sysctl_at_.find(s.key);
     if (first != sysctl_at_.end())
-      fail(at.source(), fmt::format("sysctl '{}' is set twice (also at {})", s.key,
-                                    first->second.str()));
+      fail(at.source(),
+           fmt::format("sysctl '{}' is set twice (also at {})", s.key, first->second.str()));
     sysctl_at_[s.key] = s.loc;
     out_.profile.sysctls.push_back(std::move(s));
   }
@@ -138,16 +144,19 @@ class Parser : public TomlReader {
         s.value = std::to_string(v.as_integer()->get());
       } else if (v.is_string()) {
         auto parsed = parse_sysctl_text(v.as_string()->get());
-        if (!parsed.ok()) fail(v.source(), fmt::format("sysctl '{}': {}", key, parsed.error().what));
+        if (!parsed.ok())
+          fail(v.source(), fmt::format("sysctl '{}': {}", key, parsed.error().what));
         s = std::move(parsed).value();
       } else if (v.is_boolean()) {
         fail(v.source(), fmt::format("sysctl '{}' must be an integer or a string, not a boolean "
-                                     "(the kernel wants 0 or 1)", key));
+                                     "(the kernel wants 0 or 1)",
+                                     key));
       } else {
-        fail(v.source(), fmt::format("sysctl '{}' must be an integer or a string, not {}{}", key,
-                                     type_name(v),
-                                     v.is_array() ? " (write several values as one string: "
-                                                    "\"4096 87380 6291456\")" : ""));
+        fail(v.source(),
+             fmt::format("sysctl '{}' must be an integer or a string, not {}{}", key, type_name(v),
+                         v.is_array() ? " (write several values as one string: "
+                                        "\"4096 87380 6291456\")"
+                                      : ""));
       }
       s.key = key;
       s.group = "sysctl";
@@ -163,7 +172,8 @@ class Parser : public TomlReader {
       std::string ctx = fmt::format("[{}.{}]", kind, header_key(k.str()));
       if (!v.is_table())
         fail(v.source(), fmt::format("{} must be a table of settings for the interfaces "
-                                     "matching '{}', not {}", ctx, k.str(), type_name(v)));
+                                     "matching '{}', not {}",
+                                     ctx, k.str(), type_name(v)));
       Status glob = check_name_glob(k.str());
       if (!glob.ok()) fail(k.source(), fmt::format("{}: {}", ctx, glob.error().what));
       parse_rule(std::string(k.str()), *v.as_table(), ctx);
@@ -183,7 +193,8 @@ class Parser : public TomlReader {
         r.policy = string(v, what);
         if (r.policy != "numa-local" && r.policy != "spread" && r.policy != "pin")
           fail(v.source(), fmt::format("{} is '{}': expected \"numa-local\", \"spread\" or "
-                                       "\"pin\"", what, r.policy));
+                                       "\"pin\"",
+                                       what, r.policy));
       } else if (k.str() == "cpus") {
         cpus = &v;
         auto set = CpuSet::parse(string(v, what + " (a cpulist like \"0-3,8\")"));
@@ -200,7 +211,8 @@ class Parser : public TomlReader {
       }
     }
     if (r.policy.empty())
-      fail(t.source(), fmt::format("{} has no 'policy': set \"numa-local\", \"spread\" or \"pin\"", ctx));
+      fail(t.source(),
+           fmt::format("{} has no 'policy': set \"numa-local\", \"spread\" or \"pin\"", ctx));
     if (r.policy == "pin" && !cpus)
       fail(t.source(), fmt::format("{} has policy \"pin\" but no 'cpus' to pin to", ctx));
     if (r.policy != "pin" && cpus)
@@ -237,13 +249,15 @@ class Parser : public TomlReader {
           fail(v.source(), fmt::format("{} = {}: a link speed is a positive number of Mb/s", what,
                                        v.as_integer()->get()));
         } else {
-          r.speed_mbps = static_cast<uint32_t>(integer(v, what + " (Mb/s or \"max\")", 1, 10'000'000));
+          r.speed_mbps =
+              static_cast<uint32_t>(integer(v, what + " (Mb/s or \"max\")", 1, 10'000'000));
         }
       } else if (k.str() == "duplex") {
         duplex = &v;
         r.duplex = string(v, what);
         if (*r.duplex != "full" && *r.duplex != "half")
-          fail(v.source(), fmt::format("{} is '{}': expected \"full\" or \"half\"", what, *r.duplex));
+          fail(v.source(),
+               fmt::format("{} is '{}': expected \"full\" or \"half\"", what, *r.duplex));
       } else if (k.str() == "autoneg") {
         r.autoneg = boolean(v, what);
       } else if (k.str() == "combined") {
@@ -253,9 +267,11 @@ class Parser : public TomlReader {
         std::string cctx = fmt::format("'channels' in {}", ctx);
         check_keys(c, cctx, {"combined", "rx", "tx"});
         if (t.contains("combined") && c.contains("combined"))
-          fail(v.source(), fmt::format("{}: 'combined' is given twice (alone and in 'channels')", ctx));
+          fail(v.source(),
+               fmt::format("{}: 'combined' is given twice (alone and in 'channels')", ctx));
         for (auto&& [ck, cv] : c) {
-          auto n = static_cast<uint32_t>(integer(cv, fmt::format("'{}' in {}", ck.str(), cctx), 0, 65535));
+          auto n = static_cast<uint32_t>(
+              integer(cv, fmt::format("'{}' in {}", ck.str(), cctx), 0, 65535));
           if (ck.str() == "combined") r.combined = n;
           else if (ck.str() == "rx") r.rx_channels = n;
           else r.tx_channels = n;
@@ -278,9 +294,8 @@ class Parser : public TomlReader {
     // Half duplex exists only up to 1000 Mb/s; asking for it at 10G+ cannot work.
     if (duplex && r.duplex == "half" && (r.speed_max || (r.speed_mbps && *r.speed_mbps > 1000)))
       fail(duplex->source(), fmt::format("{}: half duplex is only defined up to 1000 Mb/s", ctx));
-    if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.combined &&
-        !r.rx_channels && !r.tx_channels && !r.rx_ring && !r.tx_ring && !r.rx_ring_max &&
-        !r.tx_ring_max)
+    if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.combined && !r.rx_channels &&
+        !r.tx_channels && !r.rx_ring && !r.tx_ring && !r.rx_ring_max && !r.tx_ring_max)
       fail(t.source(), ctx + " sets nothing");
     out_.profile.nics.push_back(std::move(r));
   }
@@ -291,7 +306,8 @@ class Parser : public TomlReader {
       if (k.str() == "bind") {
         if (!v.is_array())
           fail(v.source(), fmt::format("'bind' in [numa] must be written [[numa.bind]] (an array "
-                                       "of tables), not {}", type_name(v)));
+                                       "of tables), not {}",
+                                       type_name(v)));
         for (const toml::node& e : *v.as_array()) parse_bind(e);
       } else {
         SysctlSetting s;
@@ -336,15 +352,17 @@ class Parser : public TomlReader {
     }
     if (b.unit.has_value() == b.cgroup.has_value())
       fail(t.source(), fmt::format("{} needs exactly one of 'unit' (a systemd unit) or 'cgroup' "
-                                   "(a path under /sys/fs/cgroup)", ctx));
+                                   "(a path under /sys/fs/cgroup)",
+                                   ctx));
     if (b.near.has_value() == b.node.has_value())
       fail(t.source(), fmt::format("{} needs exactly one of 'near' (a device) or 'node' (a NUMA "
-                                   "node number)", ctx));
+                                   "node number)",
+                                   ctx));
     std::string target = b.unit ? "unit " + *b.unit : "cgroup " + *b.cgroup;
     for (const NumaBind& other : out_.profile.binds)
       if ((b.unit && other.unit == b.unit) || (b.cgroup && other.cgroup == b.cgroup))
-        fail(t.source(), fmt::format("{} binds {} again (first bound at {})", ctx, target,
-                                     other.loc.str()));
+        fail(t.source(),
+             fmt::format("{} binds {} again (first bound at {})", ctx, target, other.loc.str()));
     out_.profile.binds.push_back(std::move(b));
   }
 
@@ -372,12 +390,13 @@ class Parser : public TomlReader {
         vs.min_effect = number(v, what);
         if (!(vs.min_effect >= 0 && vs.min_effect < 1))
           fail(v.source(), fmt::format("{} = {} is a fraction: it must be at least 0 and below 1 "
-                                       "(0.02 = 2%)", what, vs.min_effect));
+                                       "(0.02 = 2%)",
+                                       what, vs.min_effect));
       } else if (k.str() == "false_keep_rate") {
         vs.false_keep_rate = number(v, what);
         if (!(vs.false_keep_rate > 0 && vs.false_keep_rate < 0.5))
-          fail(v.source(), fmt::format("{} = {} must be above 0 and below 0.5", what,
-                                       vs.false_keep_rate));
+          fail(v.source(),
+               fmt::format("{} = {} must be above 0 and below 0.5", what, vs.false_keep_rate));
       } else if (k.str() == "max_trials") {
         vs.max_trials = static_cast<unsigned>(integer(v, what, 5, 1000));
       } else if (k.str() == "guards") {
@@ -394,7 +413,8 @@ class Parser : public TomlReader {
   std::vector<std::string> bench_names(const toml::node& v, const std::string& what) const {
     std::vector<std::string> names = strings(v, what);
     std::size_t i = 0;
-    for (const std::string& b : names) check(check_plain_name(b, "benchmark name"), *v.as_array()->get(i++), what);
+    for (const std::string& b : names)
+      check(check_plain_name(b, "benchmark name"), *v.as_array()->get(i++), what);
     return names;
   }
 
@@ -408,13 +428,13 @@ class Parser : public TomlReader {
       if (k.str() == "metric") {
         g.metric = string(v, "'metric' in " + ctx);
         if (!bench::parse_guard_metric(g.metric))
-          fail(v.source(), fmt::format("'metric' in {} = \"{}\": expected one of {}", ctx,
-                                       g.metric, bench::guard_metric_names()));
+          fail(v.source(), fmt::format("'metric' in {} = \"{}\": expected one of {}", ctx, g.metric,
+                                       bench::guard_metric_names()));
       } else {
         g.max_increase = number(v, "'max_increase' in " + ctx);
         if (!(g.max_increase >= 0) || std::isinf(g.max_increase))
-          fail(v.source(), fmt::format("'max_increase' in {} = {} must be a finite number >= 0", ctx,
-                                       g.max_increase));
+          fail(v.source(), fmt::format("'max_increase' in {} = {} must be a finite number >= 0",
+                                       ctx, g.max_increase));
         has_max = true;
       }
     }
@@ -464,7 +484,8 @@ class Parser : public TomlReader {
                                      "\"nic:GLOB\", \"numa:unit:UNIT\" or \"numa:cgroup:PATH\"",
                                      id, what));
       }
-      if (!ok.ok()) fail(e.source(), fmt::format("member '{}' of {}: {}", id, what, ok.error().what));
+      if (!ok.ok())
+        fail(e.source(), fmt::format("member '{}' of {}: {}", id, what, ok.error().what));
       gs.members.push_back(GroupMember{id, loc(e.source())});
     }
   }

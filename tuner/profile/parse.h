@@ -17,9 +17,9 @@ struct IncludeRef {
 };
 
 struct ProfileFile {
-  Profile profile;                  // this file's own settings; groups' members not applied
-  std::vector<IncludeRef> includes; // in the order written
-  bool name_set = false;            // [profile].name was given
+  Profile profile;                   // this file's own settings; groups' members not applied
+  std::vector<IncludeRef> includes;  // in the order written
+  bool name_set = false;             // [profile].name was given
 };
 
 /// Parses and validates one profile's TOML text. `file` names it in errors

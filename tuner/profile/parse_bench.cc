@@ -35,7 +35,8 @@ class BenchParser : public TomlReader {
       parse_latency(t, b.latency);
     } else {
       fail(kind->source(), fmt::format("'kind' in {} = \"{}\": expected \"exec\", \"tcp\", "
-                                       "\"membw\" or \"latency\"", ctx_, k));
+                                       "\"membw\" or \"latency\"",
+                                       ctx_, k));
     }
     return b;
   }
@@ -47,7 +48,8 @@ class BenchParser : public TomlReader {
     auto d = parse_duration(string(v, what(key)));
     if (!d || d->count() <= 0)
       fail(v.source(), fmt::format("{} = \"{}\": expected a duration such as \"500ms\", "
-                                   "\"30s\" or \"2m\"", what(key), string(v, what(key))));
+                                   "\"30s\" or \"2m\"",
+                                   what(key), string(v, what(key))));
     return *d;
   }
 
@@ -68,7 +70,8 @@ class BenchParser : public TomlReader {
         const toml::table& m = table(v, what(key));
         check_keys(m, what(key), {"regex", "json"});
         if (m.size() != 1)
-          fail(v.source(), what(key) + " needs exactly one of { regex = '...' } or { json = \"/a/b\" }");
+          fail(v.source(),
+               what(key) + " needs exactly one of { regex = '...' } or { json = \"/a/b\" }");
         bool regex = m.contains("regex");
         const toml::node& mv = *m.get(regex ? "regex" : "json");
         c.metric.kind = regex ? bench::MetricExpr::Kind::regex : bench::MetricExpr::Kind::json;
@@ -88,8 +91,9 @@ class BenchParser : public TomlReader {
   }
 
   void parse_tcp(const toml::table& t, bench::TcpConfig& c) {
-    check_keys(t, ctx_, {"kind", "netns", "peer", "address", "port", "streams", "duration",
-                         "rr_duration", "cpus"});
+    check_keys(
+        t, ctx_,
+        {"kind", "netns", "peer", "address", "port", "streams", "duration", "rr_duration", "cpus"});
     c.name = name_;
     for (auto&& [k, v] : t) {
       std::string_view key = k.str();
@@ -129,7 +133,8 @@ class BenchParser : public TomlReader {
         c.matrix = boolean(v, what(key));
       } else if (key == "duration") {
         c.duration = duration(v, key);
-        if (c.duration > std::chrono::minutes(1)) fail(v.source(), what(key) + " must be at most 1m");
+        if (c.duration > std::chrono::minutes(1))
+          fail(v.source(), what(key) + " must be at most 1m");
       }
     }
   }
@@ -145,7 +150,8 @@ class BenchParser : public TomlReader {
         c.interval = std::chrono::duration_cast<std::chrono::microseconds>(d);
       } else if (key == "duration") {
         c.duration = duration(v, key);
-        if (c.duration > std::chrono::minutes(1)) fail(v.source(), what(key) + " must be at most 1m");
+        if (c.duration > std::chrono::minutes(1))
+          fail(v.source(), what(key) + " must be at most 1m");
       } else if (key == "priority") {
         c.priority = static_cast<int>(integer(v, what(key), 0, 99));
       }
@@ -161,7 +167,8 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
   static const std::pair<std::string_view, int64_t> units[] = {
       {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}};
   for (const auto& [suffix, ms] : units) {
-    if (text.size() <= suffix.size() || text.substr(text.size() - suffix.size()) != suffix) continue;
+    if (text.size() <= suffix.size() || text.substr(text.size() - suffix.size()) != suffix)
+      continue;
     std::string_view digits = text.substr(0, text.size() - suffix.size());
     if (suffix == "s" && !digits.empty() && digits.back() == 'm') continue;  // "ms"
     auto n = parse_u64(digits);

@@ -5,16 +5,16 @@
 
 #include <map>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/cpuset.h"
+#include "base/result.h"
 #include "probes/bench/exec.h"
 #include "probes/bench/latency.h"
 #include "probes/bench/membw.h"
 #include "probes/bench/tcp.h"
-#include "base/result.h"
 
 namespace tuner {
 
@@ -29,46 +29,46 @@ struct SysctlSetting {
   enum class Op { set, at_least, at_most };  // "= v", ">=N" (raise only), "<=N" (lower only)
   std::string key;
   Op op = Op::set;
-  std::string value;   // normalised text; a number for at_least / at_most
-  std::string group;   // "sysctl" unless a [group.*] claims it
+  std::string value;  // normalised text; a number for at_least / at_most
+  std::string group;  // "sysctl" unless a [group.*] claims it
   SourceLoc loc;
 };
 
 struct IrqRule {
-  std::string glob;                 // NIC name glob: "mlx5*", "eth*"
-  std::string policy;               // "numa-local", "spread", "pin"
-  std::optional<CpuSet> cpus;       // pin only
-  std::string irqbalance = "leave"; // "leave", "ban" (ban these IRQs), "stop"
-  std::string group;                // "irq" unless claimed
+  std::string glob;                  // NIC name glob: "mlx5*", "eth*"
+  std::string policy;                // "numa-local", "spread", "pin"
+  std::optional<CpuSet> cpus;        // pin only
+  std::string irqbalance = "leave";  // "leave", "ban" (ban these IRQs), "stop"
+  std::string group;                 // "irq" unless claimed
   SourceLoc loc;
 };
 
 struct NicRule {
   std::string glob;
-  bool speed_max = false;                // speed = "max"
-  std::optional<uint32_t> speed_mbps;    // speed = 25000
-  std::optional<std::string> duplex;     // "full", "half"
+  bool speed_max = false;              // speed = "max"
+  std::optional<uint32_t> speed_mbps;  // speed = 25000
+  std::optional<std::string> duplex;   // "full", "half"
   std::optional<bool> autoneg;
   std::optional<uint32_t> combined, rx_channels, tx_channels;  // channels
   std::optional<uint32_t> rx_ring, tx_ring;                    // rings; 0 = "max"
   bool rx_ring_max = false, tx_ring_max = false;
-  std::string group;                     // "nic" unless claimed
+  std::string group;  // "nic" unless claimed
   SourceLoc loc;
 };
 
 struct NumaBind {
-  std::optional<std::string> unit;     // systemd unit: "trainer.service"
-  std::optional<std::string> cgroup;   // cgroup v2 path under /sys/fs/cgroup
-  std::optional<std::string> near;     // netdev, PCI address, or "gpuN"
-  std::optional<unsigned> node;        // explicit node
-  std::string group;                   // "numa" unless claimed
+  std::optional<std::string> unit;    // systemd unit: "trainer.service"
+  std::optional<std::string> cgroup;  // cgroup v2 path under /sys/fs/cgroup
+  std::optional<std::string> near;    // netdev, PCI address, or "gpuN"
+  std::optional<unsigned> node;       // explicit node
+  std::string group;                  // "numa" unless claimed
   SourceLoc loc;
 };
 
 struct Match {
-  std::optional<std::string> numa_nodes;   // ">=2", "1", "<=4"
-  std::optional<std::string> cpu_vendor;   // "GenuineIntel", "AuthenticAMD"
-  std::optional<std::string> nic_driver;   // glob: "mlx5*"
+  std::optional<std::string> numa_nodes;  // ">=2", "1", "<=4"
+  std::optional<std::string> cpu_vendor;  // "GenuineIntel", "AuthenticAMD"
+  std::optional<std::string> nic_driver;  // glob: "mlx5*"
   std::optional<bool> gpu;
   std::optional<bool> virtualized;
 };
@@ -79,10 +79,10 @@ struct BenchSpec {
   enum class Kind { exec, tcp, membw, latency };
   std::string name;
   Kind kind = Kind::exec;
-  bench::ExecConfig exec;        // kind exec
-  bench::TcpConfig tcp;          // kind tcp
-  bench::MembwOptions membw;     // kind membw
-  bench::LatencyOptions latency; // kind latency
+  bench::ExecConfig exec;         // kind exec
+  bench::TcpConfig tcp;           // kind tcp
+  bench::MembwOptions membw;      // kind membw
+  bench::LatencyOptions latency;  // kind latency
   SourceLoc loc;
 };
 
@@ -91,18 +91,17 @@ const char* bench_kind_name(BenchSpec::Kind k);
 /// The built-in benchmark names, usable without a [bench.NAME] table.
 const std::vector<std::string>& builtin_bench_names();
 
-
 struct Guard {
-  std::string metric;      // "tcp_retrans_pct", "nic_drops", "link_flaps"
-  double max_increase = 0; // absolute increase allowed
+  std::string metric;       // "tcp_retrans_pct", "nic_drops", "link_flaps"
+  double max_increase = 0;  // absolute increase allowed
 };
 
 struct VerifySettings {
-  std::vector<std::string> bench;   // benchmark names
-  SourceLoc bench_loc;              // where bench was written (for unknown names)
-  double min_effect = 0.02;         // relative improvement needed to keep
+  std::vector<std::string> bench;  // benchmark names
+  SourceLoc bench_loc;             // where bench was written (for unknown names)
+  double min_effect = 0.02;        // relative improvement needed to keep
   double false_keep_rate = 0.05;
-  unsigned max_trials = 30;           // per arm and group, 5..1000
+  unsigned max_trials = 30;  // per arm and group, 5..1000
   std::vector<Guard> guards;
   bool bisect = false;                // bisect a rejected group (each group may override)
   /// The fields a profile set explicitly ("bench", "min_effect", "false_keep_rate",
@@ -112,7 +111,7 @@ struct VerifySettings {
 
 /// A `members` entry of a [group.*]: a setting id it claims, and where it was written.
 struct GroupMember {
-  std::string id;   // "sysctl:KEY", "irq:GLOB", "nic:GLOB", "numa:unit:U", "numa:cgroup:P"
+  std::string id;  // "sysctl:KEY", "irq:GLOB", "nic:GLOB", "numa:unit:U", "numa:cgroup:P"
   SourceLoc loc;
 };
 
@@ -128,17 +127,17 @@ struct GroupSettings {
 struct Profile {
   std::string name;
   std::string description;
-  std::string file;                       // the file it was loaded from
-  std::vector<std::string> chain;         // names loaded, parents first, this last
+  std::string file;                // the file it was loaded from
+  std::vector<std::string> chain;  // names loaded, parents first, this last
   Match match;
-  std::vector<SysctlSetting> sysctls;     // one per key, later files win
-  std::vector<IrqRule> irqs;              // one per glob
-  std::vector<NicRule> nics;              // one per glob
+  std::vector<SysctlSetting> sysctls;  // one per key, later files win
+  std::vector<IrqRule> irqs;           // one per glob
+  std::vector<NicRule> nics;           // one per glob
   std::vector<NumaBind> binds;
   VerifySettings verify;
   std::map<std::string, BenchSpec> benches;  // [bench.NAME], by name; includes merge by name
   std::map<std::string, GroupSettings> groups;
-  SourceLoc match_loc;                    // where [match] was written (for messages)
+  SourceLoc match_loc;  // where [match] was written (for messages)
 };
 
 /// Every benchmark [verify] and the groups name is built in or has a [bench.NAME]

@@ -1,18 +1,15 @@
 // Parsing and loading good profiles: every value of the format, includes and merging,
 // the search path, and the shipped profiles.
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include <doctest/doctest.h>
 
-#include "tuner/profile/profile.h"
+#include "tests/support/temp_dir.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/parse.h"
+#include "tuner/profile/profile.h"
 
 using namespace tuner;
 
@@ -25,16 +22,6 @@ const SysctlSetting* sysctl(const Profile& p, const std::string& key) {
   for (const SysctlSetting& s : p.sysctls)
     if (s.key == key) return &s;
   return nullptr;
-}
-
-std::string make_temp_dir() {
-  char tmpl[] = "/tmp/tuner-profile-test-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  return tmpl;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
 }
 
 }  // namespace
@@ -147,12 +134,12 @@ TEST_CASE("profile: includes merge parents first and the including file wins") {
   REQUIRE_MESSAGE(p.ok(), p.error().message());
   CHECK(p->name == "child");
   CHECK(p->chain == std::vector<std::string>{"parent", "extra", "child"});
-  CHECK(p->description == "extra, included by path");  // inherited: child has none
+  CHECK(p->description == "extra, included by path");       // inherited: child has none
   CHECK(sysctl(*p, "net.core.rmem_max")->value == "3000");  // child wins
   CHECK(sysctl(*p, "net.core.rmem_max")->loc.file == kGood + "/child.toml");
-  CHECK(sysctl(*p, "net.core.wmem_max")->value == "2000");  // from parent
+  CHECK(sysctl(*p, "net.core.wmem_max")->value == "2000");     // from parent
   CHECK(sysctl(*p, "net.core.wmem_max")->group == "buffers");  // parent's group kept
-  CHECK(sysctl(*p, "vm.swappiness")->value == "10");  // from sub/extra.toml by path
+  CHECK(sysctl(*p, "vm.swappiness")->value == "10");           // from sub/extra.toml by path
   REQUIRE(p->irqs.size() == 1);
   CHECK(p->irqs[0].policy == "numa-local");  // same glob: replaced
   // Binds: same unit replaced by the later file, others appended.
@@ -193,25 +180,24 @@ TEST_CASE("profile: names are searched in the search path, paths taken as paths"
 }
 
 TEST_CASE("profile: search path keeps only existing directories, configured first") {
-  std::string dir = make_temp_dir();
+  testing::TempDir tmp("tuner-profile-test");
+  const std::string& dir = tmp.path;
   CHECK(profile_search_path({dir, "/nonexistent/tuner", dir}) == std::vector<std::string>{dir});
   std::vector<std::string> def = profile_search_path({});
   REQUIRE_FALSE(def.empty());
   CHECK(def.back() == kShipped);  // the source tree last, after /etc and /usr/share
-  ::rmdir(dir.c_str());
 }
 
 TEST_CASE("profile: a same-named profile earlier in the path can extend the shipped one") {
-  std::string dir = make_temp_dir();
-  write_file(dir + "/throughput.toml",
-             "[profile]\ninclude = [\"throughput\"]\n[sysctl]\n\"net.core.rmem_max\" = 1\n");
+  testing::TempDir tmp("tuner-profile-test");
+  const std::string& dir = tmp.path;
+  tmp.write("throughput.toml",
+            "[profile]\ninclude = [\"throughput\"]\n[sysctl]\n\"net.core.rmem_max\" = 1\n");
   auto p = load_profile("throughput", {dir, kShipped});
   REQUIRE_MESSAGE(p.ok(), p.error().message());
   CHECK(p->file == dir + "/throughput.toml");
   CHECK(sysctl(*p, "net.core.rmem_max")->value == "1");
   CHECK(sysctl(*p, "net.ipv4.tcp_slow_start_after_idle"));  // from the shipped one
-  std::remove((dir + "/throughput.toml").c_str());
-  ::rmdir(dir.c_str());
 }
 
 TEST_CASE("profile: several --profile merge, later ones winning") {
@@ -222,7 +208,7 @@ TEST_CASE("profile: several --profile merge, later ones winning") {
   Profile m = merge_profiles({*a, *b});
   CHECK(m.name == "throughput+latency");
   CHECK(sysctl(m, "net.core.rmem_max")->value == "67108864");  // only in throughput
-  CHECK(sysctl(m, "net.core.busy_read")->value == "50");      // only in latency
+  CHECK(sysctl(m, "net.core.busy_read")->value == "50");       // only in latency
   CHECK(m.irqs.size() == 1);
   CHECK_FALSE(m.match.gpu);
   Profile one = merge_profiles({*b});
@@ -248,9 +234,19 @@ TEST_CASE("profile: every shipped profile loads and says why for every setting")
     int n = 0;
     while (std::getline(in, line)) {
       ++n;
-      if (line.empty()) { commented = false; continue; }
-      if (line[0] == '#') { commented = true; continue; }
-      if (line[0] == '[') { section = line; commented = false; continue; }
+      if (line.empty()) {
+        commented = false;
+        continue;
+      }
+      if (line[0] == '#') {
+        commented = true;
+        continue;
+      }
+      if (line[0] == '[') {
+        section = line;
+        commented = false;
+        continue;
+      }
       if (section == "[profile]" || section == "[match]") continue;
       CHECK_MESSAGE((commented || line.find('#') != std::string::npos),
                     f.file << ":" << n << " has no comment saying why: " << line);
@@ -261,8 +257,8 @@ TEST_CASE("profile: every shipped profile loads and says why for every setting")
 TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   auto p = load_profile("dl-training", {kShipped});
   REQUIRE_MESSAGE(p.ok(), p.error().message());
-  CHECK(p->chain == std::vector<std::string>{"balanced", "throughput", "network-throughput",
-                                             "dl-training"});
+  CHECK(p->chain ==
+        std::vector<std::string>{"balanced", "throughput", "network-throughput", "dl-training"});
   CHECK(sysctl(*p, "net.core.rmem_max")->value == "268435456");  // network-throughput wins
   CHECK(sysctl(*p, "net.core.somaxconn")->op == SysctlSetting::Op::at_least);  // from balanced
   CHECK(sysctl(*p, "kernel.numa_balancing")->value == "0");

@@ -78,20 +78,20 @@ class TomlReader {
       if (ctx == "the top level" &&
           (k.str() == "name" || k.str() == "description" || k.str() == "include"))
         hint = "; it belongs in [profile]";
-      else
-        hint = did_you_mean(k.str(), allowed);
-      if (hint.empty())
-        hint = fmt::format(" (allowed: {})", fmt::join(allowed, ", "));
+      else hint = did_you_mean(k.str(), allowed);
+      if (hint.empty()) hint = fmt::format(" (allowed: {})", fmt::join(allowed, ", "));
       fail(k.source(), fmt::format("unknown key '{}' in {}{}", k.str(), ctx, hint));
     }
   }
 
   const toml::table& table(const toml::node& n, std::string_view ctx) const {
-    if (!n.is_table()) fail(n.source(), fmt::format("{} must be a table, not {}", ctx, type_name(n)));
+    if (!n.is_table())
+      fail(n.source(), fmt::format("{} must be a table, not {}", ctx, type_name(n)));
     return *n.as_table();
   }
   std::string string(const toml::node& n, std::string_view what) const {
-    if (!n.is_string()) fail(n.source(), fmt::format("{} must be a string, not {}", what, type_name(n)));
+    if (!n.is_string())
+      fail(n.source(), fmt::format("{} must be a string, not {}", what, type_name(n)));
     return n.as_string()->get();
   }
   bool boolean(const toml::node& n, std::string_view what) const {
@@ -104,7 +104,8 @@ class TomlReader {
       fail(n.source(), fmt::format("{} must be an integer, not {}", what, type_name(n)));
     int64_t v = n.as_integer()->get();
     if (v < lo || v > hi)
-      fail(n.source(), fmt::format("{} = {} is out of range: it must be {} to {}", what, v, lo, hi));
+      fail(n.source(),
+           fmt::format("{} = {} is out of range: it must be {} to {}", what, v, lo, hi));
     return v;
   }
   double number(const toml::node& n, std::string_view what) const {
@@ -117,7 +118,8 @@ class TomlReader {
     if (!n.is_array())
       fail(n.source(), fmt::format("{} must be an array of strings, not {}", what, type_name(n)));
     std::vector<std::string> out;
-    for (const toml::node& e : *n.as_array()) out.push_back(string(e, fmt::format("each of {}", what)));
+    for (const toml::node& e : *n.as_array())
+      out.push_back(string(e, fmt::format("each of {}", what)));
     return out;
   }
   std::string file_;

@@ -58,8 +58,9 @@ Result<SysctlSetting> parse_sysctl_text(std::string_view text) {
     return s;
   }
   std::string blanks_as_spaces(text);
-  std::replace_if(blanks_as_spaces.begin(), blanks_as_spaces.end(),
-                  [](char c) { return c == '\t' || c == '\n'; }, ' ');
+  std::replace_if(
+      blanks_as_spaces.begin(), blanks_as_spaces.end(),
+      [](char c) { return c == '\t' || c == '\n'; }, ' ');
   if (!printable(blanks_as_spaces))
     return bad("control characters are not allowed in a sysctl value");
   s.value = normalize_ws(text);
@@ -74,7 +75,8 @@ Status check_name_glob(std::string_view glob) {
   for (char c : glob)
     if (c == '/' || c == ':' || static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
       return bad(fmt::format("interface name glob '{}' may not contain '/', ':', blanks or "
-                             "control characters", glob));
+                             "control characters",
+                             glob));
   return Ok{};
 }
 
@@ -88,11 +90,12 @@ Status check_plain_name(std::string_view name, std::string_view what) {
 }
 
 Status check_device_name(std::string_view near) {
-  if (near.empty() || near.size() > 64) return bad("'near' must name a device (1 to 64 characters)");
+  if (near.empty() || near.size() > 64)
+    return bad("'near' must name a device (1 to 64 characters)");
   for (char c : near)
     if (c == '/' || static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
-      return bad(fmt::format("'near' = '{}' may not contain '/', blanks or control characters",
-                             near));
+      return bad(
+          fmt::format("'near' = '{}' may not contain '/', blanks or control characters", near));
   return Ok{};
 }
 

@@ -20,7 +20,8 @@ Result<std::unique_ptr<bench::Benchmark>> make_benchmark(const std::string& name
     if (name == "membw") return bench::make_membw(topology);
     if (name == "latency") return bench::make_latency(topology);
     return Error::invalid(fmt::format("no benchmark named '{}' (built in: tcp, membw, latency; "
-                                      "or define a [bench.{}] table)", name, name));
+                                      "or define a [bench.{}] table)",
+                                      name, name));
   }
   const BenchSpec& b = it->second;
   switch (b.kind) {

@@ -121,8 +121,8 @@ LookThresholds union_thresholds(const std::vector<unsigned>& points, Spending sp
   return out;
 }
 
-const LookThresholds& calibrated_thresholds(const std::vector<unsigned>& points,
-                                            Spending spending, double total) {
+const LookThresholds& calibrated_thresholds(const std::vector<unsigned>& points, Spending spending,
+                                            double total) {
   using Key = std::tuple<std::vector<unsigned>, Spending, double>;
   static std::mutex mu;
   static std::map<Key, std::unique_ptr<const LookThresholds>> cache;

@@ -46,8 +46,8 @@ struct LookThresholds {
 /// gives for tie-free samples. Deterministic (fixed seed); cached, thread-safe; the
 /// first call for a design takes about 0.5 s for 40 trials per arm.
 /// Requires points.back() <= kCalibratedMaxTrials, points.size() <= kCalibratedMaxLooks.
-const LookThresholds& calibrated_thresholds(const std::vector<unsigned>& points,
-                                            Spending spending, double total);
+const LookThresholds& calibrated_thresholds(const std::vector<unsigned>& points, Spending spending,
+                                            double total);
 
 /// Thresholds by the union bound: each look gets its increment of the spending function.
 LookThresholds union_thresholds(const std::vector<unsigned>& points, Spending spending,

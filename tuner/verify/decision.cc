@@ -28,7 +28,8 @@ std::string number(double v) {
 class EffectScale {
  public:
   EffectScale(Scale scale, Direction direction, double baseline_median)
-      : scale_(scale), sign_(direction == Direction::higher ? 1 : -1),
+      : scale_(scale),
+        sign_(direction == Direction::higher ? 1 : -1),
         magnitude_(std::fabs(baseline_median)) {}
 
   double score(double value) const {
@@ -61,8 +62,7 @@ Status validate(const Config& c) {
                         " is out of range: it must be in [0, 1)");
   double pe = power_effect(c);
   if (!(pe >= 0 && pe < 1))
-    return config_error("power_effect = " + number(pe) +
-                        " is out of range: it must be in [0, 1)");
+    return config_error("power_effect = " + number(pe) + " is out of range: it must be in [0, 1)");
   if (!in_open(c.false_keep_rate, 0, 0.5))
     return config_error("false_keep_rate = " + number(c.false_keep_rate) +
                         " is out of range: it must be in (0, 0.5)");
@@ -116,9 +116,9 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   for (auto [arm, values] : {std::pair{"baseline", baseline}, std::pair{"candidate", candidate}})
     for (std::size_t i = 0; i < values.size(); ++i)
       if (!std::isfinite(values[i]))
-        return Error{std::string(arm) + " trial " + std::to_string(i + 1) +
-                         " is not a finite number",
-                     "verify"};
+        return Error{
+            std::string(arm) + " trial " + std::to_string(i + 1) + " is not a finite number",
+            "verify"};
 
   Decision d;
   std::vector<unsigned> points = look_points(config);
@@ -158,8 +158,7 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   // known (tie-free data), else each look gets its increment (union bound).
   double alpha = config.false_keep_rate, beta = futility_rate(config);
   st.calibrated = config.calibrate && !shift.has_ties() &&
-                  config.max_trials <= kCalibratedMaxTrials &&
-                  points.size() <= kCalibratedMaxLooks;
+                  config.max_trials <= kCalibratedMaxTrials && points.size() <= kCalibratedMaxLooks;
   auto threshold = [&](Spending s, double total) {
     return st.calibrated ? calibrated_thresholds(points, s, total).p[k]
                          : union_thresholds(points, s, total).p[k];
@@ -179,14 +178,10 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   st.ci_low = scale.effect_of(shift.lower_bound(tail));
   st.ci_high = scale.effect_of(shift.upper_bound(tail));
 
-  if (st.p <= st.alpha_look)
-    d.verdict = Verdict::keep;
-  else if (p_harm <= st.beta_look)
-    d.verdict = Verdict::harm;
-  else if (st.p_futility <= st.beta_look)
-    d.verdict = Verdict::no_gain;
-  else if (k + 1 == points.size())
-    d.verdict = Verdict::inconclusive;
+  if (st.p <= st.alpha_look) d.verdict = Verdict::keep;
+  else if (p_harm <= st.beta_look) d.verdict = Verdict::harm;
+  else if (st.p_futility <= st.beta_look) d.verdict = Verdict::no_gain;
+  else if (k + 1 == points.size()) d.verdict = Verdict::inconclusive;
   return d;
 }
 

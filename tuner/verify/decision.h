@@ -39,9 +39,9 @@ struct Config {
   /// harm when there is none; the other half is left for ending inconclusive at
   /// max_trials, which depends on the noise (README.md: the simulation).
   double miss_rate = 0.05;
-  unsigned min_trials = 5;    ///< per arm before the first look (>= 5)
-  unsigned max_trials = 40;   ///< per arm; the last look (the profile's max_trials)
-  unsigned look_every = 5;    ///< trials per arm between looks
+  unsigned min_trials = 5;   ///< per arm before the first look (>= 5)
+  unsigned max_trials = 40;  ///< per arm; the last look (the profile's max_trials)
+  unsigned look_every = 5;   ///< trials per arm between looks
   Spending keep_spending = Spending::quadratic;
   Spending futility_spending = Spending::pocock;
   /// Calibrate the look thresholds on the simulated joint law of the looks
@@ -91,14 +91,14 @@ std::string_view scale_name(Scale s);
 struct Stats {
   double baseline_median = 0;
   double candidate_median = 0;
-  double effect = 0;    ///< Hodges–Lehmann shift, relative; NaN before the first look
-  double ci_low = 0;    ///< confidence interval of the effect at ci_level (two-sided);
-  double ci_high = 0;   ///< +-inf when the sample is too small for that level, NaN
-                        ///< before the first look (JSON writers: null)
+  double effect = 0;   ///< Hodges–Lehmann shift, relative; NaN before the first look
+  double ci_low = 0;   ///< confidence interval of the effect at ci_level (two-sided);
+  double ci_high = 0;  ///< +-inf when the sample is too small for that level, NaN
+                       ///< before the first look (JSON writers: null)
   /// 0.95, or less when the rates are larger: 1 - 2 max(false_keep_rate, miss_rate/2),
   /// so that the interval always agrees with the verdict.
   double ci_level = 0;
-  double p = 1;         ///< one-sided p of "gain <= min_effect" at this look
+  double p = 1;            ///< one-sided p of "gain <= min_effect" at this look
   double p_futility = 1;   ///< one-sided p of "gain >= power_effect" at this look
   unsigned trials = 0;     ///< per arm, used at this look
   unsigned look = 0;       ///< 1-based; 0 before the first look

@@ -89,7 +89,7 @@ struct Summary {
   double worst_threshold = 0;  // keeps when the effect is exactly min_effect
   double worst_power = 1;      // keeps of +5% at 3% cv
   unsigned null_rows = 0, threshold_rows = 0, power_rows = 0;
-  double trials[2] = {0, 0};   // mean trials per arm at 3% cv: effect 0, effect +5%
+  double trials[2] = {0, 0};  // mean trials per arm at 3% cv: effect 0, effect +5%
   double most[2] = {0, 0};
   unsigned rows[2] = {0, 0};
 
@@ -124,8 +124,8 @@ void print_looks(const Config& c, bool md) {
   const LookThresholds& stop = calibrated_thresholds(points, c.futility_spending, beta);
   LookThresholds keep_union = union_thresholds(points, c.keep_spending, c.false_keep_rate);
   LookThresholds stop_union = union_thresholds(points, c.futility_spending, beta);
-  row(md, {"look", "trials", "spent", "keep p<=", "union", "sim", "stop spent", "stop p<=",
-           "union", "sim"});
+  row(md, {"look", "trials", "spent", "keep p<=", "union", "sim", "stop spent", "stop p<=", "union",
+           "sim"});
   if (md) row(md, {"---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
   auto g = [](double v) {
     char buf[24];
@@ -188,8 +188,9 @@ int main(int argc, char** argv) {
   std::string large = "MW" + std::to_string(options.fixed_large) + "%";
   row(md, {"better", "noise", "cv", "effect", "keep%", "no_gain%", "harm%", "inconc%", "trials",
            "naive%", small, large});
-  if (md) row(md, {"---", "---", "---", "---", "---:", "---:", "---:", "---:", "---:", "---:",
-                   "---:", "---:"});
+  if (md)
+    row(md, {"---", "---", "---", "---",
+             "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
 
   auto start = std::chrono::steady_clock::now();
   std::vector<Scenario> scenarios = standard_scenarios();
@@ -201,12 +202,12 @@ int main(int argc, char** argv) {
     const MethodOutcome& q = r.sequential;
     char trials[16];
     std::snprintf(trials, sizeof trials, "%.1f", q.mean_trials());
-    row(md, {s.direction == Direction::higher ? "higher" : "lower",
-             std::string(noise_name(s.noise)), pct(s.cv).substr(0, pct(s.cv).find('.')) + "%",
-             signed_pct(s.effect), pct(q.keep_rate()), pct(q.rate(Verdict::no_gain)),
-             pct(q.rate(Verdict::harm)), pct(q.rate(Verdict::inconclusive)), trials,
-             pct(r.naive.keep_rate()), pct(r.fixed_small.keep_rate()),
-             pct(r.fixed_large.keep_rate())});
+    row(md,
+        {s.direction == Direction::higher ? "higher" : "lower", std::string(noise_name(s.noise)),
+         pct(s.cv).substr(0, pct(s.cv).find('.')) + "%", signed_pct(s.effect), pct(q.keep_rate()),
+         pct(q.rate(Verdict::no_gain)), pct(q.rate(Verdict::harm)),
+         pct(q.rate(Verdict::inconclusive)), trials, pct(r.naive.keep_rate()),
+         pct(r.fixed_small.keep_rate()), pct(r.fixed_large.keep_rate())});
     sum.add(s, q, c.min_effect);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

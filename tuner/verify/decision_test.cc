@@ -82,8 +82,8 @@ TEST_CASE("a clear 10% gain is kept at the first look that can prove it") {
   Config c;  // min_effect 2%, false_keep_rate 1%
   auto a = trials(100, 10, 1), b = trials(110, 10, 2);
   // 5 per arm: even complete separation (p = 1/252) cannot beat this look's share.
-  Decision early = must_decide(c, std::vector(a.begin(), a.begin() + 5),
-                               std::vector(b.begin(), b.begin() + 5));
+  Decision early =
+      must_decide(c, std::vector(a.begin(), a.begin() + 5), std::vector(b.begin(), b.begin() + 5));
   CHECK(early.verdict == Verdict::more_trials);
   CHECK(early.stats.look == 1);
   Decision d = must_decide(c, a, b);

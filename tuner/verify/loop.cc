@@ -30,13 +30,16 @@ nlohmann::json guards_json(const bench::GuardDelta& a, const bench::GuardDelta& 
   for (const auto& [name, nb] : b.nics) {
     auto it = a.nics.find(name);
     bench::NicCounters na = it == a.nics.end() ? bench::NicCounters{} : it->second;
-    out.push_back({{"metric", "nic_drops"}, {"interface", name},
+    out.push_back({{"metric", "nic_drops"},
+                   {"interface", name},
                    {"baseline", per_trial(na.drops(), a.trials)},
                    {"candidate", per_trial(nb.drops(), b.trials)}});
-    out.push_back({{"metric", "nic_errors"}, {"interface", name},
+    out.push_back({{"metric", "nic_errors"},
+                   {"interface", name},
                    {"baseline", per_trial(na.errors(), a.trials)},
                    {"candidate", per_trial(nb.errors(), b.trials)}});
-    out.push_back({{"metric", "link_flaps"}, {"interface", name},
+    out.push_back({{"metric", "link_flaps"},
+                   {"interface", name},
                    {"baseline", per_trial(na.carrier_changes, a.trials)},
                    {"candidate", per_trial(nb.carrier_changes, b.trials)}});
   }
@@ -152,8 +155,12 @@ std::string join(const std::vector<std::string>& v) {
 
 VerifyLoop::VerifyLoop(ApplyRun& run, const Root& root, Clock& clock, LoopOptions options,
                        ProgressFn progress)
-    : run_(run), root_(root), clock_(clock), options_(std::move(options)),
-      progress_(std::move(progress)), started_(clock.now()) {}
+    : run_(run),
+      root_(root),
+      clock_(clock),
+      options_(std::move(options)),
+      progress_(std::move(progress)),
+      started_(clock.now()) {}
 
 Result<bool> VerifyLoop::set_live(const std::string& group, const std::vector<std::string>& live) {
   if (live == live_) return false;

@@ -46,7 +46,7 @@ struct GroupPlan {
 };
 
 struct LoopOptions {
-  Config decision;                            // min_effect, false_keep_rate, max_trials
+  Config decision;  // min_effect, false_keep_rate, max_trials
   bench::GuardLimits guards = bench::GuardLimits::defaults();
   std::vector<std::string> guard_interfaces;  // NICs whose drops, errors, flaps count
   std::chrono::milliseconds settle{100};      // after each flip, before measuring
@@ -62,7 +62,7 @@ struct Progress {
   unsigned trial = 0;       // 1-based, over both arms
   unsigned max_trials = 0;  // over both arms
   Arm arm = Arm::baseline;
-  Stats stats;              // of the latest look (look == 0: none yet)
+  Stats stats;  // of the latest look (look == 0: none yet)
 };
 using ProgressFn = std::function<void(const Progress&)>;
 

@@ -92,8 +92,7 @@ RankSum mann_whitney(std::span<const double> x, std::span<const double> y) {
   all.reserve(m + n);
   for (double v : x) all.emplace_back(v, false);
   for (double v : y) all.emplace_back(v, true);
-  std::sort(all.begin(), all.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   double rank_sum_y = 0, tie_term = 0;
   for (std::size_t i = 0; i < all.size();) {
     std::size_t j = i;

@@ -24,10 +24,8 @@ std::vector<double> enumerate_upper(unsigned m, unsigned n) {
     // U = #(y > x) = sum over y ranks of the x ranks below it.
     unsigned u = 0, xs_below = 0;
     for (unsigned r = 0; r < total; ++r) {
-      if (mask & (1u << r))
-        u += xs_below;
-      else
-        ++xs_below;
+      if (mask & (1u << r)) u += xs_below;
+      else ++xs_below;
     }
     ++count[u];
     ++ways;

@@ -73,8 +73,8 @@ double ShiftAnalysis::p_above(double delta) const {
 
 double ShiftAnalysis::p_below(double delta) const {
   // By symmetry of the null distribution, #(d < delta) has the law of U.
-  auto below = static_cast<std::size_t>(
-      std::lower_bound(diffs_.begin(), diffs_.end(), delta) - diffs_.begin());
+  auto below = static_cast<std::size_t>(std::lower_bound(diffs_.begin(), diffs_.end(), delta) -
+                                        diffs_.begin());
   return p_count(below);
 }
 
@@ -83,10 +83,8 @@ std::size_t ShiftAnalysis::critical_count(double alpha) const {
   std::size_t lo = 0, hi = pairs() + 1;
   while (lo < hi) {
     std::size_t mid = lo + (hi - lo) / 2;
-    if (p_count(mid) <= alpha)
-      hi = mid;
-    else
-      lo = mid + 1;
+    if (p_count(mid) <= alpha) hi = mid;
+    else lo = mid + 1;
   }
   return lo;
 }

@@ -25,8 +25,8 @@ std::string_view noise_name(Noise n);
 
 struct Scenario {
   Noise noise = Noise::normal;
-  double cv = 0.03;      ///< noise relative to the mean
-  double effect = 0;     ///< true relative gain, positive = better
+  double cv = 0.03;   ///< noise relative to the mean
+  double effect = 0;  ///< true relative gain, positive = better
   Direction direction = Direction::higher;
 };
 
@@ -59,7 +59,7 @@ struct ScenarioResult {
 struct SimOptions {
   unsigned reps = 2000;
   std::uint64_t seed = 1;
-  Config config;            ///< the sequential procedure under test
+  Config config;  ///< the sequential procedure under test
   unsigned fixed_small = 10;
   unsigned fixed_large = 22;
 };
@@ -75,7 +75,6 @@ std::vector<Scenario> standard_scenarios();
 
 /// Runs `options.reps` replications of one scenario for every method. Deterministic:
 /// replication r of scenario `index` draws from a generator seeded by (seed, index, r).
-ScenarioResult simulate(const Scenario& scenario, const SimOptions& options,
-                        std::uint64_t index);
+ScenarioResult simulate(const Scenario& scenario, const SimOptions& options, std::uint64_t index);
 
 }  // namespace tuner::verify

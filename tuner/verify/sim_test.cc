@@ -41,8 +41,8 @@ TEST_CASE("simulation: nothing changes: no keeps, an early stop") {
 
 TEST_CASE("simulation: a real 5% gain at 3% noise is kept, with fewer trials than fixed N") {
   ScenarioResult r = run(Noise::normal, 0.05, 400, 4);
-  CHECK(r.sequential.keep_rate() >= 0.95);    // 98% in the README table
-  CHECK(r.sequential.mean_trials() < 21);     // the fixed design needs 22 per arm
+  CHECK(r.sequential.keep_rate() >= 0.95);  // 98% in the README table
+  CHECK(r.sequential.mean_trials() < 21);   // the fixed design needs 22 per arm
   ScenarioResult t3 = run(Noise::student_t3, 0.05, 400, 5);
   CHECK(t3.sequential.keep_rate() >= 0.95);
 }

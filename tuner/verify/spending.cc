@@ -27,12 +27,8 @@ double spent(Spending s, double total, double t) {
       value = 2 * normal_upper(z / std::sqrt(t));
       break;
     }
-    case Spending::pocock:
-      value = total * std::log1p((std::numbers::e - 1) * t);
-      break;
-    case Spending::quadratic:
-      value = total * t * t;
-      break;
+    case Spending::pocock: value = total * std::log1p((std::numbers::e - 1) * t); break;
+    case Spending::quadratic: value = total * t * t; break;
   }
   return std::clamp(value, 0.0, total);
 }

@@ -19,7 +19,7 @@ bool close(double got, double want, double rel) {
 TEST_CASE("median, quantile and trimmed mean of benchmark-like samples") {
   std::vector<double> odd{9.9, 10.4, 10.1, 55.0, 10.0};  // one wild run
   CHECK(median(odd) == 10.1);
-  CHECK(mean(odd) == doctest::Approx(19.08));            // the wild run drags the mean
+  CHECK(mean(odd) == doctest::Approx(19.08));  // the wild run drags the mean
   std::vector<double> even{4, 1, 3, 2};
   CHECK(median(even) == 2.5);
   // Type 7 by hand: h = (n - 1) q = 0.75 -> 1 + 0.75 (2 - 1).
@@ -53,9 +53,8 @@ TEST_CASE("normal quantile matches Python's statistics.NormalDist to ~1e-15") {
   struct {
     double p, z;
   } refs[] = {
-      {0.975, 1.9599639845400536},   {0.99, 2.3263478740408408},
-      {0.995, 2.5758293035489},      {1e-10, -6.361340902404056},
-      {1e-300, -37.0470962993612},   {0.999999, 4.753424308817089},
+      {0.975, 1.9599639845400536},    {0.99, 2.3263478740408408},  {0.995, 2.5758293035489},
+      {1e-10, -6.361340902404056},    {1e-300, -37.0470962993612}, {0.999999, 4.753424308817089},
       {0.02425, -1.9729610513118845}, {0.3, -0.5244005127080407},
   };
   for (auto r : refs) {

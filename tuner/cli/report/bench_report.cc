@@ -32,7 +32,9 @@ std::vector<Summary> summarize(const BenchRun& r) {
 }
 
 nlohmann::json metric_json(const bench::Metric& m) {
-  return {{"name", m.name}, {"value", m.value}, {"unit", m.unit},
+  return {{"name", m.name},
+          {"value", m.value},
+          {"unit", m.unit},
           {"direction", bench::direction_name(m.direction)}};
 }
 
@@ -41,7 +43,8 @@ nlohmann::json metric_json(const bench::Metric& m) {
 nlohmann::json bench_report_json(const std::vector<BenchRun>& runs) {
   nlohmann::json j{{"schema", "tuner.bench/1"}, {"benchmarks", nlohmann::json::array()}};
   for (const BenchRun& r : runs) {
-    nlohmann::json b{{"name", r.name}, {"runs", nlohmann::json::array()},
+    nlohmann::json b{{"name", r.name},
+                     {"runs", nlohmann::json::array()},
                      {"median", nlohmann::json::array()},
                      {"error", r.error.empty() ? nlohmann::json() : nlohmann::json(r.error)}};
     for (const bench::Measurement& m : r.runs) {
@@ -62,8 +65,9 @@ std::string format_bench_report(const std::vector<BenchRun>& runs, const Term& t
     out += fmt::format("{} ({} run{})\n", term.bold(r.name), r.runs.size(),
                        r.runs.size() == 1 ? "" : "s");
     for (const Summary& s : summarize(r)) {
-      std::string range = r.runs.size() > 1 ? fmt::format("  (min {:.4g}, max {:.4g})", s.min, s.max)
-                                            : std::string();
+      std::string range = r.runs.size() > 1
+                              ? fmt::format("  (min {:.4g}, max {:.4g})", s.min, s.max)
+                              : std::string();
       out += fmt::format("  {:<20} {:>12.4g} {:<8} {} is better{}\n", s.metric.name, s.metric.value,
                          s.metric.unit, bench::direction_name(s.metric.direction), range);
     }

@@ -7,7 +7,8 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
   for (const Change& c : plan.changes) {
     changes.push_back({{"knob", c.knob},
                        {"group", c.group},
-                       {"current", c.current ? nlohmann::ordered_json(*c.current) : nlohmann::ordered_json(nullptr)},
+                       {"current", c.current ? nlohmann::ordered_json(*c.current)
+                                             : nlohmann::ordered_json(nullptr)},
                        {"desired", c.desired},
                        {"reason", c.reason}});
   }

@@ -52,10 +52,9 @@ std::string format_plan(const Plan& plan, const Term& term) {
     if (plan.unchanged) out += " (" + plural(plan.unchanged, "setting", "settings") + " checked)";
     out += "\n";
   } else {
-    out += fmt::format("{} in {}, {} already as desired\n",
-                       plural(plan.changes.size(), "change", "changes"),
-                       plural(groups, "group", "groups"),
-                       plural(plan.unchanged, "setting", "settings"));
+    out += fmt::format(
+        "{} in {}, {} already as desired\n", plural(plan.changes.size(), "change", "changes"),
+        plural(groups, "group", "groups"), plural(plan.unchanged, "setting", "settings"));
   }
   if (!plan.notes.empty()) {
     out += "\nnotes:\n";

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "tuner/plan/plan.h"
 #include "tuner/cli/report/term.h"
+#include "tuner/plan/plan.h"
 
 namespace tuner {
 

@@ -4,10 +4,10 @@
 
 #include <cstdlib>
 
-#include "tuner/cli/report/plan_json.h"
-#include "tuner/plan/planner.h"
-#include "tuner/plan/plan_test_util.h"
 #include "tests/support/files.h"
+#include "tuner/cli/report/plan_json.h"
+#include "tuner/plan/plan_test_util.h"
+#include "tuner/plan/planner.h"
 
 using namespace tuner;
 using testing::FakeCurrent;
@@ -35,8 +35,9 @@ Plan sample_plan() {
   Profile p;
   p.name = "dl-training";
   p.chain = {"throughput", "network-throughput", "dl-training"};
-  p.sysctls = {{"net.core.rmem_max", SysctlSetting::Op::set, "268435456", "sysctl", testing::loc(4)},
-               {"net.core.somaxconn", SysctlSetting::Op::at_least, "1024", "sysctl", testing::loc(5)}};
+  p.sysctls = {
+      {"net.core.rmem_max", SysctlSetting::Op::set, "268435456", "sysctl", testing::loc(4)},
+      {"net.core.somaxconn", SysctlSetting::Op::at_least, "1024", "sysctl", testing::loc(5)}};
   IrqRule irq;
   irq.glob = "eth*";
   irq.policy = "numa-local";

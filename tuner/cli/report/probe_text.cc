@@ -57,8 +57,8 @@ std::string format_probe_report(const Inventory& inv, const Term& t) {
                        " irqs {}\n",
                        n.name, n.driver.value_or("-"), n.pci.value_or("-"),
                        n.numa_node ? std::to_string(*n.numa_node) : "-", link,
-                       l.speed_mbps ? std::to_string(*l.speed_mbps) : "?",
-                       or_unknown(l.duplex), or_unknown(l.autoneg), n.irqs.size());
+                       l.speed_mbps ? std::to_string(*l.speed_mbps) : "?", or_unknown(l.duplex),
+                       or_unknown(l.autoneg), n.irqs.size());
   }
   out += t.bold("irqs") + fmt::format("  {} numbered IRQs\n", inv.irqs.size());
   if (!inv.sysctls.empty()) out += t.bold("sysctls") + "\n";
