@@ -216,8 +216,8 @@ Status ApplyRun::decide(const std::string& group, GroupDecision decision,
       if (c.status == ChangeStatus::applied) c.status = ChangeStatus::rolled_back;
     if (gr.changes.empty())  // rejected before anything was written
       for (Step* step : m.group_steps(group))
-        gr.changes.push_back({step->knob_id, step->before, step->after,
-                              ChangeStatus::not_applied, ""});
+        gr.changes.push_back(
+            {step->knob_id, step->before, step->after, ChangeStatus::not_applied, ""});
   } else {
     for (Step* step : m.group_steps(group)) {
       if (!step->written || step->live) continue;
@@ -230,8 +230,7 @@ Status ApplyRun::decide(const std::string& group, GroupDecision decision,
     bool any = false;
     for (Step* step : m.group_steps(group)) {
       if (!step->written || !step->live) continue;
-      keep_knob(m.state, step->knob_id,
-                {step->after, step->before, m.report.run_id, group, {}});
+      keep_knob(m.state, step->knob_id, {step->after, step->before, m.report.run_id, group, {}});
       any = true;
     }
     if (any)

@@ -185,7 +185,8 @@ TEST_CASE("apply run: set_live writes only what differs, puts back newest first"
   CHECK(m.log.size() == 1);
   REQUIRE(run->undo_group("g").ok());
   REQUIRE(run->redo_group("g").ok());
-  CHECK(m.log == std::vector<std::string>{"sysctl:c=3", "sysctl:a=1", "sysctl:a=10", "sysctl:c=30"});
+  CHECK(m.log ==
+        std::vector<std::string>{"sysctl:c=3", "sysctl:a=1", "sysctl:a=10", "sysctl:c=30"});
   // Kept with c put back: the report and state.json say a stays, c went back.
   REQUIRE(run->set_live("g", {"sysctl:a"}).ok());
   REQUIRE(run->decide("g", GroupDecision::kept, {{"outcome", "partly_kept"}}).ok());

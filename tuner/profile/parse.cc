@@ -377,8 +377,8 @@ class Parser : public TomlReader {
   }
 
   void parse_verify(const toml::table& t) {
-    check_keys(t, "[verify]", {"bench", "min_effect", "false_keep_rate", "max_trials", "guards",
-                                 "bisect"});
+    check_keys(t, "[verify]",
+               {"bench", "min_effect", "false_keep_rate", "max_trials", "guards", "bisect"});
     VerifySettings& vs = out_.profile.verify;
     for (auto&& [k, v] : t) {
       std::string what = fmt::format("'{}' in [verify]", k.str());

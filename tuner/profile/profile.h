@@ -103,7 +103,7 @@ struct VerifySettings {
   double false_keep_rate = 0.05;
   unsigned max_trials = 30;  // per arm and group, 5..1000
   std::vector<Guard> guards;
-  bool bisect = false;                // bisect a rejected group (each group may override)
+  bool bisect = false;  // bisect a rejected group (each group may override)
   /// The fields a profile set explicitly ("bench", "min_effect", "false_keep_rate",
   /// "max_trials", "guards", "bisect"): only those override a parent's on include or merge.
   std::vector<std::string> set_fields;
@@ -118,9 +118,9 @@ struct GroupMember {
 struct GroupSettings {
   std::string name;
   bool keep_if_neutral = false;
-  std::optional<bool> bisect;       // overrides [verify].bisect for this group
-  std::vector<std::string> bench;   // overrides [verify].bench for this group
-  std::vector<GroupMember> members; // already applied: the settings' .group says it
+  std::optional<bool> bisect;        // overrides [verify].bisect for this group
+  std::vector<std::string> bench;    // overrides [verify].bench for this group
+  std::vector<GroupMember> members;  // already applied: the settings' .group says it
   SourceLoc loc;
 };
 

@@ -113,7 +113,7 @@ TEST_CASE("profile: every value of the format parses as written") {
   CHECK(p->groups.at("buffers").keep_if_neutral);
   CHECK(p->groups.at("buffers").members.size() == 2);
   CHECK(p->verify.bisect);
-  CHECK(p->groups.at("links").bisect == false);           // set: overrides [verify]
+  CHECK(p->groups.at("links").bisect == false);             // set: overrides [verify]
   CHECK_FALSE(p->groups.at("buffers").bisect.has_value());  // unset: [verify] decides
 }
 

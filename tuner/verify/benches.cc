@@ -46,8 +46,8 @@ Result<BenchSet> BenchSet::build(const Profile& profile, const Topology& topolog
                                  const std::vector<std::string>& override_names) {
   BenchSet set;
   for (const std::string& group : groups) {
-    std::vector<std::string> names =
-        override_names.empty() ? bench_names_for(profile, group) : override_names;
+    std::vector<std::string> names = override_names.empty() ? bench_names_for(profile, group)
+                                                            : override_names;
     for (const std::string& name : names) {
       if (!set.by_name_.count(name)) {
         auto b = make_benchmark(name, profile, topology);

@@ -96,8 +96,8 @@ struct VerifyLoop::Measured {
   Decision decision;
   std::vector<bench::GuardTrip> trips;
   nlohmann::json watches = nlohmann::json::array();  // each watch's numbers
-  std::vector<std::string> watch_harm;  // "benchmark NAME: effect ..." for proven harm
-  std::string failure;  // the benchmark failed: why
+  std::vector<std::string> watch_harm;               // "benchmark NAME: effect ..." for proven harm
+  std::string failure;                               // the benchmark failed: why
   bool over_budget = false;
 
   bool tripped() const { return !trips.empty() || !watch_harm.empty(); }
@@ -276,8 +276,8 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
   if (out.decision.verdict == Verdict::more_trials && out.failure.empty())
     out.decision.verdict = Verdict::inconclusive;
   if (out.failure.empty()) {
-    out.trips = bench::check_guards(out.arms.guards_baseline, out.arms.guards_candidate,
-                                    options_.guards);
+    out.trips =
+        bench::check_guards(out.arms.guards_baseline, out.arms.guards_candidate, options_.guards);
     check_watches(cfg, out);
   }
   return out;
@@ -349,8 +349,9 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   }
   out.stats["outcome"] = out.reason;
   if (!overhead_ms_.empty())
-    out.stats["overhead_ms"] = {{"median", median_of(overhead_ms_)},
-                                {"max", *std::max_element(overhead_ms_.begin(), overhead_ms_.end())}};
+    out.stats["overhead_ms"] = {
+        {"median", median_of(overhead_ms_)},
+        {"max", *std::max_element(overhead_ms_.begin(), overhead_ms_.end())}};
   // Leave the machine as decided: the last trial may have run on either arm.
   if (out.decision == GroupDecision::rolled_back) {
     if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
@@ -375,7 +376,7 @@ Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, G
     if (!m.ok()) return m.error();
     nlohmann::json j = measured_json(*m, g.bench->name(), g.design);
     j["knobs"] = subset;
-    std::string verdict = m->hurts() ? (m->trips.empty() ? "harm" : "guard")
+    std::string verdict = m->hurts()            ? (m->trips.empty() ? "harm" : "guard")
                           : !m->failure.empty() ? "bench_failed"
                           : m->over_budget      ? "budget"
                                                 : "no_harm";

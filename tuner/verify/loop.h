@@ -96,8 +96,8 @@ class VerifyLoop {
                            Config cfg, const std::string& step);
   /// Proven harm on a watching benchmark trips like a guard.
   void check_watches(Config cfg, Measured& out) const;
-  Result<bool> run_trial(const GroupPlan& group, const std::vector<std::string>& candidate,
-                         Arm arm, Arms& arms, std::string* failure);
+  Result<bool> run_trial(const GroupPlan& group, const std::vector<std::string>& candidate, Arm arm,
+                         Arms& arms, std::string* failure);
   /// Puts exactly `live` of the group's knobs at their after values; true when it
   /// wrote something (and then waited options_.settle).
   Result<bool> set_live(const std::string& group, const std::vector<std::string>& live);
@@ -110,7 +110,7 @@ class VerifyLoop {
   LoopOptions options_;
   ProgressFn progress_;
   Clock::time_point started_;
-  std::vector<std::string> live_;  // the group's knobs at their after values now
+  std::vector<std::string> live_;    // the group's knobs at their after values now
   std::vector<double> overhead_ms_;  // per trial: its time beyond the benchmark and settling
 };
 

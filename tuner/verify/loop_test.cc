@@ -275,8 +275,7 @@ class KnobsBench : public bench::Benchmark {
     uint64_t retrans = 0;
   };
   KnobsBench(Machine& m, std::string root, std::map<std::string, Effect> effects, unsigned seed)
-      : m_(m), root_(std::move(root)), effects_(std::move(effects)), noise_(0.0, 0.02),
-        rng_(seed) {
+      : m_(m), root_(std::move(root)), effects_(std::move(effects)), noise_(0.0, 0.02), rng_(seed) {
     write_snmp();
   }
   const std::string& name() const override { return name_; }
@@ -295,9 +294,8 @@ class KnobsBench : public bench::Benchmark {
     }
     if (all_tuned) v *= 1 + together_;  // an effect only the whole group has
     write_snmp();
-    return bench::Measurement{{{"throughput", v * std::exp(noise_(rng_)), "ops/s",
-                                bench::Direction::higher}},
-                              {}};
+    return bench::Measurement{
+        {{"throughput", v * std::exp(noise_(rng_)), "ops/s", bench::Direction::higher}}, {}};
   }
   void write_snmp() {
     std::ofstream f(root_ + "/proc/net/snmp");
@@ -329,7 +327,8 @@ struct BisectRig : Rig {
                               RunReport* report = nullptr) {
     Plan plan;
     plan.profiles = {"test"};
-    for (const auto& k : knobs) plan.changes.push_back({k, "net", std::string("default"), "tuned", ""});
+    for (const auto& k : knobs)
+      plan.changes.push_back({k, "net", std::string("default"), "tuned", ""});
     auto run = ApplyRun::prepare(plan, dir, factory(), {});
     REQUIRE(run.ok());
     REQUIRE(run->begin().ok());
@@ -357,7 +356,9 @@ std::vector<std::string> strings_of(const nlohmann::json& j) {
 TEST_CASE("verify loop bisect: the knob that hurts is found and the rest is kept") {
   BisectRig rig({"sysctl:a", "sysctl:b", "sysctl:c", "sysctl:d"});
   KnobsBench bench(rig.m, rig.root_dir(),
-                   {{"sysctl:a", {0.06, 0}}, {"sysctl:b", {0.0, 0}}, {"sysctl:c", {-0.25, 0}},
+                   {{"sysctl:a", {0.06, 0}},
+                    {"sysctl:b", {0.0, 0}},
+                    {"sysctl:c", {-0.25, 0}},
                     {"sysctl:d", {0.06, 0}}},
                    17);
   RunReport report;
@@ -529,7 +530,8 @@ TEST_CASE("verify loop watches: a gain that makes a watching benchmark worse goe
   CHECK(out->stats["watches"][0]["bench"] == "lat");
   CHECK(out->stats["watches"][0]["tripped"] == true);
   CHECK(out->stats["watches"][0]["effect"].get<double>() < -0.2);
-  CHECK(out->stats["error"].get<std::string>().find("benchmark lat: effect -") != std::string::npos);
+  CHECK(out->stats["error"].get<std::string>().find("benchmark lat: effect -") !=
+        std::string::npos);
   CHECK(lat.runs_ == bench.runs_);  // run in every trial
   CHECK(rig.m.values["sysctl:a"] == "default");
 }

@@ -73,9 +73,8 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
     bool neutral = g != profile.groups.end() && g->second.keep_if_neutral;
     bool bisect = g != profile.groups.end() && g->second.bisect ? *g->second.bisect
                                                                 : profile.verify.bisect;
-    auto outcome = loop.verify_group(
-        {group, benches->for_group(group), neutral, design_of(*run, group), bisect,
-         benches->watches_for(group)});
+    auto outcome = loop.verify_group({group, benches->for_group(group), neutral,
+                                      design_of(*run, group), bisect, benches->watches_for(group)});
     if (!outcome.ok()) return outcome.error();
     return Ok{};
   });

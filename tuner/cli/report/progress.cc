@@ -29,9 +29,9 @@ ProgressLine::ProgressLine(ColorMode mode, bool quiet)
 verify::ProgressFn ProgressLine::callback() {
   if (!on_) return {};
   return [this](const verify::Progress& p) {
-    std::string est = p.stats.look == 0
-                          ? std::string("measuring")
-                          : "effect " + format_effect(p.stats.effect, p.stats.ci_low, p.stats.ci_high);
+    std::string est = p.stats.look == 0 ? std::string("measuring")
+                                        : "effect " + format_effect(p.stats.effect, p.stats.ci_low,
+                                                                    p.stats.ci_high);
     std::string step = p.step.size() > 48 ? p.step.substr(0, 45) + "..." : p.step;
     std::string line = fmt::format("verify {}{}: trial {}/{} ({}) {}", term_.bold(p.group),
                                    step.empty() ? "" : " [" + step + "]", p.trial, p.max_trials,

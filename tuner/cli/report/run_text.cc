@@ -22,15 +22,18 @@ std::string knob_list(const nlohmann::json& knobs) {
 std::string format_bisect(const nlohmann::json& b, const Term& term) {
   std::string out = "    " + term.bold("bisect") + ": ";
   if (b.contains("culprit")) out += "hurts: " + knob_list(b["culprit"]);
-  if (b.contains("note")) out += (b.contains("culprit") ? "; " : "") + b.value("note", std::string());
+  if (b.contains("note"))
+    out += (b.contains("culprit") ? "; " : "") + b.value("note", std::string());
   out += "\n";
   auto line = [&](const nlohmann::json& m, const std::string& what) {
     auto ci = m.value("ci", nlohmann::json::array());
     auto at = [&](std::size_t i) {
       return ci.is_array() && ci.size() > i && ci[i].is_number() ? ci[i].get<double>() : NAN;
     };
-    double effect = m.contains("effect") && m["effect"].is_number() ? m["effect"].get<double>() : NAN;
-    return fmt::format("      {}{}: {}, effect {}\n", what, knob_list(m.value("knobs", nlohmann::json())),
+    double effect = m.contains("effect") && m["effect"].is_number() ? m["effect"].get<double>()
+                                                                    : NAN;
+    return fmt::format("      {}{}: {}, effect {}\n", what,
+                       knob_list(m.value("knobs", nlohmann::json())),
                        m.value("outcome", std::string()), format_effect(effect, at(0), at(1)));
   };
   for (const auto& step : b.value("steps", nlohmann::json::array())) out += line(step, "alone ");
@@ -65,7 +68,8 @@ std::string format_group_stats(const nlohmann::json& s, const Term& term) {
       auto at = [&](std::size_t i) {
         return ci.is_array() && ci.size() > i && ci[i].is_number() ? ci[i].get<double>() : NAN;
       };
-      double effect = w.contains("effect") && w["effect"].is_number() ? w["effect"].get<double>() : NAN;
+      double effect = w.contains("effect") && w["effect"].is_number() ? w["effect"].get<double>()
+                                                                      : NAN;
       out += fmt::format("    watch {}: baseline {} -> candidate {} {}, effect {}{}\n",
                          w.value("bench", ""), num(w.value("baseline", nlohmann::json())),
                          num(w.value("candidate", nlohmann::json())), w.value("unit", ""),

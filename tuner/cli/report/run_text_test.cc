@@ -45,7 +45,7 @@ TEST_CASE("run text: a watching benchmark's harm is shown once, on its own line"
   Term term(ColorMode::never, 1);
   std::string text = format_group_stats(stats, term);
   INFO(text);
-  CHECK(text.find("    watch lat: baseline 100 -> candidate 130 us, effect -30.0% [-35.0%, -25.0%] harm\n") !=
-        std::string::npos);
+  CHECK(text.find("    watch lat: baseline 100 -> candidate 130 us, effect -30.0% [-35.0%, -25.0%] "
+                  "harm\n") != std::string::npos);
   CHECK(text.find("guard tripped") == std::string::npos);
 }
