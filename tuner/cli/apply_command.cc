@@ -95,7 +95,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   const Plan& plan = planned.plan;
   if (verify && bench.empty() && planned.profile.verify.bench.empty() &&
       std::none_of(planned.profile.groups.begin(), planned.profile.groups.end(),
-                   [](const auto& kv) { return !kv.second.bench.empty(); }))
+                   [](const auto& kv) { return kv.second.bench && !kv.second.bench->empty(); }))
     fail_input("profile " + planned.profile.name +
                " names no benchmark ([verify] bench) to verify its changes with; name one "
                "with --bench tcp|membw|latency, or apply unverified with --no-verify. "

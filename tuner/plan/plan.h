@@ -15,9 +15,18 @@ struct Change {
   std::string reason;  // for a person: "eth2 is on NUMA node 1; queue 3 -> CPU 11"
 };
 
+/// How a group of the plan will be verified (tuner/profile/group_policy.h).
+struct PlanGroup {
+  std::string name;
+  std::vector<std::string> bench;  // first decides, others watch; empty: not measurable
+  bool keep_if_neutral = false;
+  bool bisect = false;
+};
+
 struct Plan {
   std::vector<std::string> profiles;  // the profile chain used, parents first
   std::vector<Change> changes;        // deterministic order: by group, then knob kind, then id
+  std::vector<PlanGroup> groups;      // one per group of changes, in plan order
   unsigned unchanged = 0;             // settings already as desired
   std::vector<std::string> notes;     // things a reviewer should know (fallbacks, skips)
 };

@@ -5,6 +5,7 @@
 
 #include "base/strings.h"
 #include "tuner/plan/builder.h"
+#include "tuner/profile/group_policy.h"
 
 namespace tuner {
 namespace planner_detail {
@@ -128,6 +129,11 @@ Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
                      if (kx != ky) return kx < ky;
                      return natural_less(x.knob, y.knob);
                    });
+  for (const Change& c : b.plan.changes)
+    if (b.plan.groups.empty() || b.plan.groups.back().name != c.group) {
+      GroupPolicy g = group_policy(profile, c.group);
+      b.plan.groups.push_back({g.name, g.bench, g.keep_if_neutral, g.bisect});
+    }
   return std::move(b.plan);
 }
 

@@ -219,7 +219,8 @@ Status check_bench_names(const Profile& p) {
   };
   if (Status s = check(p.verify.bench, p.verify.bench_loc.str()); !s.ok()) return s;
   for (const auto& [name, g] : p.groups)
-    if (Status s = check(g.bench, g.loc.str()); !s.ok()) return s;
+    if (g.bench)
+      if (Status s = check(*g.bench, g.loc.str()); !s.ok()) return s;
   return Ok{};
 }
 

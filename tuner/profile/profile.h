@@ -118,8 +118,10 @@ struct GroupMember {
 struct GroupSettings {
   std::string name;
   bool keep_if_neutral = false;
-  std::optional<bool> bisect;        // overrides [verify].bisect for this group
-  std::vector<std::string> bench;    // overrides [verify].bench for this group
+  std::optional<bool> bisect;  // overrides [verify].bisect for this group
+  /// Overrides [verify].bench for this group when set; `bench = []` says no benchmark
+  /// on any node can measure it ("not measurable": kept only with keep_if_neutral).
+  std::optional<std::vector<std::string>> bench;
   std::vector<GroupMember> members;  // already applied: the settings' .group says it
   SourceLoc loc;
 };

@@ -110,6 +110,7 @@ TEST_CASE("profile: every value of the format parses as written") {
   REQUIRE(p->groups.count("links"));
   CHECK_FALSE(p->groups.at("links").keep_if_neutral);
   CHECK(p->groups.at("links").bench == std::vector<std::string>{"tcp"});
+  CHECK_FALSE(p->groups.at("buffers").bench.has_value());  // [verify] decides
   CHECK(p->groups.at("buffers").keep_if_neutral);
   CHECK(p->groups.at("buffers").members.size() == 2);
   CHECK(p->verify.bisect);

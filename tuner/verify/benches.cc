@@ -8,6 +8,7 @@
 #include "probes/bench/latency.h"
 #include "probes/bench/membw.h"
 #include "probes/bench/tcp.h"
+#include "tuner/profile/group_policy.h"
 
 namespace tuner::verify {
 
@@ -36,9 +37,7 @@ Result<std::unique_ptr<bench::Benchmark>> make_benchmark(const std::string& name
 }
 
 std::vector<std::string> bench_names_for(const Profile& profile, const std::string& group) {
-  auto g = profile.groups.find(group);
-  if (g != profile.groups.end() && !g->second.bench.empty()) return g->second.bench;
-  return profile.verify.bench;
+  return group_policy(profile, group).bench;
 }
 
 Result<BenchSet> BenchSet::build(const Profile& profile, const Topology& topology,

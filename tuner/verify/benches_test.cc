@@ -77,3 +77,15 @@ unit = "x"
   CHECK(set.error().kind == ErrorKind::invalid);
   CHECK(set.error().message().find("benchmark 'gone' cannot run here") != std::string::npos);
 }
+
+TEST_CASE("benches: a group with bench = [] has no benchmark: not measurable") {
+  Profile p = profile_of(std::string(kTwoBenches) + R"(
+[group.irq]
+bench = []
+)");
+  auto set = BenchSet::build(p, {}, {"irq", "sysctl", "nic"}, {});
+  REQUIRE(set.ok());
+  CHECK(set->for_group("irq") == nullptr);
+  CHECK(set->watches_for("irq").empty());
+  CHECK(set->for_group("nic")->name() == "rate");  // no group table: [verify] decides
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/strings.h"
+#include "tuner/profile/group_policy.h"
 #include "tuner/verify/benches.h"
 
 namespace tuner::verify {
@@ -69,12 +70,10 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
   }
   VerifyLoop loop(*run, root, clock, loop_opts, std::move(progress));
   return run->drive([&](const std::string& group) -> Status {
-    auto g = profile.groups.find(group);
-    bool neutral = g != profile.groups.end() && g->second.keep_if_neutral;
-    bool bisect = g != profile.groups.end() && g->second.bisect ? *g->second.bisect
-                                                                : profile.verify.bisect;
-    auto outcome = loop.verify_group({group, benches->for_group(group), neutral,
-                                      design_of(*run, group), bisect, benches->watches_for(group)});
+    GroupPolicy policy = group_policy(profile, group);
+    auto outcome =
+        loop.verify_group({group, benches->for_group(group), policy.keep_if_neutral,
+                           design_of(*run, group), policy.bisect, benches->watches_for(group)});
     if (!outcome.ok()) return outcome.error();
     return Ok{};
   });

@@ -12,11 +12,16 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
                        {"desired", c.desired},
                        {"reason", c.reason}});
   }
-  return {{"schema", "tuner.plan/1"},
-          {"profiles", plan.profiles},
-          {"changes", std::move(changes)},
-          {"unchanged", plan.unchanged},
-          {"notes", plan.notes}};
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const PlanGroup& g : plan.groups)
+    groups.push_back({{"name", g.name},
+                      {"bench", g.bench},
+                      {"measurable", !g.bench.empty()},
+                      {"keep_if_neutral", g.keep_if_neutral},
+                      {"bisect", g.bisect}});
+  return {{"schema", "tuner.plan/1"},      {"profiles", plan.profiles},
+          {"changes", std::move(changes)}, {"groups", std::move(groups)},
+          {"unchanged", plan.unchanged},   {"notes", plan.notes}};
 }
 
 }  // namespace tuner

@@ -29,6 +29,27 @@ std::string show_value(const std::optional<std::string>& v) {
   return *v;
 }
 
+/// "verified by tcp, watching latency; kept only on a proven gain".
+std::string verification(const Plan& plan, const std::string& group) {
+  for (const PlanGroup& g : plan.groups) {
+    if (g.name != group) continue;
+    std::string out;
+    if (g.bench.empty()) {
+      out = g.keep_if_neutral ? "not measurable: kept without proof (keep_if_neutral)"
+                              : "not measurable: left out when verifying (no benchmark, no "
+                                "keep_if_neutral)";
+    } else {
+      out = "verified by " + g.bench.front();
+      for (std::size_t i = 1; i < g.bench.size(); ++i)
+        out += (i == 1 ? ", watching " : ", ") + g.bench[i];
+      out += g.keep_if_neutral ? "; kept unless it proves harm" : "; kept only on a proven gain";
+    }
+    if (g.bisect) out += "; bisected if rejected";
+    return out;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string format_plan(const Plan& plan, const Term& term) {
@@ -39,7 +60,9 @@ std::string format_plan(const Plan& plan, const Term& term) {
     if (!group || *group != c.group) {
       group = &c.group;
       ++groups;
-      out += "\n" + term.bold(c.group) + "\n";
+      std::string how = verification(plan, c.group);
+      out += "\n" + term.bold(c.group) + (how.empty() ? "" : "  " + term.dim("(" + how + ")")) +
+             "\n";
     }
     out += "  " + term.yellow("~") + " " + c.knob + "\n";
     out += "    " + term.red("- " + show_value(c.current)) + "\n";

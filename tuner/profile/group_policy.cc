@@ -1,0 +1,18 @@
+#include "tuner/profile/group_policy.h"
+
+namespace tuner {
+
+GroupPolicy group_policy(const Profile& profile, const std::string& group) {
+  GroupPolicy p;
+  p.name = group;
+  p.bench = profile.verify.bench;
+  p.bisect = profile.verify.bisect;
+  auto g = profile.groups.find(group);
+  if (g == profile.groups.end()) return p;
+  if (g->second.bench) p.bench = *g->second.bench;
+  if (g->second.bisect) p.bisect = *g->second.bisect;
+  p.keep_if_neutral = g->second.keep_if_neutral;
+  return p;
+}
+
+}  // namespace tuner

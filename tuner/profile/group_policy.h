@@ -1,0 +1,24 @@
+// How a profile verifies each group: its benchmarks, keep_if_neutral and bisect, with
+// [group.NAME] over [verify]. One answer for the plan (which shows it to a reviewer)
+// and the verify loop (which acts on it).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tuner/profile/profile.h"
+
+namespace tuner {
+
+struct GroupPolicy {
+  std::string name;
+  /// The group's `bench`, else [verify]'s. The first decides, the others watch for
+  /// harm; empty: nothing measures this group ("not measurable").
+  std::vector<std::string> bench;
+  bool keep_if_neutral = false;  // [group.NAME] only; false when not written
+  bool bisect = false;           // [group.NAME] bisect, else [verify] bisect
+};
+
+GroupPolicy group_policy(const Profile& profile, const std::string& group);
+
+}  // namespace tuner
