@@ -117,10 +117,11 @@ TEST_CASE("profile match: automatic selection picks the most specific shipped pr
     REQUIRE_MESSAGE(r.ok(), r.error().message());
     return r.value();
   };
-  CHECK(pick(machine(2, 8)) == "dl-training");  // 2 conditions beat inference's 1
-  CHECK(pick(machine(1, 1)) == "inference");    // one node: dl-training does not match
-  CHECK(pick(machine(2, 0)) == "balanced");     // no GPU: the fallback
-  CHECK(pick(machine(0, 0)) == "balanced");     // nothing known: still a safe answer
+  // Workload profiles carry no [match]: a GPU node is not guessed to be training.
+  CHECK(pick(machine(2, 8)) == "balanced");
+  CHECK(pick(machine(1, 1)) == "balanced");
+  CHECK(pick(machine(2, 0)) == "balanced");  // no GPU: the fallback
+  CHECK(pick(machine(0, 0)) == "balanced");  // nothing known: still a safe answer
 }
 
 TEST_CASE("profile match: ties go to the first name, condition-free profiles never win") {

@@ -62,10 +62,19 @@ void merge_into(Profile& base, const Profile& over) {
   for (const auto& [name, g] : over.groups) {
     auto [it, fresh] = base.groups.try_emplace(name, g);
     if (fresh) continue;
-    std::vector<GroupMember> members = it->second.members;
-    members.insert(members.end(), g.members.begin(), g.members.end());
-    it->second = g;
-    it->second.members = std::move(members);
+    // Field by field, as [verify]: restating keep_if_neutral must not drop the
+    // parent's bench = [].
+    GroupSettings& base_group = it->second;
+    for (const std::string& f : g.set_fields) {
+      if (f == "keep_if_neutral") base_group.keep_if_neutral = g.keep_if_neutral;
+      else if (f == "bisect") base_group.bisect = g.bisect;
+      else if (f == "bench") base_group.bench = g.bench;
+      if (std::find(base_group.set_fields.begin(), base_group.set_fields.end(), f) ==
+          base_group.set_fields.end())
+        base_group.set_fields.push_back(f);
+    }
+    base_group.members.insert(base_group.members.end(), g.members.begin(), g.members.end());
+    base_group.loc = g.loc;
   }
   base.match = over.match;
   base.match_loc = over.match_loc;

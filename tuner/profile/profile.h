@@ -124,6 +124,9 @@ struct GroupSettings {
   std::optional<std::vector<std::string>> bench;
   std::vector<GroupMember> members;  // already applied: the settings' .group says it
   SourceLoc loc;
+  /// The fields a [group.NAME] table wrote ("keep_if_neutral", "bisect", "bench"): on
+  /// include or merge only those override the parent's, and members accumulate.
+  std::vector<std::string> set_fields;
 };
 
 struct Profile {

@@ -1,0 +1,170 @@
+// The review of the shipped profiles (profiles/README.md "Review"), as checks: each
+// point an expert would refuse a profile for fails here. Static checks read the files;
+// the plan checks run `tuner plan` of every shipped profile on captured machines.
+#include <doctest/doctest.h>
+
+#include <toml++/toml.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli.h"
+#include "tuner/profile/match.h"
+#include "tuner/profile/profile.h"
+
+using namespace tuner;
+using testing::run_tuner;
+
+namespace {
+
+const std::string kShipped = TUNER_SOURCE_PROFILES;
+const std::vector<std::string> kNames = {"balanced",      "dl-training",        "inference",
+                                         "latency",       "network-throughput", "throughput",
+                                         "wan-throughput"};
+
+Profile shipped(const std::string& name) {
+  auto p = load_profile(name, {kShipped});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  return *p;
+}
+
+const SysctlSetting* sysctl(const Profile& p, const std::string& key) {
+  for (const SysctlSetting& s : p.sysctls)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+/// The largest number in a sysctl's value ("4096 131072 33554432", ">=16777216").
+unsigned long long ceiling(const SysctlSetting& s) {
+  std::istringstream in(s.value);
+  unsigned long long v = 0, best = 0;
+  while (in >> v) best = std::max(best, v);
+  return best;
+}
+
+std::set<std::string> groups_used(const Profile& p) {
+  std::set<std::string> out;
+  for (const auto& s : p.sysctls) out.insert(s.group);
+  for (const auto& r : p.irqs) out.insert(r.group);
+  for (const auto& r : p.nics) out.insert(r.group);
+  for (const auto& b : p.binds) out.insert(b.group);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("shipped profiles: every setting says why, with a reference") {
+  for (const std::string& name : kNames) {
+    std::string file = kShipped + "/" + name + ".toml";
+    CAPTURE(file);
+    std::ifstream in(file);
+    REQUIRE(in);
+    // A run of settings (no blank line between) follows comments that hold "Ref:".
+    std::string line, section;
+    bool ref = false;
+    int n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (line.empty()) {
+        ref = false;
+        continue;
+      }
+      if (line[0] == '#') {
+        ref = ref || line.find("Ref:") != std::string::npos;
+        continue;
+      }
+      if (line[0] == '[') {
+        section = line;
+        ref = false;
+        continue;
+      }
+      bool setting = section == "[sysctl]" || section == "[numa]" ||
+                     section.rfind("[irq.", 0) == 0 || section.rfind("[nic.", 0) == 0 ||
+                     section == "[[numa.bind]]";
+      if (setting)
+        CHECK_MESSAGE(ref, file << ":" << n << " has no reference (a '# Ref:' comment): " << line);
+    }
+  }
+}
+
+TEST_CASE("shipped profiles: every group states keep_if_neutral in the file itself") {
+  for (const std::string& name : kNames) {
+    CAPTURE(name);
+    Profile p = shipped(name);
+    toml::table t = toml::parse_file(kShipped + "/" + name + ".toml");
+    for (const std::string& g : groups_used(p)) {
+      CAPTURE(g);
+      // Inherited keep rules are how "keep when neutral" leaked into every profile.
+      CHECK(t["group"][g]["keep_if_neutral"].is_boolean());
+    }
+  }
+}
+
+TEST_CASE("shipped profiles: the review's rules hold") {
+  for (const std::string& name : kNames) {
+    CAPTURE(name);
+    Profile p = shipped(name);
+    // No unit bound near one GPU: that puts every rank of a multi-GPU job on one socket.
+    for (const NumaBind& b : p.binds) CHECK(b.near.value_or("").rfind("gpu", 0) != 0);
+    // No port range over Kubernetes NodePorts (30000-32767) or the kubelet (10250).
+    if (const SysctlSetting* r = sysctl(p, "net.ipv4.ip_local_port_range")) {
+      std::istringstream in(r->value);
+      unsigned lo = 0, hi = 0;
+      in >> lo >> hi;
+      CHECK((hi < 10250 || lo > 32767));
+    }
+    // tcp_tw_reuse = 1 reuses TIME_WAIT for any destination; 2 (the default) is
+    // loopback only, the documented safe value.
+    if (const SysctlSetting* r = sysctl(p, "net.ipv4.tcp_tw_reuse")) CHECK(r->value != "1");
+    // tcp_max_syn_backlog is read only with syncookies off: a no-op by default.
+    CHECK(sysctl(p, "net.ipv4.tcp_max_syn_backlog") == nullptr);
+    // Buffer ceilings sized for datacenter round trips; wide-area sizes opt in by name.
+    unsigned long long limit = name == "wan-throughput" ? 512ull << 20 : 32ull << 20;
+    for (const char* key :
+         {"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max"})
+      if (const SysctlSetting* s = sysctl(p, key)) CHECK_MESSAGE(ceiling(*s) <= limit, key);
+    // Rings and link modes are left alone: raised only where drop counters say so.
+    for (const NicRule& r : p.nics) {
+      CHECK_FALSE(r.rx_ring);
+      CHECK_FALSE(r.tx_ring);
+    }
+    // Workload profiles are the operator's choice: only balanced is picked by itself.
+    if (name != "balanced") CHECK(match_specificity(p.match) == 0);
+    // Whatever changes NIC behaviour watches NIC drops and link flaps.
+    if (!p.irqs.empty() && name != "latency" && name != "inference") {
+      std::set<std::string> guards;
+      for (const Guard& g : p.verify.guards) guards.insert(g.metric);
+      CHECK(guards.count("nic_drops"));
+      CHECK(guards.count("link_flaps"));
+    }
+  }
+}
+
+TEST_CASE("shipped profiles: plan on captured machines; every group's verification said") {
+  for (const char* xml : {"nvidiaDGX2.xml", "24em64t-2n6c2t-pci.xml", "16amd64-4distances.xml",
+                          "power8gpudistances.xml"}) {
+    for (const std::string& name : kNames) {
+      CAPTURE(xml);
+      CAPTURE(name);
+      auto r = run_tuner("plan --json --profile-path " + kShipped + " --profile " + name +
+                         " --topology " TUNER_FIXTURES "/topologies/" + xml);
+      REQUIRE_MESSAGE(r.code == 0, r.err);
+      auto j = nlohmann::json::parse(r.out);
+      std::set<std::string> planned;
+      for (const auto& c : j["changes"]) {
+        std::string knob = c["knob"];
+        CHECK(knob.find(":rings") == std::string::npos);
+        CHECK(knob.rfind("numa:unit:", 0) != 0);
+        planned.insert(c["group"].get<std::string>());
+      }
+      std::set<std::string> described;
+      for (const auto& g : j["groups"]) described.insert(g["name"].get<std::string>());
+      CHECK(planned == described);
+    }
+  }
+}
