@@ -55,5 +55,8 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors);
 /// nullopt when the root has no process folders (a capture cannot say); an Error when
 /// proc cannot be listed. The host probe and the irqbalance:service knob both ask this.
 Result<std::optional<bool>> irqbalance_process_running(const Root& root);
+/// How many network namespaces other than proc/self's hold a process, from the
+/// proc/PID/ns/net links ("net:[4026531840]"); nullopt when none can be read.
+std::optional<unsigned> other_net_namespaces(const Root& root);
 
 }  // namespace tuner

@@ -1,5 +1,7 @@
 // probe_host: reads the files parse_*() understand, through the Root.
 
+#include <set>
+
 #include "base/strings.h"
 #include "probes/host.h"
 
@@ -81,6 +83,14 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
   if (auto nohz = read_sys_cpulist(root, "sys/devices/system/cpu/nohz_full", errors);
       nohz && !nohz->empty())
     host.nohz_full = *nohz;
+  host.other_net_namespaces = other_net_namespaces(root);
+  if (auto self = root.readlink("proc/self/ns/net"); self.ok())
+    if (auto init = root.readlink("proc/1/ns/net"); init.ok())
+      host.initial_net_namespace = *self == *init;
+  // pid 1's link may be unreadable (ptrace rules in containers): the kernel shows the
+  // global net.core.netdev_max_backlog only in the initial namespace, somaxconn in all.
+  if (!host.initial_net_namespace && root.exists("proc/sys/net/core/somaxconn"))
+    host.initial_net_namespace = root.exists("proc/sys/net/core/netdev_max_backlog");
   if (auto irqbalance = irqbalance_process_running(root); irqbalance.ok())
     host.irqbalance_running = *irqbalance;
   else note(errors, irqbalance.error());
@@ -117,6 +127,20 @@ Result<std::optional<bool>> irqbalance_process_running(const Root& root) {
   }
   if (!any) return std::optional<bool>();  // a capture without processes cannot say
   return std::optional<bool>(false);
+}
+
+std::optional<unsigned> other_net_namespaces(const Root& root) {
+  auto self = root.readlink("proc/self/ns/net");
+  auto pids = root.list("proc");
+  if (!self.ok() || !pids.ok()) return std::nullopt;
+  std::set<std::string> others;
+  for (const std::string& pid : *pids) {
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    // Others' links are unreadable without privilege, and processes exit: skip them.
+    auto ns = root.readlink("proc/" + pid + "/ns/net");
+    if (ns.ok() && *ns != *self) others.insert(*ns);
+  }
+  return static_cast<unsigned>(others.size());
 }
 
 }  // namespace tuner

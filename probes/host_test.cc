@@ -1,9 +1,13 @@
 #include "probes/host.h"
 
 #include <doctest/doctest.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <sstream>
 
 #include "base/strings.h"
@@ -171,6 +175,48 @@ TEST_CASE("host: bad sysfs cpulists are reported") {
   for (const ProbeError& e : errors)
     said |= e.message.find("sys/devices/system/cpu/isolated") != std::string::npos;
   CHECK(said);
+}
+
+TEST_CASE("host: other network namespaces are counted from proc/PID/ns/net") {
+  testing::TempDir tmp;
+  auto link = [&](const std::string& path, const std::string& target) {
+    std::filesystem::create_directories(std::filesystem::path(tmp.path + "/" + path).parent_path());
+    std::filesystem::create_symlink(target, tmp.path + "/" + path);
+  };
+  auto root = Root::open(tmp.path).value();
+  CHECK_FALSE(other_net_namespaces(root).has_value());  // a capture without proc/self
+  link("proc/self/ns/net", "net:[4026531840]");
+  link("proc/12/ns/net", "net:[4026531840]");
+  CHECK(other_net_namespaces(root) == 0u);
+  link("proc/13/ns/net", "net:[4026532301]");
+  link("proc/14/ns/net", "net:[4026532301]");  // two processes, one namespace
+  link("proc/15/ns/net", "net:[4026532412]");
+  tmp.write("proc/16/comm", "no ns link: skipped\n");
+  CHECK(other_net_namespaces(root) == 2u);
+}
+
+TEST_CASE("host: a process in a new network namespace is seen (root)") {
+  if (::geteuid() != 0) return;
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    char ok = ::unshare(CLONE_NEWNET) == 0 ? 1 : 0;
+    (void)!::write(ready[1], &ok, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char ok = 0;
+  REQUIRE(::read(ready[0], &ok, 1) == 1);
+  auto before = other_net_namespaces(Root::live());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  REQUIRE(ok == 1);
+  REQUIRE(before.has_value());
+  CHECK(*before >= 1u);
 }
 
 TEST_CASE("host: live invariants") {

@@ -119,6 +119,13 @@ struct Host {
   CpuSet isolcpus;
   CpuSet nohz_full;
   std::optional<bool> irqbalance_running;
+  /// Network namespaces other than this process's that have a process in them
+  /// (containers, `ip netns exec`): their net.* sysctls are their own. Unknown in a
+  /// capture without processes.
+  std::optional<unsigned> other_net_namespaces;
+  /// This process runs in the initial network namespace (pid 1's). Outside it the
+  /// kernel hides the global net.* sysctls (net.core.netdev_max_backlog, ...).
+  std::optional<bool> initial_net_namespace;
   std::optional<std::string> nvidia_driver;
 };
 

@@ -20,6 +20,8 @@ json host_json(const Host& h) {
           {"isolcpus", h.isolcpus.to_string()},
           {"nohz_full", h.nohz_full.to_string()},
           {"irqbalance_running", opt(h.irqbalance_running)},
+          {"other_net_namespaces", opt(h.other_net_namespaces)},
+          {"initial_net_namespace", opt(h.initial_net_namespace)},
           {"nvidia_driver", opt(h.nvidia_driver)}};
 }
 

@@ -57,6 +57,53 @@ TEST_CASE("planner sysctl: exact values compare as normalised text and as number
   CHECK(find(*plan, "sysctl:net.ipv4.tcp_congestion_control")->desired == "bbr");
 }
 
+TEST_CASE("planner sysctl: net.* changes note the other network namespaces") {
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.core.somaxconn", "128"}, {"sysctl:vm.swappiness", "60"}};
+  Profile p = named("t");
+  using Op = SysctlSetting::Op;
+  auto notes_of = [&](std::vector<SysctlSetting> settings) {
+    p.sysctls = std::move(settings);
+    auto plan = make_plan_with(p, inv, cur);
+    REQUIRE(plan.ok());
+    std::string all;
+    for (const auto& n : plan->notes) all += n + "\n";
+    return all;
+  };
+  std::string vm_only = "10";
+  inv.host.other_net_namespaces = 3;
+  CHECK(notes_of({sysctl("net.core.somaxconn", Op::set, "4096")})
+            .find("net.* sysctls are per network namespace: these changes apply to this one; "
+                  "the 3 other namespaces with processes here (containers) keep their own "
+                  "values") != std::string::npos);
+  CHECK(notes_of({sysctl("vm.swappiness", Op::set, vm_only)}).find("namespace") ==
+        std::string::npos);  // not a net.* change
+  inv.host.other_net_namespaces = 0;
+  CHECK(notes_of({sysctl("net.core.somaxconn", Op::set, "4096")}).find("namespace") ==
+        std::string::npos);
+}
+
+TEST_CASE("planner sysctl: a global net.* key outside the initial namespace is skipped") {
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  cur.missing_ = {"sysctl:net.core.netdev_max_backlog"};  // as in a netns
+  Profile p = named("t");
+  p.sysctls = {sysctl("net.core.netdev_max_backlog", SysctlSetting::Op::at_least, "4096", 7)};
+  inv.host.initial_net_namespace = false;
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(plan.ok());
+  CHECK(plan->changes.empty());
+  REQUIRE(plan->notes.size() == 1);
+  CHECK(plan->notes[0] ==
+        "sysctl:net.core.netdev_max_backlog: not in this network namespace (a global setting of "
+        "the initial one): skipped");
+  inv.host.initial_net_namespace = true;  // there, a missing key is the profile's mistake
+  auto bad = make_plan_with(p, inv, cur);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message().find("test.toml:7") != std::string::npos);
+}
+
 TEST_CASE("planner sysctl: >= raises only, <= lowers only") {
   Inventory inv = testing::smt_machine(1, 2);
   FakeCurrent cur;

@@ -1,5 +1,9 @@
 // Sysctl settings: exact values, ">=N" (raise only) and "<=N" (lower only). The
 // current value is the sysctl knob's read(), whitespace-normalised.
+#include <algorithm>
+
+#include <fmt/core.h>
+
 #include "base/strings.h"
 #include "tuner/plan/builder.h"
 
@@ -43,7 +47,16 @@ Status plan_sysctls(PlanBuilder& b) {
       continue;
     }
     CurrentValue cur = b.current.get(*id);
-    if (cur.state == CurrentValue::State::missing) return error_at(s.loc, cur.why);
+    if (cur.state == CurrentValue::State::missing) {
+      // Outside the initial network namespace the kernel hides the global net.*
+      // sysctls: a container cannot change them, and that is not the profile's error.
+      if (s.key.rfind("net.", 0) == 0 && b.inventory.host.initial_net_namespace == false) {
+        b.note(id->str(), "not in this network namespace (a global setting of the initial "
+                          "one): skipped");
+        continue;
+      }
+      return error_at(s.loc, cur.why);
+    }
     if (cur.state == CurrentValue::State::unknown) {
       change.reason += "; current value unreadable: " + cur.why;
       b.add(std::move(change), false);
@@ -63,6 +76,16 @@ Status plan_sysctls(PlanBuilder& b) {
     }
     b.add(std::move(change), done);
   }
+  // net.* sysctls are per network namespace: say so where others exist.
+  bool net_change = std::any_of(b.plan.changes.begin(), b.plan.changes.end(), [](const Change& c) {
+    return c.knob.rfind("sysctl:net.", 0) == 0;
+  });
+  unsigned others = b.inventory.host.other_net_namespaces.value_or(0);
+  if (net_change && others)
+    b.note("", fmt::format("net.* sysctls are per network namespace: these changes apply to this "
+                           "one; the {} other namespace{} with processes here (containers) keep "
+                           "their own values",
+                           others, others == 1 ? "" : "s"));
   return Ok{};
 }
 
