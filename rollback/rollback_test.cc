@@ -107,6 +107,68 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   CHECK_FALSE(none->has_value());
 }
 
+TEST_CASE("rollback: a restore the kernel refuses is tried again after the others") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  std::string id = "20261129T173000Z-0002";
+  {
+    auto j = Journal::create(*sd, id);
+    REQUIRE(j.ok());
+    JournalRecord b = rec(RecordType::begin);
+    b.kind = "apply";
+    REQUIRE(
+        j->append({b, rec(RecordType::intent, "cpu:policy0:governor", "powersave", "performance"),
+                   rec(RecordType::done, "cpu:policy0:governor"),
+                   rec(RecordType::intent, "cpu:policy0:epp", "balance_performance", "performance"),
+                   rec(RecordType::done, "cpu:policy0:epp"),
+                   rec(RecordType::intent, "sysctl:a.x", "1", "2"),
+                   rec(RecordType::done, "sysctl:a.x")})
+            .ok());
+  }
+  // intel_pstate: no preference but performance under the performance governor.
+  std::map<std::string, std::string> machine = {{"cpu:policy0:governor", "performance"},
+                                                {"cpu:policy0:epp", "performance"}};
+  std::vector<std::string> writes;
+  auto kernel = [&](const std::string& knob, const std::string& value) -> Status {
+    writes.push_back(knob + "=" + value);
+    if (knob == "cpu:policy0:epp" && value != "performance" &&
+        machine["cpu:policy0:governor"] == "performance")
+      return Error::refused("busy under the performance governor", knob, EBUSY);
+    machine[knob] = value;
+    return Ok{};
+  };
+  auto report = rollback_run(*sd, id, kernel);
+  REQUIRE(report.ok());
+  CHECK(report->errors.empty());
+  CHECK(writes == std::vector<std::string>{"sysctl:a.x=1", "cpu:policy0:epp=balance_performance",
+                                           "cpu:policy0:governor=powersave",
+                                           "cpu:policy0:epp=balance_performance"});
+  CHECK(machine["cpu:policy0:epp"] == "balance_performance");
+  auto text = read_journal(*sd, id);
+  REQUIRE(text.ok());
+  CHECK(summarize_run(id, *text).status == RunStatus::rolled_back);
+  CHECK(summarize_run(id, *text).restored == 3);
+
+  // Refused again on the second try: reported like any failure.
+  writes.clear();
+  std::string id2 = "20261129T173000Z-0003";
+  {
+    auto j = Journal::create(*sd, id2);
+    REQUIRE(j.ok());
+    JournalRecord b = rec(RecordType::begin);
+    b.kind = "apply";
+    REQUIRE(
+        j->append({b, rec(RecordType::intent, "cpu:policy0:epp", "power", "performance")}).ok());
+  }
+  machine["cpu:policy0:governor"] = "performance";
+  report = rollback_run(*sd, id2, kernel);
+  REQUIRE(report.ok());
+  CHECK(writes.size() == 2);
+  REQUIRE(report->errors.size() == 1);
+  CHECK(report->errors[0].find("busy under the performance governor") != std::string::npos);
+}
+
 TEST_CASE("rollback: abandon marks an unfinished run and only that") {
   testing::TempDir t;
   auto sd = StateDir::open(t.path + "/s", true);

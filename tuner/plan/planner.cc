@@ -165,6 +165,15 @@ Result<std::string> KnobCurrentValues::canonical(const KnobId& knob,
   return (*k)->canonical(desired);
 }
 
+void order_changes(std::vector<Change>& changes) {
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) {
+    if (x.group != y.group) return x.group < y.group;
+    int kx = kind_rank(x.knob), ky = kind_rank(y.knob);
+    if (kx != ky) return kx < ky;
+    return natural_less(x.knob, y.knob);
+  });
+}
+
 Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
                             const CurrentValues& current) {
   PlanBuilder b{profile, inventory, current, {}, {}};
@@ -174,13 +183,7 @@ Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
     if (!s.ok()) return s.error();
   }
   b.flush_notes();
-  std::stable_sort(b.plan.changes.begin(), b.plan.changes.end(),
-                   [](const Change& x, const Change& y) {
-                     if (x.group != y.group) return x.group < y.group;
-                     int kx = kind_rank(x.knob), ky = kind_rank(y.knob);
-                     if (kx != ky) return kx < ky;
-                     return natural_less(x.knob, y.knob);
-                   });
+  order_changes(b.plan.changes);
   return std::move(b.plan);
 }
 

@@ -83,6 +83,11 @@ class RootCurrentValues : public KnobCurrentValues {
       : KnobCurrentValues(KnobContext{target.root}, !target.topology_xml, target.writable()) {}
 };
 
+/// The plan's order, which is the order apply writes in: by group, then knob kind
+/// (sysctl, irq, nic, numa, irqbalance, cpu governor, cpu epp, cpu resume latency, mm),
+/// then id with numbers compared as numbers.
+void order_changes(std::vector<Change>& changes);
+
 /// make_plan with the current-value source made explicit.
 Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
                             const CurrentValues& current);
