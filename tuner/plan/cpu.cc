@@ -41,6 +41,7 @@ Status plan_policies(PlanBuilder& b, const CpuTable& t) {
     return Ok{};
   }
   Missing governors, epps;
+  bool has_epp = false;  // some policy planned here has an energy preference
   for (const CpufreqPolicy& p : *b.inventory.cpufreq) {
     if (t.cpus && p.cpus.intersect(*t.cpus).empty()) continue;
     std::string name = "policy" + std::to_string(p.id);
@@ -67,8 +68,15 @@ Status plan_policies(PlanBuilder& b, const CpuTable& t) {
       auto planned = plan_table_knob(b, *id, *w.setting, who + w.what + w.setting->value, why);
       if (!planned.ok()) return planned.error();
       if (!*planned) w.missing.add(p.id, why);
+      else if (w.kind == KnobKind::cpu_epp) has_epp = true;
     }
   }
+  // intel_pstate and amd-pstate pin the preference to performance under the
+  // performance governor and refuse any other: apply will skip those changes.
+  if (has_epp && t.governor && t.governor->value == "performance" && t.epp->value != "performance")
+    b.note("", "epp = \"" + t.epp->value +
+                   "\" with governor = \"performance\": intel_pstate and amd-pstate refuse any "
+                   "preference but performance under that governor, so apply will skip it");
   if (t.governor) governors.note(b, "policies", "governor = \"" + t.governor->value + "\"");
   if (t.epp) epps.note(b, "policies", "epp = \"" + t.epp->value + "\"");
   return Ok{};

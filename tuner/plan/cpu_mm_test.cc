@@ -65,6 +65,21 @@ TEST_CASE("planner cpu: one change per policy whose governor or epp differs") {
   CHECK(plan->notes.empty());
 }
 
+TEST_CASE("planner cpu: a preference other than performance under performance is noted") {
+  Machine m;
+  m.sysfs.policy({.id = 0, .cpus = "0 1 2 3 4 5 6 7"});
+  Profile p;
+  p.cpu.governor = setting("performance", 3);
+  p.cpu.epp = setting("balance_power", 4);
+  auto plan = m.plan(p);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  CHECK(plan->changes.size() == 2);
+  CHECK(plan->notes == std::vector<std::string>{
+                           "epp = \"balance_power\" with governor = \"performance\": intel_pstate "
+                           "and amd-pstate refuse any preference but performance under that "
+                           "governor, so apply will skip it"});
+}
+
 TEST_CASE("planner cpu: a value the machine does not offer is an error at its file:line:col") {
   Machine m;
   m.sysfs.policy({.id = 0, .cpus = "0 1 2 3 4 5 6 7"});
