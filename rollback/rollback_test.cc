@@ -22,6 +22,17 @@ JournalRecord rec(RecordType t, std::string knob = "", std::string before = "",
   return r;
 }
 
+/// Writes run id's journal: a begin (kind apply, profile "p"), then records.
+void write_run(const StateDir& sd, const std::string& id, std::vector<JournalRecord> records) {
+  auto j = Journal::create(sd, id);
+  REQUIRE(j.ok());
+  JournalRecord b = rec(RecordType::begin);
+  b.kind = "apply";
+  b.profiles = {"p"};
+  records.insert(records.begin(), b);
+  REQUIRE(j->append(records).ok());
+}
+
 }  // namespace
 
 TEST_CASE("rollback: newest first, each knob back to its first before") {
@@ -50,17 +61,9 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   auto sd = StateDir::open(t.path + "/s", true);
   REQUIRE(sd.ok());
   std::string id = "20261129T173000Z-0001";
-  {
-    auto j = Journal::create(*sd, id);
-    REQUIRE(j.ok());
-    JournalRecord b = rec(RecordType::begin);
-    b.kind = "apply";
-    b.profiles = {"p"};
-    REQUIRE(j->append({b, rec(RecordType::intent, "sysctl:a.x", "1", "2"),
-                       rec(RecordType::done, "sysctl:a.x"),
-                       rec(RecordType::intent, "sysctl:a.y", "10", "20")})
-                .ok());
-  }
+  write_run(*sd, id,
+            {rec(RecordType::intent, "sysctl:a.x", "1", "2"), rec(RecordType::done, "sysctl:a.x"),
+             rec(RecordType::intent, "sysctl:a.y", "10", "20")});
   State st;
   st.knobs["sysctl:a.x"] = {"2", "1", id, "sysctl", {}};
   st.knobs["sysctl:other"] = {"5", "4", "20261128T000000Z-0000", "sysctl", {}};
@@ -112,20 +115,12 @@ TEST_CASE("rollback: a restore the kernel refuses is tried again after the other
   auto sd = StateDir::open(t.path + "/s", true);
   REQUIRE(sd.ok());
   std::string id = "20261129T173000Z-0002";
-  {
-    auto j = Journal::create(*sd, id);
-    REQUIRE(j.ok());
-    JournalRecord b = rec(RecordType::begin);
-    b.kind = "apply";
-    REQUIRE(
-        j->append({b, rec(RecordType::intent, "cpu:policy0:governor", "powersave", "performance"),
-                   rec(RecordType::done, "cpu:policy0:governor"),
-                   rec(RecordType::intent, "cpu:policy0:epp", "balance_performance", "performance"),
-                   rec(RecordType::done, "cpu:policy0:epp"),
-                   rec(RecordType::intent, "sysctl:a.x", "1", "2"),
-                   rec(RecordType::done, "sysctl:a.x")})
-            .ok());
-  }
+  write_run(*sd, id,
+            {rec(RecordType::intent, "cpu:policy0:governor", "powersave", "performance"),
+             rec(RecordType::done, "cpu:policy0:governor"),
+             rec(RecordType::intent, "cpu:policy0:epp", "balance_performance", "performance"),
+             rec(RecordType::done, "cpu:policy0:epp"),
+             rec(RecordType::intent, "sysctl:a.x", "1", "2"), rec(RecordType::done, "sysctl:a.x")});
   // intel_pstate: no preference but performance under the performance governor.
   std::map<std::string, std::string> machine = {{"cpu:policy0:governor", "performance"},
                                                 {"cpu:policy0:epp", "performance"}};
@@ -153,14 +148,7 @@ TEST_CASE("rollback: a restore the kernel refuses is tried again after the other
   // Refused again on the second try: reported like any failure.
   writes.clear();
   std::string id2 = "20261129T173000Z-0003";
-  {
-    auto j = Journal::create(*sd, id2);
-    REQUIRE(j.ok());
-    JournalRecord b = rec(RecordType::begin);
-    b.kind = "apply";
-    REQUIRE(
-        j->append({b, rec(RecordType::intent, "cpu:policy0:epp", "power", "performance")}).ok());
-  }
+  write_run(*sd, id2, {rec(RecordType::intent, "cpu:policy0:epp", "power", "performance")});
   machine["cpu:policy0:governor"] = "performance";
   report = rollback_run(*sd, id2, kernel);
   REQUIRE(report.ok());
