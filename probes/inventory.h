@@ -129,9 +129,17 @@ struct Host {
   std::optional<std::string> nvidia_driver;
 };
 
+/// A cpufreq policy: CPUs the kernel scales as one (sys/devices/system/cpu/cpufreq/policyN).
+struct CpufreqPolicy {
+  unsigned id = 0;                    // N of policyN (its first CPU)
+  CpuSet cpus;                        // related_cpus: every CPU it governs, online or not
+  CpuSet online;                      // affected_cpus: those online; empty = inactive
+  std::optional<std::string> driver;  // scaling_driver: "intel_pstate", "acpi-cpufreq"
+};
+
 /// A probe that could not finish. The rest of the inventory is still valid.
 struct ProbeError {
-  std::string probe;    // "topology", "numa", "irq", "nic", "netlink", "sysctl", "host"
+  std::string probe;    // "topology", "numa", "irq", "nic", "netlink", "sysctl", "host", "cpufreq"
   std::string message;  // names the path or syscall and errno text
 };
 
@@ -141,6 +149,9 @@ struct Inventory {
   std::vector<Irq> irqs;
   std::vector<Nic> nics;
   std::map<std::string, std::string> sysctls;  // key -> normalised value (the probed ones)
+  /// cpufreq policies by number; empty without a cpufreq driver; nullopt when unknown
+  /// (an XML topology describes another machine).
+  std::optional<std::vector<CpufreqPolicy>> cpufreq;
   std::vector<ProbeError> errors;
 
   const Nic* find_nic(const std::string& name) const;

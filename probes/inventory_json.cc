@@ -123,6 +123,17 @@ json irq_json(const Irq& i) {
           {"per_cpu", i.per_cpu}};
 }
 
+json cpufreq_json(const std::optional<std::vector<CpufreqPolicy>>& policies) {
+  if (!policies) return nullptr;
+  json out = json::array();
+  for (const CpufreqPolicy& p : *policies)
+    out.push_back({{"policy", p.id},
+                   {"cpus", p.cpus.to_string()},
+                   {"online", p.online.to_string()},
+                   {"driver", opt(p.driver)}});
+  return out;
+}
+
 }  // namespace
 
 json to_json(const Inventory& inv) {
@@ -137,6 +148,7 @@ json to_json(const Inventory& inv) {
           {"nics", nics},
           {"irqs", irqs},
           {"sysctls", inv.sysctls},
+          {"cpufreq", cpufreq_json(inv.cpufreq)},
           {"errors", errors}};
 }
 

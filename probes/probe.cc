@@ -1,5 +1,6 @@
 #include "probes/probe.h"
 
+#include "probes/cpufreq.h"
 #include "probes/host.h"
 #include "probes/irq.h"
 #include "probes/netlink.h"
@@ -81,6 +82,7 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
     // A missing sysctl (no such module, older kernel) is not an error worth reporting.
     else if (v.error().err != ENOENT) inv.errors.push_back({"sysctl", v.error().message()});
   }
+  inv.cpufreq = probe_cpufreq(root, inv.errors);
   return inv;
 }
 

@@ -80,7 +80,8 @@ class ApplyRun {
   std::vector<std::string> written_knobs(const std::string& group) const;
   /// Puts exactly `live` of the group's written knobs at their after values and the
   /// others back at their before values, writing only what differs: before values
-  /// first, newest first, then after values in plan order. Journals nothing: the
+  /// first, newest first (a refused one tried again after the others), then after
+  /// values in plan order. Journals nothing: the
   /// intents already say what to restore, so a crash at any point leaves a journal
   /// that rollback undoes. (The verify loop's arms, and a bisect's subsets.)
   Status set_live(const std::string& group, const std::vector<std::string>& live);

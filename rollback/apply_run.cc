@@ -178,11 +178,24 @@ Status ApplyRun::set_live(const std::string& group, const std::vector<std::strin
   auto wanted = [&](const Step* s) {
     return std::find(live.begin(), live.end(), s->knob_id) != live.end();
   };
+  // Newest first; a knob the kernel refuses to put back while another still holds the
+  // candidate's value (an energy preference under the performance governor) is tried
+  // again once the others are back.
+  std::vector<Step*> refused;
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     Step& s = **it;
     if (!s.written || !s.live || wanted(&s)) continue;
-    if (Status st = m.write(s, s.before); !st.ok()) return st.error().context("undo");
+    Status st = m.write(s, s.before);
+    if (!st.ok() && st.error().is(ErrorKind::refused)) {
+      refused.push_back(&s);
+      continue;
+    }
+    if (!st.ok()) return st.error().context("undo");
     s.live = false;
+  }
+  for (Step* s : refused) {
+    if (Status st = m.write(*s, s->before); !st.ok()) return st.error().context("undo");
+    s->live = false;
   }
   for (Step* s : steps) {
     if (!s->written || s->live || !wanted(s)) continue;

@@ -2,7 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "rollback/journal.h"
 #include "rollback/rollback.h"
@@ -17,6 +19,8 @@ namespace {
 struct FakeMachine {
   std::map<std::string, std::string> values;
   std::map<std::string, Error> fail;  // "id=value" writes that fail with this error
+  /// A refusal that depends on the machine's state, as the kernel's may.
+  std::function<std::optional<Error>(const std::string& id, const std::string& value)> refuse;
   std::vector<std::string> log;
 };
 
@@ -32,6 +36,8 @@ class FakeKnob : public Knob {
   Status write(const std::string& v) override {
     m_.log.push_back(id_ + "=" + v);
     if (auto it = m_.fail.find(id_ + "=" + v); it != m_.fail.end()) return it->second;
+    if (m_.refuse)
+      if (auto e = m_.refuse(id_, v)) return *e;
     m_.values[id_] = v;
     return Ok{};
   }
@@ -202,4 +208,35 @@ TEST_CASE("apply run: set_live writes only what differs, puts back newest first"
   CHECK(state->knobs.count("sysctl:a") == 1);
   CHECK(state->knobs.count("sysctl:c") == 0);
   CHECK(m.values["sysctl:c"] == "3");
+}
+
+TEST_CASE("apply run: an undo the kernel refuses is tried again after the group's others") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  FakeMachine m;
+  m.values = {{"cpu:policy0:governor", "powersave"}, {"cpu:policy0:epp", "balance_performance"}};
+  // intel_pstate: no preference but performance while the governor is performance.
+  m.refuse = [&m](const std::string& id, const std::string& v) -> std::optional<Error> {
+    if (id == "cpu:policy0:epp" && v != "performance" &&
+        m.values["cpu:policy0:governor"] == "performance")
+      return Error::refused("busy under the performance governor", id, EBUSY);
+    return std::nullopt;
+  };
+  Plan p = plan_of(
+      {{"cpu:policy0:governor", "cpu", "performance"}, {"cpu:policy0:epp", "cpu", "performance"}});
+  auto run = ApplyRun::prepare(p, *sd, factory(m), {});
+  REQUIRE(run.ok());
+  REQUIRE(run->begin().ok());
+  REQUIRE(run->write_group("cpu").ok());
+  m.log.clear();
+  REQUIRE(run->undo_group("cpu").ok());
+  CHECK(m.log == std::vector<std::string>{"cpu:policy0:epp=balance_performance",
+                                          "cpu:policy0:governor=powersave",
+                                          "cpu:policy0:epp=balance_performance"});
+  CHECK(m.values["cpu:policy0:epp"] == "balance_performance");
+  m.log.clear();
+  REQUIRE(run->redo_group("cpu").ok());
+  CHECK(m.log == std::vector<std::string>{"cpu:policy0:governor=performance",
+                                          "cpu:policy0:epp=performance"});
 }

@@ -90,7 +90,7 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
   report.profiles = summary.profiles;
   std::vector<JournalRecord> records;
   std::set<std::string> restored;
-  for (const RestoreStep& step : restore_steps(*text)) {
+  auto outcome = [&](const RestoreStep& step, const Status& s) {
     auto group = std::find_if(report.groups.begin(), report.groups.end(),
                               [&](const GroupReport& g) { return g.name == step.group; });
     if (group == report.groups.end()) {
@@ -103,7 +103,6 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
     rec.type = RecordType::rollback;
     rec.knob = step.knob;
     rec.after = step.value;
-    Status s = restore(step.knob, step.value);
     if (s.ok()) {
       rec.status = "restored";
       restored.insert(step.knob);
@@ -116,7 +115,17 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
     }
     group->changes.push_back(std::move(c));
     records.push_back(std::move(rec));
+  };
+  // A knob the kernel refuses to put back while another still holds the run's value
+  // (an energy preference under the performance governor) is tried again once the
+  // others are back.
+  std::vector<RestoreStep> refused;
+  for (const RestoreStep& step : restore_steps(*text)) {
+    Status s = restore(step.knob, step.value);
+    if (!s.ok() && s.error().is(ErrorKind::refused)) refused.push_back(step);
+    else outcome(step, s);
   }
+  for (const RestoreStep& step : refused) outcome(step, restore(step.knob, step.value));
   JournalRecord end;
   end.type = RecordType::end;
   end.status =

@@ -44,8 +44,10 @@ using RestoreFn = std::function<Status(const std::string& knob, const std::strin
 /// Rolls back run_id: appends rollback_begin, restores every step through restore,
 /// appends a rollback record per knob and end {rolled_back | rollback_failed}, and
 /// removes restored knobs this run had set from state.json. A failure to restore one
-/// knob does not stop the others; it is reported with why. Refuses a run that is
-/// already rolled back or abandoned.
+/// knob does not stop the others; it is reported with why. A restore the kernel
+/// refuses (Error::refused) is tried once more after all the others, since another
+/// knob's run value may be what it refuses (intel_pstate's energy preference under the
+/// performance governor). Refuses a run that is already rolled back or abandoned.
 Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
                                const RestoreFn& restore);
 

@@ -22,6 +22,17 @@ JournalRecord rec(RecordType t, std::string knob = "", std::string before = "",
   return r;
 }
 
+/// Writes run id's journal: a begin (kind apply, profile "p"), then records.
+void write_run(const StateDir& sd, const std::string& id, std::vector<JournalRecord> records) {
+  auto j = Journal::create(sd, id);
+  REQUIRE(j.ok());
+  JournalRecord b = rec(RecordType::begin);
+  b.kind = "apply";
+  b.profiles = {"p"};
+  records.insert(records.begin(), b);
+  REQUIRE(j->append(records).ok());
+}
+
 }  // namespace
 
 TEST_CASE("rollback: newest first, each knob back to its first before") {
@@ -50,17 +61,9 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   auto sd = StateDir::open(t.path + "/s", true);
   REQUIRE(sd.ok());
   std::string id = "20261129T173000Z-0001";
-  {
-    auto j = Journal::create(*sd, id);
-    REQUIRE(j.ok());
-    JournalRecord b = rec(RecordType::begin);
-    b.kind = "apply";
-    b.profiles = {"p"};
-    REQUIRE(j->append({b, rec(RecordType::intent, "sysctl:a.x", "1", "2"),
-                       rec(RecordType::done, "sysctl:a.x"),
-                       rec(RecordType::intent, "sysctl:a.y", "10", "20")})
-                .ok());
-  }
+  write_run(*sd, id,
+            {rec(RecordType::intent, "sysctl:a.x", "1", "2"), rec(RecordType::done, "sysctl:a.x"),
+             rec(RecordType::intent, "sysctl:a.y", "10", "20")});
   State st;
   st.knobs["sysctl:a.x"] = {"2", "1", id, "sysctl", {}};
   st.knobs["sysctl:other"] = {"5", "4", "20261128T000000Z-0000", "sysctl", {}};
@@ -105,6 +108,53 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   auto none = find_unfinished_run(*sd);
   REQUIRE(none.ok());
   CHECK_FALSE(none->has_value());
+}
+
+TEST_CASE("rollback: a restore the kernel refuses is tried again after the others") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  std::string id = "20261129T173000Z-0002";
+  write_run(*sd, id,
+            {rec(RecordType::intent, "cpu:policy0:governor", "powersave", "performance"),
+             rec(RecordType::done, "cpu:policy0:governor"),
+             rec(RecordType::intent, "cpu:policy0:epp", "balance_performance", "performance"),
+             rec(RecordType::done, "cpu:policy0:epp"),
+             rec(RecordType::intent, "sysctl:a.x", "1", "2"), rec(RecordType::done, "sysctl:a.x")});
+  // intel_pstate: no preference but performance under the performance governor.
+  std::map<std::string, std::string> machine = {{"cpu:policy0:governor", "performance"},
+                                                {"cpu:policy0:epp", "performance"}};
+  std::vector<std::string> writes;
+  auto kernel = [&](const std::string& knob, const std::string& value) -> Status {
+    writes.push_back(knob + "=" + value);
+    if (knob == "cpu:policy0:epp" && value != "performance" &&
+        machine["cpu:policy0:governor"] == "performance")
+      return Error::refused("busy under the performance governor", knob, EBUSY);
+    machine[knob] = value;
+    return Ok{};
+  };
+  auto report = rollback_run(*sd, id, kernel);
+  REQUIRE(report.ok());
+  CHECK(report->errors.empty());
+  CHECK(writes == std::vector<std::string>{"sysctl:a.x=1", "cpu:policy0:epp=balance_performance",
+                                           "cpu:policy0:governor=powersave",
+                                           "cpu:policy0:epp=balance_performance"});
+  CHECK(machine["cpu:policy0:epp"] == "balance_performance");
+  auto text = read_journal(*sd, id);
+  REQUIRE(text.ok());
+  CHECK(summarize_run(id, *text).status == RunStatus::rolled_back);
+  CHECK(summarize_run(id, *text).restored == 3);
+
+  // Refused again on the second try: reported like any failure.
+  writes.clear();
+  std::string id2 = "20261129T173000Z-0003";
+  write_run(*sd, id2, {rec(RecordType::intent, "cpu:policy0:epp", "power", "performance")});
+  machine["cpu:policy0:governor"] = "performance";
+  report = rollback_run(*sd, id2, kernel);
+  REQUIRE(report.ok());
+  CHECK(writes.size() == 2);
+  REQUIRE(report->errors.size() == 1);
+  CHECK(report->errors[0].find("busy under the performance governor") != std::string::npos);
 }
 
 TEST_CASE("rollback: abandon marks an unfinished run and only that") {

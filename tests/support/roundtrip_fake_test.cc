@@ -2,8 +2,10 @@
 // apply a plan, plan again: nothing to do; roll back, plan again: the first plan.
 // The machine is a temporary directory laid out like / (proc/sys, proc/irq,
 // proc/interrupts, sys/class/net, sys/fs/cgroup, etc/systemd/system, a running
-// irqbalance in proc), with tests/support's fake ethtool netlink behind eth0, a
-// systemctl that starts and stops that irqbalance, and a fake clock. Knobs write it
+// irqbalance in proc, two intel_pstate cpufreq policies, CPU PM QoS files and THP),
+// with tests/support's fake ethtool netlink behind eth0, a systemctl that starts and
+// stops that irqbalance, a kernel that answers the cpu and mm files' writes as Linux
+// does (tests/support/fake_sysfs.h), and a fake clock. Knobs write it
 // because their context says it is a fake machine; the planner reads it as it reads a
 // --root capture. Process bindings (numa:pid) need a real process:
 // roundtrip_live_test.cc.
@@ -12,10 +14,12 @@
 #include <filesystem>
 
 #include "base/clock.h"
+#include "probes/cpufreq.h"
 #include "probes/host.h"
 #include "probes/irq.h"
 #include "probes/nic.h"
 #include "tests/support/fake_netlink.h"
+#include "tests/support/fake_sysfs.h"
 #include "tests/support/fake_systemctl.h"
 #include "tests/support/files.h"
 #include "tests/support/roundtrip.h"
@@ -31,9 +35,12 @@ namespace {
 namespace fs = std::filesystem;
 
 /// Two NUMA nodes of 2 cores x 2 threads (node 0: CPUs 0-1,4-5; node 1: 2-3,6-7) and
-/// eth0, a PCI NIC on node 1 with queue IRQs 40-43 and its link IRQ 44.
+/// eth0, a PCI NIC on node 1 with queue IRQs 40-43 and its link IRQ 44. cpufreq
+/// policies 0 (CPUs 0-3) and 4 (4-7) at intel_pstate's defaults (powersave,
+/// balance_performance), no resume latency constraint, THP madvise.
 struct FakeMachine {
   testing::TempDir dir{"tuner-fake-machine"};
+  testing::FakeSysfs sysfs{dir};
   testing::FakeNetlink nl;
   testing::FakeSystemctl sc;
   FakeClock clock;
@@ -68,6 +75,10 @@ struct FakeMachine {
     sc.on_stop = [this] { fs::remove_all(dir / "proc/4242"); };
     dir.write("sys/fs/cgroup/jobs/cpuset.cpus", "0-7\n");
     dir.write("sys/fs/cgroup/jobs/cpuset.mems", "0-1\n");
+    sysfs.policy({.id = 0, .cpus = "0 1 2 3"});
+    sysfs.policy({.id = 4, .cpus = "4 5 6 7"});
+    sysfs.resume_latency(0, 7);
+    sysfs.thp();
   }
 
   void start_irqbalance() { dir.write("proc/4242/comm", "irqbalance\n"); }
@@ -81,6 +92,7 @@ struct FakeMachine {
     ctx.systemctl = &sc;
     ctx.clock = &clock;
     ctx.fake_machine = true;
+    ctx.fake_kernel = sysfs.kernel();
     return ctx;
   }
 
@@ -93,6 +105,7 @@ struct FakeMachine {
     inv.host = probe_host(r, inv.errors);
     inv.irqs = probe_irqs(r, inv.errors);
     inv.nics = probe_nics(r, &nl, inv.errors);
+    inv.cpufreq = probe_cpufreq(r, inv.errors);
     for (Nic& n : inv.nics)
       for (const Irq& i : inv.irqs)
         if (i.device && *i.device == n.name) n.irqs.push_back(i.number);
@@ -129,6 +142,16 @@ near = "node:0"
 [[numa.bind]]
 cgroup = "jobs"
 node = 1
+
+[cpu]
+governor = "performance"
+epp = "performance"
+resume_latency_us = "n/a"
+cpus = "4-7"
+
+[mm]
+thp = "never"
+thp_defrag = "defer+madvise"
 )";
 
 Profile profile(const std::string& irqbalance) {
@@ -173,11 +196,32 @@ TEST_CASE("roundtrip fake: every kind, apply then plan is empty, rollback then p
   for (const char* knob :
        {"sysctl:net.core.somaxconn", "sysctl:vm.swappiness", "irq:40:affinity", "irq:43:affinity",
         "nic:eth0:link", "nic:eth0:channels", "nic:eth0:rings", "numa:unit:trainer.service",
-        "numa:unit:batch.slice", "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned"}) {
+        "numa:unit:batch.slice", "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned",
+        "cpu:policy4:governor", "cpu:policy4:epp", "cpu:4:resume_latency", "cpu:7:resume_latency",
+        "mm:thp", "mm:thp_defrag"}) {
     CAPTURE(knob);
     CHECK(plans(first, knob));
   }
-  CHECK(!plans(first, "irq:44:affinity"));  // the link IRQ stays where it is
+  CHECK(!plans(first, "irq:44:affinity"));       // the link IRQ stays where it is
+  CHECK(!plans(first, "cpu:policy0:governor"));  // outside cpus = "4-7"
+  CHECK(!plans(first, "cpu:3:resume_latency"));
+}
+
+TEST_CASE("roundtrip fake: cpu and mm alone, each kind in its own group") {
+  // Governors and preferences in one group: rollback puts the preference back after
+  // the governor (intel_pstate refuses it under performance), and the plan comes back.
+  Profile p = profile("leave");
+  p.irqs.clear();
+  p.nics.clear();
+  p.binds.clear();
+  p.sysctls.clear();
+  p.cpu.cpus.reset();
+  p.cpu.resume_latency->value = "20";
+  p.cpu.epp->group = p.cpu.governor->group = "power";
+  Plan first = check_round_trip(p);
+  CHECK(first.changes.size() == 2 + 2 + 8 + 2);
+  CHECK(first.changes[0].knob == "cpu:0:resume_latency");  // group "cpu" sorts first
+  CHECK(plans(first, "cpu:policy0:epp"));
 }
 
 TEST_CASE("roundtrip fake: irqbalance stopped and started again") {
@@ -190,9 +234,10 @@ TEST_CASE("roundtrip fake: a knob on a captured tree reads but never writes") {
   FakeMachine m;
   KnobContext ctx = m.context();
   ctx.fake_machine = false;  // now it is just a tree, as under --root
-  for (const char* id :
-       {"sysctl:vm.swappiness", "irq:40:affinity", "numa:unit:batch.slice",
-        "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned", "nic:eth0:rings"}) {
+  for (const char* id : {"sysctl:vm.swappiness", "irq:40:affinity", "numa:unit:batch.slice",
+                         "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned", "nic:eth0:rings",
+                         "cpu:policy0:governor", "cpu:policy4:epp", "cpu:3:resume_latency",
+                         "mm:thp", "mm:thp_defrag"}) {
     CAPTURE(id);
     auto k = make_knob(id, ctx);
     REQUIRE_MESSAGE(k.ok(), (k.ok() ? "" : k.error().message()));
@@ -206,6 +251,7 @@ TEST_CASE("roundtrip fake: a knob on a captured tree reads but never writes") {
   }
   CHECK(m.nl.ring_sets.empty());
   CHECK(m.sc.calls.empty());
+  CHECK(m.sysfs.writes.empty());
 }
 
 }  // namespace tuner

@@ -161,6 +161,47 @@ TEST_CASE("plan command: a capture without proc/sys plans sysctls with unknown c
   CHECK(r.err.find("does not exist") != std::string::npos);
 }
 
+TEST_CASE("plan command: [cpu] and [mm] on a captured arm64 machine (cppc_cpufreq, no EPP)") {
+  const std::string capture = tuner::testing::shared_fixture("nvidia-dgx-gb10.tar.bz2");
+  TempDir dir;
+  std::string p = dir.write("p.toml", "[profile]\nname = \"p\"\n[cpu]\ngovernor = \"schedutil\"\n"
+                                      "epp = \"performance\"\ncpus = \"0-3\"\n");
+  Run r = run_tuner("plan --json --detailed-exitcode --profile " + p + " --root " + capture);
+  CHECK(r.code == 3);
+  json j = json::parse(r.out);
+  REQUIRE(j["changes"].size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    const json& c = j["changes"][i];
+    CHECK(c["knob"] == "cpu:policy" + std::to_string(i) + ":governor");
+    CHECK(c["group"] == "cpu");
+    CHECK(c["current"] == "performance");
+    CHECK(c["desired"] == "schedutil");
+    CHECK(c["reason"] == "policy" + std::to_string(i) + " (CPU " + std::to_string(i) +
+                             "): profile sets governor schedutil (p.toml:4)");
+  }
+  CHECK(j["notes"] == json({"policies 0-3: epp = \"performance\" not available on this machine: "
+                            "no energy_performance_preference (cpufreq driver cppc_cpufreq)"}));
+
+  // A governor the policies do not offer: exit 2 at the setting.
+  std::string bad =
+      dir.write("bad.toml", "[profile]\nname = \"bad\"\n[cpu]\ngovernor = \"turbo\"\n");
+  r = run_tuner("plan --profile " + bad + " --root " + capture);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(bad + ":4:1: cpu:policy0:governor: governor 'turbo' is not offered here "
+                         "(this machine offers: conservative, ondemand, userspace, powersave, "
+                         "performance, schedutil)") != std::string::npos);
+
+  // The capture holds no sys/kernel: THP is unknown there, planned with current null.
+  std::string mm = dir.write("mm.toml", "[profile]\nname = \"mm\"\n[mm]\nthp = \"never\"\n");
+  r = run_tuner("plan --json --profile " + mm + " --root " + capture);
+  CHECK(r.code == 0);
+  j = json::parse(r.out);
+  REQUIRE(j["changes"].size() == 1);
+  CHECK(j["changes"][0]["knob"] == "mm:thp");
+  CHECK(j["changes"][0]["current"].is_null());
+}
+
 TEST_CASE("plan command: --topology takes a regular file only; a FIFO does not hang it") {
   TempDir dir;
   std::string fifo = dir / "topo.xml";

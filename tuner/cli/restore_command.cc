@@ -2,7 +2,6 @@
 // Journaled as a run of its own (kind "restore"), so it can be rolled back too; it
 // writes only what differs and leaves state.json as it is. Exit 0 restored or nothing
 // to do, 1 failure (what it wrote has been put back).
-#include <algorithm>
 #include <iostream>
 
 #include <fmt/core.h>
@@ -12,6 +11,7 @@
 #include "rollback/state.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/run_glue.h"
+#include "tuner/plan/planner.h"
 
 namespace po = boost::program_options;
 
@@ -44,8 +44,8 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
   Plan plan;
   for (const auto& [id, k] : state->knobs)
     plan.changes.push_back({id, k.group, std::nullopt, k.value, "kept by run " + k.run_id});
-  std::stable_sort(plan.changes.begin(), plan.changes.end(),
-                   [](const Change& a, const Change& b) { return a.group < b.group; });
+  // The order apply wrote them in: a governor before its policy's energy preference.
+  order_changes(plan.changes);
   LiveKnobs knobs;
   ApplyOptions options;
   options.kind = "restore";

@@ -44,6 +44,11 @@ Status MachineKnob::write(const std::string& value) {
   return finish(*want);
 }
 
+Status MachineKnob::write_file(const std::string& rel, const std::string& text) {
+  bool fake = ctx_.fake_machine && ctx_.fake_kernel;
+  return write_proc_file(ctx_.root, rel, text, fake ? &ctx_.fake_kernel : nullptr);
+}
+
 std::string MachineKnob::revert(const std::string& before) {
   if (Status st = set(before); !st.ok())
     return "; reverting to '" + before + "' failed: " + st.error().message();
@@ -73,6 +78,11 @@ Result<std::unique_ptr<Knob>> make_knob(const KnobId& id, KnobContext& ctx) {
     case KnobKind::numa_pid: return make_numa_process_knob(id, ctx);
     case KnobKind::irqbalance_service:
     case KnobKind::irqbalance_banned: return make_irqbalance_knob(id, ctx);
+    case KnobKind::cpu_governor:
+    case KnobKind::cpu_epp: return make_cpu_policy_knob(id, ctx);
+    case KnobKind::cpu_resume_latency: return make_cpu_latency_knob(id, ctx);
+    case KnobKind::mm_thp:
+    case KnobKind::mm_thp_defrag: return make_thp_knob(id, ctx);
   }
   return Error::invalid("unknown knob kind", id.str());
 }

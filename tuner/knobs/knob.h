@@ -4,7 +4,7 @@
 //
 // Who owns what (STYLE.md 11): each kind is named and validated in knob_id, and read,
 // made canonical and written in exactly one file here (sysctl.cc, irq_affinity.cc,
-// nic_*.cc, numa_*.cc, irqbalance*.cc). The planner, `status` and rollback ask the
+// nic_*.cc, numa_*.cc, irqbalance*.cc, cpu_policy.cc, cpu_latency.cc, thp.cc). The planner, `status` and rollback ask the
 // knob (make_knob(id, ctx)->read()); nobody else parses a drop-in, a cpuset file or a
 // sysctl. Every knob reads through ctx.root, so it reads a captured tree (--root) as
 // it reads the machine, and only Knob::write writes.
@@ -17,6 +17,7 @@
 #include "base/result.h"
 #include "probes/netlink.h"
 #include "probes/root.h"
+#include "tuner/knobs/knob_files.h"
 #include "tuner/knobs/knob_id.h"
 #include "tuner/knobs/systemd.h"
 
@@ -35,6 +36,9 @@ struct KnobContext {
   /// may write to it. Any other root that is not the live machine (a --root capture)
   /// is read-only. Never set outside tests.
   bool fake_machine = false;
+  /// With fake_machine only: answers for the fake machine's kernel where a file does not
+  /// read back what was written to it (knob_files.h). Unset, files are plain.
+  FakeKernel fake_kernel = nullptr;
 
   /// Only the live machine, or a test's fake one, may be written.
   bool may_write() const { return root.is_live() || fake_machine; }
@@ -92,6 +96,10 @@ class MachineKnob : public Knob {
   /// Names the knob in errors; the IRQ knob adds the handler names.
   virtual std::string label() const { return id_str_; }
 
+  /// Writes one kernel file under ctx.root (knob_files.h's write_proc_file), through the
+  /// fake kernel of a test's fake machine when it has one.
+  Status write_file(const std::string& rel, const std::string& text);
+
   KnobId id_;
   std::string id_str_;
   KnobContext& ctx_;
@@ -114,6 +122,9 @@ Result<std::unique_ptr<Knob>> make_numa_unit_knob(const KnobId& id, KnobContext&
 Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const KnobId& id, KnobContext& ctx);
 Result<std::unique_ptr<Knob>> make_numa_process_knob(const KnobId& id, KnobContext& ctx);
 Result<std::unique_ptr<Knob>> make_irqbalance_knob(const KnobId& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_cpu_policy_knob(const KnobId& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_cpu_latency_knob(const KnobId& id, KnobContext& ctx);
+Result<std::unique_ptr<Knob>> make_thp_knob(const KnobId& id, KnobContext& ctx);
 
 /// A note for the person running tuner ("tuner: note: ..." on stderr): things done or
 /// left undone on purpose that are not errors.

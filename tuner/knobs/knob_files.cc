@@ -60,17 +60,22 @@ Result<std::string> read_proc_file(const Root& root, const std::string& rel) {
   return read_fd(fd.get(), shown_path(root, rel));
 }
 
-Status write_proc_file(const Root& root, const std::string& rel, const std::string& text) {
+Status write_proc_file(const Root& root, const std::string& rel, const std::string& text,
+                       const FakeKernel* fake) {
+  std::string stored = text;
+  if (fake && *fake)
+    if (int err = (*fake)(rel, stored))
+      return errno_error("the kernel rejected '" + text + "'", shown_path(root, rel), err);
   // O_TRUNC as a shell's '>' does: /proc and /sys ignore it, a fake machine's plain file
   // would otherwise keep the tail of a longer old value.
   UniqueFd fd = open_beneath(root, rel, O_WRONLY | O_TRUNC);
   if (!fd) return errno_error("cannot open for writing", shown_path(root, rel));
   ssize_t n;
   do {
-    n = ::write(fd.get(), text.data(), text.size());
+    n = ::write(fd.get(), stored.data(), stored.size());
   } while (n < 0 && errno == EINTR);
   if (n < 0) return errno_error("the kernel rejected '" + text + "'", shown_path(root, rel));
-  if (static_cast<size_t>(n) != text.size())
+  if (static_cast<size_t>(n) != stored.size())
     return Error::io("short write of '" + text + "'", shown_path(root, rel));
   return Ok{};
 }

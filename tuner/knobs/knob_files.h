@@ -6,6 +6,7 @@
 // it decides whether this root may be written before it calls anything here.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,9 +24,16 @@ std::string shown_path(const Root& root, std::string_view rel);
 
 /// Reads rel (e.g. "proc/sys/net/core/somaxconn") under root, refusing symlinks.
 Result<std::string> read_proc_file(const Root& root, const std::string& rel);
+/// A test's fake machine, answering for its kernel (KnobContext::fake_kernel). Told the
+/// path and the text a knob writes, it may change the text into what the file reads
+/// afterwards (a THP choice reads back "always [madvise] never"), or return the errno
+/// the kernel would fail the write with (then nothing is written). 0 accepts.
+using FakeKernel = std::function<int(const std::string& rel, std::string& text)>;
+
 /// Writes text to rel in one write(2). Errors carry the errno of the open or the write
-/// (the kernel's verdict on the value).
-Status write_proc_file(const Root& root, const std::string& rel, const std::string& text);
+/// (the kernel's verdict on the value). A fake kernel, when given, is asked first.
+Status write_proc_file(const Root& root, const std::string& rel, const std::string& text,
+                       const FakeKernel* fake = nullptr);
 
 /// A systemd drop-in: DIR/SUBDIR/NAME under root ("etc/systemd/system",
 /// "trainer.service.d", "tuner-numa.conf"). SUBDIR and NAME are opened without

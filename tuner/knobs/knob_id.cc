@@ -111,6 +111,13 @@ Result<PidStart> parse_pid_start(std::string_view text) {
   return PidStart{static_cast<unsigned>(*p), *s};
 }
 
+Result<unsigned> parse_cpu_number(std::string_view text) {
+  auto n = digits_only(text) ? parse_u64(text) : std::nullopt;
+  if (!n || *n > kMaxCpuNumber || (text.size() > 1 && text[0] == '0'))
+    return Error::invalid("not a CPU number: '" + std::string(text) + "'");
+  return static_cast<unsigned>(*n);
+}
+
 Result<KnobId> KnobId::sysctl(std::string_view key) {
   if (auto st = validate_sysctl_key(key); !st.ok()) return st.error();
   return KnobId{KnobKind::sysctl, std::string(key), 0, 0};
@@ -148,6 +155,22 @@ Result<KnobId> KnobId::numa_pid(unsigned pid, unsigned long long start) {
 KnobId KnobId::irqbalance_service() { return KnobId{KnobKind::irqbalance_service, "", 0, 0}; }
 KnobId KnobId::irqbalance_banned() { return KnobId{KnobKind::irqbalance_banned, "", 0, 0}; }
 
+Result<KnobId> KnobId::cpu_policy(KnobKind kind, unsigned policy) {
+  if (kind != KnobKind::cpu_governor && kind != KnobKind::cpu_epp)
+    return Error::invalid("not a cpufreq policy setting");
+  if (policy > kMaxCpuNumber)
+    return Error::invalid("not a cpufreq policy number: " + std::to_string(policy));
+  return KnobId{kind, "", policy, 0};
+}
+
+Result<KnobId> KnobId::cpu_resume_latency(unsigned cpu) {
+  if (cpu > kMaxCpuNumber) return Error::invalid("not a CPU number: " + std::to_string(cpu));
+  return KnobId{KnobKind::cpu_resume_latency, "", cpu, 0};
+}
+
+KnobId KnobId::mm_thp() { return KnobId{KnobKind::mm_thp, "", 0, 0}; }
+KnobId KnobId::mm_thp_defrag() { return KnobId{KnobKind::mm_thp_defrag, "", 0, 0}; }
+
 std::string KnobId::str() const {
   switch (kind) {
     case KnobKind::sysctl: return "sysctl:" + name;
@@ -161,6 +184,11 @@ std::string KnobId::str() const {
       return "numa:pid:" + std::to_string(number) + "@" + std::to_string(start);
     case KnobKind::irqbalance_service: return "irqbalance:service";
     case KnobKind::irqbalance_banned: return "irqbalance:banned";
+    case KnobKind::cpu_governor: return "cpu:policy" + std::to_string(number) + ":governor";
+    case KnobKind::cpu_epp: return "cpu:policy" + std::to_string(number) + ":epp";
+    case KnobKind::cpu_resume_latency: return "cpu:" + std::to_string(number) + ":resume_latency";
+    case KnobKind::mm_thp: return "mm:thp";
+    case KnobKind::mm_thp_defrag: return "mm:thp_defrag";
   }
   return "";
 }
@@ -217,6 +245,26 @@ Result<KnobId> parse_knob_id(std::string_view id) {
   if (starts_with(id, "irqbalance:"))
     return Error::invalid(
         "unknown irqbalance knob (expected irqbalance:service or irqbalance:banned)", where);
+  if (starts_with(id, "cpu:")) {
+    const char* expected = "expected cpu:policyN:governor, cpu:policyN:epp or cpu:N:resume_latency";
+    auto parts = split(id, ':');
+    if (parts.size() != 3) return Error::invalid(expected, where);
+    if (parts[2] == "resume_latency") {
+      auto n = parse_cpu_number(parts[1]);
+      if (!n.ok()) return n.error().context(where);
+      return with_id(KnobId::cpu_resume_latency(*n), id);
+    }
+    if ((parts[2] != "governor" && parts[2] != "epp") || !starts_with(parts[1], "policy"))
+      return Error::invalid(expected, where);
+    auto n = parse_cpu_number(parts[1].substr(6));
+    if (!n.ok()) return n.error().context(where);
+    return with_id(
+        KnobId::cpu_policy(parts[2] == "epp" ? KnobKind::cpu_epp : KnobKind::cpu_governor, *n), id);
+  }
+  if (id == "mm:thp") return KnobId::mm_thp();
+  if (id == "mm:thp_defrag") return KnobId::mm_thp_defrag();
+  if (starts_with(id, "mm:"))
+    return Error::invalid("unknown mm knob (expected mm:thp or mm:thp_defrag)", where);
   return Error::invalid("unknown knob kind", where);
 }
 

@@ -1,7 +1,8 @@
 // KnobId: the one place knob ids are built, parsed and validated. A knob id names one
 // setting of the machine ("sysctl:net.core.rmem_max", "irq:57:affinity",
 // "nic:eth0:link", "numa:unit:trainer.service", "numa:cgroup:/sys/fs/cgroup/x",
-// "numa:pid:1234@98765", "irqbalance:banned") and is all rollback has to rebuild the
+// "numa:pid:1234@98765", "irqbalance:banned", "cpu:policy0:governor", "cpu:3:resume_latency",
+// "mm:thp") and is all rollback has to rebuild the
 // knob in a fresh process (DESIGN.md "Knobs"). Inside the program an id is a typed
 // KnobId; the string form exists only at the edges (plan JSON, journal, state.json).
 //
@@ -28,7 +29,16 @@ enum class KnobKind {
   numa_pid,            // numa:pid:PID@START
   irqbalance_service,  // irqbalance:service
   irqbalance_banned,   // irqbalance:banned
+  cpu_governor,        // cpu:policyN:governor
+  cpu_epp,             // cpu:policyN:epp
+  cpu_resume_latency,  // cpu:N:resume_latency
+  mm_thp,              // mm:thp
+  mm_thp_defrag,       // mm:thp_defrag
 };
+
+/// The highest CPU (and cpufreq policy) number an id may name. The kernel's NR_CPUS is
+/// at most 8192 today; the margin costs nothing.
+inline constexpr unsigned kMaxCpuNumber = 65535;
 
 /// Where cgroup paths of numa:cgroup ids are rooted on every machine.
 inline constexpr std::string_view kCgroupMount = "/sys/fs/cgroup";
@@ -39,7 +49,7 @@ struct KnobId {
   KnobKind kind = KnobKind::sysctl;
   /// sysctl key, interface name, unit name, or cgroup path relative to kCgroupMount.
   std::string name;
-  unsigned number = 0;           // IRQ number, or pid
+  unsigned number = 0;           // IRQ number, pid, cpufreq policy or CPU number
   unsigned long long start = 0;  // pid start time (field 22 of /proc/PID/stat)
 
   static Result<KnobId> sysctl(std::string_view key);
@@ -52,6 +62,11 @@ struct KnobId {
   static Result<KnobId> numa_pid(unsigned pid, unsigned long long start);
   static KnobId irqbalance_service();
   static KnobId irqbalance_banned();
+  /// kind is cpu_governor or cpu_epp; policy is the N of cpufreq/policyN.
+  static Result<KnobId> cpu_policy(KnobKind kind, unsigned policy);
+  static Result<KnobId> cpu_resume_latency(unsigned cpu);
+  static KnobId mm_thp();
+  static KnobId mm_thp_defrag();
 
   /// The stable string form: what plans, journals and state.json carry.
   std::string str() const;
@@ -88,5 +103,8 @@ struct PidStart {
   unsigned long long start = 0;
 };
 Result<PidStart> parse_pid_start(std::string_view text);
+/// A CPU or cpufreq policy number: decimal without sign or leading zeros, at most
+/// kMaxCpuNumber.
+Result<unsigned> parse_cpu_number(std::string_view text);
 
 }  // namespace tuner

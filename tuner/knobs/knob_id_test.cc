@@ -28,6 +28,12 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
       {"numa:pid:1234@98765", KnobKind::numa_pid, "", 1234},
       {"irqbalance:service", KnobKind::irqbalance_service, "", 0},
       {"irqbalance:banned", KnobKind::irqbalance_banned, "", 0},
+      {"cpu:policy0:governor", KnobKind::cpu_governor, "", 0},
+      {"cpu:policy12:epp", KnobKind::cpu_epp, "", 12},
+      {"cpu:0:resume_latency", KnobKind::cpu_resume_latency, "", 0},
+      {"cpu:255:resume_latency", KnobKind::cpu_resume_latency, "", 255},
+      {"mm:thp", KnobKind::mm_thp, "", 0},
+      {"mm:thp_defrag", KnobKind::mm_thp_defrag, "", 0},
   };
   for (const Case& c : cases) {
     CAPTURE(c.id);
@@ -46,6 +52,10 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
   CHECK(*KnobId::numa_cgroup("/sys/fs/cgroup/a/b") == *parse_knob_id("numa:cgroup:a/b"));
   CHECK(KnobId::nic(KnobKind::nic_link, "eth0")->str() == "nic:eth0:link");
   CHECK(KnobId::irq_affinity(9)->str() == "irq:9:affinity");
+  CHECK(KnobId::cpu_policy(KnobKind::cpu_epp, 4)->str() == "cpu:policy4:epp");
+  CHECK(KnobId::cpu_resume_latency(7)->str() == "cpu:7:resume_latency");
+  CHECK(!KnobId::cpu_policy(KnobKind::mm_thp, 4).ok());
+  CHECK(!KnobId::cpu_resume_latency(kMaxCpuNumber + 1).ok());
 }
 
 TEST_CASE("knob id: hostile and malformed ids are refused, naming the id") {
@@ -98,7 +108,23 @@ TEST_CASE("knob id: hostile and malformed ids are refused, naming the id") {
                           "numa:pid:4194305@1",
                           "numa:bogus:x",
                           "irqbalance:",
-                          "irqbalance:bogus"}) {
+                          "irqbalance:bogus",
+                          "cpu:",
+                          "cpu:policy0",
+                          "cpu:0:governor",
+                          "cpu:policy:governor",
+                          "cpu:policy00:governor",
+                          "cpu:policy-1:epp",
+                          "cpu:policy0:scaling_max_freq",
+                          "cpu:policy0:epp:x",
+                          "cpu:policy../..:governor",
+                          "cpu:policy0:resume_latency",
+                          "cpu:01:resume_latency",
+                          "cpu:65536:resume_latency",
+                          "cpu:x:resume_latency",
+                          "mm:",
+                          "mm:thp_enabled",
+                          "mm:shmem_enabled"}) {
     CAPTURE(bad);
     auto id = parse_knob_id(bad);
     CHECK_FALSE(id.ok());

@@ -3,21 +3,19 @@
 // is "4096 131072 6291456").
 #include "probes/sysctl.h"
 #include "base/strings.h"
-#include "tuner/knobs/knob.h"
-#include "tuner/knobs/knob_files.h"
+#include "tuner/knobs/file_knob.h"
 
 namespace tuner {
 
 namespace {
 
-class SysctlKnob : public MachineKnob {
+class SysctlKnob : public FileKnob {
  public:
-  SysctlKnob(KnobId id, std::string path, KnobContext& ctx)
-      : MachineKnob(std::move(id), ctx), path_(std::move(path)) {}
+  using FileKnob::FileKnob;
 
   Result<std::string> read() override {
-    auto text = read_proc_file(ctx_.root, path_);
-    if (!text.ok()) return labelled(text.error());
+    auto text = read_text(path_);
+    if (!text.ok()) return text.error();
     return normalize_ws(*text);
   }
 
@@ -26,23 +24,6 @@ class SysctlKnob : public MachineKnob {
     if (v.empty()) return Error::invalid("empty value", id_str_);
     return v;
   }
-
- protected:
-  Status set(const std::string& value) override {
-    if (Status s = write_proc_file(ctx_.root, path_, value); !s.ok()) return labelled(s.error());
-    return Ok{};
-  }
-
-  std::string mismatch(const std::string& now, const std::string& want) override {
-    return "wrote '" + want + "' but the kernel reads back '" + now + "'";
-  }
-
- private:
-  Error labelled(const Error& e) const {
-    return Error{e.what, id_str_ + " (" + e.where + ")", e.err, e.kind};
-  }
-
-  std::string path_;
 };
 
 }  // namespace
@@ -65,7 +46,7 @@ Result<std::unique_ptr<Knob>> make_sysctl_knob(const KnobId& id, KnobContext& ct
     bool not_one = absent || e.err == EISDIR || e.err == ELOOP || e.err == ENOTDIR;
     return Error{what, id.str(), e.err, not_one ? ErrorKind::missing : e.kind};
   }
-  return std::unique_ptr<Knob>(new SysctlKnob(id, std::move(path).value(), ctx));
+  return std::unique_ptr<Knob>(new SysctlKnob(id, ctx, std::move(path).value()));
 }
 
 }  // namespace tuner

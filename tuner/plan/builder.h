@@ -1,6 +1,7 @@
-// Shared by the planner's per-kind files (sysctl.cc, irq.cc, nic.cc, numa.cc); not a
-// public interface. They build knob ids with KnobId (tuner/knobs/knob_id.h) and read
-// current values through PlanBuilder::current, which asks the knobs.
+// Shared by the planner's per-kind files (sysctl.cc, irq.cc, nic.cc, numa.cc, cpu.cc,
+// mm.cc); not a public interface. They build knob ids with KnobId
+// (tuner/knobs/knob_id.h) and read current values through PlanBuilder::current, which
+// asks the knobs.
 #pragma once
 
 #include <optional>
@@ -34,6 +35,15 @@ Status plan_sysctls(PlanBuilder& b);
 Status plan_irqs(PlanBuilder& b);
 Status plan_nics(PlanBuilder& b);
 Status plan_numa(PlanBuilder& b);
+Status plan_cpu(PlanBuilder& b);
+Status plan_mm(PlanBuilder& b);
+
+/// Plans knob = s.value for a [cpu] or [mm] setting, reason + " (file:line)". The current
+/// value is the knob's; the desired one is made canonical by the knob, so a value this
+/// machine does not offer is an Error at s.loc. A knob that does not exist here adds
+/// nothing: false, with why_missing set, for the caller's note.
+Result<bool> plan_table_knob(PlanBuilder& b, const KnobId& knob, const TableSetting& s,
+                             const std::string& reason, std::string& why_missing);
 
 /// An Error placed at a profile setting: where = "file:line:col".
 Error error_at(const SourceLoc& loc, std::string what);
@@ -44,7 +54,8 @@ std::string short_loc(const SourceLoc& loc);
 std::optional<int> compare_integers(std::string_view a, std::string_view b);
 /// Numeric-aware ordering of knob ids: "irq:9:affinity" < "irq:57:affinity".
 bool natural_less(std::string_view a, std::string_view b);
-/// Position of a knob's kind in the plan: sysctl, irq, nic, numa, irqbalance.
+/// Position of a knob's kind in the plan: sysctl, irq, nic, numa, irqbalance, cpu
+/// governor, cpu epp, cpu resume latency, mm thp, mm thp_defrag.
 int kind_rank(std::string_view knob_id);
 
 }  // namespace tuner::planner_detail

@@ -88,10 +88,56 @@ bool natural_less(std::string_view a, std::string_view b) {
 }
 
 int kind_rank(std::string_view id) {
-  static const char* kinds[] = {"sysctl:", "irq:", "nic:", "numa:", "irqbalance:"};
-  for (int i = 0; i < 5; ++i)
-    if (starts_with(id, kinds[i])) return i;
-  return 5;
+  auto knob = parse_knob_id(id);
+  if (!knob.ok()) return 10;
+  switch (knob->kind) {
+    case KnobKind::sysctl: return 0;
+    case KnobKind::irq_affinity: return 1;
+    case KnobKind::nic_link:
+    case KnobKind::nic_channels:
+    case KnobKind::nic_rings: return 2;
+    case KnobKind::numa_unit:
+    case KnobKind::numa_cgroup:
+    case KnobKind::numa_pid: return 3;
+    case KnobKind::irqbalance_service:
+    case KnobKind::irqbalance_banned: return 4;
+    // Governors before energy preferences: intel_pstate and amd-pstate refuse a
+    // preference other than performance while the governor is performance.
+    case KnobKind::cpu_governor: return 5;
+    case KnobKind::cpu_epp: return 6;
+    case KnobKind::cpu_resume_latency: return 7;
+    case KnobKind::mm_thp: return 8;
+    case KnobKind::mm_thp_defrag: return 9;
+  }
+  return 10;
+}
+
+Result<bool> plan_table_knob(PlanBuilder& b, const KnobId& knob, const TableSetting& s,
+                             const std::string& reason, std::string& why_missing) {
+  std::string where = short_loc(s.loc);
+  Change change{knob.str(), s.group, std::nullopt, s.value,
+                where.empty() ? reason : reason + " (" + where + ")"};
+  if (!b.current.readable()) {
+    b.add(std::move(change), false);
+    return true;
+  }
+  CurrentValue cur = b.current.get(knob);
+  if (cur.state == CurrentValue::State::missing) {
+    why_missing = cur.why;
+    return false;
+  }
+  if (cur.state == CurrentValue::State::unknown) {
+    change.reason += "; current value unreadable: " + cur.why;
+    b.add(std::move(change), false);
+    return true;
+  }
+  auto desired = b.current.canonical(knob, s.value);
+  if (!desired.ok()) return error_at(s.loc, change.knob + ": " + desired.error().what);
+  change.desired = *desired;
+  change.current = cur.value;
+  bool done = cur.value == change.desired;
+  b.add(std::move(change), done);
+  return true;
 }
 
 }  // namespace planner_detail
@@ -113,22 +159,32 @@ CurrentValue KnobCurrentValues::get(const KnobId& knob) const {
   return CurrentValue::from((*k)->read(), id);
 }
 
+Result<std::string> KnobCurrentValues::canonical(const KnobId& knob,
+                                                 const std::string& desired) const {
+  auto k = make_knob(knob, ctx_);
+  if (!k.ok()) return k.error();
+  return (*k)->canonical(desired);
+}
+
+void order_changes(std::vector<Change>& changes) {
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) {
+    if (x.group != y.group) return x.group < y.group;
+    int kx = kind_rank(x.knob), ky = kind_rank(y.knob);
+    if (kx != ky) return kx < ky;
+    return natural_less(x.knob, y.knob);
+  });
+}
+
 Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
                             const CurrentValues& current) {
   PlanBuilder b{profile, inventory, current, {}, {}};
   b.plan.profiles = profile.chain;
-  for (auto step : {plan_sysctls, plan_irqs, plan_nics, plan_numa}) {
+  for (auto step : {plan_sysctls, plan_irqs, plan_nics, plan_numa, plan_cpu, plan_mm}) {
     Status s = step(b);
     if (!s.ok()) return s.error();
   }
   b.flush_notes();
-  std::stable_sort(b.plan.changes.begin(), b.plan.changes.end(),
-                   [](const Change& x, const Change& y) {
-                     if (x.group != y.group) return x.group < y.group;
-                     int kx = kind_rank(x.knob), ky = kind_rank(y.knob);
-                     if (kx != ky) return kx < ky;
-                     return natural_less(x.knob, y.knob);
-                   });
+  order_changes(b.plan.changes);
   for (const Change& c : b.plan.changes)
     if (b.plan.groups.empty() || b.plan.groups.back().name != c.group) {
       GroupPolicy g = group_policy(profile, c.group);

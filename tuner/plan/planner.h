@@ -37,9 +37,10 @@ struct CurrentValue {
 };
 
 /// Where the planner reads current values that are not in the Inventory: sysctls,
-/// NUMA bindings (numa:unit, numa:cgroup) and the irqbalance ban list. IRQ affinities,
-/// NIC settings and whether irqbalance runs come from the Inventory. Tests substitute
-/// their own to re-plan against a desired state.
+/// NUMA bindings (numa:unit, numa:cgroup), the irqbalance ban list, cpufreq governors
+/// and energy preferences, resume latencies and THP modes. IRQ affinities, NIC settings
+/// and whether irqbalance runs come from the Inventory. Tests substitute their own to
+/// re-plan against a desired state.
 class CurrentValues {
  public:
   virtual ~CurrentValues() = default;
@@ -50,6 +51,13 @@ class CurrentValues {
   /// reporting no channels or rings does not support them.
   virtual bool live() const = 0;
   virtual CurrentValue get(const KnobId& knob) const = 0;
+  /// The knob's canonical form of desired, checked against what this machine offers (a
+  /// governor its policy lists, a THP mode its kernel has); an Error says why it cannot
+  /// be. Asked only when get() knows the current value. This default takes desired as
+  /// it is.
+  virtual Result<std::string> canonical(const KnobId& /*knob*/, const std::string& desired) const {
+    return desired;
+  }
 };
 
 /// Asks the knobs: make_knob(id, ctx)->read() is the one definition of every value
@@ -61,6 +69,7 @@ class KnobCurrentValues : public CurrentValues {
   bool readable() const override { return readable_; }
   bool live() const override { return live_; }
   CurrentValue get(const KnobId& knob) const override;
+  Result<std::string> canonical(const KnobId& knob, const std::string& desired) const override;
 
  private:
   mutable KnobContext ctx_;  // knobs take it by reference; reading changes nothing
@@ -73,6 +82,11 @@ class RootCurrentValues : public KnobCurrentValues {
   explicit RootCurrentValues(const Target& target)
       : KnobCurrentValues(KnobContext{target.root}, !target.topology_xml, target.writable()) {}
 };
+
+/// The plan's order, which is the order apply writes in: by group, then knob kind
+/// (sysctl, irq, nic, numa, irqbalance, cpu governor, cpu epp, cpu resume latency, mm),
+/// then id with numbers compared as numbers.
+void order_changes(std::vector<Change>& changes);
 
 /// make_plan with the current-value source made explicit.
 Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,

@@ -104,6 +104,19 @@ const BadCase kCases[] = {
   {"group_member_bad_prefix.toml", "group_member_bad_prefix.toml:2:12", "member 'eth0' of 'members' in [group.queues]"},
   {"group_two_groups.toml", "group_two_groups.toml:8:12", "is put in group 'b' and also in group 'a'"},
   {"group_bad_name.toml", "group_bad_name.toml:3:9", "group name 'my group' has ' '"},
+  {"cpu_unknown_key.toml", "cpu_unknown_key.toml:2:1", "unknown key 'governr' in [cpu]; did you mean 'governor'?"},
+  {"cpu_not_table.toml", "cpu_not_table.toml:1:7", "[cpu] must be a table, not a string"},
+  {"cpu_governor_number.toml", "cpu_governor_number.toml:2:12", "'governor' in [cpu] must be a string, not an integer"},
+  {"cpu_epp_two_words.toml", "cpu_epp_two_words.toml:2:7", "'epp' in [cpu]: 'balance performance' has ' ': a value is one word"},
+  {"cpu_resume_latency_negative.toml", "cpu_resume_latency_negative.toml:2:21", "'resume_latency_us' in [cpu] = -1 is out of range: it must be 0 to 2147483646"},
+  {"cpu_resume_latency_word.toml", "cpu_resume_latency_word.toml:2:21", "'none' is not a resume latency: give microseconds"},
+  {"cpu_resume_latency_bool.toml", "cpu_resume_latency_bool.toml:2:21", "must be microseconds (an integer, 0 = no constraint) or \"n/a\", not a boolean"},
+  {"cpu_cpus_empty.toml", "cpu_cpus_empty.toml:3:8", "'cpus' in [cpu] is an empty cpulist"},
+  {"cpu_group_bad_name.toml", "cpu_group_bad_name.toml:3:9", "[cpu]: group name 'my group' has ' '"},
+  {"mm_unknown_key.toml", "mm_unknown_key.toml:2:1", "unknown key 'thp_defrg' in [mm]; did you mean 'thp_defrag'?"},
+  {"mm_thp_bool.toml", "mm_thp_bool.toml:2:7", "'thp' in [mm] must be a string, not a boolean"},
+  {"group_member_cpu_typo.toml", "group_member_cpu_typo.toml:2:12", "member 'cpu:governer' of 'members' in [group.power]: write"},
+  {"group_member_cpu_unset.toml", "group_member_cpu_unset.toml:5:28", "group 'power' lists 'cpu:epp', but the profile has no such setting"},
 };
 
 // These need the real sysctl key check from probes/sysctl.cc (check_sysctl_key_syntax).

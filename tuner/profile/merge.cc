@@ -22,7 +22,49 @@ bool same_target(const NumaBind& a, const NumaBind& b) {
   return (a.unit && a.unit == b.unit) || (a.cgroup && a.cgroup == b.cgroup);
 }
 
+template <typename T>
+void over_key(std::optional<T>& base, const std::optional<T>& over) {
+  if (over) base = over;
+}
+
+/// The [cpu] and [mm] settings a group member can name.
+struct TableMember {
+  std::string_view id;
+  std::optional<TableSetting>& (*get)(Profile&);
+};
+const TableMember kTableMembers[] = {
+    {"cpu:governor", [](Profile& p) -> auto& {return p.cpu.governor;
 }  // namespace
+}  // namespace tuner
+, {"cpu:epp", [](Profile& p) -> auto& {return p.cpu.epp;
+}
+}
+, {"cpu:resume_latency", [](Profile& p) -> auto& {return p.cpu.resume_latency;
+}
+}
+, {"mm:thp", [](Profile& p) -> auto& {return p.mm.thp;
+}
+}
+, {"mm:thp_defrag", [](Profile& p) -> auto& {return p.mm.thp_defrag;
+}
+}
+,
+}
+;
+
+/// The setting a group member names; nullptr for an id that names none.
+std::optional<TableSetting>* table_setting(Profile& p, std::string_view id) {
+  for (const TableMember& m : kTableMembers)
+    if (m.id == id) return &m.get(p);
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_table_member(std::string_view id) {
+  return std::any_of(std::begin(kTableMembers), std::end(kTableMembers),
+                     [&](const TableMember& m) { return m.id == id; });
+}
 
 std::string SourceLoc::str() const {
   if (line <= 0) return file;
@@ -43,6 +85,15 @@ void merge_into(Profile& base, const Profile& over) {
   for (const NicRule& r : over.nics)
     upsert(base.nics, r, [](auto& a, auto& b) { return a.glob == b.glob; });
   for (const NumaBind& b : over.binds) upsert(base.binds, b, same_target);
+  over_key(base.cpu.governor, over.cpu.governor);
+  over_key(base.cpu.epp, over.cpu.epp);
+  over_key(base.cpu.resume_latency, over.cpu.resume_latency);
+  if (over.cpu.cpus) {
+    base.cpu.cpus = over.cpu.cpus;
+    base.cpu.cpus_loc = over.cpu.cpus_loc;
+  }
+  over_key(base.mm.thp, over.mm.thp);
+  over_key(base.mm.thp_defrag, over.mm.thp_defrag);
 
   VerifySettings& v = base.verify;
   const VerifySettings& o = over.verify;
@@ -109,12 +160,14 @@ Status apply_group_members(Profile& p, const std::vector<GroupClaim>& claims) {
     } else if (id.starts_with("numa:cgroup:")) {
       for (NumaBind& b : p.binds)
         if (b.cgroup == id.substr(12)) claim(b.group);
+    } else if (auto* s = table_setting(p, id); s && *s) {
+      claim((*s)->group);
     }
     if (!found)
       return Error::invalid(
           fmt::format("group '{}' lists '{}', but the profile has no such setting "
                       "(members name a sysctl key or an [irq]/[nic] glob exactly as "
-                      "written)",
+                      "written, or a [cpu]/[mm] key)",
                       c.group, id),
           c.member.loc.str());
   }

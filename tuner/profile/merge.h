@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -10,9 +11,14 @@
 namespace tuner {
 
 /// Lays over on top of base: sysctls by key, [irq]/[nic] rules by glob and binds by
-/// unit or cgroup are replaced or appended; [verify] fields only where over set them;
+/// unit or cgroup are replaced or appended; [cpu] and [mm] key by key (cpus too);
+/// [verify] fields only where over set them;
 /// group definitions replaced, their members accumulated; match and name taken from over.
 void merge_into(Profile& base, const Profile& over);
+
+/// Whether a group member names a [cpu] or [mm] setting: "cpu:governor", "cpu:epp",
+/// "cpu:resume_latency", "mm:thp", "mm:thp_defrag".
+bool is_table_member(std::string_view id);
 
 /// One [group.*] member, with the group that lists it.
 struct GroupClaim {

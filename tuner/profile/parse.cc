@@ -10,7 +10,9 @@
 
 #include "probes/bench/guards.h"
 #include "tuner/knobs/knob_id.h"
+#include "tuner/profile/merge.h"
 #include "tuner/profile/parse_bench.h"
+#include "tuner/profile/parse_tables.h"
 #include "tuner/profile/toml_reader.h"
 #include "tuner/profile/values.h"
 
@@ -26,7 +28,8 @@ class Parser : public TomlReader {
 
   ProfileFile parse(const toml::table& root) {
     check_keys(root, "the top level",
-               {"profile", "match", "sysctl", "irq", "nic", "numa", "verify", "group", "bench"});
+               {"profile", "match", "sysctl", "irq", "nic", "numa", "cpu", "mm", "verify", "group",
+                "bench"});
     out_.profile.file = file_;
     out_.profile.name = file_stem(file_);
     for (auto&& [k, v] : root) {
@@ -41,6 +44,8 @@ class Parser : public TomlReader {
         for_each_rule(v, "nic",
                       [&](const auto& g, const auto& t, const auto& ctx) { parse_nic(g, t, ctx); });
       else if (key == "numa") parse_numa(table(v, "[numa]"));
+      else if (key == "cpu") out_.profile.cpu = parse_cpu_table(file_, table(v, "[cpu]"));
+      else if (key == "mm") out_.profile.mm = parse_mm_table(file_, table(v, "[mm]"));
       else if (key == "verify") parse_verify(table(v, "[verify]"));
       else if (key == "group") parse_groups(table(v, "[group]"));
       else if (key == "bench") parse_benches(table(v, "[bench]"));
@@ -480,9 +485,11 @@ class Parser : public TomlReader {
         ok = validate_unit_name(rest.substr(10));
       } else if (rest.starts_with("numa:cgroup:")) {
         ok = validate_cgroup_path(rest.substr(12));
-      } else {
+      } else if (!is_table_member(id)) {
         fail(e.source(), fmt::format("member '{}' of {}: write \"sysctl:KEY\", \"irq:GLOB\", "
-                                     "\"nic:GLOB\", \"numa:unit:UNIT\" or \"numa:cgroup:PATH\"",
+                                     "\"nic:GLOB\", \"numa:unit:UNIT\", \"numa:cgroup:PATH\", "
+                                     "\"cpu:governor\", \"cpu:epp\", \"cpu:resume_latency\", "
+                                     "\"mm:thp\" or \"mm:thp_defrag\"",
                                      id, what));
       }
       if (!ok.ok())

@@ -65,6 +65,29 @@ struct NumaBind {
   SourceLoc loc;
 };
 
+/// One setting of [cpu] or [mm]: its value and group, and where it was written.
+struct TableSetting {
+  std::string value;  // checked text: a word, or a resume latency's canonical form
+  std::string group;  // the table's 'group' ("cpu", "mm") unless a [group.*] claims it
+  SourceLoc loc;
+};
+
+/// [cpu]: cpufreq policies' governor and energy preference, and each CPU's PM QoS
+/// resume latency. Includes merge it key by key, as [sysctl].
+struct CpuTable {
+  std::optional<TableSetting> governor;        // cpu:policyN:governor
+  std::optional<TableSetting> epp;             // cpu:policyN:epp
+  std::optional<TableSetting> resume_latency;  // cpu:N:resume_latency: "0".., or "n/a"
+  std::optional<CpuSet> cpus;                  // only these CPUs, and the policies covering them
+  SourceLoc cpus_loc;
+};
+
+/// [mm]: transparent hugepages. Includes merge it key by key.
+struct MmTable {
+  std::optional<TableSetting> thp;         // mm:thp
+  std::optional<TableSetting> thp_defrag;  // mm:thp_defrag
+};
+
 struct Match {
   std::optional<std::string> numa_nodes;  // ">=2", "1", "<=4"
   std::optional<std::string> cpu_vendor;  // "GenuineIntel", "AuthenticAMD"
@@ -111,7 +134,9 @@ struct VerifySettings {
 
 /// A `members` entry of a [group.*]: a setting id it claims, and where it was written.
 struct GroupMember {
-  std::string id;  // "sysctl:KEY", "irq:GLOB", "nic:GLOB", "numa:unit:U", "numa:cgroup:P"
+  /// "sysctl:KEY", "irq:GLOB", "nic:GLOB", "numa:unit:U", "numa:cgroup:P", "cpu:governor",
+  /// "cpu:epp", "cpu:resume_latency", "mm:thp", "mm:thp_defrag"
+  std::string id;
   SourceLoc loc;
 };
 
@@ -139,6 +164,8 @@ struct Profile {
   std::vector<IrqRule> irqs;           // one per glob
   std::vector<NicRule> nics;           // one per glob
   std::vector<NumaBind> binds;
+  CpuTable cpu;
+  MmTable mm;
   VerifySettings verify;
   std::map<std::string, BenchSpec> benches;  // [bench.NAME], by name; includes merge by name
   std::map<std::string, GroupSettings> groups;

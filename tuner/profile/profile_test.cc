@@ -116,6 +116,73 @@ TEST_CASE("profile: every value of the format parses as written") {
   CHECK(p->verify.bisect);
   CHECK(p->groups.at("links").bisect == false);             // set: overrides [verify]
   CHECK_FALSE(p->groups.at("buffers").bisect.has_value());  // unset: [verify] decides
+
+  const CpuTable& cpu = p->cpu;
+  REQUIRE(cpu.governor);
+  CHECK(cpu.governor->value == "performance");
+  CHECK(cpu.governor->group == "power");
+  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:75:1");
+  CHECK(cpu.epp->value == "balance_performance");
+  CHECK(cpu.resume_latency->value == "n/a");
+  CHECK(cpu.resume_latency->group == "power");
+  REQUIRE(cpu.cpus);
+  CHECK(cpu.cpus->to_string() == "0-15");
+  CHECK(p->mm.thp->value == "madvise");
+  CHECK(p->mm.thp->group == "mm");
+  CHECK(p->mm.thp_defrag->value == "defer+madvise");
+  CHECK(p->mm.thp_defrag->group == "hugepages");  // claimed by [group.hugepages]
+}
+
+TEST_CASE("profile: [cpu] resume latency is microseconds or n/a, in the kernel's form") {
+  for (auto [text, value] : {std::pair{"0", "0"},
+                             {"50", "50"},
+                             {"\"n/a\"", "n/a"},
+                             {"\"020\"", "20"},
+                             {"2147483646", "2147483646"}}) {
+    CAPTURE(text);
+    auto f = parse_profile_file(std::string("[cpu]\nresume_latency_us = ") + text + "\n", "c.toml");
+    REQUIRE_MESSAGE(f.ok(), f.error().message());
+    CHECK(f->profile.cpu.resume_latency->value == value);
+    CHECK(f->profile.cpu.resume_latency->group == "cpu");
+    CHECK_FALSE(f->profile.cpu.governor);
+  }
+  auto f = parse_profile_file("[cpu]\nresume_latency_us = 2147483647\n", "c.toml");
+  REQUIRE_FALSE(f.ok());
+  CHECK(f.error().where == "c.toml:2:21");
+}
+
+TEST_CASE("profile: includes merge [cpu] and [mm] key by key; later files win") {
+  testing::TempDir dir("tuner-profile-cpu");
+  dir.write("base.toml", "[cpu]\ngovernor = \"powersave\"\nepp = \"power\"\ncpus = \"0-7\"\n"
+                         "[mm]\nthp = \"always\"\nthp_defrag = \"defer\"\n"
+                         "[group.hugepages]\nmembers = [\"mm:thp\"]\n");
+  dir.write("top.toml",
+            "[profile]\ninclude = [\"base\"]\n"
+            "[cpu]\ngovernor = \"performance\"\nresume_latency_us = 0\ngroup = \"power\"\n"
+            "[mm]\nthp_defrag = \"madvise\"\n"
+            "[group.latency]\nmembers = [\"cpu:resume_latency\"]\n");
+  auto p = load_profile(dir / "top.toml", {});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  CHECK(p->cpu.governor->value == "performance");  // the including file wins
+  CHECK(p->cpu.governor->group == "power");
+  CHECK(p->cpu.governor->loc.file == dir / "top.toml");
+  CHECK(p->cpu.epp->value == "power");  // from the parent, in the parent's group
+  CHECK(p->cpu.epp->group == "cpu");
+  CHECK(p->cpu.cpus->to_string() == "0-7");  // a key like the others: inherited
+  CHECK(p->cpu.resume_latency->value == "0");
+  CHECK(p->cpu.resume_latency->group == "latency");
+  CHECK(p->mm.thp->value == "always");
+  CHECK(p->mm.thp->group == "hugepages");
+  CHECK(p->mm.thp_defrag->value == "madvise");
+  CHECK(p->mm.thp_defrag->group == "mm");
+
+  // Two --profile: the later one wins key by key, as for includes.
+  auto base = load_profile(dir / "base.toml", {});
+  REQUIRE(base.ok());
+  Profile merged = merge_profiles({*p, *base});
+  CHECK(merged.cpu.governor->value == "powersave");
+  CHECK(merged.cpu.resume_latency->value == "0");
+  CHECK(merged.mm.thp_defrag->value == "defer");
 }
 
 TEST_CASE("profile: defaults when a section is absent") {

@@ -63,6 +63,11 @@ std::string format_probe_report(const Inventory& inv, const Term& t) {
   out += t.bold("irqs") + fmt::format("  {} numbered IRQs\n", inv.irqs.size());
   if (!inv.sysctls.empty()) out += t.bold("sysctls") + "\n";
   for (const auto& [k, v] : inv.sysctls) out += fmt::format("  {} = {}\n", k, v);
+  if (inv.cpufreq && !inv.cpufreq->empty()) {
+    const CpufreqPolicy& first = inv.cpufreq->front();
+    out += t.bold("cpufreq") + fmt::format("  {} policies, driver {}\n", inv.cpufreq->size(),
+                                           first.driver.value_or("?"));
+  }
   for (const ProbeError& e : inv.errors)
     out += t.yellow("warning") + fmt::format(": {}: {}\n", e.probe, e.message);
   return out;

@@ -1,0 +1,33 @@
+// The value of cpu:N:resume_latency, /sys/devices/system/cpu/cpuN/power/
+// pm_qos_resume_latency_us (Documentation/ABI/testing/sysfs-devices-power), in one
+// place for the knob and the profile parser. The kernel's meanings, which are easy to
+// get backwards:
+//   "0"    no constraint: any idle state may be used. The kernel's default; writing 0
+//          stores "no constraint", and it reads back "0".
+//   "N"    cpuidle may only pick idle states that wake up within N microseconds.
+//   "n/a"  no resume latency is acceptable at all: the CPU only polls when idle. It
+//          reads back "n/a".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace tuner {
+
+/// The largest limit the kernel takes: S32_MAX is its internal "no constraint", which
+/// it refuses to be written directly.
+inline constexpr uint64_t kMaxResumeLatencyUs = 2147483646;
+
+/// The canonical form of a limit: "n/a", or microseconds in decimal without leading
+/// zeros ("020" -> "20"; the kernel would read "020" as octal). The Error carries only
+/// `what`.
+Result<std::string> parse_resume_latency(std::string_view text);
+
+/// What a canonical value means, for a plan's reason: "no constraint", "no wake-up
+/// latency at all: idle CPUs only poll", "idle states that wake within 20 us".
+std::string describe_resume_latency(const std::string& value);
+
+}  // namespace tuner
