@@ -72,12 +72,13 @@ nft add table inet tunerit
 # On input, so that the sender does not see the drop: a packet dropped on output is
 # reported back to TCP, which sends it again as new data and counts no retransmit.
 # 1% keeps the candidate far faster than the crippled baseline (a gain, not harm)
-# while its retransmits (~0.8% of segments) sit far above the guard's 0.05 points.
+# while its retransmits (~0.7-1.1% of segments) sit well above the guard's 0.3 points;
+# large buffers alone, on a loaded machine, retransmit ~0.1% (seen in CI): below it.
 nft add chain inet tunerit in '{ type filter hook input priority 0; }'
 # Data and ACKs only: a lost SYN would fail a connect, not raise retransmits.
 nft add rule inet tunerit in ip ttl 63 tcp flags '&' '(syn|fin|rst)' == 0 numgen random mod 100 '<' 1 drop
 before=$(snapshot_net)
-lossy=$(EXTRA='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.05 }]' verify_profile lossy <<'P'
+lossy=$(EXTRA='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.3 }]' verify_profile lossy <<'P'
 "net.ipv4.tcp_rmem" = "4096 131072 6291456"
 "net.ipv4.tcp_wmem" = "4096 16384 4194304"
 "net.ipv4.ip_default_ttl" = "63"
@@ -92,7 +93,7 @@ jq -e '[.groups[0].stats.guards[] | select(.metric == "tcp_retrans_pct" and .tri
 note "   $(jq -r '.groups[0].stats.error' "$WORK/lossy.json"); main metric effect $(jq -c '.groups[0].stats.effect' "$WORK/lossy.json")"
 
 note "3b. the same group with bisect = true: the TTL knob is found, the buffers kept"
-bisect=$(EXTRA='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.05 }]
+bisect=$(EXTRA='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.3 }]
 bisect = true' verify_profile bisect <<'P'
 "net.ipv4.tcp_rmem" = "4096 131072 6291456"
 "net.ipv4.tcp_wmem" = "4096 16384 4194304"
