@@ -4,15 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <limits>
 #include <map>
 
-#include "probes/bench/guards.h"
 #include "tuner/knobs/knob_id.h"
 #include "tuner/profile/merge.h"
 #include "tuner/profile/parse_bench.h"
 #include "tuner/profile/parse_tables.h"
+#include "tuner/profile/parse_verify.h"
 #include "tuner/profile/toml_reader.h"
 #include "tuner/profile/values.h"
 
@@ -46,7 +45,8 @@ class Parser : public TomlReader {
       else if (key == "numa") parse_numa(table(v, "[numa]"));
       else if (key == "cpu") out_.profile.cpu = parse_cpu_table(file_, table(v, "[cpu]"));
       else if (key == "mm") out_.profile.mm = parse_mm_table(file_, table(v, "[mm]"));
-      else if (key == "verify") parse_verify(table(v, "[verify]"));
+      else if (key == "verify")
+        out_.profile.verify = parse_verify_table(file_, table(v, "[verify]"));
       else if (key == "group") parse_groups(table(v, "[group]"));
       else if (key == "bench") parse_benches(table(v, "[bench]"));
     }
@@ -379,73 +379,6 @@ class Parser : public TomlReader {
       out_.profile.benches[std::string(k.str())] =
           parse_bench_table(file_, std::string(k.str()), table(v, ctx));
     }
-  }
-
-  void parse_verify(const toml::table& t) {
-    check_keys(t, "[verify]",
-               {"bench", "min_effect", "false_keep_rate", "max_trials", "guards", "bisect"});
-    VerifySettings& vs = out_.profile.verify;
-    for (auto&& [k, v] : t) {
-      std::string what = fmt::format("'{}' in [verify]", k.str());
-      vs.set_fields.push_back(std::string(k.str()));
-      if (k.str() == "bench") {
-        vs.bench = bench_names(v, what);
-        vs.bench_loc = loc(v.source());
-      } else if (k.str() == "min_effect") {
-        vs.min_effect = number(v, what);
-        if (!(vs.min_effect >= 0 && vs.min_effect < 1))
-          fail(v.source(), fmt::format("{} = {} is a fraction: it must be at least 0 and below 1 "
-                                       "(0.02 = 2%)",
-                                       what, vs.min_effect));
-      } else if (k.str() == "false_keep_rate") {
-        vs.false_keep_rate = number(v, what);
-        if (!(vs.false_keep_rate > 0 && vs.false_keep_rate < 0.5))
-          fail(v.source(),
-               fmt::format("{} = {} must be above 0 and below 0.5", what, vs.false_keep_rate));
-      } else if (k.str() == "max_trials") {
-        vs.max_trials = static_cast<unsigned>(integer(v, what, 5, 1000));
-      } else if (k.str() == "guards") {
-        if (!v.is_array())
-          fail(v.source(), fmt::format("{} must be an array of {{metric=, max_increase=}}, not {}",
-                                       what, type_name(v)));
-        for (const toml::node& e : *v.as_array()) vs.guards.push_back(guard(e));
-      } else if (k.str() == "bisect") {
-        vs.bisect = boolean(v, what);
-      }
-    }
-  }
-
-  std::vector<std::string> bench_names(const toml::node& v, const std::string& what) const {
-    std::vector<std::string> names = strings(v, what);
-    std::size_t i = 0;
-    for (const std::string& b : names)
-      check(check_plain_name(b, "benchmark name"), *v.as_array()->get(i++), what);
-    return names;
-  }
-
-  Guard guard(const toml::node& n) const {
-    const toml::table& t = table(n, "each of 'guards' in [verify]");
-    std::string ctx = "a guard in [verify]";
-    check_keys(t, ctx, {"metric", "max_increase"});
-    Guard g;
-    bool has_max = false;
-    for (auto&& [k, v] : t) {
-      if (k.str() == "metric") {
-        g.metric = string(v, "'metric' in " + ctx);
-        if (!bench::parse_guard_metric(g.metric))
-          fail(v.source(), fmt::format("'metric' in {} = \"{}\": expected one of {}", ctx, g.metric,
-                                       bench::guard_metric_names()));
-      } else {
-        g.max_increase = number(v, "'max_increase' in " + ctx);
-        if (!(g.max_increase >= 0) || std::isinf(g.max_increase))
-          fail(v.source(), fmt::format("'max_increase' in {} = {} must be a finite number >= 0",
-                                       ctx, g.max_increase));
-        has_max = true;
-      }
-    }
-    if (g.metric.empty() || !has_max)
-      fail(t.source(), ctx + " needs both 'metric' and 'max_increase'");
-    return g;
   }
 
   void parse_groups(const toml::table& t) {

@@ -122,6 +122,14 @@ class TomlReader {
       out.push_back(string(e, fmt::format("each of {}", what)));
     return out;
   }
+  /// An array of benchmark names ([verify] bench, [group.NAME] bench), each checked.
+  std::vector<std::string> bench_names(const toml::node& n, const std::string& what) const {
+    std::vector<std::string> names = strings(n, what);
+    std::size_t i = 0;
+    for (const std::string& b : names)
+      check(check_plain_name(b, "benchmark name"), *n.as_array()->get(i++), what);
+    return names;
+  }
   std::string file_;
 };
 
