@@ -1,152 +1,19 @@
-// The verify loop on an in-memory machine: a benchmark whose result depends on the
-// knob's live value (with seeded noise), guard counters in a fake /proc written by the
-// benchmark, a FakeClock. Asserts what an operator sees: decision, machine state,
-// journal and state.json.
+// The verify loop on an in-memory machine (loop_test_rig.h): one knob, a benchmark
+// that depends on it. Asserts what an operator sees: decision, machine state, journal
+// and state.json. Bisect: loop_bisect_test.cc; watching benchmarks: loop_watch_test.cc.
 #include "tuner/verify/loop.h"
 
 #include <doctest/doctest.h>
 
-#include <sys/stat.h>
-
-#include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <random>
-
-#include "rollback/journal.h"
-#include "rollback/rollback.h"
-#include "rollback/state.h"
-#include "tests/support/temp_dir.h"
+#include "tuner/verify/loop_test_rig.h"
 
 using namespace tuner;
 using namespace tuner::verify;
-
-namespace {
-
-struct Machine {
-  std::map<std::string, std::string> values;
-  std::vector<std::string> writes;
-};
-
-class MachineKnob : public Knob {
- public:
-  MachineKnob(std::string id, Machine& m) : id_(std::move(id)), m_(m) {}
-  const std::string& id() const override { return id_; }
-  Result<std::string> read() override { return m_.values.at(id_); }
-  Result<std::string> canonical(const std::string& d) override { return d; }
-  Status write(const std::string& v) override {
-    m_.writes.push_back(id_ + "=" + v);
-    m_.values[id_] = v;
-    return Ok{};
-  }
-
- private:
-  std::string id_;
-  Machine& m_;
-};
-
-/// Measures "throughput": 1000 × (1 + effect when the knob holds the tuned value) ×
-/// lognormal noise; optionally retransmits (in the fake /proc) while tuned.
-class MachineBench : public bench::Benchmark {
- public:
-  MachineBench(Machine& m, std::string root, double effect, double cv, unsigned seed)
-      : m_(m), root_(std::move(root)), effect_(effect), noise_(0.0, cv), rng_(seed) {
-    write_snmp();
-  }
-  const std::string& name() const override { return name_; }
-  Status check() override { return Ok{}; }
-  Result<bench::Measurement> run() override {
-    ++runs_;
-    bool tuned = m_.values.at("sysctl:x") == "tuned";
-    if (fail_when_tuned_ && tuned) return Error::io("exit status 3", "fake-bench");
-    out_segs_ += 10000;
-    if (tuned) retrans_ += retrans_when_tuned_;
-    write_snmp();
-    double v = 1000.0 * (tuned ? 1 + effect_ : 1.0) * std::exp(noise_(rng_));
-    return bench::Measurement{{{"throughput", v, "ops/s", bench::Direction::higher}}, {}};
-  }
-  void write_snmp() {
-    std::ofstream f(root_ + "/proc/net/snmp");
-    f << "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails "
-         "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
-      << "Tcp: 1 200 120000 -1 18 4 0 2 0 42026 " << out_segs_ << " " << retrans_ << " 0 3 0\n";
-  }
-  unsigned runs_ = 0;
-  uint64_t retrans_when_tuned_ = 0;
-  bool fail_when_tuned_ = false;
-
- private:
-  Machine& m_;
-  std::string root_;
-  double effect_;
-  std::normal_distribution<double> noise_;
-  std::mt19937_64 rng_;
-  std::string name_ = "machine";
-  uint64_t out_segs_ = 100000, retrans_ = 0;
-};
-
-struct Rig {
-  testing::TempDir tmp;
-  Machine m;
-  StateDir dir;
-  Root root;
-  FakeClock clock;
-  Rig() : dir(open_dir(tmp.path)), root(open_root(tmp.path)) {
-    ::chmod(tmp.path.c_str(), 0700);
-    m.values = {{"sysctl:x", "default"}};
-  }
-  static StateDir open_dir(const std::string& base) {
-    auto d = StateDir::open(base + "/state", true);
-    REQUIRE(d.ok());
-    return *d;
-  }
-  static Root open_root(const std::string& base) {
-    std::filesystem::create_directories(base + "/root/proc/net");
-    auto r = Root::open(base + "/root");
-    REQUIRE(r.ok());
-    return *r;
-  }
-  std::string root_dir() const { return tmp.path + "/root"; }
-  KnobFactory factory() {
-    return [this](const std::string& id) -> Result<std::unique_ptr<Knob>> {
-      return std::unique_ptr<Knob>(new MachineKnob(id, m));
-    };
-  }
-  /// One group "net" setting sysctl:x to "tuned", verified with bench.
-  Result<GroupOutcome> verify(MachineBench& bench, bool keep_if_neutral = false,
-                              LoopOptions options = {}) {
-    Plan plan;
-    plan.profiles = {"test"};
-    plan.changes.push_back({"sysctl:x", "net", std::string("default"), "tuned", ""});
-    auto run = ApplyRun::prepare(plan, dir, factory(), {});
-    REQUIRE(run.ok());
-    REQUIRE(run->begin().ok());
-    options.decision.min_effect = 0.02;
-    options.decision.false_keep_rate = 0.01;
-    options.decision.max_trials = 30;
-    VerifyLoop loop(*run, root, clock, options);
-    auto out = loop.verify_group({"net", &bench, keep_if_neutral, Design::interleaved, false, {}});
-    if (out.ok()) REQUIRE(run->finish().ok());
-    return out;
-  }
-  JournalRecord decision_record() {
-    auto runs = list_runs(dir);
-    REQUIRE(runs.ok());
-    auto text = read_journal(dir, runs->back());
-    REQUIRE(text.ok());
-    for (const auto& r : text->records)
-      if (r.type == RecordType::decision) return r;
-    FAIL("no decision record");
-    return {};
-  }
-};
-
-}  // namespace
+using namespace tuner::verify::loop_test;
 
 TEST_CASE("verify loop: a real 10% gain is kept, journaled with its numbers, and stays") {
   Rig rig;
-  MachineBench bench(rig.m, rig.root_dir(), 0.10, 0.02, 7);
+  KnobsBench bench = rig.bench({{"sysctl:x", {0.10}}}, 7);
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
   INFO(out->stats.dump());
@@ -170,7 +37,7 @@ TEST_CASE("verify loop: a real 10% gain is kept, journaled with its numbers, and
 
 TEST_CASE("verify loop: no effect is rolled back and the machine is as before") {
   Rig rig;
-  MachineBench bench(rig.m, rig.root_dir(), 0.0, 0.02, 11);
+  KnobsBench bench = rig.bench({{"sysctl:x", {0.0}}}, 11);
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
@@ -184,7 +51,7 @@ TEST_CASE("verify loop: no effect is rolled back and the machine is as before") 
 
 TEST_CASE("verify loop: harm is rolled back early, whatever keep_if_neutral says") {
   Rig rig;
-  MachineBench bench(rig.m, rig.root_dir(), -0.15, 0.02, 3);
+  KnobsBench bench = rig.bench({{"sysctl:x", {-0.15}}}, 3);
   auto out = rig.verify(bench, /*keep_if_neutral=*/true);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
@@ -195,7 +62,7 @@ TEST_CASE("verify loop: harm is rolled back early, whatever keep_if_neutral says
 
 TEST_CASE("verify loop: keep_if_neutral keeps a group with no proven effect") {
   Rig rig;
-  MachineBench bench(rig.m, rig.root_dir(), 0.0, 0.02, 5);
+  KnobsBench bench = rig.bench({{"sysctl:x", {0.0}}}, 5);
   auto out = rig.verify(bench, /*keep_if_neutral=*/true);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::kept);
@@ -205,8 +72,7 @@ TEST_CASE("verify loop: keep_if_neutral keeps a group with no proven effect") {
 
 TEST_CASE("verify loop: a gain that raises retransmits trips the guard and is rolled back") {
   Rig rig;
-  MachineBench bench(rig.m, rig.root_dir(), 0.10, 0.02, 7);
-  bench.retrans_when_tuned_ = 500;  // 5% of 10000 segments per trial
+  KnobsBench bench = rig.bench({{"sysctl:x", {0.10, 500}}}, 7);  // 5% of segments
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
@@ -221,7 +87,7 @@ TEST_CASE("verify loop: a gain that raises retransmits trips the guard and is ro
 
 TEST_CASE("verify loop: a benchmark that fails rolls the group back and says why") {
   Rig rig;
-  MachineBench bench(rig.m, rig.root_dir(), 0.10, 0.02, 7);
+  KnobsBench bench = rig.bench({{"sysctl:x", {0.10}}}, 7);
   bench.fail_when_tuned_ = true;
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
@@ -233,7 +99,7 @@ TEST_CASE("verify loop: a benchmark that fails rolls the group back and says why
 
 TEST_CASE("verify loop: past the time budget the group ends inconclusive and goes back") {
   Rig rig;
-  MachineBench bench(rig.m, rig.root_dir(), 0.10, 0.02, 7);
+  KnobsBench bench = rig.bench({{"sysctl:x", {0.10}}}, 7);
   LoopOptions o;
   o.budget = std::chrono::seconds(1);
   o.settle = std::chrono::milliseconds(400);  // the fake clock advances only by settling
@@ -262,316 +128,4 @@ TEST_CASE("verify loop: a group nothing can measure is not applied unless kept w
   REQUIRE(report.ok());
   CHECK(report->changed == false);
   CHECK(report->groups[0].changes[0].status == ChangeStatus::not_applied);
-}
-
-namespace {
-
-/// Several knobs, each "tuned" or "default", each with its own effect on throughput
-/// and retransmits while tuned: what a bisect has to take apart.
-class KnobsBench : public bench::Benchmark {
- public:
-  struct Effect {
-    double gain = 0;
-    uint64_t retrans = 0;
-  };
-  KnobsBench(Machine& m, std::string root, std::map<std::string, Effect> effects, unsigned seed)
-      : m_(m), root_(std::move(root)), effects_(std::move(effects)), noise_(0.0, 0.02), rng_(seed) {
-    write_snmp();
-  }
-  const std::string& name() const override { return name_; }
-  Status check() override { return Ok{}; }
-  Result<bench::Measurement> run() override {
-    ++runs_;
-    double v = 1000.0;
-    out_segs_ += 10000;
-    bool all_tuned = true;
-    for (const auto& [knob, e] : effects_) {
-      bool tuned = m_.values.at(knob) == "tuned";
-      all_tuned = all_tuned && tuned;
-      if (!tuned) continue;
-      v *= 1 + e.gain;
-      retrans_ += e.retrans;
-    }
-    if (all_tuned) v *= 1 + together_;  // an effect only the whole group has
-    write_snmp();
-    return bench::Measurement{
-        {{"throughput", v * std::exp(noise_(rng_)), "ops/s", bench::Direction::higher}}, {}};
-  }
-  void write_snmp() {
-    std::ofstream f(root_ + "/proc/net/snmp");
-    f << "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails "
-         "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
-      << "Tcp: 1 200 120000 -1 18 4 0 2 0 42026 " << out_segs_ << " " << retrans_ << " 0 3 0\n";
-  }
-  unsigned runs_ = 0;
-  double together_ = 0;
-
- private:
-  Machine& m_;
-  std::string root_;
-  std::map<std::string, KnobsBench::Effect> effects_;
-  std::normal_distribution<double> noise_;
-  std::mt19937_64 rng_;
-  std::string name_ = "knobs";
-  uint64_t out_segs_ = 100000, retrans_ = 0;
-};
-
-struct BisectRig : Rig {
-  std::vector<std::string> knobs;
-  std::vector<bench::Benchmark*> watches;
-  explicit BisectRig(std::vector<std::string> ids) : knobs(std::move(ids)) {
-    m.values.clear();
-    for (const auto& k : knobs) m.values[k] = "default";
-  }
-  Result<GroupOutcome> verify(KnobsBench& bench, bool bisect, LoopOptions options = {},
-                              RunReport* report = nullptr) {
-    Plan plan;
-    plan.profiles = {"test"};
-    for (const auto& k : knobs)
-      plan.changes.push_back({k, "net", std::string("default"), "tuned", ""});
-    auto run = ApplyRun::prepare(plan, dir, factory(), {});
-    REQUIRE(run.ok());
-    REQUIRE(run->begin().ok());
-    options.decision.min_effect = 0.02;
-    options.decision.false_keep_rate = 0.01;
-    options.decision.max_trials = 30;
-    VerifyLoop loop(*run, root, clock, options);
-    GroupPlan g{"net", &bench, false, Design::interleaved, bisect, watches};
-    auto out = loop.verify_group(g);
-    if (out.ok()) {
-      auto r = run->finish();
-      REQUIRE(r.ok());
-      if (report) *report = *r;
-    }
-    return out;
-  }
-};
-
-std::vector<std::string> strings_of(const nlohmann::json& j) {
-  return j.get<std::vector<std::string>>();
-}
-
-}  // namespace
-
-TEST_CASE("verify loop bisect: the knob that hurts is found and the rest is kept") {
-  BisectRig rig({"sysctl:a", "sysctl:b", "sysctl:c", "sysctl:d"});
-  KnobsBench bench(rig.m, rig.root_dir(),
-                   {{"sysctl:a", {0.06, 0}},
-                    {"sysctl:b", {0.0, 0}},
-                    {"sysctl:c", {-0.25, 0}},
-                    {"sysctl:d", {0.06, 0}}},
-                   17);
-  RunReport report;
-  auto out = rig.verify(bench, true, {}, &report);
-  REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->decision == GroupDecision::kept);
-  CHECK(out->reason == "partly_kept");
-  CHECK(out->stats["outcome"] == "partly_kept");
-  CHECK(out->stats["verdict"] == "harm");  // the whole group's own numbers stay on top
-  const auto& b = out->stats["bisect"];
-  CHECK(b["complete"] == true);
-  CHECK(strings_of(b["culprit"]) == std::vector<std::string>{"sysctl:c"});
-  CHECK(strings_of(b["rest"]["knobs"]) ==
-        std::vector<std::string>{"sysctl:a", "sysctl:b", "sysctl:d"});
-  CHECK(b["rest"]["outcome"] == "gain");
-  // Halves of 4, then of 2: {a,b} no harm, {c,d} harm, {c} harm.
-  REQUIRE(b["steps"].size() == 3);
-  CHECK(b["steps"][0]["outcome"] == "no_harm");
-  CHECK(b["steps"][1]["outcome"] == "harm");
-  CHECK(b["steps"][2]["outcome"] == "harm");
-  // The machine holds the rest; the culprit is back.
-  CHECK(rig.m.values["sysctl:a"] == "tuned");
-  CHECK(rig.m.values["sysctl:b"] == "tuned");
-  CHECK(rig.m.values["sysctl:c"] == "default");
-  CHECK(rig.m.values["sysctl:d"] == "tuned");
-  // state.json has what stays, the report says what went back.
-  auto state = load_state(rig.dir);
-  REQUIRE(state.ok());
-  CHECK(state->knobs.count("sysctl:a") == 1);
-  CHECK(state->knobs.count("sysctl:c") == 0);
-  REQUIRE(report.groups.size() == 1);
-  for (const auto& c : report.groups[0].changes)
-    CHECK(c.status == (c.knob == "sysctl:c" ? ChangeStatus::rolled_back : ChangeStatus::applied));
-  CHECK(report.changed);
-  // The journal's decision carries the bisect; a rollback of the run puts all back.
-  JournalRecord d = rig.decision_record();
-  CHECK(d.decision == "kept");
-  CHECK(strings_of(d.stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:c"});
-  auto text = read_journal(rig.dir, report.run_id);
-  REQUIRE(text.ok());
-  for (const RestoreStep& s : restore_steps(*text)) CHECK(s.value == "default");
-  CHECK(restore_steps(*text).size() == 4);
-}
-
-TEST_CASE("verify loop bisect: a guard names the knob that trips it") {
-  BisectRig rig({"sysctl:a", "sysctl:b"});
-  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 500}}}, 5);
-  auto out = rig.verify(bench, true);
-  REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->stats["bisect"]["steps"][0]["outcome"] == "no_harm");
-  CHECK(out->stats["bisect"]["steps"][1]["outcome"] == "guard");
-  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
-  CHECK(out->reason == "partly_kept");
-  CHECK(rig.m.values["sysctl:a"] == "tuned");
-  CHECK(rig.m.values["sysctl:b"] == "default");
-}
-
-TEST_CASE("verify loop bisect: knobs that hurt only together stay together, rolled back") {
-  BisectRig rig({"sysctl:a", "sysctl:b"});
-  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.0, 0}}, {"sysctl:b", {0.0, 0}}}, 9);
-  bench.together_ = -0.25;
-  auto out = rig.verify(bench, true);
-  REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->reason == "harm");
-  CHECK(out->stats["bisect"]["steps"].size() == 2);
-  CHECK(strings_of(out->stats["bisect"]["culprit"]) ==
-        std::vector<std::string>{"sysctl:a", "sysctl:b"});
-  CHECK(out->stats["bisect"]["note"] == "no part of the group hurts on its own");
-  CHECK(rig.m.values["sysctl:a"] == "default");
-  CHECK(rig.m.values["sysctl:b"] == "default");
-}
-
-TEST_CASE("verify loop bisect: a rest that does not earn its keep is rolled back too") {
-  BisectRig rig({"sysctl:a", "sysctl:b"});
-  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
-  auto out = rig.verify(bench, true);
-  REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
-  CHECK(out->stats["bisect"]["rest"]["outcome"] != "gain");
-  CHECK(rig.m.values["sysctl:a"] == "default");
-  CHECK(rig.m.values["sysctl:b"] == "default");
-  auto state = load_state(rig.dir);
-  REQUIRE(state.ok());
-  CHECK(state->knobs.empty());
-}
-
-TEST_CASE("verify loop bisect: off unless asked, and never for a kept or unmeasured group") {
-  BisectRig rig({"sysctl:a", "sysctl:b"});
-  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
-  auto out = rig.verify(bench, false);
-  REQUIRE(out.ok());
-  CHECK(out->reason == "harm");
-  CHECK_FALSE(out->stats.contains("bisect"));
-
-  BisectRig kept({"sysctl:a", "sysctl:b"});
-  KnobsBench good(kept.m, kept.root_dir(), {{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 0}}}, 3);
-  auto k = kept.verify(good, true);
-  REQUIRE(k.ok());
-  CHECK(k->reason == "gain");
-  CHECK_FALSE(k->stats.contains("bisect"));
-  CHECK(kept.m.values["sysctl:a"] == "tuned");
-  CHECK(kept.m.values["sysctl:b"] == "tuned");
-}
-
-TEST_CASE("verify loop bisect: past the budget it stops, says so, and rolls all back") {
-  BisectRig rig({"sysctl:a", "sysctl:b"});
-  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
-  LoopOptions o;
-  o.budget = std::chrono::seconds(3);
-  o.settle = std::chrono::milliseconds(250);  // the fake clock advances only by settling
-  auto out = rig.verify(bench, true, o);
-  REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->stats["bisect"]["complete"] == false);
-  CHECK(out->stats["bisect"]["note"] == "bisect stopped: budget");
-  CHECK(rig.m.values["sysctl:a"] == "default");
-  CHECK(rig.m.values["sysctl:b"] == "default");
-}
-
-namespace {
-
-/// A latency-like watch: lower is better, slower by `penalty` while `knob` is tuned.
-class LatencyWatch : public bench::Benchmark {
- public:
-  LatencyWatch(Machine& m, std::string knob, double penalty, unsigned seed)
-      : m_(m), knob_(std::move(knob)), penalty_(penalty), noise_(0.0, 0.02), rng_(seed) {}
-  const std::string& name() const override { return name_; }
-  Status check() override { return Ok{}; }
-  Result<bench::Measurement> run() override {
-    ++runs_;
-    bool tuned = m_.values.at(knob_) == "tuned";
-    if (fail_ && tuned) return Error::io("timed out after 5s", name_);
-    double v = 100.0 * (tuned ? 1 + penalty_ : 1.0) * std::exp(noise_(rng_));
-    return bench::Measurement{{{"p99", v, "us", bench::Direction::lower}}, {}};
-  }
-  unsigned runs_ = 0;
-  bool fail_ = false;
-
- private:
-  Machine& m_;
-  std::string knob_;
-  double penalty_;
-  std::normal_distribution<double> noise_;
-  std::mt19937_64 rng_;
-  std::string name_ = "lat";
-};
-
-}  // namespace
-
-TEST_CASE("verify loop watches: a gain that makes a watching benchmark worse goes back") {
-  BisectRig rig({"sysctl:a"});
-  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}}, 7);
-  LatencyWatch lat(rig.m, "sysctl:a", 0.30, 8);
-  rig.watches = {&lat};
-  auto out = rig.verify(bench, false);
-  REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->reason == "guard");
-  CHECK(out->stats["verdict"] == "keep");  // the main metric alone would have kept it
-  REQUIRE(out->stats["watches"].size() == 1);
-  CHECK(out->stats["watches"][0]["bench"] == "lat");
-  CHECK(out->stats["watches"][0]["tripped"] == true);
-  CHECK(out->stats["watches"][0]["effect"].get<double>() < -0.2);
-  CHECK(out->stats["error"].get<std::string>().find("benchmark lat: effect -") !=
-        std::string::npos);
-  CHECK(lat.runs_ == bench.runs_);  // run in every trial
-  CHECK(rig.m.values["sysctl:a"] == "default");
-}
-
-TEST_CASE("verify loop watches: a watch with no proven harm lets the gain stay") {
-  BisectRig rig({"sysctl:a"});
-  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}}, 7);
-  LatencyWatch lat(rig.m, "sysctl:a", 0.0, 8);
-  rig.watches = {&lat};
-  auto out = rig.verify(bench, false);
-  REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->reason == "gain");
-  CHECK(out->stats["watches"][0]["tripped"] == false);
-  CHECK(rig.m.values["sysctl:a"] == "tuned");
-}
-
-TEST_CASE("verify loop watches: a watch that fails rolls the group back and says which") {
-  BisectRig rig({"sysctl:a"});
-  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}}, 7);
-  LatencyWatch lat(rig.m, "sysctl:a", 0.0, 8);
-  lat.fail_ = true;
-  rig.watches = {&lat};
-  auto out = rig.verify(bench, false);
-  REQUIRE(out.ok());
-  CHECK(out->reason == "bench_failed");
-  CHECK(out->stats["error"] == "benchmark lat failed on the candidate: lat: timed out after 5s");
-  CHECK(rig.m.values["sysctl:a"] == "default");
-}
-
-TEST_CASE("verify loop watches: bisect finds the knob a watch blames") {
-  BisectRig rig({"sysctl:a", "sysctl:b"});
-  KnobsBench bench(rig.m, rig.root_dir(), {{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 0}}}, 7);
-  LatencyWatch lat(rig.m, "sysctl:b", 0.30, 8);
-  rig.watches = {&lat};
-  auto out = rig.verify(bench, true);
-  REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->reason == "partly_kept");
-  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
-  CHECK(rig.m.values["sysctl:a"] == "tuned");
-  CHECK(rig.m.values["sysctl:b"] == "default");
 }

@@ -1,0 +1,142 @@
+// Bisecting a rejected group (loop_test_rig.h's machine with several knobs): the knob
+// that hurts is found, put back, and the rest kept only on its own proof.
+#include "tuner/verify/loop.h"
+
+#include <doctest/doctest.h>
+
+#include "tuner/verify/loop_test_rig.h"
+
+using namespace tuner;
+using namespace tuner::verify;
+using namespace tuner::verify::loop_test;
+
+TEST_CASE("verify loop bisect: the knob that hurts is found and the rest is kept") {
+  Rig rig({"sysctl:a", "sysctl:b", "sysctl:c", "sysctl:d"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.06, 0}},
+                                {"sysctl:b", {0.0, 0}},
+                                {"sysctl:c", {-0.25, 0}},
+                                {"sysctl:d", {0.06, 0}}},
+                               17);
+  RunReport report;
+  auto out = rig.bisect(bench, {}, &report);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::kept);
+  CHECK(out->reason == "partly_kept");
+  CHECK(out->stats["outcome"] == "partly_kept");
+  CHECK(out->stats["verdict"] == "harm");  // the whole group's own numbers stay on top
+  const auto& b = out->stats["bisect"];
+  CHECK(b["complete"] == true);
+  CHECK(strings_of(b["culprit"]) == std::vector<std::string>{"sysctl:c"});
+  CHECK(strings_of(b["rest"]["knobs"]) ==
+        std::vector<std::string>{"sysctl:a", "sysctl:b", "sysctl:d"});
+  CHECK(b["rest"]["outcome"] == "gain");
+  // Halves of 4, then of 2: {a,b} no harm, {c,d} harm, {c} harm.
+  REQUIRE(b["steps"].size() == 3);
+  CHECK(b["steps"][0]["outcome"] == "no_harm");
+  CHECK(b["steps"][1]["outcome"] == "harm");
+  CHECK(b["steps"][2]["outcome"] == "harm");
+  // The machine holds the rest; the culprit is back.
+  CHECK(rig.m.values["sysctl:a"] == "tuned");
+  CHECK(rig.m.values["sysctl:b"] == "tuned");
+  CHECK(rig.m.values["sysctl:c"] == "default");
+  CHECK(rig.m.values["sysctl:d"] == "tuned");
+  // state.json has what stays, the report says what went back.
+  auto state = load_state(rig.dir);
+  REQUIRE(state.ok());
+  CHECK(state->knobs.count("sysctl:a") == 1);
+  CHECK(state->knobs.count("sysctl:c") == 0);
+  REQUIRE(report.groups.size() == 1);
+  for (const auto& c : report.groups[0].changes)
+    CHECK(c.status == (c.knob == "sysctl:c" ? ChangeStatus::rolled_back : ChangeStatus::applied));
+  CHECK(report.changed);
+  // The journal's decision carries the bisect; a rollback of the run puts all back.
+  JournalRecord d = rig.decision_record();
+  CHECK(d.decision == "kept");
+  CHECK(strings_of(d.stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:c"});
+  auto text = read_journal(rig.dir, report.run_id);
+  REQUIRE(text.ok());
+  for (const RestoreStep& s : restore_steps(*text)) CHECK(s.value == "default");
+  CHECK(restore_steps(*text).size() == 4);
+}
+
+TEST_CASE("verify loop bisect: a guard names the knob that trips it") {
+  Rig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 500}}}, 5);
+  auto out = rig.bisect(bench);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->stats["bisect"]["steps"][0]["outcome"] == "no_harm");
+  CHECK(out->stats["bisect"]["steps"][1]["outcome"] == "guard");
+  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
+  CHECK(out->reason == "partly_kept");
+  CHECK(rig.m.values["sysctl:a"] == "tuned");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+}
+
+TEST_CASE("verify loop bisect: knobs that hurt only together stay together, rolled back") {
+  Rig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.0, 0}}, {"sysctl:b", {0.0, 0}}}, 9);
+  bench.together_ = -0.25;
+  auto out = rig.bisect(bench);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(out->reason == "harm");
+  CHECK(out->stats["bisect"]["steps"].size() == 2);
+  CHECK(strings_of(out->stats["bisect"]["culprit"]) ==
+        std::vector<std::string>{"sysctl:a", "sysctl:b"});
+  CHECK(out->stats["bisect"]["note"] == "no part of the group hurts on its own");
+  CHECK(rig.m.values["sysctl:a"] == "default");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+}
+
+TEST_CASE("verify loop bisect: a rest that does not earn its keep is rolled back too") {
+  Rig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
+  auto out = rig.bisect(bench);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
+  CHECK(out->stats["bisect"]["rest"]["outcome"] != "gain");
+  CHECK(rig.m.values["sysctl:a"] == "default");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+  auto state = load_state(rig.dir);
+  REQUIRE(state.ok());
+  CHECK(state->knobs.empty());
+}
+
+TEST_CASE("verify loop bisect: off unless asked, and never for a kept or unmeasured group") {
+  Rig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
+  auto out = rig.verify(bench);
+  REQUIRE(out.ok());
+  CHECK(out->reason == "harm");
+  CHECK_FALSE(out->stats.contains("bisect"));
+
+  Rig kept({"sysctl:a", "sysctl:b"});
+  KnobsBench good = kept.bench({{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 0}}}, 3);
+  auto k = kept.bisect(good);
+  REQUIRE(k.ok());
+  CHECK(k->reason == "gain");
+  CHECK_FALSE(k->stats.contains("bisect"));
+  CHECK(kept.m.values["sysctl:a"] == "tuned");
+  CHECK(kept.m.values["sysctl:b"] == "tuned");
+}
+
+TEST_CASE("verify loop bisect: past the budget it stops, says so, and rolls all back") {
+  Rig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
+  LoopOptions o;
+  o.budget = std::chrono::seconds(3);
+  o.settle = std::chrono::milliseconds(250);  // the fake clock advances only by settling
+  auto out = rig.bisect(bench, o);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(out->stats["bisect"]["complete"] == false);
+  CHECK(out->stats["bisect"]["note"] == "bisect stopped: budget");
+  CHECK(rig.m.values["sysctl:a"] == "default");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+}

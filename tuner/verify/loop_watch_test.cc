@@ -1,0 +1,102 @@
+// Watching benchmarks: a group's further benchmarks run beside the deciding one and
+// roll it back on proven harm (loop_test_rig.h's machine).
+#include "tuner/verify/loop.h"
+
+#include <doctest/doctest.h>
+
+#include "tuner/verify/loop_test_rig.h"
+
+using namespace tuner;
+using namespace tuner::verify;
+using namespace tuner::verify::loop_test;
+
+namespace {
+
+/// A latency-like watch: lower is better, slower by `penalty` while `knob` is tuned.
+class LatencyWatch : public bench::Benchmark {
+ public:
+  LatencyWatch(Machine& m, std::string knob, double penalty, unsigned seed)
+      : m_(m), knob_(std::move(knob)), penalty_(penalty), noise_(0.0, 0.02), rng_(seed) {}
+  const std::string& name() const override { return name_; }
+  Status check() override { return Ok{}; }
+  Result<bench::Measurement> run() override {
+    ++runs_;
+    bool tuned = m_.values.at(knob_) == "tuned";
+    if (fail_ && tuned) return Error::io("timed out after 5s", name_);
+    double v = 100.0 * (tuned ? 1 + penalty_ : 1.0) * std::exp(noise_(rng_));
+    return bench::Measurement{{{"p99", v, "us", bench::Direction::lower}}, {}};
+  }
+  unsigned runs_ = 0;
+  bool fail_ = false;
+
+ private:
+  Machine& m_;
+  std::string knob_;
+  double penalty_;
+  std::normal_distribution<double> noise_;
+  std::mt19937_64 rng_;
+  std::string name_ = "lat";
+};
+
+}  // namespace
+
+TEST_CASE("verify loop watches: a gain that makes a watching benchmark worse goes back") {
+  Rig rig({"sysctl:a"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:a", 0.30, 8);
+  rig.watches = {&lat};
+  auto out = rig.verify(bench);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(out->reason == "guard");
+  CHECK(out->stats["verdict"] == "keep");  // the main metric alone would have kept it
+  REQUIRE(out->stats["watches"].size() == 1);
+  CHECK(out->stats["watches"][0]["bench"] == "lat");
+  CHECK(out->stats["watches"][0]["tripped"] == true);
+  CHECK(out->stats["watches"][0]["effect"].get<double>() < -0.2);
+  CHECK(out->stats["error"].get<std::string>().find("benchmark lat: effect -") !=
+        std::string::npos);
+  CHECK(lat.runs_ == bench.runs_);  // run in every trial
+  CHECK(rig.m.values["sysctl:a"] == "default");
+}
+
+TEST_CASE("verify loop watches: a watch with no proven harm lets the gain stay") {
+  Rig rig({"sysctl:a"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:a", 0.0, 8);
+  rig.watches = {&lat};
+  auto out = rig.verify(bench);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->reason == "gain");
+  CHECK(out->stats["watches"][0]["tripped"] == false);
+  CHECK(rig.m.values["sysctl:a"] == "tuned");
+}
+
+TEST_CASE("verify loop watches: a watch that fails rolls the group back and says which") {
+  Rig rig({"sysctl:a"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:a", 0.0, 8);
+  lat.fail_ = true;
+  rig.watches = {&lat};
+  auto out = rig.verify(bench);
+  REQUIRE(out.ok());
+  CHECK(out->reason == "bench_failed");
+  CHECK(out->stats["error"] == "benchmark lat failed on the candidate: lat: timed out after 5s");
+  CHECK(rig.m.values["sysctl:a"] == "default");
+}
+
+TEST_CASE("verify loop watches: bisect finds the knob a watch blames") {
+  Rig rig({"sysctl:a", "sysctl:b"});
+  KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:b", 0.30, 8);
+  rig.watches = {&lat};
+  auto out = rig.bisect(bench);
+  REQUIRE(out.ok());
+  INFO(out->stats.dump(1));
+  CHECK(out->reason == "partly_kept");
+  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
+  CHECK(rig.m.values["sysctl:a"] == "tuned");
+  CHECK(rig.m.values["sysctl:b"] == "default");
+}
