@@ -1,10 +1,10 @@
-// Bisecting a rejected group (loop_test_rig.h's machine with several knobs): the knob
+// Bisecting a rejected group (loop_rig_test.h's machine with several knobs): the knob
 // that hurts is found, put back, and the rest kept only on its own proof.
 #include "tuner/verify/loop.h"
 
 #include <doctest/doctest.h>
 
-#include "tuner/verify/loop_test_rig.h"
+#include "tuner/verify/loop_rig_test.h"
 
 using namespace tuner;
 using namespace tuner::verify;

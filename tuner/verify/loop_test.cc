@@ -1,11 +1,11 @@
-// The verify loop on an in-memory machine (loop_test_rig.h): one knob, a benchmark
+// The verify loop on an in-memory machine (loop_rig_test.h): one knob, a benchmark
 // that depends on it. Asserts what an operator sees: decision, machine state, journal
 // and state.json. Bisect: loop_bisect_test.cc; watching benchmarks: loop_watch_test.cc.
 #include "tuner/verify/loop.h"
 
 #include <doctest/doctest.h>
 
-#include "tuner/verify/loop_test_rig.h"
+#include "tuner/verify/loop_rig_test.h"
 
 using namespace tuner;
 using namespace tuner::verify;

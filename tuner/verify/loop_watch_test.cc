@@ -1,10 +1,10 @@
 // Watching benchmarks: a group's further benchmarks run beside the deciding one and
-// roll it back on proven harm (loop_test_rig.h's machine).
+// roll it back on proven harm (loop_rig_test.h's machine).
 #include "tuner/verify/loop.h"
 
 #include <doctest/doctest.h>
 
-#include "tuner/verify/loop_test_rig.h"
+#include "tuner/verify/loop_rig_test.h"
 
 using namespace tuner;
 using namespace tuner::verify;
