@@ -78,12 +78,12 @@ nft add chain inet tunerit in '{ type filter hook input priority 0; }'
 # Data and ACKs only: a lost SYN would fail a connect, not raise retransmits.
 nft add rule inet tunerit in ip ttl 63 tcp flags '&' '(syn|fin|rst)' == 0 numgen random mod 100 '<' 1 drop
 before=$(snapshot_net)
-lossy=$(EXTRA='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.3 }]' verify_profile lossy <<'P'
-"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+# Large buffers (a gain) with the TTL that the rule above drops (retransmits).
+lossy_group='"net.ipv4.tcp_rmem" = "4096 131072 6291456"
 "net.ipv4.tcp_wmem" = "4096 16384 4194304"
-"net.ipv4.ip_default_ttl" = "63"
-P
-)
+"net.ipv4.ip_default_ttl" = "63"'
+retrans_guard='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.3 }]'
+lossy=$(EXTRA=$retrans_guard verify_profile lossy <<<"$lossy_group")
 expect_rc 0 t apply --profile "$lossy" --yes --json --report "$WORK/lossy.json"
 jq -e '.groups[0].decision == "rolled_back" and .groups[0].stats.outcome == "guard"' "$WORK/lossy.json" >/dev/null ||
   fail "guard did not trip: $(jq -c '.groups[0].stats' "$WORK/lossy.json")"
@@ -93,13 +93,8 @@ jq -e '[.groups[0].stats.guards[] | select(.metric == "tcp_retrans_pct" and .tri
 note "   $(jq -r '.groups[0].stats.error' "$WORK/lossy.json"); main metric effect $(jq -c '.groups[0].stats.effect' "$WORK/lossy.json")"
 
 note "3b. the same group with bisect = true: the TTL knob is found, the buffers kept"
-bisect=$(EXTRA='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.3 }]
-bisect = true' verify_profile bisect <<'P'
-"net.ipv4.tcp_rmem" = "4096 131072 6291456"
-"net.ipv4.tcp_wmem" = "4096 16384 4194304"
-"net.ipv4.ip_default_ttl" = "63"
-P
-)
+bisect=$(EXTRA="$retrans_guard
+bisect = true" verify_profile bisect <<<"$lossy_group")
 expect_rc 0 t apply --profile "$bisect" --yes --json --report "$WORK/bisect.json"
 jq -e '.groups[0].decision == "kept" and .groups[0].stats.outcome == "partly_kept"' "$WORK/bisect.json" >/dev/null ||
   fail "not partly kept: $(jq -c '.groups[0].stats | {outcome, bisect}' "$WORK/bisect.json")"
