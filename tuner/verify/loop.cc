@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include "tuner/verify/stats.h"
+
 namespace tuner::verify {
 
 namespace {
@@ -107,12 +109,6 @@ struct VerifyLoop::Measured {
 namespace {
 
 using Measured = VerifyLoop::Measured;
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 /// The numbers of a measurement, as journaled and reported.
 nlohmann::json measured_json(const Measured& m, const std::string& bench, Design design) {
@@ -350,7 +346,7 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   out.stats["outcome"] = out.reason;
   if (!overhead_ms_.empty())
     out.stats["overhead_ms"] = {
-        {"median", median_of(overhead_ms_)},
+        {"median", median(overhead_ms_)},
         {"max", *std::max_element(overhead_ms_.begin(), overhead_ms_.end())}};
   // Leave the machine as decided: the last trial may have run on either arm.
   if (out.decision == GroupDecision::rolled_back) {

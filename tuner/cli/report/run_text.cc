@@ -10,6 +10,14 @@ namespace tuner {
 
 namespace {
 
+/// "+12.0% [+8.1%, +15.9%]" from a stats object's effect and ci; "-" when unknown.
+std::string effect_of(const nlohmann::json& m) {
+  auto number = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() : NAN; };
+  nlohmann::json ci = m.value("ci", nlohmann::json::array());
+  auto at = [&](std::size_t i) { return ci.is_array() && ci.size() > i ? number(ci[i]) : NAN; };
+  return format_effect(number(m.value("effect", nlohmann::json())), at(0), at(1));
+}
+
 std::string knob_list(const nlohmann::json& knobs) {
   std::string out;
   if (!knobs.is_array()) return out;
@@ -26,15 +34,9 @@ std::string format_bisect(const nlohmann::json& b, const Term& term) {
     out += (b.contains("culprit") ? "; " : "") + b.value("note", std::string());
   out += "\n";
   auto line = [&](const nlohmann::json& m, const std::string& what) {
-    auto ci = m.value("ci", nlohmann::json::array());
-    auto at = [&](std::size_t i) {
-      return ci.is_array() && ci.size() > i && ci[i].is_number() ? ci[i].get<double>() : NAN;
-    };
-    double effect = m.contains("effect") && m["effect"].is_number() ? m["effect"].get<double>()
-                                                                    : NAN;
     return fmt::format("      {}{}: {}, effect {}\n", what,
                        knob_list(m.value("knobs", nlohmann::json())),
-                       m.value("outcome", std::string()), format_effect(effect, at(0), at(1)));
+                       m.value("outcome", std::string()), effect_of(m));
   };
   for (const auto& step : b.value("steps", nlohmann::json::array())) out += line(step, "alone ");
   if (b.contains("rest")) out += line(b["rest"], "the rest ");
@@ -50,30 +52,19 @@ std::string format_group_stats(const nlohmann::json& s, const Term& term) {
     return v.is_number() ? fmt::format("{:.4g}", v.get<double>()) : std::string("-");
   };
   if (s.contains("bench")) {
-    auto ci = s.value("ci", nlohmann::json::array());
-    auto at = [&](std::size_t i) {
-      return ci.is_array() && ci.size() > i && ci[i].is_number() ? ci[i].get<double>() : NAN;
-    };
-    double effect = s["effect"].is_number() ? s["effect"].get<double>() : NAN;
     out += fmt::format("    {}: baseline {} -> candidate {} {}, effect {}, p {}, trials {}+{}\n",
                        s.value("bench", ""), num(s["baseline"]), num(s["candidate"]),
-                       s.value("unit", ""), format_effect(effect, at(0), at(1)), num(s["p"]),
+                       s.value("unit", ""), effect_of(s), num(s["p"]),
                        s["trials"].value("baseline", 0u), s["trials"].value("candidate", 0u));
   }
   bool tripped = false;
   if (s.contains("watches") && s["watches"].is_array())
     for (const auto& w : s["watches"]) {
       tripped = tripped || w.value("tripped", false);
-      auto ci = w.value("ci", nlohmann::json::array());
-      auto at = [&](std::size_t i) {
-        return ci.is_array() && ci.size() > i && ci[i].is_number() ? ci[i].get<double>() : NAN;
-      };
-      double effect = w.contains("effect") && w["effect"].is_number() ? w["effect"].get<double>()
-                                                                      : NAN;
       out += fmt::format("    watch {}: baseline {} -> candidate {} {}, effect {}{}\n",
                          w.value("bench", ""), num(w.value("baseline", nlohmann::json())),
                          num(w.value("candidate", nlohmann::json())), w.value("unit", ""),
-                         format_effect(effect, at(0), at(1)),
+                         effect_of(w),
                          w.value("tripped", false) ? " " + term.red("harm") : std::string());
     }
   if (s.contains("guards"))
