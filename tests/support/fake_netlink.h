@@ -140,8 +140,8 @@ class FakeNetlink : public Netlink {
     } else if (link.autoneg.value_or(false) && (req.speed_mbps || req.duplex)) {
       std::vector<std::string> adv =
           modes_matching(link.supported_modes, req.speed_mbps, req.duplex);
-      adv.push_back("Autoneg");
-      adv.push_back("TP");
+      adv.emplace_back("Autoneg");
+      adv.emplace_back("TP");
       link.advertised_modes = adv;
     }
     update_state();

@@ -129,6 +129,8 @@ class Parser : public TomlReader {
   }
 
   /// Nested tables are dotted keys: [sysctl.net.core] rmem_max = 1 is net.core.rmem_max.
+  // Recursive over nested tables, as deep as the key has segments.
+  // NOLINTNEXTLINE(misc-no-recursion)
   void parse_sysctls(const toml::table& t, const std::string& prefix) {
     for (auto&& [k, v] : t) {
       std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
@@ -381,7 +383,7 @@ class Parser : public TomlReader {
     VerifySettings& vs = out_.profile.verify;
     for (auto&& [k, v] : t) {
       std::string what = fmt::format("'{}' in [verify]", k.str());
-      vs.set_fields.push_back(std::string(k.str()));
+      vs.set_fields.emplace_back(k.str());
       if (k.str() == "bench") {
         vs.bench = bench_names(v, what);
         vs.bench_loc = loc(v.source());

@@ -214,6 +214,7 @@ TEST_CASE("profile: several --profile merge, later ones winning") {
 TEST_CASE("profile: every shipped profile loads and says why for every setting") {
   std::vector<FoundProfile> found = find_profiles({kShipped});
   std::vector<std::string> names;
+  names.reserve(found.size());
   for (const FoundProfile& f : found) names.push_back(f.name);
   CHECK(names == std::vector<std::string>{"balanced", "dl-training", "inference", "latency",
                                           "network-throughput", "throughput"});

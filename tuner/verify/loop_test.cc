@@ -130,7 +130,7 @@ struct Rig {
     if (out.ok()) REQUIRE(run->finish().ok());
     return out;
   }
-  JournalRecord decision_record() {
+  JournalRecord decision_record() const {
     auto runs = list_runs(dir);
     REQUIRE(runs.ok());
     auto text = read_journal(dir, runs->back());
