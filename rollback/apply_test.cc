@@ -50,7 +50,8 @@ KnobFactory factory(FakeMachine& m) {
 Plan plan_of(const std::vector<std::tuple<std::string, std::string, std::string>>& changes) {
   Plan p;
   p.profiles = {"test"};
-  for (auto& [knob, group, desired] : changes) p.changes.push_back({knob, group, {}, desired, ""});
+  for (const auto& [knob, group, desired] : changes)
+    p.changes.push_back({knob, group, {}, desired, ""});
   return p;
 }
 
