@@ -18,8 +18,6 @@
 #include "base/strings.h"
 #include "base/unique_fd.h"
 
-extern char** environ;
-
 namespace tuner {
 
 namespace {
@@ -93,6 +91,7 @@ Result<pid_t> spawn(const std::string& path, const std::vector<std::string>& arg
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;

@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-RunResult must_run(RunSpec spec) {
+RunResult must_run(const RunSpec& spec) {
   ProcessRunner runner;
   auto r = runner.run(spec);
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message()));

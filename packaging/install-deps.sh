@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what tuner needs from Debian 12 packages. Run as root.
 #   install-deps.sh          build dependencies
-#   install-deps.sh --test   plus what the integration and VM tests need
+#   install-deps.sh --test   plus what the integration and VM tests and the lint need
 set -euo pipefail
 
 build_pkgs=(
@@ -13,6 +13,7 @@ test_pkgs=(
   iproute2 procps util-linux python3
   qemu-system-x86 busybox-static cpio kmod zstd xz-utils jq ethtool time
   nftables iperf3 fio
+  clang-format clang-tidy
 )
 
 pkgs=("${build_pkgs[@]}")

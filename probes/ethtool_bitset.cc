@@ -22,7 +22,8 @@ Result<std::vector<bool>> read_words(const nlattr* a, uint32_t size, const char*
   const char* p = static_cast<const char*>(mnl_attr_get_payload(a));
   for (uint32_t w = 0; w < words; ++w) {
     uint32_t word;
-    std::memcpy(&word, p + 4 * w, 4);  // payload is 4-aligned, memcpy keeps UBSan quiet
+    std::memcpy(&word, p + std::size_t{4} * w,
+                4);  // payload is 4-aligned, memcpy keeps UBSan quiet
     for (uint32_t b = 0; b < 32 && w * 32 + b < size; ++b) bits[w * 32 + b] = (word >> b) & 1;
   }
   return bits;
@@ -38,12 +39,12 @@ Result<Bit> parse_bit(const nlattr* a) {
   auto t = parse_nested<ETHTOOL_A_BITSET_BIT_MAX>(a, kWhere);
   if (!t) return t.error();
   Bit bit;
-  if (auto* i = (*t)[ETHTOOL_A_BITSET_BIT_INDEX]) {
+  if (const auto* i = (*t)[ETHTOOL_A_BITSET_BIT_INDEX]) {
     auto v = attr_u32(i, kWhere);
     if (!v) return v.error();
     bit.index = *v;
   }
-  if (auto* n = (*t)[ETHTOOL_A_BITSET_BIT_NAME]) {
+  if (const auto* n = (*t)[ETHTOOL_A_BITSET_BIT_NAME]) {
     auto v = attr_str(n, kWhere);
     if (!v) return v.error();
     bit.name = *v;

@@ -17,7 +17,7 @@ namespace {
 
 // Large enough for a LINKMODES reply with verbose names and the link-mode string set;
 // libmnl reports ENOSPC rather than truncating if one ever is larger.
-constexpr size_t kReceiveBytes = 64 * 1024;
+constexpr size_t kReceiveBytes = size_t{64} * 1024;
 
 struct Op {
   uint8_t cmd;
@@ -125,7 +125,7 @@ class EthtoolNetlink : public Netlink {
     return &*mode_names_;
   }
 
-  void record(std::string_view msg, const char* op, const std::string& ifname, bool error) {
+  void record(std::string_view msg, const char* op, const std::string& ifname, bool error) const {
     if (options_.record_dir.empty()) return;
     std::string path = options_.record_dir + "/" + op + "-" + ifname + "-" +
                        (options_.compact_bitsets ? "compact" : "verbose") +
@@ -152,7 +152,7 @@ class EthtoolNetlink : public Netlink {
         return errno_error("recvfrom", where);
       }
       int left = static_cast<int>(len);
-      auto* nlh = reinterpret_cast<const nlmsghdr*>(rx_.data());
+      const auto* nlh = reinterpret_cast<const nlmsghdr*>(rx_.data());
       for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
         if (nlh->nlmsg_seq != seq || (nlh->nlmsg_pid != 0 && nlh->nlmsg_pid != portid_))
           continue;  // a stale reply to an earlier request

@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 
 #include <cerrno>
-#include <cstdlib>
 
 #include "base/strings.h"
 #include "probes/netlink.h"
@@ -30,8 +29,12 @@ bool usable(const Report& r) {
 }
 
 bool make_veth() {
-  return std::system("ip link add va numrxqueues 4 numtxqueues 4 type veth peer name vb "
-                     "numrxqueues 4 numtxqueues 4 && ip link set va up && ip link set vb up") == 0;
+  return testing::run_commands(
+             {{"ip", "link", "add", "va", "numrxqueues", "4", "numtxqueues", "4", "type", "veth",
+               "peer", "name", "vb", "numrxqueues", "4", "numtxqueues", "4"},
+              {"ip", "link", "set", "va", "up"},
+              {"ip", "link", "set", "vb", "up"}})
+      .empty();
 }
 
 std::string text(const std::optional<uint32_t>& v) { return v ? std::to_string(*v) : "null"; }

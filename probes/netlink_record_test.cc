@@ -22,7 +22,7 @@ TEST_CASE("netlink record") {
   std::vector<std::string> ifnames;
   if (DIR* d = ::opendir("/sys/class/net")) {
     while (dirent* e = ::readdir(d))
-      if (e->d_name[0] != '.') ifnames.push_back(e->d_name);
+      if (e->d_name[0] != '.') ifnames.emplace_back(e->d_name);
     ::closedir(d);
   }
   for (bool compact : {false, true}) {

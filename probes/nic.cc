@@ -1,5 +1,6 @@
 #include "probes/nic.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 
@@ -15,10 +16,9 @@ std::optional<std::string> read_trimmed(const Root& root, const std::string& pat
 }
 
 bool hex_run(std::string_view s, size_t n) {
-  if (s.size() != n) return false;
-  for (char c : s)
-    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-  return true;
+  return s.size() == n && std::ranges::all_of(s, [](char c) {
+           return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+         });
 }
 
 // The device directory under sys/devices that a netdev's "device" link points to, as a

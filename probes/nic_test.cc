@@ -94,7 +94,7 @@ TEST_CASE("nic probe: captured machines match their own sysfs files") {
       CHECK(nic.operstate == file_text(dir / "operstate"));
       unsigned rx = 0;
       if (fs::exists(dir / "queues"))
-        for (auto& q : fs::directory_iterator(dir / "queues"))
+        for (const auto& q : fs::directory_iterator(dir / "queues"))
           rx += starts_with(q.path().filename().string(), "rx-");
       CHECK(nic.rx_queues == rx);
       CHECK(nic.link.speed_mbps == std::nullopt);  // no netlink: sysfs speed is not used
@@ -151,8 +151,10 @@ TEST_CASE("nic probe live: veth in a private namespace, link data from netlink")
   }
   auto r = testing::run_in_netns([] {
     testing::Report out;
-    if (std::system("ip link add va type veth peer name vb && ip link set va mtu 9000 up && "
-                    "ip link set vb up") != 0)
+    if (!testing::run_commands({{"ip", "link", "add", "va", "type", "veth", "peer", "name", "vb"},
+                                {"ip", "link", "set", "va", "mtu", "9000", "up"},
+                                {"ip", "link", "set", "vb", "up"}})
+             .empty())
       return testing::Report{{"skip", "cannot create a veth pair"}};
     auto nl = open_ethtool_netlink();
     if (!nl) return testing::Report{{"error", nl.error().message()}};

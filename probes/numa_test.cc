@@ -1,5 +1,7 @@
 #include "probes/numa.h"
 
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include "probes/topology.h"
@@ -15,9 +17,9 @@ std::string read_test_file(const std::string& name) {
 }
 
 bool has_error_with(const std::vector<ProbeError>& errors, const std::string& part) {
-  for (const ProbeError& e : errors)
-    if (e.probe == "numa" && e.message.find(part) != std::string::npos) return true;
-  return false;
+  return std::ranges::any_of(errors, [&](const ProbeError& e) {
+    return e.probe == "numa" && e.message.find(part) != std::string::npos;
+  });
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ bool is_key_char(char c) {
 std::string printable(std::string_view key) {
   std::string out = "sysctl ";
   for (std::size_t i = 0; i < key.size() && i < 80; ++i) {
-    unsigned char c = static_cast<unsigned char>(key[i]);
+    auto c = static_cast<unsigned char>(key[i]);
     if (c < 0x20 || c >= 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", c);
@@ -44,7 +44,7 @@ Error key_error(std::string_view key, std::string what, int err = EINVAL) {
 }
 
 std::string describe(char c) {
-  unsigned char u = static_cast<unsigned char>(c);
+  auto u = static_cast<unsigned char>(c);
   if (u < 0x20 || u >= 0x7f) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "\\x%02x", u);

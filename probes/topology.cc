@@ -113,7 +113,7 @@ void fill_distances(hwloc_topology_t t, Topology& topo) {
     std::vector<size_t> pos(n);  // numa_nodes index -> matrix index
     bool all = true;
     for (size_t i = 0; i < n; ++i) {
-      auto it = std::find_if(d->objs, d->objs + n, [&](hwloc_obj_t o) {
+      auto* it = std::find_if(d->objs, d->objs + n, [&](hwloc_obj_t o) {
         return o && o->os_index == topo.numa_nodes[i].os_index;
       });
       if (it == d->objs + n) all = false;

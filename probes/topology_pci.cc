@@ -20,7 +20,7 @@ std::string pci_kind(uint32_t class_id, uint16_t vendor_id, const OsDeviceKinds&
 
 namespace {
 
-std::string pci_address(const hwloc_obj_t dev) {
+std::string pci_address(const hwloc_obj* dev) {
   const hwloc_obj_attr_u::hwloc_pcidev_attr_s& p = dev->attr->pcidev;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%01x", p.domain, p.bus, p.dev, p.func);
@@ -38,11 +38,11 @@ std::vector<PciDevice> collect_pci(hwloc_topology_t topo) {
     // OS devices hang directly below their PCI device as I/O children.
     for (hwloc_obj_t c = dev->io_first_child; c; c = c->next_sibling) {
       if (c->type != HWLOC_OBJ_OS_DEVICE || !c->name) continue;
-      d.os_devices.push_back(c->name);
+      d.os_devices.emplace_back(c->name);
       switch (c->attr->osdev.type) {
         case HWLOC_OBJ_OSDEV_NETWORK:
           kinds.network = true;
-          d.netdevs.push_back(c->name);
+          d.netdevs.emplace_back(c->name);
           break;
         case HWLOC_OBJ_OSDEV_OPENFABRICS: kinds.openfabrics = true; break;
         case HWLOC_OBJ_OSDEV_GPU:

@@ -69,7 +69,10 @@ void check_against(const Topology& topo, const HwlocReference& ref) {
   for (const PciDevice& d : topo.pci)
     for (const std::string& n : d.netdevs) probed[n] = d.numa_node;
   CHECK(probed.size() == ref.netdev_nodes.size());
-  for (const auto& [name, nodes] : ref.netdev_nodes) {
+  for (const auto& entry : ref.netdev_nodes) {
+    // Named copies: clang 14 cannot capture structured bindings (CAPTURE is a lambda).
+    const std::string& name = entry.first;
+    const auto& nodes = entry.second;
     CAPTURE(name);
     REQUIRE(probed.count(name) == 1);
     const std::optional<int>& node = probed[name];

@@ -59,8 +59,8 @@ class ApplyRun {
   /// already in place are dropped.
   static Result<ApplyRun> prepare(const Plan& plan, const StateDir& dir, KnobFactory make,
                                   ApplyOptions options);
-  ApplyRun(ApplyRun&&) noexcept;
-  ApplyRun& operator=(ApplyRun&&) noexcept;
+  ApplyRun(ApplyRun&& other) noexcept;
+  ApplyRun& operator=(ApplyRun&& other) noexcept;
   ~ApplyRun();
 
   /// Nothing to change: no journal is needed.

@@ -72,7 +72,7 @@ Result<ApplyRun> ApplyRun::prepare(const Plan& plan, const StateDir& dir, KnobFa
   impl->profiles = plan.profiles;
   impl->dir = dir;
   impl->make = std::move(make);
-  impl->options = options;
+  impl->options = std::move(options);
   impl->report.profiles = plan.profiles;
   for (const Change& c : plan.changes) {
     auto knob = impl->make(c.knob);

@@ -29,7 +29,7 @@ class FakeKnob : public Knob {
   FakeKnob(std::string id, FakeMachine& m) : id_(std::move(id)), m_(m) {}
   const std::string& id() const override { return id_; }
   Result<std::string> read() override {
-    if (!m_.values.count(id_)) return errno_error("no such knob", id_, ENOENT);
+    if (!m_.values.contains(id_)) return errno_error("no such knob", id_, ENOENT);
     return m_.values[id_];
   }
   Result<std::string> canonical(const std::string& d) override { return d; }
@@ -53,10 +53,11 @@ KnobFactory factory(FakeMachine& m) {
   };
 }
 
-Plan plan_of(std::vector<std::tuple<std::string, std::string, std::string>> changes) {
+Plan plan_of(const std::vector<std::tuple<std::string, std::string, std::string>>& changes) {
   Plan p;
   p.profiles = {"test"};
-  for (auto& [knob, group, desired] : changes) p.changes.push_back({knob, group, {}, desired, ""});
+  for (const auto& [knob, group, desired] : changes)
+    p.changes.push_back({knob, group, {}, desired, ""});
   return p;
 }
 

@@ -80,8 +80,8 @@ Result<JournalRecord> decode_record(std::string_view line, const std::string& wh
   if (j.is_discarded() || !j.is_object()) return Error::invalid("not a JSON object", where);
   std::string type = get(j, "type");
   JournalRecord r;
-  auto t = std::find_if(std::begin(kTypes), std::end(kTypes),
-                        [&](RecordType k) { return type == record_type_name(k); });
+  const auto* t = std::find_if(std::begin(kTypes), std::end(kTypes),
+                               [&](RecordType k) { return type == record_type_name(k); });
   if (t == std::end(kTypes)) return Error::invalid("unknown record type '" + type + "'", where);
   r.type = *t;
   r.run_id = get(j, "run_id");

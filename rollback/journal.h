@@ -29,6 +29,7 @@ enum class RecordType {
 };
 
 /// One record. Plain data; fields a type does not use stay empty.
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
 struct JournalRecord {
   RecordType type = RecordType::begin;
   std::string run_id, kind, time;

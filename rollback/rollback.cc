@@ -58,7 +58,7 @@ std::vector<RestoreStep> restore_steps(const JournalText& journal) {
     if (r.type == RecordType::intent) first_before.emplace(r.knob, r.before);
   std::vector<std::pair<std::size_t, std::string>> order;
   for (const auto& [knob, i] : last_intent)
-    if (!refused.count(knob)) order.emplace_back(i, knob);
+    if (!refused.contains(knob)) order.emplace_back(i, knob);
   std::sort(order.rbegin(), order.rend());
   std::vector<RestoreStep> steps;
   for (const auto& [i, knob] : order) {

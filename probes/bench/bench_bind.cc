@@ -68,7 +68,7 @@ Result<int> node_of_page(const void* addr) {
 namespace {
 
 std::size_t page_rounded(std::size_t bytes) {
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
 }
 

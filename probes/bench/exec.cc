@@ -40,8 +40,8 @@ Status ExecBenchmark::check() {
   if (!v.ok()) return v;
   auto path = find_executable(config_.command[0]);
   if (!path.ok()) {
-    Error e = path.error();
-    return bench_error(config_, fmt::format("command {}: {}", config_.command[0], e.message()));
+    return bench_error(config_,
+                       fmt::format("command {}: {}", config_.command[0], path.error().message()));
   }
   return Ok{};
 }

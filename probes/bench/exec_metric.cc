@@ -37,7 +37,7 @@ Result<std::regex> compile(const std::string& pattern) {
   }
 }
 
-Result<json::json_pointer> pointer(const std::string& text) {
+Result<json::json_pointer> parse_pointer(const std::string& text) {
   try {
     return json::json_pointer(text);
   } catch (const json::exception& e) {
@@ -80,7 +80,7 @@ Status validate(const MetricExpr& m) {
     auto re = compile(m.expr);
     if (!re.ok()) return re.error();
   } else {
-    auto p = pointer(m.expr);
+    auto p = parse_pointer(m.expr);
     if (!p.ok()) return p.error();
   }
   return Ok{};
@@ -120,8 +120,8 @@ Result<double> extract_regex(std::string_view text, const std::string& pattern) 
   return v;
 }
 
-Result<double> extract_json(std::string_view text, const std::string& ptr_text) {
-  auto ptr = pointer(ptr_text);
+Result<double> extract_json(std::string_view text, const std::string& pointer) {
+  auto ptr = parse_pointer(pointer);
   if (!ptr.ok()) return ptr.error();
   std::size_t begin = std::string_view::npos;
   for (std::size_t i = 0; i < text.size();) {
@@ -145,7 +145,7 @@ Result<double> extract_json(std::string_view text, const std::string& ptr_text) 
     return Error{fmt::format("output is not JSON: {}", e.what()), "", 0};
   }
   if (!doc.contains(*ptr))
-    return Error{fmt::format("no value at json pointer {}{}", ptr_text, nearest_parent(doc, *ptr)),
+    return Error{fmt::format("no value at json pointer {}{}", pointer, nearest_parent(doc, *ptr)),
                  "", 0};
   const json& v = doc.at(*ptr);
   if (v.is_number()) {
@@ -156,7 +156,7 @@ Result<double> extract_json(std::string_view text, const std::string& ptr_text) 
     auto d = parse_number(v.get<std::string>());
     if (d.ok()) return d;
   }
-  return Error{fmt::format("json pointer {} holds {} {}, not a number", ptr_text, v.type_name(),
+  return Error{fmt::format("json pointer {} holds {} {}, not a number", pointer, v.type_name(),
                            clip(v.dump())),
                "", 0};
 }

@@ -64,7 +64,7 @@ TEST_CASE("guards (root): nftables dropping 5% of packets trips tcp_retrans_pct"
     auto base = trial(pair, {pair.local_if});
     if (!base.ok()) return {{"error", base.error().message()}};
     // In the server's namespace: drop 5% of the segments arriving for the benchmark.
-    for (std::vector<std::string> argv : std::vector<std::vector<std::string>>{
+    for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{
              {"nft", "add", "table", "inet", "tuner_test"},
              {"nft", "add", "chain", "inet", "tuner_test", "in",
               "{ type filter hook input priority 0; }"},
@@ -84,11 +84,11 @@ TEST_CASE("guards (root): nftables dropping 5% of packets trips tcp_retrans_pct"
             {"trip", trips.empty() ? "" : trips[0].text},
             {"self_trips", std::to_string(none.size())}};
   });
-  if (r.count("skip")) {
+  if (r.contains("skip")) {
     MESSAGE("skipped: " << r["skip"]);
     return;
   }
-  REQUIRE_MESSAGE(!r.count("error"), r["error"]);
+  REQUIRE_MESSAGE(!r.contains("error"), r["error"]);
   MESSAGE("retransmits " << r["base_pct"] << "% -> " << r["lossy_pct"] << "% of " << r["lossy_segs"]
                          << " segments: " << r["trip"]);
   CHECK(std::stod(r["base_pct"]) < 1.0);
@@ -109,13 +109,14 @@ TEST_CASE("guards (root): a veth peer going down shows as a link flap and drops"
     if (!show.ok() || !show->success()) return {{"error", "ip link show failed"}};
     std::vector<std::string_view> f = split_ws(show->out);
     if (f.size() < 3) return {{"error", "unexpected ip -br output: " + show->out}};
-    std::string e = VethPair::run({"ip", "neigh", "replace", pair.peer_address, "lladdr",
-                                   std::string(f[2]), "dev", pair.local_if, "nud", "permanent"});
+    std::string e =
+        tuner::testing::run_command({"ip", "neigh", "replace", pair.peer_address, "lladdr",
+                                     std::string(f[2]), "dev", pair.local_if, "nud", "permanent"});
     if (!e.empty()) return {{"error", e}};
     Root root = Root::live();
     auto before = sample_guards(root, {pair.local_if});
     if (!before.ok()) return {{"error", before.error().message()}};
-    e = VethPair::run({"ip", "-n", pair.netns, "link", "set", pair.peer_if, "down"});
+    e = tuner::testing::run_command({"ip", "-n", pair.netns, "link", "set", pair.peer_if, "down"});
     if (!e.empty()) return {{"error", e}};
     int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     sockaddr_in to{};
@@ -126,7 +127,7 @@ TEST_CASE("guards (root): a veth peer going down shows as a link flap and drops"
     for (int i = 0; i < 30; ++i)
       if (::sendto(s, "x", 1, 0, reinterpret_cast<sockaddr*>(&to), sizeof to) == 1) ++sent;
     ::close(s);
-    e = VethPair::run({"ip", "-n", pair.netns, "link", "set", pair.peer_if, "up"});
+    e = tuner::testing::run_command({"ip", "-n", pair.netns, "link", "set", pair.peer_if, "up"});
     if (!e.empty()) return {{"error", e}};
     auto after = sample_guards(root, {pair.local_if});
     if (!after.ok()) return {{"error", after.error().message()}};
@@ -141,11 +142,11 @@ TEST_CASE("guards (root): a veth peer going down shows as a link flap and drops"
             {"flaps", std::to_string(d.nics[pair.local_if].carrier_changes)},
             {"trips", texts}};
   });
-  if (r.count("skip")) {
+  if (r.contains("skip")) {
     MESSAGE("skipped: " << r["skip"]);
     return;
   }
-  REQUIRE_MESSAGE(!r.count("error"), r["error"]);
+  REQUIRE_MESSAGE(!r.contains("error"), r["error"]);
   MESSAGE(r["trips"]);
   CHECK(std::stoi(r["flaps"]) >= 2);  // down and up
   CHECK(std::stoi(r["drops"]) >= std::stoi(r["sent"]));

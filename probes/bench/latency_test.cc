@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "probes/bench/bench_bind.h"
@@ -25,9 +26,8 @@ const Metric& get(const std::vector<Metric>& ms, const std::string& name) {
 }
 
 bool mentions(const std::vector<std::string>& notes, const std::string& part) {
-  for (const std::string& n : notes)
-    if (n.find(part) != std::string::npos) return true;
-  return false;
+  return std::ranges::any_of(
+      notes, [&](const std::string& n) { return n.find(part) != std::string::npos; });
 }
 
 }  // namespace

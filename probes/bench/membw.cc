@@ -86,8 +86,8 @@ class Membw final : public Benchmark {
  private:
   // Maps the arrays on mem.node, touches them from that node's CPUs, then times the
   // triad from each thread node: the local one first, the others when matrix is set.
-  Result<std::vector<MembwCell>> measure_memory_node(const MembwPlan& plan, const NodeCpus& mem,
-                                                     bool bind) {
+  static Result<std::vector<MembwCell>> measure_memory_node(const MembwPlan& plan,
+                                                            const NodeCpus& mem, bool bind) {
     const uint64_t stride = array_stride(plan.elements);
     auto memory = bind ? NodeMemory::map(3 * stride, mem.node) : NodeMemory::unbound(3 * stride);
     if (!memory.ok()) return memory.error();

@@ -56,7 +56,7 @@ std::pair<std::size_t, std::size_t> slice(std::size_t n, unsigned t, unsigned th
 }
 
 Status fill_arrays(const TriadArrays& arr, const CpuSet& cpus) {
-  const unsigned threads = static_cast<unsigned>(cpus.size());
+  const auto threads = static_cast<unsigned>(cpus.size());
   std::atomic<bool> failed{false};
   return on_each_cpu(cpus, failed, [&](unsigned t) {
     auto [lo, hi] = slice(arr.n, t, threads);
@@ -70,7 +70,7 @@ Status fill_arrays(const TriadArrays& arr, const CpuSet& cpus) {
 
 Result<std::vector<std::chrono::nanoseconds>> time_triad(const TriadArrays& arr, const CpuSet& cpus,
                                                          const TriadRun& run) {
-  const unsigned threads = static_cast<unsigned>(cpus.size());
+  const auto threads = static_cast<unsigned>(cpus.size());
   std::vector<std::chrono::nanoseconds> times;
   times.reserve(run.max_reps);
   // Phases: 0 = all threads bound; then odd = a repetition starts, even = it ended.

@@ -97,6 +97,7 @@ Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
   bool go = false;
   Clock::time_point start, stop_at;
   std::vector<std::thread> threads;
+  threads.reserve(st.size());
   for (Stream& s : st) {
     threads.emplace_back([&, ps = &s] {
       if (!cpus.empty()) (void)bind_this_thread(cpus);

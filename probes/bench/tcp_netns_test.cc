@@ -49,11 +49,11 @@ TEST_CASE("tcp bench (root): server in a named netns across a veth pair") {
              tuner::testing::slurp("/sys/class/net/" + pair.local_if + "/statistics/tx_bytes")},
             {"bytes", std::to_string(m->bytes)}};
   });
-  if (r.count("skip")) {
+  if (r.contains("skip")) {
     MESSAGE("skipped: " << r["skip"]);
     return;
   }
-  REQUIRE_MESSAGE(!r.count("error"), r["error"]);
+  REQUIRE_MESSAGE(!r.contains("error"), r["error"]);
   CHECK(std::stod(r["bps"]) > 1e8);
   CHECK(std::stod(r["p50"]) > 0);
   CHECK(std::stod(r["p99"]) >= std::stod(r["p50"]));
@@ -91,11 +91,11 @@ TEST_CASE("tcp bench (root): shrinking net.ipv4.tcp_rmem/tcp_wmem shows in throu
     return {{"before", std::to_string(before->throughput_bps)},
             {"after", std::to_string(after->throughput_bps)}};
   });
-  if (r.count("skip")) {
+  if (r.contains("skip")) {
     MESSAGE("skipped: " << r["skip"]);
     return;
   }
-  REQUIRE_MESSAGE(!r.count("error"), r["error"]);
+  REQUIRE_MESSAGE(!r.contains("error"), r["error"]);
   double before = std::stod(r["before"]), after = std::stod(r["after"]);
   MESSAGE("loopback " << before / 1e9 << " Gbit/s with default buffers, " << after / 1e9
                       << " Gbit/s with 4 KiB tcp_rmem/tcp_wmem");

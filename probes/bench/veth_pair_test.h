@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "base/runner.h"
+#include "tests/support/netns.h"
 
 namespace tuner::testing {
 
@@ -24,22 +24,18 @@ struct VethPair {
     netns = "tuner-" + tag + "-" + id;
     local_if = "tva" + id.substr(0, 8);
     peer_if = "tvb" + id.substr(0, 8);
-    for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{
-             {"ip", "netns", "add", netns},
-             {"ip", "link", "add", local_if, "type", "veth", "peer", "name", peer_if, "netns",
-              netns},
-             {"ip", "link", "set", "lo", "up"},
-             {"ip", "addr", "add", local_address + "/24", "dev", local_if},
-             {"ip", "link", "set", local_if, "up"},
-             {"ip", "-n", netns, "link", "set", "lo", "up"},
-             {"ip", "-n", netns, "addr", "add", peer_address + "/24", "dev", peer_if},
-             {"ip", "-n", netns, "link", "set", peer_if, "up"}}) {
-      error = run(argv);
-      if (!error.empty()) return;
-    }
+    error = run_commands(
+        {{"ip", "netns", "add", netns},
+         {"ip", "link", "add", local_if, "type", "veth", "peer", "name", peer_if, "netns", netns},
+         {"ip", "link", "set", "lo", "up"},
+         {"ip", "addr", "add", local_address + "/24", "dev", local_if},
+         {"ip", "link", "set", local_if, "up"},
+         {"ip", "-n", netns, "link", "set", "lo", "up"},
+         {"ip", "-n", netns, "addr", "add", peer_address + "/24", "dev", peer_if},
+         {"ip", "-n", netns, "link", "set", peer_if, "up"}});
   }
   ~VethPair() {
-    if (!netns.empty()) run({"ip", "netns", "del", netns});
+    if (!netns.empty()) run_command({"ip", "netns", "del", netns});
   }
   VethPair(const VethPair&) = delete;
   VethPair& operator=(const VethPair&) = delete;
@@ -47,21 +43,7 @@ struct VethPair {
   /// Runs argv inside the pair's named namespace (`ip netns exec`); "" on success.
   std::string run_there(std::vector<std::string> argv) const {
     argv.insert(argv.begin(), {"ip", "netns", "exec", netns});
-    return run(argv);
-  }
-
-  /// Runs argv; "" on success, else what went wrong.
-  static std::string run(const std::vector<std::string>& argv) {
-    ProcessRunner runner;
-    RunSpec spec;
-    spec.argv = argv;
-    spec.timeout = std::chrono::seconds(10);
-    auto r = runner.run(spec);
-    std::string cmd;
-    for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-    if (!r.ok()) return cmd + ": " + r.error().message();
-    if (!r->success()) return cmd + " " + r->describe(spec) + ": " + r->stderr_tail();
-    return "";
+    return run_command(argv);
   }
 };
 

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -14,8 +15,6 @@
 #include "base/cpuset.h"
 #include "probes/root.h"
 #include "tuner/knobs/numa_knobs.h"
-
-extern char** environ;
 
 namespace tuner::testing {
 

@@ -17,6 +17,17 @@
 
 namespace tuner::testing {
 
+/// The link modes of a 1000baseT copper port (e1000-like), as ethtool names them.
+inline std::vector<std::string> copper_link_modes() {
+  return {"10baseT/Half",
+          "10baseT/Full",
+          "100baseT/Half",
+          "100baseT/Full",
+          "1000baseT/Full",
+          "Autoneg",
+          "TP"};
+}
+
 class FakeNetlink : public Netlink {
  public:
   /// The device: a 1000baseT copper port that advertises everything it supports.
@@ -41,13 +52,7 @@ class FakeNetlink : public Netlink {
   FakeNetlink() {
     link.port = "TP";
     link.autoneg = true;
-    link.supported_modes = {"10baseT/Half",
-                            "10baseT/Full",
-                            "100baseT/Half",
-                            "100baseT/Full",
-                            "1000baseT/Full",
-                            "Autoneg",
-                            "TP"};
+    link.supported_modes = copper_link_modes();
     link.advertised_modes = link.supported_modes;
     update_state();
     channels.combined = 4;
@@ -140,8 +145,8 @@ class FakeNetlink : public Netlink {
     } else if (link.autoneg.value_or(false) && (req.speed_mbps || req.duplex)) {
       std::vector<std::string> adv =
           modes_matching(link.supported_modes, req.speed_mbps, req.duplex);
-      adv.push_back("Autoneg");
-      adv.push_back("TP");
+      adv.emplace_back("Autoneg");
+      adv.emplace_back("TP");
       link.advertised_modes = adv;
     }
     update_state();

@@ -11,18 +11,43 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "base/fd_io.h"
+#include "base/runner.h"
 #include "base/strings.h"
 #include "base/unique_fd.h"
 
 namespace tuner::testing {
 
 using Report = std::map<std::string, std::string>;
+
+/// Runs argv (an argument vector, no shell) through the Runner, within 10 s: "" on
+/// success, else the command and what went wrong. For `ip` and `nft` set-up in tests.
+inline std::string run_command(const std::vector<std::string>& argv) {
+  ProcessRunner runner;
+  RunSpec spec;
+  spec.argv = argv;
+  spec.timeout = std::chrono::seconds(10);
+  auto r = runner.run(spec);
+  std::string cmd;
+  for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  if (!r.ok()) return cmd + ": " + r.error().message();
+  if (!r->success()) return cmd + " " + r->describe(spec) + ": " + r->stderr_tail();
+  return "";
+}
+
+/// run_command on each in turn, up to the first that fails: "" when all succeed.
+inline std::string run_commands(const std::vector<std::vector<std::string>>& commands) {
+  for (const std::vector<std::string>& argv : commands)
+    if (std::string e = run_command(argv); !e.empty()) return e;
+  return "";
+}
 
 /// Why a namespace test cannot run here ("" when it can).
 inline std::string netns_unavailable() {

@@ -11,6 +11,7 @@
 // roundtrip_live_test.cc.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "base/clock.h"
@@ -81,7 +82,7 @@ struct FakeMachine {
     sysfs.thp();
   }
 
-  void start_irqbalance() { dir.write("proc/4242/comm", "irqbalance\n"); }
+  void start_irqbalance() const { dir.write("proc/4242/comm", "irqbalance\n"); }
 
   Root root() const { return Root::open(dir.path).value(); }
 
@@ -165,9 +166,7 @@ Profile profile(const std::string& irqbalance) {
 }
 
 bool plans(const Plan& p, const std::string& knob) {
-  for (const Change& c : p.changes)
-    if (c.knob == knob) return true;
-  return false;
+  return std::ranges::any_of(p.changes, [&](const Change& c) { return c.knob == knob; });
 }
 
 /// The round trip on a fresh fake machine; returns the first plan.

@@ -81,8 +81,12 @@ TEST_CASE("roundtrip live: net sysctls and veth channels in a private network na
     return;
   }
   Report r = testing::run_in_netns([] {
-    if (std::system("ip link add rt0 numrxqueues 2 numtxqueues 2 type veth peer name rt1 "
-                    "numrxqueues 2 numtxqueues 2 && ip link set rt0 up && ip link set rt1 up") != 0)
+    if (!testing::run_commands(
+             {{"ip", "link", "add", "rt0", "numrxqueues", "2", "numtxqueues", "2", "type", "veth",
+               "peer", "name", "rt1", "numrxqueues", "2", "numtxqueues", "2"},
+              {"ip", "link", "set", "rt0", "up"},
+              {"ip", "link", "set", "rt1", "up"}})
+             .empty())
       return Report{{"skip", "cannot create a veth pair (ip link add)"}};
     auto nl = open_ethtool_netlink();
     if (!nl.ok()) return Report{{"skip", nl.error().message()}};

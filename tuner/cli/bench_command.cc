@@ -22,7 +22,7 @@ namespace tuner {
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
-void on_signal(int) { g_stop = 1; }
+void on_signal(int /*signal*/) { g_stop = 1; }
 
 int serve(const po::variables_map& vm) {
   bench::tcp::ServeOptions o;

@@ -102,6 +102,7 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
   }
 
   std::vector<char*> argv;
+  argv.reserve(command.size() + 1);
   for (std::string& a : command) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::fflush(stdout);

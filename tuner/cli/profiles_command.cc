@@ -122,6 +122,7 @@ int profiles_command(GlobalOptions& g, const std::vector<std::string>& args) {
     entries.push_back(std::move(e));
   }
   std::vector<std::pair<std::string, const Profile*>> loaded;
+  loaded.reserve(entries.size());
   for (const Entry& e : entries)
     loaded.emplace_back(e.found.name, e.profile ? &*e.profile : nullptr);
   std::string selected = select_profile(loaded, inv);

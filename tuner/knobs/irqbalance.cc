@@ -164,7 +164,7 @@ class IrqbalanceBannedKnob : public MachineKnob {
   }
 
   /// systemd reads the drop-in at daemon-reload; a running irqbalance at its restart.
-  Status finish(const std::string&) override {
+  Status finish(const std::string& /*value*/) override {
     Systemctl& sc = *ctx_.systemctl;
     if (!sc.running()) {
       knob_note(id_str_,

@@ -167,7 +167,7 @@ LinkSetting describe_link(const LinkInfo& info) {
     if (std::find(duplexes.begin(), duplexes.end(), ms->duplex) == duplexes.end())
       duplexes.push_back(ms->duplex);
   }
-  auto matches = [&](std::optional<uint32_t> sp, std::optional<std::string> du) {
+  auto matches = [&](std::optional<uint32_t> sp, const std::optional<std::string>& du) {
     return sorted(filter_modes(all, sp, du)) == adv;
   };
   if (speeds.size() == 1 && duplexes.size() == 1 && matches(speeds[0], duplexes[0])) {

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/fake_netlink.h"
+
 namespace tuner {
 
 TEST_CASE("nic value: link settings parse and print canonically") {
@@ -35,13 +37,7 @@ TEST_CASE("nic value: link mode names give speed and duplex") {
 TEST_CASE("nic value: describe_link finds the filter behind the advertised modes") {
   LinkInfo info;
   info.autoneg = true;
-  info.supported_modes = {"10baseT/Half",
-                          "10baseT/Full",
-                          "100baseT/Half",
-                          "100baseT/Full",
-                          "1000baseT/Full",
-                          "Autoneg",
-                          "TP"};
+  info.supported_modes = testing::copper_link_modes();
   info.advertised_modes = info.supported_modes;
   CHECK(format_link_setting(describe_link(info)) == "autoneg=on");
   info.advertised_modes = {"1000baseT/Full", "Autoneg", "TP"};

@@ -114,7 +114,7 @@ class NumaUnitKnob : public MachineKnob {
     return dropin_mismatch(ctx_.root, dropin(), now, want);
   }
 
-  Status finish(const std::string&) override {
+  Status finish(const std::string& /*value*/) override {
     Systemctl& sc = *ctx_.systemctl;
     if (!sc.running()) {
       knob_note(id_str_, "systemd is not running here; skipped daemon-reload");

@@ -50,7 +50,7 @@ class RealSystemctl : public Systemctl {
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     // daemon-reload and a restart of irqbalance take seconds; a minute means stuck.
     spec.timeout = std::chrono::seconds(60);
-    spec.max_output = 64 * 1024;
+    spec.max_output = std::size_t{64} * 1024;
     return spec;
   }
 

@@ -76,7 +76,7 @@ std::map<unsigned, unsigned> core_of(const Topology& t) {
   for (const Core& c : t.core_list)
     for (unsigned pu : c.pus.cpus()) out[pu] = c.logical_index;
   for (unsigned pu : t.all_pus.cpus())
-    if (!out.count(pu)) out[pu] = 100000 + pu;
+    if (!out.contains(pu)) out[pu] = 100000 + pu;
   return out;
 }
 

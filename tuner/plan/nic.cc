@@ -30,7 +30,7 @@
 namespace tuner::planner_detail {
 namespace {
 
-std::string with_loc(std::string text, const SourceLoc& loc) {
+std::string with_loc(const std::string& text, const SourceLoc& loc) {
   std::string where = short_loc(loc);
   return where.empty() ? text : text + " (" + where + ")";
 }
@@ -51,9 +51,8 @@ std::string join_fields(const Fields& f) {
 
 /// No-op when every desired field has the same value in current.
 bool fields_satisfied(const Fields& desired, const Fields& current) {
-  for (const auto& d : desired)
-    if (std::find(current.begin(), current.end(), d) == current.end()) return false;
-  return true;
+  return std::ranges::all_of(
+      desired, [&](const auto& d) { return std::ranges::find(current, d) != current.end(); });
 }
 
 Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group) {
@@ -84,7 +83,7 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
     }
   } else if (rule.speed_mbps) {
     speed = rule.speed_mbps;
-    if (modes_known && !speeds.count(*speed)) {
+    if (modes_known && !speeds.contains(*speed)) {
       std::string list;
       std::set<uint32_t> all;
       for (const std::string& n : link.supported_modes)

@@ -87,7 +87,7 @@ Status plan_numa(PlanBuilder& b) {
         change.reason += "; current value unreadable: " + cur.why;
       }
     }
-    if (planned.count(id)) b.note(subject, "bound more than once; the last binding is used");
+    if (planned.contains(id)) b.note(subject, "bound more than once; the last binding is used");
     else order.push_back(id);
     planned.insert_or_assign(id, std::make_pair(std::move(change), done));
   }

@@ -52,7 +52,10 @@ TEST_CASE("planner numa: near resolves netdevs, PCI addresses, OS devices and gp
       {"3b:00.0", "cpus=4-7,12-15,mems=1"},
       {"0000:86:00.0", "cpus=0-3,8-11,mems=0"},
       {"gpu0", "cpus=0-3,8-11,mems=0"}};
-  for (const auto& [near, want] : cases) {
+  for (const auto& c : cases) {
+    // Named copies: clang 14 cannot capture structured bindings (CAPTURE is a lambda).
+    const std::string& near = c.first;
+    const std::string& want = c.second;
     CAPTURE(near);
     bind.near = near;
     auto plan = make_plan_with(bind_profile(bind), inv, cur);

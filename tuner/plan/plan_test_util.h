@@ -19,7 +19,7 @@ class FakeCurrent : public CurrentValues {
   bool live() const override { return live_; }
   CurrentValue get(const KnobId& knob) const override {
     std::string id = knob.str();
-    if (missing_.count(id)) return {CurrentValue::State::missing, "", id + " does not exist"};
+    if (missing_.contains(id)) return {CurrentValue::State::missing, "", id + " does not exist"};
     auto it = values_.find(id);
     if (it == values_.end()) return {CurrentValue::State::unknown, "", "not in the fake"};
     return {CurrentValue::State::known, it->second, ""};

@@ -15,7 +15,7 @@ SysctlSetting sysctl(std::string key, SysctlSetting::Op op, std::string value, i
   return SysctlSetting{std::move(key), op, std::move(value), "sysctl", loc(line)};
 }
 
-Profile named(std::string name) {
+Profile named(const std::string& name) {
   Profile p;
   p.name = name;
   p.chain = {"throughput", name};

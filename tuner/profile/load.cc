@@ -87,6 +87,8 @@ class Loader {
                           "");
   }
 
+  // Recursive over includes, which kMaxIncludeDepth and the cycle check bound.
+  // NOLINTNEXTLINE(misc-no-recursion)
   Result<Profile> load(const std::string& path) {
     auto text = read_profile_text(path);
     if (!text.ok()) return text.error();

@@ -100,6 +100,7 @@ std::vector<FoundProfile> find_profiles(const std::vector<std::string>& search_p
     ::closedir(d);
   }
   std::vector<FoundProfile> out;
+  out.reserve(found.size());
   for (auto& [name, file] : found) out.push_back(FoundProfile{name, file});
   return out;
 }

@@ -140,6 +140,7 @@ TEST_CASE("profile match: find_profiles lists names once, earlier directories fi
   std::vector<FoundProfile> both =
       find_profiles({TUNER_TEST_DATA "/profiles/good", TUNER_SOURCE_PROFILES});
   std::vector<std::string> names;
+  names.reserve(both.size());
   for (const FoundProfile& f : both) names.push_back(f.name);
   CHECK(std::is_sorted(names.begin(), names.end()));
   CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());

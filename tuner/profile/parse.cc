@@ -393,7 +393,7 @@ class Parser : public TomlReader {
       gs.loc = loc(g.source());
       for (auto&& [gk, gv] : g) {
         std::string what = fmt::format("'{}' in {}", gk.str(), ctx);
-        gs.set_fields.push_back(std::string(gk.str()));
+        gs.set_fields.emplace_back(gk.str());
         if (gk.str() == "keep_if_neutral") gs.keep_if_neutral = boolean(gv, what);
         else if (gk.str() == "bisect") gs.bisect = boolean(gv, what);
         else if (gk.str() == "bench") gs.bench = bench_names(gv, what);

@@ -204,7 +204,7 @@ const std::vector<std::string>& builtin_bench_names() {
 
 Status check_bench_names(const Profile& p) {
   auto known = [&](const std::string& n) {
-    return p.benches.count(n) ||
+    return p.benches.contains(n) ||
            std::find(builtin_bench_names().begin(), builtin_bench_names().end(), n) !=
                builtin_bench_names().end();
   };

@@ -21,7 +21,7 @@ class VerifyParser : public TomlReader {
     VerifySettings vs;
     for (auto&& [k, v] : t) {
       std::string what = fmt::format("'{}' in [verify]", k.str());
-      vs.set_fields.push_back(std::string(k.str()));
+      vs.set_fields.emplace_back(k.str());
       if (k.str() == "bench") {
         vs.bench = bench_names(v, what);
         vs.bench_loc = loc(v.source());

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -58,7 +59,7 @@ inline std::string file_stem(const std::string& file) {
 /// The accessors; the profile parser derives from it.
 class TomlReader {
  public:
-  explicit TomlReader(const std::string& file) : file_(file) {}
+  explicit TomlReader(std::string file) : file_(std::move(file)) {}
 
  protected:
   SourceLoc loc(const toml::source_region& r) const {

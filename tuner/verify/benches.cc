@@ -48,7 +48,7 @@ Result<BenchSet> BenchSet::build(const Profile& profile, const Topology& topolog
     std::vector<std::string> names = override_names.empty() ? bench_names_for(profile, group)
                                                             : override_names;
     for (const std::string& name : names) {
-      if (!set.by_name_.count(name)) {
+      if (!set.by_name_.contains(name)) {
         auto b = make_benchmark(name, profile, topology);
         if (!b.ok()) return b.error().context("benchmark " + name);
         if (Status s = (*b)->check(); !s.ok()) {

@@ -43,6 +43,13 @@ unsigned long long parse_number(const char* s, unsigned long long max) {
   return v;
 }
 
+double parse_real(const char* s) {
+  char* end = nullptr;
+  double v = std::strtod(s, &end);
+  if (!*s || *end || !std::isfinite(v)) usage("expected a number");
+  return v;
+}
+
 Spending parse_spending(std::string_view s) {
   if (s == "obrien_fleming") return Spending::obrien_fleming;
   if (s == "pocock") return Spending::pocock;
@@ -161,12 +168,12 @@ int main(int argc, char** argv) {
     else if (arg == "--markdown") md = true;
     else if (arg == "--keep-spending") c.keep_spending = parse_spending(value());
     else if (arg == "--futility-spending") c.futility_spending = parse_spending(value());
-    else if (arg == "--power-effect") c.power_effect = std::atof(value());
-    else if (arg == "--miss-rate") c.miss_rate = std::atof(value());
+    else if (arg == "--power-effect") c.power_effect = parse_real(value());
+    else if (arg == "--miss-rate") c.miss_rate = parse_real(value());
     else if (arg == "--look-every") c.look_every = trial_count(value());
     else if (arg == "--union-bound") c.calibrate = false;
     else if (arg == "--fixed") options.fixed_large = trial_count(value());
-    else if (arg == "--effect") only_effect = std::atof(value());
+    else if (arg == "--effect") only_effect = parse_real(value());
     else if (arg == "--looks") looks_only = true;
     else usage("unknown option");
   }

@@ -31,8 +31,9 @@ Decision must_decide(const Config& c, const std::vector<double>& a, const std::v
 Decision run_loop(const Config& c, const std::vector<double>& a, const std::vector<double>& b) {
   Decision d;
   for (std::size_t n = 1; n <= std::min(a.size(), b.size()); ++n) {
-    d = must_decide(c, std::vector(a.begin(), a.begin() + n),
-                    std::vector(b.begin(), b.begin() + n));
+    const auto end = static_cast<std::ptrdiff_t>(n);
+    d = must_decide(c, std::vector(a.begin(), a.begin() + end),
+                    std::vector(b.begin(), b.begin() + end));
     if (d.verdict != Verdict::more_trials) break;
   }
   return d;
@@ -209,7 +210,7 @@ TEST_CASE("a non-finite trial is an error naming it") {
 TEST_CASE("the interval always agrees with the verdict") {
   Config c;
   c.min_effect = 0.01;
-  std::mt19937_64 gen(99);
+  std::mt19937_64 gen(99);  // NOLINT(cert-msc32-c,cert-msc51-cpp): a reproducible test
   std::normal_distribution<double> noise(0, 0.03);
   int verdicts[5] = {};
   for (int r = 0; r < 300; ++r) {

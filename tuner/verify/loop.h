@@ -67,6 +67,7 @@ struct Progress {
 using ProgressFn = std::function<void(const Progress&)>;
 
 /// Why a group ended as it did.
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
 struct GroupOutcome {
   GroupDecision decision = GroupDecision::rolled_back;
   /// "gain", "neutral_kept", "no_gain", "harm", "inconclusive", "guard",

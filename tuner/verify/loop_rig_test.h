@@ -165,7 +165,7 @@ struct Rig {
                               RunReport* report = nullptr) {
     return verify(bench, false, std::move(options), true, report);
   }
-  JournalRecord decision_record() {
+  JournalRecord decision_record() const {
     auto runs = list_runs(dir);
     REQUIRE(runs.ok());
     auto text = read_journal(dir, runs->back());

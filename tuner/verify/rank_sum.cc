@@ -97,7 +97,7 @@ RankSum mann_whitney(std::span<const double> x, std::span<const double> y) {
   for (std::size_t i = 0; i < all.size();) {
     std::size_t j = i;
     while (j < all.size() && all[j].first == all[i].first) ++j;
-    double t = static_cast<double>(j - i);
+    auto t = static_cast<double>(j - i);
     double mid_rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
     for (std::size_t k = i; k < j; ++k)
       if (all[k].second) rank_sum_y += mid_rank;

@@ -42,7 +42,9 @@ std::vector<double> enumerate_upper(unsigned m, unsigned n) {
 }  // namespace
 
 TEST_CASE("exact distribution of U equals exhaustive enumeration") {
-  for (auto [m, n] : {std::pair{5u, 5u}, {4u, 6u}, {7u, 3u}, {1u, 8u}, {8u, 8u}}) {
+  for (auto sizes : {std::pair{5u, 5u}, {4u, 6u}, {7u, 3u}, {1u, 8u}, {8u, 8u}}) {
+    // Named copies: clang 14 cannot capture structured bindings (CAPTURE is a lambda).
+    const unsigned m = sizes.first, n = sizes.second;
     std::vector<double> want = enumerate_upper(m, n);
     for (unsigned u = 0; u <= m * n; ++u) {
       CAPTURE(m);
@@ -116,7 +118,8 @@ TEST_CASE("in the tails the decision uses, the normal approximation errs on the 
   // factor of 2 down to p = 1e-5 at 50 per arm.
   for (unsigned n : {20u, 40u, 50u}) {
     double mean = n * n / 2.0, sd = std::sqrt(n * n * (2.0 * n + 1) / 12);
-    for (double z = 2.0; z <= 4.0; z += 0.25) {
+    for (int step = 0; step <= 8; ++step) {
+      const double z = 2.0 + 0.25 * step;
       double u = std::ceil(mean + z * sd);
       double exact = rank_sum_exact_upper(n, n, u);
       double approx = rank_sum_normal_upper(n, n, u, 0);

@@ -20,7 +20,7 @@ double tie_term_within(std::span<const double> v) {
   for (std::size_t i = 0; i < s.size();) {
     std::size_t j = i;
     while (j < s.size() && s[j] == s[i]) ++j;
-    double t = static_cast<double>(j - i);
+    auto t = static_cast<double>(j - i);
     term += t * t * t - t;
     i = j;
   }

@@ -88,19 +88,27 @@ double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); 
 
 double normal_upper(double z) { return 0.5 * std::erfc(z / std::numbers::sqrt2); }
 
-double normal_quantile(double p) {
-  if (std::isnan(p) || p < 0 || p > 1) return kNaN;
-  if (p == 0) return -std::numeric_limits<double>::infinity();
-  if (p == 1) return std::numeric_limits<double>::infinity();
-  // Work in the lower half, where p itself carries full precision; the upper half
-  // follows by symmetry (1 - p is exact for p > 0.5).
-  if (p > 0.5) return -normal_quantile(1 - p);
+namespace {
+
+/// The quantile for 0 < p <= 0.5.
+double lower_quantile(double p) {
   double x = acklam(p);
   // One Halley step on f(x) = Phi(x) - p with Phi from erfc (Acklam's refinement).
   double e = normal_cdf(x) - p;
   double u = e * std::sqrt(2 * std::numbers::pi) * std::exp(x * x / 2);
   if (!std::isfinite(u)) return x;  // p in the subnormal range: exp overflows
   return x - u / (1 + x * u / 2);
+}
+
+}  // namespace
+
+double normal_quantile(double p) {
+  if (std::isnan(p) || p < 0 || p > 1) return kNaN;
+  if (p == 0) return -std::numeric_limits<double>::infinity();
+  if (p == 1) return std::numeric_limits<double>::infinity();
+  // Work in the lower half, where p itself carries full precision; the upper half
+  // follows by symmetry (1 - p is exact for p > 0.5).
+  return p > 0.5 ? -lower_quantile(1 - p) : lower_quantile(p);
 }
 
 }  // namespace tuner::verify

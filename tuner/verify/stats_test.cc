@@ -44,6 +44,7 @@ TEST_CASE("descriptive statistics of nothing are NaN, not a made-up number") {
 TEST_CASE("mean keeps the digits of values with a large common magnitude") {
   // 1e9 + k for k = 0..999: naive float summation would lose the fractional part.
   std::vector<double> v;
+  v.reserve(1000);
   for (int k = 0; k < 1000; ++k) v.push_back(1e9 + k + 0.25);
   CHECK(mean(v) == 1e9 + 499.5 + 0.25);
 }

@@ -24,10 +24,10 @@ struct VerifiedApplyOptions {
 };
 
 /// The loop's options from a profile's [verify]: min_effect, false_keep_rate,
-/// max_trials, guards (over the defaults); guards watch the inventory's physical NICs and
+/// max_trials, guards (over the defaults in o); guards watch the inventory's physical NICs and
 /// every NIC the plan changes.
 LoopOptions loop_options(const Profile& profile, const Inventory& inventory, const Plan& plan,
-                         LoopOptions base);
+                         LoopOptions o);
 
 /// Applies plan with verification. Errors before any change (a knob that cannot be built
 /// or read, a benchmark that cannot run here) are returned as an Error; failures after

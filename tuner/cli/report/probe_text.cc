@@ -14,7 +14,7 @@ std::string or_unknown(const std::optional<T>& v) {
 
 std::string human_bytes(uint64_t b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(b);
+  auto v = static_cast<double>(b);
   int u = 0;
   while (v >= 1024 && u < 4) v /= 1024, ++u;
   return fmt::format("{:.1f} {}", v, units[u]);
