@@ -136,12 +136,26 @@ TEST_CASE("shipped profiles: the review's rules hold") {
     // Workload profiles are the operator's choice: only balanced is picked by itself.
     if (name != "balanced") CHECK(match_specificity(p.match) == 0);
     // Whatever changes NIC behaviour watches NIC drops and link flaps.
-    if (!p.irqs.empty() && name != "latency" && name != "inference") {
+    if (!p.irqs.empty() || !p.nics.empty()) {
       std::set<std::string> guards;
       for (const Guard& g : p.verify.guards) guards.insert(g.metric);
       CHECK(guards.count("nic_drops"));
       CHECK(guards.count("link_flaps"));
     }
+    // CPU power settings cost power on every node: kept only where a benchmark that can
+    // see them proves a gain, and never "n/a" (no idle state at all: every core spins).
+    if (p.cpu.governor || p.cpu.epp || p.cpu.resume_latency) {
+      const GroupSettings& g = p.groups.at("cpu");
+      CHECK_FALSE(g.keep_if_neutral);
+      CHECK((!g.bench || !g.bench->empty()));
+    }
+    if (p.cpu.resume_latency) {
+      CHECK(p.cpu.resume_latency->value != "n/a");
+      CHECK(p.cpu.resume_latency->value != "0");
+    }
+    if (p.cpu.governor) CHECK(p.cpu.governor->value == "performance");
+    // Every performance profile sets the governor, as every TuneD *-performance one does.
+    if (name != "balanced") CHECK(p.cpu.governor);
   }
 }
 
