@@ -58,7 +58,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "1 failure (changes rolled back; not root; another tuner running), 2 bad input");
   std::vector<std::string> profiles, bench;
   std::string report_file;
-  desc.add_options()("profile", po::value(&profiles),
+  desc.add_options()("profile", po::value(&profiles)->value_name("PROFILE"),
                      "profile name or .toml path (repeatable; later wins)")(
       "no-verify", "apply without the verify loop (each group's decision: applied)")(
       "bench", po::value(&bench)->value_name("NAME"),
@@ -66,7 +66,8 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "budget", po::value<std::string>()->value_name("DURATION"),
       "time budget of the verify loop, e.g. 10m (default 10m)")(
       "yes,y", "do not ask for confirmation")("json", "print the tuner.run/1 JSON document")(
-      "report", po::value(&report_file), "also write the tuner.run/1 JSON to FILE");
+      "report", po::value(&report_file)->value_name("FILE"),
+      "also write the tuner.run/1 JSON to FILE");
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("apply", args, desc, {}, vm, g)) return 0;

@@ -31,10 +31,27 @@ const std::vector<Command>& commands() {
 namespace {
 
 void usage(FILE* out) {
-  fmt::print(out, "usage: tuner COMMAND [OPTIONS]\n\ncommands:\n");
+  fmt::print(out, "usage: tuner [GLOBAL OPTIONS] COMMAND [OPTIONS]\n\ncommands:\n");
   for (const Command& c : commands()) fmt::print(out, "  {:<10} {}\n", c.name, c.summary);
-  fmt::print(out, "\nglobal options: --state-dir DIR, --profile-path DIRS, -v, --color "
-                  "auto|always|never\nrun 'tuner COMMAND --help' for a command's options\n");
+  fmt::print(out, "\nglobal options (before or after the command): --state-dir DIR, "
+                  "--profile-path DIRS,\n  -v, --color auto|always|never; tuner --version\n"
+                  "run 'tuner help COMMAND' (or 'tuner COMMAND --help') for a command's options\n");
+}
+
+/// The global options that take a value, for moving them from before the command.
+bool global_with_value(const std::string& arg) {
+  return arg == "--state-dir" || arg == "--profile-path" || arg == "--color";
+}
+bool global_option(const std::string& arg) {
+  for (const char* name : {"--state-dir", "--profile-path", "--color"})
+    if (arg == name || arg.starts_with(std::string(name) + "=")) return true;
+  return arg == "-v" || arg == "--verbose";
+}
+
+const Command* find_command(const std::string& name) {
+  for (const Command& c : commands())
+    if (name == c.name) return &c;
+  return nullptr;
 }
 
 }  // namespace
@@ -45,19 +62,23 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
   po::options_description global("global options");
   std::string color = "auto";
   std::string profile_path;
-  global.add_options()("help,h", "show this help")("state-dir",
-                                                   po::value<std::string>(&globals.state_dir),
-                                                   "state directory (default /var/lib/tuner)")(
-      "profile-path", po::value<std::string>(&profile_path), "profile directories, ':'-separated")(
+  global.add_options()("help,h", "show this help")(
+      "state-dir", po::value<std::string>(&globals.state_dir)->value_name("DIR"),
+      "state directory (default /var/lib/tuner)")(
+      "profile-path", po::value<std::string>(&profile_path)->value_name("DIRS"),
+      "profile directories, ':'-separated")(
       "verbose,v", po::value<int>()->implicit_value(1)->zero_tokens(), "more detail on stderr")(
-      "color", po::value<std::string>(&color), "auto, always or never");
+      "color", po::value<std::string>(&color)->value_name("WHEN"), "auto, always or never");
   po::options_description all;
   all.add(desc).add(global);
+  // No guessing: '--prof' is not '--profile'. A script that works today must not
+  // change meaning when an option is added tomorrow.
+  const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
   try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::store(po::command_line_parser(args).options(all).positional(pos).style(style).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    fail_input(fmt::format("tuner {}: {}", command, e.what()));
+    fail_input(fmt::format("{}: {} (see 'tuner help {}')", command, e.what(), command));
   }
   if (vm.count("help")) {
     std::cout << "usage: tuner " << command << " [OPTIONS]\n" << all << "\n";
@@ -84,32 +105,56 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
 
 int run_cli(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    usage(args.empty() ? stderr : stdout);
-    return args.empty() ? 2 : 0;
+  // Global options may come before the command (tuner --state-dir D status): they move
+  // behind it, where each command's parser takes them.
+  std::vector<std::string> globals_first;
+  while (!args.empty() && global_option(args[0])) {
+    globals_first.push_back(args[0]);
+    args.erase(args.begin());
+    if (global_with_value(globals_first.back())) {
+      if (args.empty()) {
+        fmt::print(stderr, "tuner: {} needs a value\n", globals_first.back());
+        return 2;
+      }
+      globals_first.push_back(args[0]);
+      args.erase(args.begin());
+    }
   }
-  if (args[0] == "--version") {
+  if (args.empty()) {
+    usage(stderr);
+    return 2;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || (args[0] == "help" && args.size() == 1)) {
+    usage(stdout);
+    return 0;
+  }
+  if (args[0] == "--version" || args[0] == "-V" || args[0] == "version") {
     fmt::print("tuner {}\n", TUNER_VERSION);
     return 0;
   }
   std::string name = args[0];
   args.erase(args.begin());
-  for (const Command& c : commands()) {
-    if (name != c.name) continue;
-    GlobalOptions globals;
-    try {
-      return c.run(globals, args);
-    } catch (const FatalError& e) {
-      fmt::print(stderr, "tuner: {}\n", e.what());
-      return static_cast<int>(e.code());
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "tuner: internal error: {}\n", e.what());
-      return 1;
-    }
+  if (name == "help") {  // tuner help COMMAND = tuner COMMAND --help
+    name = args[0];
+    args = {"--help"};
   }
-  fmt::print(stderr, "tuner: unknown command '{}'\n", name);
-  usage(stderr);
-  return 2;
+  const Command* c = find_command(name);
+  if (!c) {
+    fmt::print(stderr, "tuner: unknown command '{}'\n", name);
+    usage(stderr);
+    return 2;
+  }
+  args.insert(args.begin(), globals_first.begin(), globals_first.end());
+  GlobalOptions globals;
+  try {
+    return c->run(globals, args);
+  } catch (const FatalError& e) {
+    fmt::print(stderr, "tuner: {}\n", e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tuner: internal error: {}\n", e.what());
+    return 1;
+  }
 }
 
 }  // namespace tuner

@@ -63,7 +63,7 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
 
   po::options_description desc("tuner exec --near DEVICE -- CMD [ARG]...");
   std::string device;
-  desc.add_options()("near", po::value<std::string>(&device),
+  desc.add_options()("near", po::value<std::string>(&device)->value_name("DEVICE"),
                      "netdev, PCI address, gpuN, another device name (mlx5_0), or node:N")(
       "allow-unbound", "run unbound when the device has no NUMA locality");
   po::variables_map vm;

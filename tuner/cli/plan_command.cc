@@ -17,7 +17,7 @@ namespace tuner {
 int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc("tuner plan");
   desc.add_options()(
-      "profile", po::value<std::vector<std::string>>()->composing(),
+      "profile", po::value<std::vector<std::string>>()->composing()->value_name("PROFILE"),
       "profile name or .toml path (repeat to merge; later wins); default: best match")(
       "json", "print the tuner.plan/1 JSON document")(
       "detailed-exitcode", "exit 3 when changes are pending, 0 when there are none");

@@ -27,6 +27,8 @@ int probe_command(GlobalOptions& g, const std::vector<std::string>& args) {
     Term term(g.color, 1);
     std::cout << format_probe_report(inv, term);
   }
+  // In JSON the warnings are the document's "errors"; on a terminal they go to stderr.
+  if (!vm.count("json")) std::cerr << format_probe_warnings(inv, Term(g.color, 2));
   return 0;
 }
 

@@ -22,10 +22,11 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "--abandon RUN_ID marks an unfinished run finished WITHOUT undoing it, so apply\n"
       "can run again; its changes stay as they are.");
   std::string run_id, abandon;
-  desc.add_options()("run-id", po::value(&run_id), "the run to undo (see 'tuner history')")(
+  desc.add_options()("run-id", po::value(&run_id)->value_name("RUN_ID"),
+                     "the run to undo (see 'tuner history')")(
       "last", "undo the newest apply that is still in force")(
-      "abandon", po::value(&abandon), "forget an unfinished run without undoing it")(
-      "json", "print the tuner.run/1 JSON document");
+      "abandon", po::value(&abandon)->value_name("RUN_ID"),
+      "forget an unfinished run without undoing it")("json", "print the tuner.run/1 JSON document");
   po::positional_options_description pos;
   pos.add("run-id", 1);
   po::variables_map vm;

@@ -9,9 +9,10 @@ namespace po = boost::program_options;
 namespace tuner {
 
 void add_target_options(po::options_description& desc) {
-  desc.add_options()("root", po::value<std::string>(),
+  desc.add_options()("root", po::value<std::string>()->value_name("DIR"),
                      "read a captured /proc and /sys tree under DIR")(
-      "topology", po::value<std::string>(), "load the topology from a hwloc XML export");
+      "topology", po::value<std::string>()->value_name("FILE"),
+      "load the topology from a hwloc XML export");
 }
 
 Target open_target(const po::variables_map& vm) {

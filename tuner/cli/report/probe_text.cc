@@ -68,8 +68,13 @@ std::string format_probe_report(const Inventory& inv, const Term& t) {
     out += t.bold("cpufreq") + fmt::format("  {} policies, driver {}\n", inv.cpufreq->size(),
                                            first.driver.value_or("?"));
   }
+  return out;
+}
+
+std::string format_probe_warnings(const Inventory& inv, const Term& t) {
+  std::string out;
   for (const ProbeError& e : inv.errors)
-    out += t.yellow("warning") + fmt::format(": {}: {}\n", e.probe, e.message);
+    out += "tuner: " + t.yellow("warning") + fmt::format(": {}: {}\n", e.probe, e.message);
   return out;
 }
 

@@ -9,5 +9,8 @@
 namespace tuner {
 
 std::string format_probe_report(const Inventory& inv, const Term& term);
+/// What the probes could not read, one "tuner: warning: PROBE: MESSAGE" line each: for
+/// stderr, so that stdout holds the report alone.
+std::string format_probe_warnings(const Inventory& inv, const Term& term);
 
 }  // namespace tuner

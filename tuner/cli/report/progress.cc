@@ -24,7 +24,7 @@ std::string format_effect(double effect, double low, double high) {
 }
 
 ProgressLine::ProgressLine(ColorMode mode, bool quiet)
-    : term_(mode, STDERR_FILENO), on_(!quiet && ::isatty(STDERR_FILENO)) {}
+    : term_(mode, STDERR_FILENO), on_(!quiet && capable_terminal(STDERR_FILENO)) {}
 
 verify::ProgressFn ProgressLine::callback() {
   if (!on_) return {};

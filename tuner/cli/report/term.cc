@@ -5,10 +5,19 @@
 
 namespace tuner {
 
+bool capable_terminal(int fd) {
+  const char* term = std::getenv("TERM");
+  return ::isatty(fd) && term && *term && std::string_view(term) != "dumb";
+}
+
 Term::Term(ColorMode mode, int fd) {
   if (mode == ColorMode::always) color_ = true;
   else if (mode == ColorMode::never) color_ = false;
-  else color_ = ::isatty(fd) && !std::getenv("NO_COLOR");
+  else {
+    // no-color.org: NO_COLOR set and not empty turns colour off.
+    const char* no_color = std::getenv("NO_COLOR");
+    color_ = capable_terminal(fd) && !(no_color && *no_color);
+  }
 }
 
 std::string Term::wrap(const char* code, std::string_view s) const {

@@ -1,4 +1,5 @@
-// Terminal output: colour only on a TTY (or --color=always), nothing but results on stdout.
+// Terminal output: colour only on a capable TTY (not TERM=dumb, not NO_COLOR) or with
+// --color=always; nothing but results on stdout.
 #pragma once
 
 #include <string>
@@ -7,6 +8,10 @@
 namespace tuner {
 
 enum class ColorMode { automatic, always, never };
+
+/// fd is a terminal that understands escape sequences: a TTY, and TERM set and not
+/// "dumb" (Emacs shells, serial consoles, CI logs that claim a TTY).
+bool capable_terminal(int fd);
 
 class Term {
  public:
