@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The Debian package as a user meets it: build it (cpack), install it with apt-get
+# (Depends resolved from the archive), use it (--version, man, plan with the installed
+# profiles, bash completion, systemd-analyze verify on the units), then remove and
+# purge it: purge must refuse while state.json records kept settings, and once it goes
+# through nothing of the package may be left.
+#   deb_test.sh BUILD_DIR        (root; CTest package/deb)
+# Skips (77) when not root, or when tuner is already installed or /var/lib/tuner is in
+# use on this machine: the test must not touch a real installation.
+set -uo pipefail
+build=$(realpath "${1:?usage: deb_test.sh BUILD_DIR}")
+skip() { echo "SKIP: package/deb: $*"; exit 77; }
+fail() { echo "FAIL: package/deb: $*"; exit 1; }
+step() { echo "== $*"; }
+
+[[ $(id -u) -eq 0 ]] || skip "needs root (apt-get install)"
+dpkg-query -W -f='${Status}' tuner 2>/dev/null | grep -q 'installed' &&
+  skip "a tuner package is installed on this machine"
+[[ -e /var/lib/tuner || -e /etc/tuner ]] && skip "/var/lib/tuner or /etc/tuner exists here"
+for t in cpack dpkg-shlibdeps apt-get man systemd-analyze; do
+  command -v "$t" >/dev/null || fail "$t is not installed (packaging/install-deps.sh --test)"
+done
+
+cleanup() {
+  if dpkg-query -W -f='${Status}' tuner 2>/dev/null | grep -q 'installed\|config-files'; then
+    rm -rf /var/lib/tuner
+    dpkg --purge tuner >/dev/null 2>&1
+  fi
+}
+trap cleanup EXIT
+
+step "cpack"
+rm -f "$build"/tuner_*.deb
+(cd "$build" && cpack -G DEB >cpack.log 2>&1) || { cat "$build/cpack.log"; fail "cpack"; }
+deb=$(ls "$build"/tuner_*.deb) || fail "no .deb in $build"
+dpkg-deb -I "$deb" | grep -E '^ (Depends|Version|Installed-Size):'
+files=$(dpkg-deb -c "$deb" | awk '{print substr($6, 2)}' | grep -v '/$')
+
+if command -v lintian >/dev/null; then
+  step "lintian"
+  # Every finding is an error here; none is overridden.
+  out=$(lintian --allow-root "$deb" 2>&1)
+  [[ -z "$out" ]] || { echo "$out"; fail "lintian findings"; }
+fi
+
+step "apt-get install $deb"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" \
+  >"$build/apt.log" 2>&1 || { tail -20 "$build/apt.log"; fail "apt-get install"; }
+
+step "use it"
+[[ $(command -v tuner) == /usr/bin/tuner ]] || fail "tuner is not /usr/bin/tuner"
+tuner --version | grep -qx "tuner [0-9.]*" || fail "tuner --version: $(tuner --version)"
+page=$(MANWIDTH=80 man -P cat tuner 2>/dev/null) || fail "man tuner: no page"
+grep -q 'EXIT STATUS' <<<"$page" || fail "man tuner: no EXIT STATUS section"
+# The installed profiles, not the source tree's: an empty search path but the two.
+path=/etc/tuner/profiles:/usr/share/tuner/profiles
+tuner profiles --profile-path "$path" --json |
+  jq -e '[.profiles[].file] | index("/usr/share/tuner/profiles/balanced.toml") != null' \
+    >/dev/null || fail "tuner profiles does not list the installed balanced.toml"
+tuner plan --profile-path "$path" --profile throughput >"$build/plan.out" 2>&1 ||
+  { cat "$build/plan.out"; fail "tuner plan --profile throughput with the installed profiles"; }
+bash -c 'source /usr/share/bash-completion/completions/tuner && complete -p tuner' >/dev/null ||
+  fail "bash completion does not load"
+systemd-analyze verify /lib/systemd/system/tuner-restore.service \
+  /lib/systemd/system/tuner-provision.service || fail "systemd-analyze verify"
+[[ -L /etc/systemd/system/multi-user.target.wants/tuner-restore.service ]] ||
+  fail "tuner-restore.service is not enabled"
+[[ $(stat -c %a /var/lib/tuner) == 700 ]] || fail "/var/lib/tuner is not 0700"
+
+step "remove keeps the way back; purge refuses while settings are kept"
+cat >/var/lib/tuner/state.json <<'EOF'
+{"knobs": {"sysctl:net.core.somaxconn": {"before": "4096", "group": "sysctl",
+  "run_id": "20261201T000000Z-test", "value": "8192"}}, "schema": "tuner.state/1"}
+EOF
+dpkg --remove tuner >"$build/remove.log" 2>&1 || { cat "$build/remove.log"; fail "dpkg --remove"; }
+grep -q 'settings tuner kept stay in force' "$build/remove.log" ||
+  { cat "$build/remove.log"; fail "remove did not say that kept settings stay"; }
+[[ -f /var/lib/tuner/state.json ]] || fail "remove deleted the state directory"
+if dpkg --purge tuner >"$build/purge.log" 2>&1; then
+  fail "purge went through while state.json records kept settings"
+fi
+grep -q "not purging /var/lib/tuner" "$build/purge.log" || { cat "$build/purge.log"; fail "purge's refusal names no reason"; }
+[[ -f /var/lib/tuner/state.json ]] || fail "the refused purge deleted the state"
+
+step "purge with nothing kept leaves nothing behind"
+echo '{"knobs": {}, "schema": "tuner.state/1"}' >/var/lib/tuner/state.json
+dpkg --purge tuner >"$build/purge.log" 2>&1 || { cat "$build/purge.log"; fail "dpkg --purge"; }
+left=""
+for f in $files /var/lib/tuner /etc/tuner /etc/systemd/system/multi-user.target.wants/tuner-restore.service \
+  /etc/systemd/system/multi-user.target.wants/tuner-provision.service; do
+  [[ -e $f || -L $f ]] && left+=" $f"
+done
+[[ -z "$left" ]] || fail "left after purge:$left"
+dpkg-query -W tuner >/dev/null 2>&1 && fail "dpkg still knows the package"
+trap - EXIT
+echo "PASS: package/deb: built, installed, used, removed and purged"
