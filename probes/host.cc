@@ -97,6 +97,8 @@ void parse_cpuinfo(std::string_view cpuinfo, Host& host) {
       host.cpu_model = normalize_ws(v);
     if (auto v = field(line, "vendor_id"); !v.empty() && !host.cpu_vendor)
       host.cpu_vendor = std::string(v);
+    if (auto v = field(line, "microcode"); !v.empty() && !host.microcode)
+      host.microcode = std::string(v);
     if (auto v = field(line, "flags"); !v.empty() && !saw_flags) {
       saw_flags = true;
       for (std::string_view f : split_ws(v)) hypervisor |= f == "hypervisor";

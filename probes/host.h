@@ -1,4 +1,5 @@
-// Host facts: kernel, CPU model, isolcpus/nohz_full, irqbalance, NVIDIA driver.
+// Host facts: kernel, CPU model and microcode, BIOS and board (DMI), isolcpus/nohz_full,
+// irqbalance, NVIDIA driver.
 #pragma once
 
 #include <optional>
@@ -45,8 +46,9 @@ std::optional<std::string> hypervisor_from_dmi(std::string_view sys_vendor,
 /// proc/cpuinfo, proc/cmdline, sys/devices/system/cpu/{isolated,nohz_full} (they win
 /// over the command line when they list CPUs: they are what the kernel applied),
 /// proc/*/comm for irqbalance (unknown when the root has no process folders),
-/// proc/driver/nvidia/version (or sys/module/nvidia/version), and the hypervisor from
-/// sys/hypervisor/type, DMI, and, on the live x86 machine, CPUID leaf 0x40000000.
+/// proc/driver/nvidia/version (or sys/module/nvidia/version), the platform (BIOS,
+/// system, board) from sys/class/dmi/id, and the hypervisor from sys/hypervisor/type,
+/// DMI, and, on the live x86 machine, CPUID leaf 0x40000000.
 /// Missing core files (osrelease, hostname, cpuinfo, cmdline) and any unreadable file
 /// become `errors` entries (probe "host"); optional ones are silently unknown.
 Host probe_host(const Root& root, std::vector<ProbeError>& errors);

@@ -101,14 +101,26 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
     if (auto v = read_text(root, "sys/module/nvidia/version", true, errors); v && !v->empty())
       host.nvidia_driver = *v;
 
+  // DMI strings; empty or the firmware's placeholders mean unknown.
+  auto dmi = [&](const char* name) -> std::optional<std::string> {
+    auto v = read_text(root, std::string("sys/class/dmi/id/") + name, true, errors);
+    if (!v || v->empty() || *v == "To Be Filled By O.E.M." || *v == "Default string")
+      return std::nullopt;
+    return v;
+  };
+  host.platform.bios_vendor = dmi("bios_vendor");
+  host.platform.bios_version = dmi("bios_version");
+  host.platform.bios_date = dmi("bios_date");
+  host.platform.system_vendor = dmi("sys_vendor");
+  host.platform.system_product = dmi("product_name");
+  host.platform.board_vendor = dmi("board_vendor");
+  host.platform.board_name = dmi("board_name");
+
   if (auto type = read_text(root, "sys/hypervisor/type", true, errors); type && !type->empty())
     host.hypervisor = *type == "xen" ? "Xen" : *type;
-  if (!host.hypervisor) {
-    auto vendor = read_text(root, "sys/class/dmi/id/sys_vendor", true, errors);
-    auto product = read_text(root, "sys/class/dmi/id/product_name", true, errors);
-    if (vendor || product)
-      host.hypervisor = hypervisor_from_dmi(vendor.value_or(""), product.value_or(""));
-  }
+  if (!host.hypervisor && (host.platform.system_vendor || host.platform.system_product))
+    host.hypervisor = hypervisor_from_dmi(host.platform.system_vendor.value_or(""),
+                                          host.platform.system_product.value_or(""));
   if (!host.hypervisor && root.is_live()) host.hypervisor = cpuid_hypervisor();
   if (host.hypervisor) host.virtualized = true;
   return host;

@@ -43,6 +43,13 @@ struct PciDevice {
   CpuSet local_cpus;
   std::vector<std::string> os_devices;  // "eth0", "mlx5_0", "nvme0n1", "cuda0", "card1"
   std::vector<std::string> netdevs;     // the network interfaces among os_devices
+  /// PCIe link from sysfs (current_link_speed/width, max_link_speed/width); unknown
+  /// for conventional PCI, virtual functions the kernel gives none, captures without
+  /// them, and --topology.
+  struct Link {
+    std::optional<double> speed_gts, max_speed_gts;  // GT/s per lane: 2.5, 5, 8, 16, 32, 64
+    std::optional<unsigned> width, max_width;        // lanes
+  } link;
 };
 
 struct Topology {
@@ -106,6 +113,8 @@ struct Nic {
   LinkInfo link;
   std::optional<Channels> channels;
   std::optional<Rings> rings;
+  /// ETHTOOL_GDRVINFO on the live machine: what fleets compare across nodes.
+  std::optional<std::string> driver_version, firmware_version;
 };
 
 struct Host {
@@ -127,6 +136,15 @@ struct Host {
   /// kernel hides the global net.* sysctls (net.core.netdev_max_backlog, ...).
   std::optional<bool> initial_net_namespace;
   std::optional<std::string> nvidia_driver;
+  std::optional<std::string> microcode;  // /proc/cpuinfo "microcode" (x86): "0xde"
+  /// Firmware and machine identity from DMI (sys/class/dmi/id): what tells three nodes
+  /// with an older BIOS apart from the rest. Unknown where there is no DMI (most arm64
+  /// boards without SMBIOS, some VMs).
+  struct Platform {
+    std::optional<std::string> bios_vendor, bios_version, bios_date;
+    std::optional<std::string> system_vendor, system_product;
+    std::optional<std::string> board_vendor, board_name;
+  } platform;
 };
 
 /// A cpufreq policy: CPUs the kernel scales as one (sys/devices/system/cpu/cpufreq/policyN).

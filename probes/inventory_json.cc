@@ -22,7 +22,16 @@ json host_json(const Host& h) {
           {"irqbalance_running", opt(h.irqbalance_running)},
           {"other_net_namespaces", opt(h.other_net_namespaces)},
           {"initial_net_namespace", opt(h.initial_net_namespace)},
-          {"nvidia_driver", opt(h.nvidia_driver)}};
+          {"nvidia_driver", opt(h.nvidia_driver)},
+          {"microcode", opt(h.microcode)},
+          {"platform",
+           {{"bios_vendor", opt(h.platform.bios_vendor)},
+            {"bios_version", opt(h.platform.bios_version)},
+            {"bios_date", opt(h.platform.bios_date)},
+            {"system_vendor", opt(h.platform.system_vendor)},
+            {"system_product", opt(h.platform.system_product)},
+            {"board_vendor", opt(h.platform.board_vendor)},
+            {"board_name", opt(h.platform.board_name)}}}};
 }
 
 json topology_json(const Topology& t) {
@@ -55,7 +64,12 @@ json topology_json(const Topology& t) {
                    {"numa_node", opt(d.numa_node)},
                    {"local_cpus", d.local_cpus.to_string()},
                    {"os_devices", d.os_devices},
-                   {"netdevs", d.netdevs}});
+                   {"netdevs", d.netdevs},
+                   {"link",
+                    {{"speed_gts", opt(d.link.speed_gts)},
+                     {"width", opt(d.link.width)},
+                     {"max_speed_gts", opt(d.link.max_speed_gts)},
+                     {"max_width", opt(d.link.max_width)}}}});
   }
   return {
       {"source", t.source},  {"packages", t.packages},
@@ -91,6 +105,8 @@ json nic_json(const Nic& n) {
              {"tx_max", opt(n.rings->tx_max)}};
   return {{"name", n.name},
           {"driver", opt(n.driver)},
+          {"driver_version", opt(n.driver_version)},
+          {"firmware_version", opt(n.firmware_version)},
           {"pci", opt(n.pci)},
           {"numa_node", opt(n.numa_node)},
           {"operstate", opt(n.operstate)},
@@ -123,6 +139,13 @@ json irq_json(const Irq& i) {
           {"per_cpu", i.per_cpu}};
 }
 
+/// 16 -> "16", 2.5 -> "2.5".
+std::string fmt_gts(double v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
 json cpufreq_json(const std::optional<std::vector<CpufreqPolicy>>& policies) {
   if (!policies) return nullptr;
   json out = json::array();
@@ -135,6 +158,40 @@ json cpufreq_json(const std::optional<std::vector<CpufreqPolicy>>& policies) {
 }
 
 }  // namespace
+
+json node_facts_json(const Inventory& inv) {
+  const Host& h = inv.host;
+  json f = {{"hostname", opt(h.hostname)},
+            {"kernel", opt(h.kernel)},
+            {"cpu_model", opt(h.cpu_model)},
+            {"microcode", opt(h.microcode)},
+            {"nvidia_driver", opt(h.nvidia_driver)},
+            {"bios_vendor", opt(h.platform.bios_vendor)},
+            {"bios_version", opt(h.platform.bios_version)},
+            {"bios_date", opt(h.platform.bios_date)},
+            {"system_vendor", opt(h.platform.system_vendor)},
+            {"system_product", opt(h.platform.system_product)},
+            {"board_name", opt(h.platform.board_name)}};
+  for (const Nic& n : inv.nics) {
+    if (n.is_virtual) continue;
+    f["nic." + n.name + ".driver"] = opt(n.driver);
+    f["nic." + n.name + ".driver_version"] = opt(n.driver_version);
+    f["nic." + n.name + ".firmware_version"] = opt(n.firmware_version);
+  }
+  auto link = [](std::optional<double> gts, std::optional<unsigned> width) -> json {
+    if (!gts && !width) return nullptr;
+    char text[48];
+    std::snprintf(text, sizeof text, "%s GT/s x%s", gts ? fmt_gts(*gts).c_str() : "?",
+                  width ? std::to_string(*width).c_str() : "?");
+    return text;
+  };
+  for (const PciDevice& d : inv.topology.pci) {
+    if (d.kind != "gpu" && d.kind != "nic" && d.kind != "infiniband") continue;
+    f["pcie." + d.address] = link(d.link.speed_gts, d.link.width);
+    f["pcie." + d.address + ".max"] = link(d.link.max_speed_gts, d.link.max_width);
+  }
+  return f;
+}
 
 json to_json(const Inventory& inv) {
   json nics = json::array(), irqs = json::array(), errors = json::array();
@@ -149,6 +206,7 @@ json to_json(const Inventory& inv) {
           {"irqs", irqs},
           {"sysctls", inv.sysctls},
           {"cpufreq", cpufreq_json(inv.cpufreq)},
+          {"node", node_facts_json(inv)},
           {"errors", errors}};
 }
 

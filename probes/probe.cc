@@ -1,11 +1,13 @@
 #include "probes/probe.h"
 
 #include "probes/cpufreq.h"
+#include "probes/drvinfo.h"
 #include "probes/host.h"
 #include "probes/irq.h"
 #include "probes/netlink.h"
 #include "probes/nic.h"
 #include "probes/numa.h"
+#include "probes/pci_link.h"
 #include "probes/sysctl.h"
 #include "probes/topology.h"
 
@@ -56,6 +58,7 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
     return inv;
   }
 
+  probe_pci_links(root, inv.topology.pci);
   inv.irqs = probe_irqs(root, inv.errors);
 
   std::unique_ptr<Netlink> nl;
@@ -74,6 +77,16 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
     if (!n.numa_node && n.pci)
       for (const PciDevice& d : inv.topology.pci)
         if (d.address == *n.pci) n.numa_node = d.numa_node;
+    // Versions through the ioctl, in this process's namespace: only for the live
+    // machine, and only for NICs with a device (a veth's "1.0" says nothing).
+    if (root.is_live() && !n.is_virtual) {
+      if (auto info = read_drvinfo(n.name); info.ok()) {
+        n.driver_version = info->version;
+        n.firmware_version = info->firmware_version;
+      } else if (info.error().err != EOPNOTSUPP && info.error().err != ENODEV) {
+        inv.errors.push_back({"nic", info.error().message()});
+      }
+    }
   }
 
   for (const std::string& key : default_probe_sysctls()) {

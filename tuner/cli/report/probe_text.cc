@@ -31,8 +31,15 @@ std::string format_probe_report(const Inventory& inv, const Term& t) {
   if (!h.isolcpus.empty() || !h.nohz_full.empty())
     out += fmt::format("      isolcpus {} nohz_full {}\n", h.isolcpus.to_string(),
                        h.nohz_full.to_string());
-  out += fmt::format("      irqbalance {}  nvidia driver {}\n", or_unknown(h.irqbalance_running),
-                     or_unknown(h.nvidia_driver));
+  out += fmt::format("      irqbalance {}  nvidia driver {}  microcode {}\n",
+                     or_unknown(h.irqbalance_running), or_unknown(h.nvidia_driver),
+                     or_unknown(h.microcode));
+  const Host::Platform& pf = h.platform;
+  if (pf.bios_version || pf.system_product || pf.board_name)
+    out += fmt::format(
+        "      system {} {}  board {} {}  bios {} {} ({})\n", or_unknown(pf.system_vendor),
+        or_unknown(pf.system_product), or_unknown(pf.board_vendor), or_unknown(pf.board_name),
+        or_unknown(pf.bios_vendor), or_unknown(pf.bios_version), or_unknown(pf.bios_date));
 
   const Topology& topo = inv.topology;
   out += t.bold("topology") + fmt::format("  {} packages, {} cores, {} PUs, {} NUMA nodes\n",
@@ -45,20 +52,31 @@ std::string format_probe_report(const Inventory& inv, const Term& t) {
   for (const PciDevice& d : topo.pci) {
     std::string names;
     for (const std::string& n : d.os_devices) names += (names.empty() ? "" : ",") + n;
-    out += fmt::format("  pci {} {:<6} node {:<2} {}\n", d.address, d.kind,
-                       d.numa_node ? std::to_string(*d.numa_node) : "-", names);
+    std::string link;
+    if (d.link.speed_gts || d.link.width) {
+      auto gts = [](std::optional<double> v) { return v ? fmt::format("{:g}", *v) : "?"; };
+      auto lanes = [](std::optional<unsigned> v) { return v ? std::to_string(*v) : "?"; };
+      link = fmt::format("  pcie {} GT/s x{} (max {} GT/s x{})", gts(d.link.speed_gts),
+                         lanes(d.link.width), gts(d.link.max_speed_gts), lanes(d.link.max_width));
+    }
+    out += fmt::format("  pci {} {:<6} node {:<2} {}{}\n", d.address, d.kind,
+                       d.numa_node ? std::to_string(*d.numa_node) : "-", names, link);
   }
 
   if (!inv.nics.empty()) out += t.bold("nics") + "\n";
   for (const Nic& n : inv.nics) {
     const LinkInfo& l = n.link;
+    std::string versions;
+    if (n.driver_version || n.firmware_version)
+      versions = fmt::format(" version {} firmware {}", or_unknown(n.driver_version),
+                             or_unknown(n.firmware_version));
     std::string link = l.up ? (*l.up ? t.green("up") : t.red("down")) : "?";
     out += fmt::format("  {:<12} {:<10} pci {:<13} node {:<2} link {} speed {} duplex {} autoneg {}"
-                       " irqs {}\n",
+                       " irqs {}{}\n",
                        n.name, n.driver.value_or("-"), n.pci.value_or("-"),
                        n.numa_node ? std::to_string(*n.numa_node) : "-", link,
                        l.speed_mbps ? std::to_string(*l.speed_mbps) : "?", or_unknown(l.duplex),
-                       or_unknown(l.autoneg), n.irqs.size());
+                       or_unknown(l.autoneg), n.irqs.size(), versions);
   }
   out += t.bold("irqs") + fmt::format("  {} numbered IRQs\n", inv.irqs.size());
   if (!inv.sysctls.empty()) out += t.bold("sysctls") + "\n";
