@@ -14,7 +14,7 @@ test_pkgs=(
   qemu-system-x86 busybox-static cpio kmod zstd xz-utils jq ethtool time
   nftables iperf3 fio
   clang-format clang-tidy
-  dpkg-dev lintian man-db groff-base systemd
+  dpkg-dev lintian man-db groff-base systemd python3-prometheus-client
 )
 
 pkgs=("${build_pkgs[@]}")

@@ -64,6 +64,7 @@ nlohmann::json run_report_json(const RunReport& r) {
     j["groups"].push_back(std::move(gj));
   }
   j["errors"] = r.errors;
+  if (!r.node.is_null()) j["node"] = r.node;
   return j;
 }
 

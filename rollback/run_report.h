@@ -66,6 +66,9 @@ struct RunReport {
   std::vector<std::string> profiles;
   std::vector<GroupReport> groups;
   std::vector<std::string> errors;
+  /// The node's facts (node_facts_json of the probe the plan was made from), so that a
+  /// fleet's reports can be compared (`tuner report`); null when not known.
+  nlohmann::json node;
 };
 
 /// The tuner.run/1 document.

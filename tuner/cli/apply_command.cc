@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include "base/result.h"
+#include "probes/inventory_json.h"
 #include "rollback/apply.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/run_glue.h"
@@ -26,6 +27,7 @@
 #include "tuner/cli/plan_for.h"
 #include "tuner/cli/report/plan_text.h"
 #include "tuner/cli/report/progress.h"
+#include "tuner/cli/report/prometheus.h"
 #include "tuner/verify/verified_apply.h"
 
 namespace po = boost::program_options;
@@ -57,7 +59,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "Without a terminal, --yes is required. Exit: 0 done or nothing to change,\n"
       "1 failure (changes rolled back; not root; another tuner running), 2 bad input");
   std::vector<std::string> profiles, bench;
-  std::string report_file;
+  std::string report_file, prometheus_file;
   desc.add_options()("profile", po::value(&profiles)->value_name("PROFILE"),
                      "profile name or .toml path (repeatable; later wins)")(
       "no-verify", "apply without the verify loop (each group's decision: applied)")(
@@ -67,7 +69,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "time budget of the verify loop, e.g. 10m (default 10m)")(
       "yes,y", "do not ask for confirmation")("json", "print the tuner.run/1 JSON document")(
       "report", po::value(&report_file)->value_name("FILE"),
-      "also write the tuner.run/1 JSON to FILE");
+      "also write the tuner.run/1 JSON to FILE")(
+      "prometheus", po::value(&prometheus_file)->value_name("FILE"),
+      "also write the outcome as Prometheus metrics to FILE (node_exporter textfile)");
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("apply", args, desc, {}, vm, g)) return 0;
@@ -116,7 +120,10 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (plan.changes.empty()) {
     RunReport none;
     none.profiles = plan.profiles;
+    none.node = node_facts_json(planned.inventory);
     print_run_report(none, json, report_file, g);
+    if (!prometheus_file.empty())
+      write_prometheus(prometheus_file, prometheus_run(none, unix_now()));
     return 0;
   }
   if (!vm.count("yes")) confirm(plan, g);
@@ -146,7 +153,10 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     result = apply_plan(plan, dir, make, options);
     if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
   }
+  result->report.node = node_facts_json(planned.inventory);
   print_run_report(result->report, json, report_file, g);
+  if (!prometheus_file.empty())
+    write_prometheus(prometheus_file, prometheus_run(result->report, unix_now()));
   return result->outcome == ApplyOutcome::rolled_back ? 1 : 0;
 }
 

@@ -51,5 +51,6 @@ int history_command(GlobalOptions& g, const std::vector<std::string>& args);
 int restore_command(GlobalOptions& g, const std::vector<std::string>& args);
 int exec_command(GlobalOptions& g, const std::vector<std::string>& args);
 int bench_command(GlobalOptions& g, const std::vector<std::string>& args);
+int report_command(GlobalOptions& g, const std::vector<std::string>& args);
 
 }  // namespace tuner

@@ -7,6 +7,8 @@
 #include "probes/inventory_json.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/report/probe_text.h"
+#include "tuner/cli/report/prometheus.h"
+#include "tuner/cli/run_glue.h"
 #include "tuner/cli/target_options.h"
 
 namespace po = boost::program_options;
@@ -15,7 +17,10 @@ namespace tuner {
 
 int probe_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc("tuner probe");
-  desc.add_options()("json", "print the tuner.probe/1 JSON document");
+  std::string prometheus_file;
+  desc.add_options()("json", "print the tuner.probe/1 JSON document")(
+      "prometheus", po::value(&prometheus_file)->value_name("FILE"),
+      "also write the node's facts as Prometheus metrics to FILE (node_exporter textfile)");
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("probe", args, desc, {}, vm, g)) return 0;
@@ -29,6 +34,8 @@ int probe_command(GlobalOptions& g, const std::vector<std::string>& args) {
   }
   // In JSON the warnings are the document's "errors"; on a terminal they go to stderr.
   if (!vm.count("json")) std::cerr << format_probe_warnings(inv, Term(g.color, 2));
+  if (!prometheus_file.empty())
+    write_prometheus(prometheus_file, prometheus_probe(inv, unix_now()));
   return 0;
 }
 

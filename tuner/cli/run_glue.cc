@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include <fmt/core.h>
 
+#include "base/atomic_file.h"
 #include "base/strings.h"
 #include "probes/netlink.h"
 #include "tuner/cli/report/run_text.h"
@@ -64,15 +66,20 @@ void print_run_report(const RunReport& r, bool json, const std::string& report_f
   }
   std::cout.flush();
   if (!report_file.empty()) {
-    std::FILE* f = std::fopen(report_file.c_str(), "w");
-    if (!f) {
-      fmt::print(stderr, "tuner: {}\n", errno_error("cannot write report", report_file).message());
-      return;
-    }
-    std::string text = doc.dump(2) + "\n";
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
+    if (Status s = write_file_atomic(report_file, doc.dump(2) + "\n", 0600); !s.ok())
+      fail_runtime(s.error().message() + " (--report; what the run did stands: see 'tuner " +
+                   "history')");
   }
+}
+
+double unix_now() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+void write_prometheus(const std::string& file, const std::string& text) {
+  if (Status s = write_file_atomic(file, text, 0644); !s.ok())
+    fail_runtime(s.error().message() + " (--prometheus)");
 }
 
 }  // namespace tuner

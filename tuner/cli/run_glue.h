@@ -37,8 +37,15 @@ StateDir open_state_dir(const GlobalOptions& g, bool create);
 /// Takes the lock or exits 1: "another tuner (pid N) is changing this machine".
 Lock take_lock(const StateDir& dir);
 
-/// Prints r (text or JSON) to stdout and, with report_file, the JSON there too.
+/// Prints r (text or JSON) to stdout and, with report_file, the JSON there too
+/// (atomically). A report file that cannot be written is fatal (exit 1) after stdout
+/// has the report: the caller's changes stand, and the message says so.
 void print_run_report(const RunReport& r, bool json, const std::string& report_file,
                       const GlobalOptions& g);
+
+/// Seconds since the epoch, for metrics' timestamps.
+double unix_now();
+/// Writes a --prometheus textfile atomically; exit 1 when it cannot be written.
+void write_prometheus(const std::string& file, const std::string& text);
 
 }  // namespace tuner

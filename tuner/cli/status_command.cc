@@ -10,6 +10,7 @@
 #include "rollback/rollback.h"
 #include "rollback/state.h"
 #include "tuner/cli/cli.h"
+#include "tuner/cli/report/prometheus.h"
 #include "tuner/cli/report/state_report.h"
 #include "tuner/cli/report/term.h"
 #include "tuner/cli/run_glue.h"
@@ -22,7 +23,10 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc(
       "tuner status: kept settings versus live values.\n"
       "Exit 0 no drift, 3 drift (a live value differs or cannot be read), 1 error");
-  desc.add_options()("json", "print {\"schema\":\"tuner.status/1\",...}");
+  std::string prometheus_file;
+  desc.add_options()("json", "print {\"schema\":\"tuner.status/1\",...}")(
+      "prometheus", po::value(&prometheus_file)->value_name("FILE"),
+      "also write kept and drifted counts as Prometheus metrics to FILE");
   po::variables_map vm;
   if (!parse_options("status", args, desc, {}, vm, g)) return 0;
   State state;
@@ -54,6 +58,9 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
     drift += r.drifted();
     readings.push_back(std::move(r));
   }
+  if (!prometheus_file.empty())
+    write_prometheus(prometheus_file,
+                     prometheus_status(readings.size(), drift, unfinished.has_value(), unix_now()));
   if (vm.count("json")) std::cout << status_json(readings, unfinished).dump(2) << "\n";
   else std::cout << format_status(readings, unfinished, Term(g.color, 1));
   return drift ? 3 : 0;

@@ -1,0 +1,118 @@
+// --prometheus: what probe, status and apply write is Prometheus's text format as
+// prometheus_client's own parser reads it (Debian's python3-prometheus-client), with
+// names after the conventions; the file is replaced atomically, never written through
+// a symlink, and a file that cannot be written is exit 1.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/runner.h"
+#include "rollback/run_report.h"
+#include "tests/support/cli.h"
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
+#include "tuner/cli/report/prometheus.h"
+
+namespace tuner {
+namespace {
+
+using testing::run_tuner;
+using testing::TempDir;
+
+const char* kParser = R"PY(
+import re, sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+names = []
+for f in text_string_to_metric_families(text):
+    assert re.fullmatch(r"tuner_[a-z0-9_]+", f.name), f.name
+    assert f.documentation, f.name + ": no HELP"
+    assert f.type in ("gauge", "counter", "info"), f.name + ": " + f.type
+    for s in f.samples:
+        for k in s.labels: assert re.fullmatch(r"[a-z_]+", k), k
+    names.append("%s:%d" % (f.name, len(f.samples)))
+print(" ".join(names))
+)PY";
+
+/// The families the parser found ("name:samples ..."), or "" when it failed (err set).
+std::string parse(const std::string& file, std::string& err) {
+  RunSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c", kParser, file};
+  auto r = ProcessRunner().run(spec);
+  REQUIRE(r.ok());
+  if (!r->success()) {
+    err = r->err;
+    return "";
+  }
+  return r->out;
+}
+
+bool have_parser() {
+  RunSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c", "import prometheus_client.parser"};
+  auto r = ProcessRunner().run(spec);
+  return r.ok() && r->success();
+}
+
+}  // namespace
+
+TEST_CASE("prometheus: probe, status and a run parse with prometheus_client") {
+  if (!have_parser()) {
+    MESSAGE("skipped: python3-prometheus-client is not installed (install-deps.sh --test)");
+    return;
+  }
+  TempDir dir;
+  std::string err;
+  auto probe = run_tuner("probe --prometheus " + dir.path + "/probe.prom");
+  REQUIRE_MESSAGE(probe.code == 0, probe.err);
+  std::string families = parse(dir.path + "/probe.prom", err);
+  INFO(err);
+  CHECK(families.find("tuner_node_info:1") != std::string::npos);
+  CHECK(families.find("tuner_probe_timestamp_seconds:1") != std::string::npos);
+  CHECK(testing::read_text(dir.path + "/probe.prom").find("kernel=\"") != std::string::npos);
+
+  auto status = run_tuner("status --state-dir " + dir.path + "/state --prometheus " + dir.path +
+                          "/status.prom");
+  REQUIRE_MESSAGE(status.code == 0, status.err);
+  families = parse(dir.path + "/status.prom", err);
+  CHECK(families.find("tuner_kept_settings:1") != std::string::npos);
+  CHECK(families.find("tuner_drifted_settings:1") != std::string::npos);
+
+  RunReport r;
+  r.run_id = "20261201T000000Z-abcd";
+  r.changed = true;
+  r.profiles = {"throughput", "local \"x\"\\y"};  // label escaping
+  r.groups = {{"sysctl", GroupDecision::kept, {}, {{"effect", 0.034}, {"bench", "tcp"}}},
+              {"vm", GroupDecision::applied, {}, {}}};
+  dir.write("run.prom", prometheus_run(r, 1.7e9));
+  families = parse(dir.path + "/run.prom", err);
+  INFO(err);
+  CHECK(families.find("tuner_group_decision:2") != std::string::npos);
+  CHECK(families.find("tuner_group_effect_ratio:1") != std::string::npos);
+  CHECK(families.find("tuner_run_info:1") != std::string::npos);
+}
+
+TEST_CASE("prometheus: label values are escaped as the format says") {
+  PromText p;
+  p.metric("tuner_x", "x");
+  p.sample({{"a", "q\"b\\s\nn"}}, 1.5);
+  CHECK(p.text() == "# HELP tuner_x x\n# TYPE tuner_x gauge\ntuner_x{a=\"q\\\"b\\\\s\\nn\"} 1.5\n");
+}
+
+TEST_CASE("prometheus: the file is replaced, not written through a symlink; failures exit 1") {
+  TempDir dir;
+  dir.write("target", "keep me\n");
+  REQUIRE(::symlink((dir.path + "/target").c_str(), (dir.path + "/link.prom").c_str()) == 0);
+  auto r = run_tuner("probe --prometheus " + dir.path + "/link.prom");
+  REQUIRE(r.code == 0);
+  CHECK(testing::read_text(dir.path + "/target") == "keep me\n");
+  struct stat st {};
+  REQUIRE(::lstat((dir.path + "/link.prom").c_str(), &st) == 0);
+  CHECK(S_ISREG(st.st_mode));
+  auto bad = run_tuner("probe --prometheus " + dir.path + "/no/such/dir/x.prom");
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("--prometheus") != std::string::npos);
+}
+
+}  // namespace tuner

@@ -1,0 +1,161 @@
+#include "tuner/cli/report/fleet.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+namespace tuner {
+
+namespace {
+
+using nlohmann::json;
+
+std::string join(const std::vector<std::string>& v, const char* sep = ",") {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+/// Most nodes first, then by value, so the output is the same for the same input.
+template <typename T>
+void by_size(std::vector<T>& v) {
+  std::stable_sort(v.begin(), v.end(),
+                   [](const T& a, const T& b) { return a.nodes.size() > b.nodes.size(); });
+}
+
+}  // namespace
+
+Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
+  if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
+    return Error::invalid("not a tuner document (no \"schema\")", file);
+  const std::string schema = doc["schema"];
+  NodeReport r;
+  r.source = file;
+  if (schema == "tuner.run/1") r.kind = "run";
+  else if (schema == "tuner.probe/1") r.kind = "probe";
+  else return Error::invalid("schema " + schema + ": expected tuner.run/1 or tuner.probe/1", file);
+  if (doc.contains("node") && doc["node"].is_object()) {
+    for (const auto& [k, v] : doc["node"].items())
+      if (v.is_string()) r.facts[k] = v.get<std::string>();
+  }
+  if (r.kind == "run") {
+    if (doc.contains("groups") && doc["groups"].is_array()) {
+      for (const json& g : doc["groups"]) {
+        if (!g.is_object() || !g.contains("name") || !g["name"].is_string() ||
+            !g.contains("decision") || !g["decision"].is_string())
+          return Error::invalid("a group without name and decision", file);
+        r.decisions[g["name"]] = g["decision"];
+      }
+    }
+    if (doc.contains("errors") && doc["errors"].is_array())
+      for (const json& e : doc["errors"])
+        if (e.is_string()) r.errors.push_back(e);
+  }
+  auto host = r.facts.find("hostname");
+  r.node = host != r.facts.end() ? host->second : file;
+  return r;
+}
+
+FleetSummary summarize_fleet(const std::vector<NodeReport>& reports) {
+  FleetSummary s;
+  s.nodes = reports.size();
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> values;  // fact -> v
+  std::map<std::tuple<std::string, std::string, std::string, bool>, std::vector<std::string>>
+      outcomes;
+  for (const NodeReport& r : reports) {
+    (r.kind == "run" ? s.runs : s.probes)++;
+    for (const auto& [k, v] : r.facts)
+      if (k != "hostname") values[k][v].push_back(r.node);  // identity, not a fact to compare
+    if (r.kind != "run") continue;
+    std::vector<std::string> kept, back, applied;
+    for (const auto& [g, d] : r.decisions)
+      (d == "kept" ? kept : d == "applied" ? applied : back).push_back(g);
+    bool failed = !r.errors.empty();
+    s.failed += failed;
+    outcomes[{join(kept), join(back), join(applied), failed}].push_back(r.node);
+  }
+  for (auto& [key, nodes] : outcomes) {
+    Outcome o;
+    std::tie(o.kept, o.rolled_back, o.applied, o.failed) = key;
+    o.nodes = std::move(nodes);
+    s.outcomes.push_back(std::move(o));
+  }
+  by_size(s.outcomes);
+  for (auto& [fact, by_value] : values) {
+    std::size_t known = 0;
+    for (const auto& [v, nodes] : by_value) known += nodes.size();
+    if (by_value.size() == 1 && known == s.nodes) {
+      s.common[fact] = by_value.begin()->first;
+      continue;
+    }
+    FactSpread f;
+    f.fact = fact;
+    for (auto& [v, nodes] : by_value) f.values.push_back({v, nodes});
+    if (known < s.nodes) {
+      // Nodes that do not report the fact at all (an older tuner, no such NIC) differ too.
+      FactSpread::Value unknown{"(unknown)", {}};
+      for (const NodeReport& r : reports)
+        if (!r.facts.contains(fact)) unknown.nodes.push_back(r.node);
+      f.values.push_back(std::move(unknown));
+    }
+    by_size(f.values);
+    s.differing.push_back(std::move(f));
+  }
+  return s;
+}
+
+std::string format_fleet_text(const FleetSummary& s, const Term& t) {
+  std::string out = t.bold("fleet") +
+                    fmt::format("  {} nodes: {} run reports ({} failed), {} probes\n", s.nodes,
+                                s.runs, s.failed, s.probes);
+  if (!s.outcomes.empty()) out += "\n" + t.bold("outcomes") + "\n";
+  for (const Outcome& o : s.outcomes) {
+    std::string what;
+    if (!o.kept.empty()) what += "kept " + o.kept;
+    if (!o.rolled_back.empty())
+      what += (what.empty() ? "" : "; ") + ("rolled back " + o.rolled_back);
+    if (!o.applied.empty()) what += (what.empty() ? "" : "; ") + ("applied " + o.applied);
+    if (what.empty()) what = "nothing changed";
+    if (o.failed) what = t.red("FAILED") + " " + what;
+    out += fmt::format("  {:>5} nodes  {}\n", o.nodes.size(), what);
+    if (&o != &s.outcomes.front() || o.failed)
+      out += "         " + t.dim(join(o.nodes, ", ")) + "\n";
+  }
+  if (!s.differing.empty())
+    out += "\n" + t.bold("differences") + " (facts not equal on every node)\n";
+  for (const FactSpread& f : s.differing) {
+    bool first = true;
+    for (const FactSpread::Value& v : f.values) {
+      std::string line =
+          fmt::format("  {:<28} {:<24} {:>5} nodes", first ? f.fact : "", v.value, v.nodes.size());
+      // The majority needs no names; every other value lists its nodes, highlighted.
+      if (first) out += line + "\n";
+      else out += t.yellow(line) + "  " + join(v.nodes, ", ") + "\n";
+      first = false;
+    }
+  }
+  if (!s.common.empty()) out += "\n" + t.bold("equal on every node") + "\n";
+  for (const auto& [k, v] : s.common) out += fmt::format("  {:<28} {}\n", k, v);
+  return out;
+}
+
+json fleet_json(const FleetSummary& s) {
+  json outcomes = json::array(), differing = json::array();
+  for (const Outcome& o : s.outcomes)
+    outcomes.push_back({{"kept", o.kept},
+                        {"rolled_back", o.rolled_back},
+                        {"applied", o.applied},
+                        {"failed", o.failed},
+                        {"nodes", o.nodes}});
+  for (const FactSpread& f : s.differing) {
+    json values = json::array();
+    for (const FactSpread::Value& v : f.values)
+      values.push_back({{"value", v.value}, {"nodes", v.nodes}});
+    differing.push_back({{"fact", f.fact}, {"values", values}});
+  }
+  return {{"schema", "tuner.fleet/1"}, {"nodes", s.nodes},   {"runs", s.runs},
+          {"probes", s.probes},        {"failed", s.failed}, {"outcomes", outcomes},
+          {"differing", differing},    {"common", s.common}};
+}
+
+}  // namespace tuner

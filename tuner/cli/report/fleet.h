@@ -1,0 +1,64 @@
+// `tuner report FILE...`: one summary of a fleet's reports (tuner.run/1 from apply,
+// or tuner.probe/1), as a playbook fetches them to the controller: what each node kept
+// and rolled back, and every fact (node_facts_json) on which the nodes differ, the
+// nodes in the minority named, so that three nodes with an older BIOS stand out.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "tuner/cli/report/term.h"
+
+namespace tuner {
+
+/// One node's report, reduced to what the summary compares.
+struct NodeReport {
+  std::string node;    // facts' hostname, else the file name
+  std::string source;  // the file
+  std::string kind;    // "run" or "probe"
+  /// run: group name -> decision (kept, rolled_back, applied); failed runs have errors.
+  std::map<std::string, std::string> decisions;
+  std::vector<std::string> errors;
+  std::map<std::string, std::string> facts;  // unknown facts are absent
+};
+
+/// Reads one document (tuner.run/1 or tuner.probe/1); an Error says what is wrong with
+/// it, with the file's name.
+Result<NodeReport> read_node_report(const nlohmann::json& doc, const std::string& file);
+
+/// A fact's values across the fleet, most common first; nodes listed for all but the
+/// most common (the majority need no names).
+struct FactSpread {
+  std::string fact;
+  struct Value {
+    std::string value;  // "(unknown)" for nodes that do not report it
+    std::vector<std::string> nodes;
+  };
+  std::vector<Value> values;
+};
+
+/// The nodes that share one outcome: the groups they kept, rolled back, applied, and
+/// whether the run failed.
+struct Outcome {
+  std::string kept, rolled_back, applied;  // comma-separated group names
+  bool failed = false;
+  std::vector<std::string> nodes;
+};
+
+struct FleetSummary {
+  std::size_t nodes = 0, runs = 0, probes = 0, failed = 0;
+  std::vector<Outcome> outcomes;              // most common first
+  std::vector<FactSpread> differing;          // facts with more than one value; others are equal
+  std::map<std::string, std::string> common;  // facts equal on every node
+};
+
+FleetSummary summarize_fleet(const std::vector<NodeReport>& reports);
+std::string format_fleet_text(const FleetSummary& s, const Term& t);
+/// The tuner.fleet/1 document.
+nlohmann::json fleet_json(const FleetSummary& s);
+
+}  // namespace tuner

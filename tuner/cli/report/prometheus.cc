@@ -1,0 +1,153 @@
+#include "tuner/cli/report/prometheus.h"
+
+#include <cmath>
+
+#include <fmt/core.h>
+
+namespace tuner {
+
+namespace {
+
+std::string escape(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  return fmt::format("{}", v);
+}
+
+std::string or_empty(const std::optional<std::string>& v) { return v.value_or(""); }
+
+}  // namespace
+
+void PromText::metric(const std::string& name, const std::string& help, const char* type) {
+  name_ = name;
+  text_ += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+void PromText::sample(const Labels& labels, double value) {
+  text_ += name_;
+  if (!labels.empty()) {
+    text_ += "{";
+    bool first = true;
+    for (const auto& [k, v] : labels) {
+      text_ += (first ? "" : ",") + k + "=\"" + escape(v) + "\"";
+      first = false;
+    }
+    text_ += "}";
+  }
+  text_ += " " + number(value) + "\n";
+}
+
+std::string prometheus_probe(const Inventory& inv, double now) {
+  PromText p;
+  const Host& h = inv.host;
+  p.metric("tuner_node_info", "Facts of this node, in labels (value 1).");
+  p.sample({{"hostname", or_empty(h.hostname)},
+            {"kernel", or_empty(h.kernel)},
+            {"cpu_model", or_empty(h.cpu_model)},
+            {"microcode", or_empty(h.microcode)},
+            {"nvidia_driver", or_empty(h.nvidia_driver)},
+            {"bios_vendor", or_empty(h.platform.bios_vendor)},
+            {"bios_version", or_empty(h.platform.bios_version)},
+            {"bios_date", or_empty(h.platform.bios_date)},
+            {"system_vendor", or_empty(h.platform.system_vendor)},
+            {"system_product", or_empty(h.platform.system_product)},
+            {"board_name", or_empty(h.platform.board_name)}},
+           1);
+  p.metric("tuner_nic_info", "Each physical NIC's driver and firmware, in labels (value 1).");
+  for (const Nic& n : inv.nics)
+    if (!n.is_virtual)
+      p.sample({{"nic", n.name},
+                {"driver", or_empty(n.driver)},
+                {"driver_version", or_empty(n.driver_version)},
+                {"firmware_version", or_empty(n.firmware_version)},
+                {"pci", or_empty(n.pci)}},
+               1);
+  p.metric("tuner_nic_link_speed_bits_per_second", "Each NIC's negotiated link speed.");
+  for (const Nic& n : inv.nics)
+    if (n.link.speed_mbps) p.sample({{"nic", n.name}}, *n.link.speed_mbps * 1e6);
+  auto pcie = [&](const char* name, const char* help, auto get) {
+    p.metric(name, help);
+    for (const PciDevice& d : inv.topology.pci)
+      if (auto v = get(d.link)) p.sample({{"address", d.address}, {"kind", d.kind}}, *v);
+  };
+  pcie("tuner_pcie_link_speed_transfers_per_second", "Each PCIe device's current link speed.",
+       [](const PciDevice::Link& l) -> std::optional<double> {
+         return l.speed_gts ? std::optional<double>(*l.speed_gts * 1e9) : std::nullopt;
+       });
+  pcie("tuner_pcie_link_max_speed_transfers_per_second", "Each PCIe device's maximum link speed.",
+       [](const PciDevice::Link& l) -> std::optional<double> {
+         return l.max_speed_gts ? std::optional<double>(*l.max_speed_gts * 1e9) : std::nullopt;
+       });
+  pcie("tuner_pcie_link_width_lanes", "Each PCIe device's current link width.",
+       [](const PciDevice::Link& l) -> std::optional<double> {
+         return l.width ? std::optional<double>(*l.width) : std::nullopt;
+       });
+  pcie("tuner_pcie_link_max_width_lanes", "Each PCIe device's maximum link width.",
+       [](const PciDevice::Link& l) -> std::optional<double> {
+         return l.max_width ? std::optional<double>(*l.max_width) : std::nullopt;
+       });
+  p.metric("tuner_probe_errors", "What the probe could not read (see tuner probe).");
+  p.sample({}, static_cast<double>(inv.errors.size()));
+  p.metric("tuner_probe_timestamp_seconds", "When this probe ran (Unix time).");
+  p.sample({}, now);
+  return p.text();
+}
+
+std::string prometheus_run(const RunReport& r, double now) {
+  PromText p;
+  std::string profiles;
+  for (const std::string& s : r.profiles) profiles += (profiles.empty() ? "" : ",") + s;
+  p.metric("tuner_run_info", "The last apply: its run id and profiles, in labels (value 1).");
+  p.sample({{"run_id", r.run_id}, {"profiles", profiles}}, 1);
+  p.metric("tuner_run_timestamp_seconds", "When the last apply finished (Unix time).");
+  p.sample({}, now);
+  p.metric("tuner_run_changed", "1 when the last apply changed the machine, else 0.");
+  p.sample({}, r.changed ? 1 : 0);
+  p.metric("tuner_run_errors", "Errors the last apply reported.");
+  p.sample({}, static_cast<double>(r.errors.size()));
+  p.metric("tuner_group_decision",
+           "Each group's decision in the last apply (kept, rolled_back, applied), value 1.");
+  for (const GroupReport& g : r.groups)
+    p.sample({{"group", g.name}, {"decision", group_decision_name(g.decision)}}, 1);
+  p.metric("tuner_group_changes", "Knob changes in each group of the last apply.");
+  for (const GroupReport& g : r.groups)
+    p.sample({{"group", g.name}}, static_cast<double>(g.changes.size()));
+  p.metric("tuner_group_effect_ratio",
+           "Each verified group's measured effect (relative; positive = better).");
+  for (const GroupReport& g : r.groups) {
+    if (!g.stats.is_object() || !g.stats.contains("effect") || !g.stats["effect"].is_number())
+      continue;
+    std::string bench = g.stats.contains("bench") && g.stats["bench"].is_string()
+                            ? g.stats["bench"].get<std::string>()
+                            : "";
+    p.sample({{"group", g.name}, {"bench", bench}}, g.stats["effect"].get<double>());
+  }
+  return p.text();
+}
+
+std::string prometheus_status(std::size_t kept, std::size_t drifted, bool unfinished, double now) {
+  PromText p;
+  p.metric("tuner_kept_settings", "Settings tuner keeps on this node (state.json).");
+  p.sample({}, static_cast<double>(kept));
+  p.metric("tuner_drifted_settings",
+           "Kept settings whose live value differs or cannot be read (status exit 3).");
+  p.sample({}, static_cast<double>(drifted));
+  p.metric("tuner_unfinished_run", "1 while a run is unfinished (apply refuses until rollback).");
+  p.sample({}, unfinished ? 1 : 0);
+  p.metric("tuner_status_timestamp_seconds", "When status ran (Unix time).");
+  p.sample({}, now);
+  return p.text();
+}
+
+}  // namespace tuner

@@ -1,0 +1,44 @@
+// --prometheus FILE: node_exporter's textfile collector format (text exposition 0.0.4),
+// written atomically so the collector never reads half a file. Names follow the
+// Prometheus conventions: tuner_ prefix, base units (seconds, bytes, bits per second,
+// transfers per second), _info gauges of value 1 for facts carried in labels.
+// One file per command (tuner-probe.prom, tuner-apply.prom, tuner-status.prom): the
+// collector merges a directory of them.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "probes/inventory.h"
+#include "rollback/run_report.h"
+
+namespace tuner {
+
+/// Builds one exposition: each metric's HELP and TYPE once, then its samples.
+class PromText {
+ public:
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  /// Starts metric name (gauge unless type says "counter").
+  void metric(const std::string& name, const std::string& help, const char* type = "gauge");
+  /// A sample of the metric last started. Label values are escaped (\\, \", \n).
+  void sample(const Labels& labels, double value);
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string name_, text_;
+};
+
+/// Probe facts: tuner_node_info, tuner_nic_info, NIC link speeds, PCIe links, the
+/// number of probe errors, the probe's time.
+std::string prometheus_probe(const Inventory& inv, double now_seconds);
+/// An apply's outcome: each group's decision, effect and changes; the run's time,
+/// whether it changed anything, its errors.
+std::string prometheus_run(const RunReport& r, double now_seconds);
+/// status: kept settings, how many drifted, whether a run is unfinished, the time.
+std::string prometheus_status(std::size_t kept, std::size_t drifted, bool unfinished,
+                              double now_seconds);
+
+}  // namespace tuner

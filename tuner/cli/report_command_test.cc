@@ -1,0 +1,118 @@
+// tuner report on a generated fleet: 1,000 real tuner.run/1 documents (the run report
+// serializer, node facts of a captured DGX Spark), three nodes with an older BIOS and
+// one that failed. The odd ones must be named; the majority must not.
+#include <doctest/doctest.h>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "probes/inventory_json.h"
+#include "probes/probe.h"
+#include "rollback/run_report.h"
+#include "tests/support/cli.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
+
+namespace tuner {
+namespace {
+
+using testing::run_tuner;
+using testing::TempDir;
+
+/// Writes n run reports into dir: node-0000.., BIOS "5.36_0ACUM018" but for old_bios.
+void write_fleet(const TempDir& dir, int n, const std::vector<int>& old_bios, int failed) {
+  ProbeOptions options;
+  options.netlink = false;
+  Inventory inv = probe_inventory(
+      Root::open(testing::shared_fixture("nvidia-dgx-gb10.tar.bz2")).value(), options);
+  nlohmann::json facts = node_facts_json(inv);
+  REQUIRE(facts["bios_version"] == "5.36_0ACUM018");
+  for (int i = 0; i < n; ++i) {
+    RunReport r;
+    r.run_id = fmt::format("20261201T0000{:02}Z-{:04x}", i % 60, i);
+    r.changed = true;
+    r.profiles = {"network-throughput"};
+    r.groups = {{"sysctl", GroupDecision::kept, {}, {}},
+                {"queues", i % 10 == 0 ? GroupDecision::rolled_back : GroupDecision::kept, {}, {}}};
+    if (i == failed) r.errors = {"nic:eth0:link: the driver refused 10000/full"};
+    r.node = facts;
+    r.node["hostname"] = fmt::format("node-{:04}", i);
+    if (std::find(old_bios.begin(), old_bios.end(), i) != old_bios.end())
+      r.node["bios_version"] = "5.20_0ACUM011";
+    dir.write(fmt::format("node-{:04}.json", i), run_report_json(r).dump(2));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("report: a fleet of 1000 with three old BIOSes and one failure") {
+  TempDir dir;
+  write_fleet(dir, 1000, {17, 442, 903}, 5);
+  auto r = run_tuner("report --json " + dir.path);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["schema"] == "tuner.fleet/1");
+  CHECK(j["nodes"] == 1000);
+  CHECK(j["failed"] == 1);
+  // Only the BIOS differs (host names name the nodes; they are not compared).
+  std::vector<std::string> differing;
+  for (const auto& f : j["differing"]) differing.push_back(f["fact"]);
+  CHECK(differing == std::vector<std::string>{"bios_version"});
+  const auto& bios = j["differing"][0]["values"];
+  REQUIRE(bios.size() == 2);
+  CHECK(bios[0]["value"] == "5.36_0ACUM018");
+  CHECK(bios[0]["nodes"].size() == 997);
+  CHECK(bios[1]["value"] == "5.20_0ACUM011");
+  CHECK(bios[1]["nodes"] == nlohmann::json{"node-0017", "node-0442", "node-0903"});
+  CHECK(j["common"]["system_product"] == "NVIDIA_DGX_Spark");
+  // Outcomes: 899 kept both, 100 (every tenth) rolled queues back, node 5 failed.
+  REQUIRE(j["outcomes"].size() == 3);
+  CHECK(j["outcomes"][0]["nodes"].size() == 899);
+  CHECK(j["outcomes"][0]["kept"] == "queues,sysctl");
+  CHECK(j["outcomes"][1]["nodes"].size() == 100);
+  CHECK(j["outcomes"][1]["rolled_back"] == "queues");
+  CHECK(j["outcomes"][2]["failed"] == true);
+  CHECK(j["outcomes"][2]["nodes"] == nlohmann::json{"node-0005"});
+
+  // The text names the three at a glance, and not the 997.
+  auto text = run_tuner("report --color never " + dir.path);
+  REQUIRE(text.code == 0);
+  CHECK(text.out.find("5.20_0ACUM011                3 nodes  node-0017, node-0442, node-0903") !=
+        std::string::npos);
+  CHECK(text.out.find("node-0001") == std::string::npos);
+  CHECK(text.out.find("FAILED") != std::string::npos);
+}
+
+TEST_CASE("report: files that are not reports are named; nothing is summarized") {
+  TempDir dir;
+  write_fleet(dir, 2, {}, -1);
+  dir.write("broken.json", "{\"schema\": \"tuner.run/1\", \"groups\": [{\"name\": 3}]}");
+  dir.write("other.json", "{\"schema\": \"tuner.plan/1\"}");
+  dir.write("text.json", "not json");
+  auto r = run_tuner("report " + dir.path);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("3 of 5 files are not tuner reports") != std::string::npos);
+  CHECK(r.err.find("broken.json: a group without name and decision") != std::string::npos);
+  CHECK(r.err.find("schema tuner.plan/1") != std::string::npos);
+  CHECK(r.err.find("text.json: not JSON") != std::string::npos);
+  CHECK(run_tuner("report").code == 2);
+  CHECK(run_tuner("report /dev/zero").code == 2);  // not a regular file: refused, no hang
+}
+
+TEST_CASE("report: probe documents carry the same node facts") {
+  auto probe = run_tuner("probe --json");
+  REQUIRE(probe.code == 0);
+  auto j = nlohmann::json::parse(probe.out);
+  REQUIRE(j["node"].is_object());
+  CHECK(j["node"]["kernel"] == j["host"]["kernel"]);
+  TempDir dir;
+  dir.write("a.json", probe.out);
+  auto r = run_tuner("report --json " + dir.path + "/a.json");
+  REQUIRE(r.code == 0);
+  auto s = nlohmann::json::parse(r.out);
+  CHECK(s["probes"] == 1);
+  CHECK(s["differing"].empty());
+}
+
+}  // namespace tuner
