@@ -138,7 +138,9 @@ TEST_CASE("damaged journal: every line damaged in turn costs only that line") {
       if (how == "type") CHECK_FALSE(unknown);
       REQUIRE(r->warnings.size() == (unknown ? 0 : 1));
       if (!unknown) CHECK(r->warnings[0].find(line_ref) != std::string::npos);
-      for (const auto& [k, before] : kBefore) {
+      for (const auto& kv : kBefore) {
+        const std::string& k = kv.first;  // not a binding: CAPTURE cannot take one
+        const std::string& before = kv.second;
         bool lost = intent && k == knob;
         CAPTURE(k);
         CHECK(m.values[k] == (lost ? kAfter.at(k) : before));

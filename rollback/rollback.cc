@@ -121,6 +121,7 @@ std::vector<RestoreStep> restore_steps(const JournalText& journal) {
     if (!refused.contains(knob)) order.emplace_back(i, knob);
   std::sort(order.rbegin(), order.rend());
   std::vector<RestoreStep> steps;
+  steps.reserve(order.size() + lost.size());
   for (const auto& [i, knob] : order) steps.push_back(by_knob[knob]);
   for (const auto& [knob, where] : lost) {
     RestoreStep s;

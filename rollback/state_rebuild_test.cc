@@ -25,7 +25,7 @@ Plan plan_of(const std::vector<std::tuple<std::string, std::string, std::string>
   return p;
 }
 
-std::string applied(const StateDir& sd, FakeMachine& m, const Plan& p, ApplyOptions o = {}) {
+std::string applied(const StateDir& sd, FakeMachine& m, const Plan& p, const ApplyOptions& o = {}) {
   auto r = apply_plan(p, sd, factory(m), o);
   REQUIRE(r.ok());
   REQUIRE(r->outcome == ApplyOutcome::applied);

@@ -19,7 +19,7 @@ int state_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "runs/, replaying every apply and rollback oldest first. The old state.json is kept\n"
       "beside it as state.json.bad-TIME. Nothing on the machine is changed.");
   std::string action;
-  desc.add_options()("action", po::value(&action), "rebuild");
+  desc.add_options()("action", po::value(&action)->value_name("ACTION"), "rebuild");
   po::positional_options_description pos;
   pos.add("action", 1);
   po::variables_map vm;
