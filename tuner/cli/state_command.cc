@@ -25,13 +25,14 @@ int state_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options("state", args, desc, pos, vm, g)) return 0;
   if (action != "rebuild")
-    fail_input(action.empty() ? "tuner state: say what to do: 'tuner state rebuild'"
-                              : "tuner state: unknown action '" + action + "' (expected rebuild)");
+    fail_input(action.empty() ? "state: say what to do: 'tuner state rebuild'"
+                              : "state: unknown action '" + action + "' (expected rebuild)");
   require_root("tuner state rebuild");
   StateDir dir = open_state_dir(g, false);
   Lock lock = take_lock(dir);
   auto rebuilt = rewrite_state(dir);
   if (!rebuilt.ok()) fail_runtime(rebuilt.error().message());
+  // Warnings go to stderr: stdout says what was done.
   for (const std::string& w : rebuilt->warnings) fmt::print(stderr, "tuner: warning: {}\n", w);
   fmt::print("state.json rebuilt from {} journal{}: {} kept setting{}\n", rebuilt->runs,
              rebuilt->runs == 1 ? "" : "s", rebuilt->state.knobs.size(),
