@@ -17,6 +17,7 @@
 
 #include "base/result.h"
 #include "rollback/journal.h"
+#include "rollback/rollback.h"
 #include "rollback/run_report.h"
 #include "rollback/state.h"
 #include "rollback/state_dir.h"
@@ -24,9 +25,6 @@
 #include "tuner/plan/plan.h"
 
 namespace tuner {
-
-/// Builds a knob from its id (make_knob with a KnobContext, or a fake in tests).
-using KnobFactory = std::function<Result<std::unique_ptr<Knob>>(const std::string& id)>;
 
 struct ApplyOptions {
   std::string kind = "apply";  // journaled in begin: "apply" or "restore"
@@ -96,7 +94,9 @@ class ApplyRun {
   /// Ends the run (end {finished}) and returns its report.
   Result<RunReport> finish();
   /// A failure: puts back everything this run wrote, from the journal as a crash would,
-  /// and returns the report with every change marked rolled back or restore_failed.
+  /// and returns the report with every change marked rolled back or restore_failed (or
+  /// gone, changed_since: see rollback_run). A change that was never written stays
+  /// failed or skipped: nothing of it is "restored".
   RunReport abort();
 
   RunReport& report();

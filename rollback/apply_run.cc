@@ -293,14 +293,9 @@ RunReport ApplyRun::abort() {
   Impl& m = *impl_;
   RunReport& report = m.report;
   if (!m.journal) return report;
-  // Keys are rebuilt fresh so the restore path is the one rollback uses.
+  // Knobs are rebuilt fresh so the restore path is the one rollback uses.
   m.journal.reset();
-  auto restore = [&](const std::string& id, const std::string& value) -> Status {
-    auto k = m.make(id);
-    if (!k.ok()) return k.error();
-    return (*k)->write(value);
-  };
-  auto rb = rollback_run(m.dir, report.run_id, restore);
+  auto rb = rollback_run(m.dir, report.run_id, m.make);
   if (!rb.ok()) {
     report.errors.push_back("rollback failed: " + rb.error().message());
     return report;
@@ -311,13 +306,16 @@ RunReport ApplyRun::abort() {
       if (c.status != ChangeStatus::applied) continue;
       c.status = ChangeStatus::rolled_back;
       for (const auto& rg : rb->groups)
-        for (const auto& rc : rg.changes)
-          if (rc.knob == c.knob && rc.status != ChangeStatus::restored) {
-            c.status = ChangeStatus::restore_failed;
-            c.error = rc.error;
-          }
+        for (const auto& rc : rg.changes) {
+          if (rc.knob != c.knob) continue;
+          if (rc.status == ChangeStatus::gone || rc.status == ChangeStatus::changed_since)
+            c.status = rc.status;
+          else if (rc.status == ChangeStatus::failed) c.status = ChangeStatus::restore_failed;
+          if (c.status != ChangeStatus::rolled_back) c.error = rc.error;
+        }
     }
   }
+  for (const auto& w : rb->warnings) report.warnings.push_back(w);
   for (const auto& e : rb->errors) report.errors.push_back(e);
   report.changed = !rb->errors.empty();  // only what could not be put back
   return report;

@@ -6,52 +6,17 @@
 #include <map>
 #include <optional>
 
+#include "rollback/fake_machine_test.h"
 #include "rollback/journal.h"
 #include "rollback/rollback.h"
 #include "rollback/state.h"
 #include "tests/support/temp_dir.h"
 
 using namespace tuner;
+using testing::factory;
+using testing::FakeMachine;
 
 namespace {
-
-// An in-memory machine: knob id -> value, and a log of every write (ninja-style fake).
-struct FakeMachine {
-  std::map<std::string, std::string> values;
-  std::map<std::string, Error> fail;  // "id=value" writes that fail with this error
-  /// A refusal that depends on the machine's state, as the kernel's may.
-  std::function<std::optional<Error>(const std::string& id, const std::string& value)> refuse;
-  std::vector<std::string> log;
-};
-
-class FakeKnob : public Knob {
- public:
-  FakeKnob(std::string id, FakeMachine& m) : id_(std::move(id)), m_(m) {}
-  const std::string& id() const override { return id_; }
-  Result<std::string> read() override {
-    if (!m_.values.contains(id_)) return errno_error("no such knob", id_, ENOENT);
-    return m_.values[id_];
-  }
-  Result<std::string> canonical(const std::string& d) override { return d; }
-  Status write(const std::string& v) override {
-    m_.log.push_back(id_ + "=" + v);
-    if (auto it = m_.fail.find(id_ + "=" + v); it != m_.fail.end()) return it->second;
-    if (m_.refuse)
-      if (auto e = m_.refuse(id_, v)) return *e;
-    m_.values[id_] = v;
-    return Ok{};
-  }
-
- private:
-  std::string id_;
-  FakeMachine& m_;
-};
-
-KnobFactory factory(FakeMachine& m) {
-  return [&m](const std::string& id) -> Result<std::unique_ptr<Knob>> {
-    return std::unique_ptr<Knob>(new FakeKnob(id, m));
-  };
-}
 
 Plan plan_of(const std::vector<std::tuple<std::string, std::string, std::string>>& changes) {
   Plan p;
@@ -104,10 +69,7 @@ TEST_CASE("apply: groups in plan order, journaled, state recorded") {
   CHECK(list_runs(*sd)->size() == 1);
 
   // And the run rolls back from its journal alone.
-  auto restore = [&](const std::string& id, const std::string& v) -> Status {
-    return factory(m)(id).value()->write(v);
-  };
-  REQUIRE(rollback_run(*sd, r->report.run_id, restore).ok());
+  REQUIRE(rollback_run(*sd, r->report.run_id, factory(m)).ok());
   CHECK(m.values["sysctl:a"] == "1");
   CHECK(m.values["irq:5:affinity"] == "0-3");
   CHECK(load_state(*sd)->knobs.empty());

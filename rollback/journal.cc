@@ -26,9 +26,27 @@ void put(nlohmann::json& j, const char* key, const std::string& v) {
   if (!v.empty()) j[key] = v;
 }
 
-std::string get(const nlohmann::json& j, const char* key) {
+/// A string field into out; absent leaves it empty, any other type is an error.
+Status take(const nlohmann::json& j, const char* key, std::string& out) {
   auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  if (it == j.end()) return Ok{};
+  if (!it->is_string()) return Error::invalid(fmt::format("\"{}\" is not a string", key));
+  out = it->get<std::string>();
+  return Ok{};
+}
+
+/// The value of `"key":"..."` in a line that is not JSON any more (cut short by a
+/// crash or a bad disk), as encode_record writes it; "" unless its closing quote
+/// survived and it holds no escape. It only names what was lost, never a value to write.
+std::string complete_field(std::string_view line, std::string_view key) {
+  std::string open = fmt::format("\"{}\":\"", key);
+  auto at = line.find(open);
+  if (at == std::string_view::npos) return "";
+  std::string_view rest = line.substr(at + open.size());
+  auto close = rest.find('"');
+  if (close == std::string_view::npos || rest.substr(0, close).find('\\') != std::string_view::npos)
+    return "";
+  return std::string(rest.substr(0, close));
 }
 
 std::string journal_name(const std::string& run_id) { return run_id + ".journal"; }
@@ -78,38 +96,65 @@ std::string encode_record(const JournalRecord& r) {
 Result<JournalRecord> decode_record(std::string_view line, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Error::invalid("not a JSON object", where);
-  std::string type = get(j, "type");
   JournalRecord r;
+  std::string type;
+  if (auto s = take(j, "type", type); !s.ok()) return s.error().context(where);
   const auto* t = std::find_if(std::begin(kTypes), std::end(kTypes),
                                [&](RecordType k) { return type == record_type_name(k); });
   if (t == std::end(kTypes)) return Error::invalid("unknown record type '" + type + "'", where);
   r.type = *t;
-  r.run_id = get(j, "run_id");
-  r.kind = get(j, "kind");
-  r.time = get(j, "time");
-  if (auto p = j.find("profiles"); p != j.end() && p->is_array())
-    for (const auto& e : *p)
-      if (e.is_string()) r.profiles.push_back(e.get<std::string>());
-  if (auto p = j.find("pid"); p != j.end() && p->is_number_integer()) r.pid = p->get<long>();
-  r.knob = get(j, "knob");
-  r.group = get(j, "group");
-  r.before = get(j, "before");
-  r.after = get(j, "after");
-  r.readback = get(j, "readback");
-  r.error = get(j, "error");
-  r.decision = get(j, "decision");
-  r.status = get(j, "status");
-  if (auto p = j.find("refused"); p != j.end() && p->is_boolean()) r.refused = p->get<bool>();
-  if (auto p = j.find("stats"); p != j.end()) r.stats = *p;
+  for (auto [key, field] : {std::pair{"run_id", &r.run_id},
+                            {"kind", &r.kind},
+                            {"time", &r.time},
+                            {"knob", &r.knob},
+                            {"group", &r.group},
+                            {"before", &r.before},
+                            {"after", &r.after},
+                            {"readback", &r.readback},
+                            {"error", &r.error},
+                            {"decision", &r.decision},
+                            {"status", &r.status}})
+    if (auto s = take(j, key, *field); !s.ok()) return s.error().context(where);
+  if (auto p = j.find("profiles"); p != j.end()) {
+    if (!p->is_array()) return Error::invalid("\"profiles\" is not an array", where);
+    for (const auto& e : *p) {
+      if (!e.is_string()) return Error::invalid("\"profiles\" holds a non-string", where);
+      r.profiles.push_back(e.get<std::string>());
+    }
+  }
+  if (auto p = j.find("pid"); p != j.end()) {
+    if (!p->is_number_integer()) return Error::invalid("\"pid\" is not an integer", where);
+    r.pid = p->get<long>();
+  }
+  if (auto p = j.find("refused"); p != j.end()) {
+    if (!p->is_boolean()) return Error::invalid("\"refused\" is not true or false", where);
+    r.refused = p->get<bool>();
+  }
+  if (auto p = j.find("stats"); p != j.end()) {
+    if (!p->is_object()) return Error::invalid("\"stats\" is not an object", where);
+    r.stats = *p;
+  }
   bool needs_knob = r.type == RecordType::intent || r.type == RecordType::done ||
                     r.type == RecordType::failed || r.type == RecordType::rollback;
   if (needs_knob && r.knob.empty()) return Error::invalid(type + " record without a knob", where);
+  // Rollback writes before back and compares the live value with after: an intent
+  // missing either cannot be undone safely.
   if (r.type == RecordType::intent && !j.contains("before"))
     return Error::invalid("intent record without a before value", where);
+  if (r.type == RecordType::intent && !j.contains("after"))
+    return Error::invalid("intent record without an after value", where);
   return r;
 }
 
-Result<JournalText> parse_journal(std::string_view text, const std::string& file) {
+std::string DamagedRecord::message() const {
+  std::string out = where + ": damaged record skipped: " + what;
+  if (!type.empty() || !knob.empty())
+    out += " (" + (type.empty() ? std::string("record") : type + " record") +
+           (knob.empty() ? "" : " of " + knob) + ")";
+  return out;
+}
+
+JournalText parse_journal(std::string_view text, const std::string& file) {
   JournalText out;
   std::size_t start = 0;
   int line_no = 0;
@@ -123,9 +168,23 @@ Result<JournalText> parse_journal(std::string_view text, const std::string& file
     std::string_view line = text.substr(start, nl - start);
     start = nl + 1;
     if (line.empty()) continue;
-    auto r = decode_record(line, fmt::format("{}:{}", file, line_no));
-    if (!r.ok()) return r.error();
-    out.records.push_back(std::move(r).value());
+    std::string where = fmt::format("{}:{}", file, line_no);
+    auto r = decode_record(line, where);
+    if (r.ok()) {
+      out.records.push_back(std::move(r).value());
+      continue;
+    }
+    // Keep what can still be read of it: rollback names the knob whose before is lost.
+    DamagedRecord d{where, r.error().what, "", ""};
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object()) {
+      if (auto t = j.find("type"); t != j.end() && t->is_string()) d.type = t->get<std::string>();
+      if (auto k = j.find("knob"); k != j.end() && k->is_string()) d.knob = k->get<std::string>();
+    } else {
+      d.type = complete_field(line, "type");
+      d.knob = complete_field(line, "knob");
+    }
+    out.damaged.push_back(std::move(d));
   }
   return out;
 }

@@ -44,16 +44,31 @@ const char* record_type_name(RecordType t);
 
 /// One JSON object, no newline.
 std::string encode_record(const JournalRecord& r);
-/// Parses one line; `where` ("file:line") names it in errors.
+/// Parses one line; `where` ("file:line") names it in errors. A field of the wrong type
+/// (a number where a value belongs) is an error, never coerced: an empty write or a
+/// wrong before-value is worse than a record known to be lost.
 Result<JournalRecord> decode_record(std::string_view line, const std::string& where);
+
+/// A terminated line that is not a valid record: skipped, and reported.
+struct DamagedRecord {
+  std::string where;  // "file:line"
+  std::string what;   // why it is not a record
+  /// What could still be read of it (empty when nothing could): an intent whose knob is
+  /// known names the knob whose before-value is lost.
+  std::string type, knob;
+  /// "file:line: damaged record skipped: what (TYPE record of KNOB)".
+  std::string message() const;
+};
 
 struct JournalText {
   std::vector<JournalRecord> records;
+  /// Damaged lines, skipped: one bad line must not cost every other before-value.
+  std::vector<DamagedRecord> damaged;
   bool torn = false;  // an unterminated last line was ignored
 };
 /// Parses a whole journal. An unterminated last line is ignored (torn write); a bad
-/// terminated line is an error naming file:line.
-Result<JournalText> parse_journal(std::string_view text, const std::string& file);
+/// terminated line is skipped and listed in `damaged` with its file:line.
+JournalText parse_journal(std::string_view text, const std::string& file);
 
 /// "20261129T173000Z-1a2b": UTC, with 16 random bits against collisions.
 std::string new_run_id();

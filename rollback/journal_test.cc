@@ -42,10 +42,20 @@ TEST_CASE("journal: records round trip") {
   CHECK(ib->knob == i.knob);
 }
 
-TEST_CASE("journal: bad records are errors that name file:line") {
-  auto r = parse_journal("{\"type\":\"begin\"}\nnot json\n", "runs/x.journal");
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.error().where == "runs/x.journal:2");
+TEST_CASE("journal: bad records are skipped and named by file:line") {
+  auto r = parse_journal(
+      "{\"type\":\"begin\"}\nnot json\n{\"type\":\"intent\",\"knob\":\"sysctl:a.b\",\"before\":1,"
+      "\"after\":\"2\"}\n{\"type\":\"end\",\"status\":\"finished\"}\n",
+      "runs/x.journal");
+  REQUIRE(r.records.size() == 2);
+  CHECK(r.records[1].type == RecordType::end);
+  REQUIRE(r.damaged.size() == 2);
+  CHECK(r.damaged[0].message() == "runs/x.journal:2: damaged record skipped: not a JSON object");
+  CHECK(r.damaged[1].where == "runs/x.journal:3");
+  CHECK(r.damaged[1].knob == "sysctl:a.b");
+  CHECK(r.damaged[1].message() ==
+        "runs/x.journal:3: damaged record skipped: \"before\" is not a string (intent record of "
+        "sysctl:a.b)");
   CHECK_FALSE(decode_record("{\"type\":\"explode\"}", "f:1").ok());
   CHECK_FALSE(decode_record("{\"type\":\"intent\",\"knob\":\"sysctl:a.b\"}", "f:1").ok());
   CHECK_FALSE(decode_record("{\"type\":\"done\"}", "f:1").ok());

@@ -4,10 +4,13 @@
 
 #include <map>
 
+#include "rollback/fake_machine_test.h"
 #include "rollback/state.h"
 #include "tests/support/temp_dir.h"
 
 using namespace tuner;
+using testing::factory;
+using testing::FakeMachine;
 
 namespace {
 
@@ -74,16 +77,12 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   REQUIRE(unfinished->has_value());
   CHECK((*unfinished)->run_id == id);
 
-  std::vector<std::pair<std::string, std::string>> writes;
-  auto fake = [&](const std::string& knob, const std::string& value) -> Status {
-    writes.emplace_back(knob, value);
-    if (knob == "sysctl:a.y") return errno_error("cannot write", "/proc/sys/a/y", EACCES);
-    return Ok{};
-  };
-  auto report = rollback_run(*sd, id, fake);
+  FakeMachine m;
+  m.values = {{"sysctl:a.x", "2"}, {"sysctl:a.y", "20"}};
+  m.fail.emplace("sysctl:a.y=10", errno_error("cannot write", "/proc/sys/a/y", EACCES));
+  auto report = rollback_run(*sd, id, factory(m));
   REQUIRE(report.ok());
-  CHECK(writes == std::vector<std::pair<std::string, std::string>>{{"sysctl:a.y", "10"},
-                                                                   {"sysctl:a.x", "1"}});
+  CHECK(m.log == std::vector<std::string>{"sysctl:a.y=10", "sysctl:a.x=1"});
   REQUIRE(report->errors.size() == 1);
   CHECK(report->errors[0].find("sysctl:a.y") != std::string::npos);
   CHECK(report->errors[0].find("Permission denied") != std::string::npos);
@@ -99,12 +98,15 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   CHECK(summarize_run(id, *text).status == RunStatus::rollback_failed);
   CHECK(summarize_run(id, *text).unfinished());
 
-  // A second try that succeeds finishes it; a third is refused.
-  auto ok_fake = [](const std::string&, const std::string&) -> Status { return Ok{}; };
-  REQUIRE(rollback_run(*sd, id, ok_fake).ok());
+  // A second try that succeeds finishes it (a.x is back already: not written again);
+  // a third is refused.
+  m.fail.clear();
+  m.log.clear();
+  REQUIRE(rollback_run(*sd, id, factory(m)).ok());
+  CHECK(m.log == std::vector<std::string>{"sysctl:a.y=10"});
   text = read_journal(*sd, id);
   CHECK(summarize_run(id, *text).status == RunStatus::rolled_back);
-  CHECK_FALSE(rollback_run(*sd, id, ok_fake).ok());
+  CHECK_FALSE(rollback_run(*sd, id, factory(m)).ok());
   auto none = find_unfinished_run(*sd);
   REQUIRE(none.ok());
   CHECK_FALSE(none->has_value());
@@ -122,37 +124,37 @@ TEST_CASE("rollback: a restore the kernel refuses is tried again after the other
              rec(RecordType::done, "cpu:policy0:epp"),
              rec(RecordType::intent, "sysctl:a.x", "1", "2"), rec(RecordType::done, "sysctl:a.x")});
   // intel_pstate: no preference but performance under the performance governor.
-  std::map<std::string, std::string> machine = {{"cpu:policy0:governor", "performance"},
-                                                {"cpu:policy0:epp", "performance"}};
-  std::vector<std::string> writes;
-  auto kernel = [&](const std::string& knob, const std::string& value) -> Status {
-    writes.push_back(knob + "=" + value);
+  FakeMachine m;
+  m.values = {{"cpu:policy0:governor", "performance"},
+              {"cpu:policy0:epp", "performance"},
+              {"sysctl:a.x", "2"}};
+  m.refuse = [&m](const std::string& knob, const std::string& value) -> std::optional<Error> {
     if (knob == "cpu:policy0:epp" && value != "performance" &&
-        machine["cpu:policy0:governor"] == "performance")
+        m.values["cpu:policy0:governor"] == "performance")
       return Error::refused("busy under the performance governor", knob, EBUSY);
-    machine[knob] = value;
-    return Ok{};
+    return std::nullopt;
   };
-  auto report = rollback_run(*sd, id, kernel);
+  auto report = rollback_run(*sd, id, factory(m));
   REQUIRE(report.ok());
   CHECK(report->errors.empty());
-  CHECK(writes == std::vector<std::string>{"sysctl:a.x=1", "cpu:policy0:epp=balance_performance",
-                                           "cpu:policy0:governor=powersave",
-                                           "cpu:policy0:epp=balance_performance"});
-  CHECK(machine["cpu:policy0:epp"] == "balance_performance");
+  CHECK(m.log == std::vector<std::string>{"sysctl:a.x=1", "cpu:policy0:epp=balance_performance",
+                                          "cpu:policy0:governor=powersave",
+                                          "cpu:policy0:epp=balance_performance"});
+  CHECK(m.values["cpu:policy0:epp"] == "balance_performance");
   auto text = read_journal(*sd, id);
   REQUIRE(text.ok());
   CHECK(summarize_run(id, *text).status == RunStatus::rolled_back);
   CHECK(summarize_run(id, *text).restored == 3);
 
   // Refused again on the second try: reported like any failure.
-  writes.clear();
+  m.log.clear();
   std::string id2 = "20261129T173000Z-0003";
   write_run(*sd, id2, {rec(RecordType::intent, "cpu:policy0:epp", "power", "performance")});
-  machine["cpu:policy0:governor"] = "performance";
-  report = rollback_run(*sd, id2, kernel);
+  m.values["cpu:policy0:governor"] = "performance";
+  m.values["cpu:policy0:epp"] = "performance";
+  report = rollback_run(*sd, id2, factory(m));
   REQUIRE(report.ok());
-  CHECK(writes.size() == 2);
+  CHECK(m.log.size() == 2);
   REQUIRE(report->errors.size() == 1);
   CHECK(report->errors[0].find("busy under the performance governor") != std::string::npos);
 }

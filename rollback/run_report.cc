@@ -11,8 +11,19 @@ const char* change_status_name(ChangeStatus s) {
     case ChangeStatus::rolled_back: return "rolled_back";
     case ChangeStatus::restore_failed: return "restore_failed";
     case ChangeStatus::not_applied: return "not_applied";
+    case ChangeStatus::gone: return "gone";
+    case ChangeStatus::changed_since: return "changed_since";
   }
   return "failed";
+}
+
+std::optional<ChangeStatus> parse_change_status(std::string_view name) {
+  for (ChangeStatus s :
+       {ChangeStatus::applied, ChangeStatus::skipped, ChangeStatus::failed, ChangeStatus::restored,
+        ChangeStatus::rolled_back, ChangeStatus::restore_failed, ChangeStatus::not_applied,
+        ChangeStatus::gone, ChangeStatus::changed_since})
+    if (name == change_status_name(s)) return s;
+  return std::nullopt;
 }
 
 const char* group_decision_name(GroupDecision d) {
@@ -64,6 +75,7 @@ nlohmann::json run_report_json(const RunReport& r) {
     j["groups"].push_back(std::move(gj));
   }
   j["errors"] = r.errors;
+  j["warnings"] = r.warnings;
   if (!r.node.is_null()) j["node"] = r.node;
   return j;
 }

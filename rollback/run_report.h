@@ -20,7 +20,12 @@ enum class ChangeStatus {
   restored,        // a rollback wrote its before value back
   rolled_back,     // applied, then put back (the run failed, or its group was rejected)
   restore_failed,  // applied, and putting it back failed
-  not_applied,     // never written: its group was rolled back before (not measurable)
+  not_applied,     // never written (its group was rolled back before, not measurable;
+                   // or its write failed): a rollback has nothing to put back
+  gone,            // its object no longer exists (an interface, IRQ, unit, cgroup or
+                   // process): nothing to restore, and not a failure
+  changed_since,   // someone else changed it after tuner wrote it: a rollback left it
+                   // as it is (`rollback --force` restores it anyway)
 };
 
 /// What became of a group of changes.
@@ -40,6 +45,9 @@ enum class RunStatus {
 };
 
 const char* change_status_name(ChangeStatus s);
+/// The status a journal's rollback record names; nullopt for a name this version does
+/// not know.
+std::optional<ChangeStatus> parse_change_status(std::string_view name);
 const char* group_decision_name(GroupDecision d);
 const char* run_status_name(RunStatus s);
 /// The run status an end record names; nullopt for a name this version does not know.
@@ -66,6 +74,9 @@ struct RunReport {
   std::vector<std::string> profiles;
   std::vector<GroupReport> groups;
   std::vector<std::string> errors;
+  /// What a person should know that is not a failure: damaged journal records that
+  /// were skipped ("file:line: why").
+  std::vector<std::string> warnings;
   /// The node's facts (node_facts_json of the probe the plan was made from), so that a
   /// fleet's reports can be compared (`tuner report`); null when not known.
   nlohmann::json node;

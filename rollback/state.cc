@@ -3,6 +3,7 @@
 #include "base/fd_io.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,12 +18,22 @@ namespace tuner {
 namespace {
 constexpr const char* kSchema = "tuner.state/1";
 constexpr const char* kFile = "state.json";
-KeptKnob kept_from_json(const nlohmann::json& v) {
+/// One entry; a field of the wrong type is an error, never coerced.
+Result<KeptKnob> kept_from_json(const nlohmann::json& v, const std::string& id) {
+  if (!v.is_object()) return Error::invalid("knob \"" + id + "\" is not an object");
   KeptKnob k;
-  k.value = v["value"].get<std::string>();
-  k.before = v.value("before", std::string());
-  k.run_id = v.value("run_id", std::string());
-  k.group = v.value("group", std::string());
+  for (auto [key, field] : {std::pair{"value", &k.value},
+                            {"before", &k.before},
+                            {"run_id", &k.run_id},
+                            {"group", &k.group}}) {
+    auto it = v.find(key);
+    if (it == v.end() && std::string_view(key) == "value")
+      return Error::invalid("knob \"" + id + "\" has no \"value\"");
+    if (it == v.end()) continue;
+    if (!it->is_string())
+      return Error::invalid(fmt::format("knob \"{}\": \"{}\" is not a string", id, key));
+    *field = it->get<std::string>();
+  }
   return k;
 }
 
@@ -71,21 +82,26 @@ bool forget_knob(State& s, const std::string& id, const std::string& run_id) {
 Result<State> parse_state(std::string_view text, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Error::invalid("not a JSON object", where);
-  if (j.value("schema", std::string()) != kSchema)
+  auto schema = j.find("schema");
+  if (schema == j.end() || !schema->is_string() || *schema != kSchema)
     return Error::invalid(fmt::format("expected schema \"{}\"", kSchema), where);
   State s;
   auto knobs = j.find("knobs");
   if (knobs == j.end()) return s;
   if (!knobs->is_object()) return Error::invalid("\"knobs\" is not an object", where);
   for (const auto& [id, v] : knobs->items()) {
-    if (!v.is_object() || !v.contains("value") || !v["value"].is_string())
-      return Error::invalid("knob \"" + id + "\" has no string \"value\"", where);
-    KeptKnob k = kept_from_json(v);
-    if (auto e = v.find("earlier"); e != v.end() && e->is_array())
-      for (const auto& old : *e)
-        if (old.is_object() && old.contains("value") && old["value"].is_string())
-          k.earlier.push_back(kept_from_json(old));
-    s.knobs.emplace(id, std::move(k));
+    auto k = kept_from_json(v, id);
+    if (!k.ok()) return k.error().context(where);
+    if (auto e = v.find("earlier"); e != v.end()) {
+      if (!e->is_array())
+        return Error::invalid("knob \"" + id + "\": \"earlier\" is not an array", where);
+      for (const auto& old : *e) {
+        auto o = kept_from_json(old, id);
+        if (!o.ok()) return o.error().context(where);
+        k->earlier.push_back(std::move(o).value());
+      }
+    }
+    s.knobs.emplace(id, std::move(k).value());
   }
   return s;
 }
@@ -108,11 +124,13 @@ std::string encode_state(const State& s) {
 Result<State> load_state(const StateDir& dir) {
   std::string path = dir.path_of(kFile);
   auto text = read_file_at(dir.fd(), kFile, path, {.regular_only = true}, O_NOFOLLOW);
-  if (!text.ok()) {
-    if (text.error().err == ENOENT) return State{};
-    return text.error();
-  }
-  return parse_state(*text, path);
+  if (!text.ok() && text.error().err == ENOENT) return State{};
+  Result<State> state = text.ok() ? parse_state(*text, path) : Result<State>(text.error());
+  if (state.ok() || (!text.ok() && text.error().is(ErrorKind::denied))) return state;
+  // The journals hold everything state.json says: name the way out (rollback/README.md).
+  Error e = state.error();
+  e.what += "; rebuild it from the journals with 'tuner state rebuild'";
+  return e;
 }
 
 Status save_state(const StateDir& dir, const State& s) {

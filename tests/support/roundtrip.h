@@ -67,12 +67,7 @@ inline RoundTrip round_trip(const std::function<Result<Plan>()>& plan, const Kno
   auto again = plan();
   if (!again.ok()) return fail("plan after apply", again.error());
   rt.after_apply = *again;
-  auto restore = [&make](const std::string& id, const std::string& value) -> Status {
-    auto k = make(id);
-    if (!k.ok()) return k.error();
-    return (*k)->write(value);
-  };
-  auto undone = rollback_run(*dir, applied->report.run_id, restore);
+  auto undone = rollback_run(*dir, applied->report.run_id, make);
   if (!undone.ok()) return fail("rollback", undone.error());
   if (!undone->errors.empty()) {
     rt.error = "rollback: " + undone->errors.front();

@@ -21,6 +21,7 @@ const std::vector<Command>& commands() {
       {"status", "kept settings versus live values (drift)", status_command},
       {"history", "list runs", history_command},
       {"restore", "re-apply kept settings (at boot), no benchmarks", restore_command},
+      {"state", "'state rebuild': rewrite state.json from the journals", state_command},
       {"bench", "run benchmarks alone (a baseline before a change); --serve for a peer",
        bench_command},
       {"exec", "run a command bound to the NUMA node nearest a device", exec_command},

@@ -49,6 +49,7 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args);
 int status_command(GlobalOptions& g, const std::vector<std::string>& args);
 int history_command(GlobalOptions& g, const std::vector<std::string>& args);
 int restore_command(GlobalOptions& g, const std::vector<std::string>& args);
+int state_command(GlobalOptions& g, const std::vector<std::string>& args);
 int exec_command(GlobalOptions& g, const std::vector<std::string>& args);
 int bench_command(GlobalOptions& g, const std::vector<std::string>& args);
 int report_command(GlobalOptions& g, const std::vector<std::string>& args);

@@ -64,7 +64,7 @@ TEST_CASE("cli: an option prefix is not guessed") {
 
 TEST_CASE("cli: help names what each option takes, and messages have one prefix") {
   for (const char* command : {"probe", "profiles", "plan", "apply", "rollback", "status", "history",
-                              "restore", "bench", "exec"}) {
+                              "restore", "state", "bench", "exec"}) {
     CAPTURE(command);
     auto r = run_tuner(std::string("help ") + command);
     CHECK(r.code == 0);
@@ -115,6 +115,13 @@ TEST_CASE("cli: every documented exit code") {
   // so every setting is a change). status's 3 (drift) needs a kept run on a live
   // kernel: tests/integration/apply_rollback_test.sh checks it.
   CHECK(run_tuner("plan --detailed-exitcode --profile balanced --topology " + kXml).code == 3);
+  // 4: status while a run is unfinished (a journal with a begin and no end: a crash).
+  TempDir crashed;
+  ::mkdir((crashed.path + "/runs").c_str(), 0700);
+  crashed.write("runs/20261129T173000Z-0001.journal", "{\"type\":\"begin\",\"kind\":\"apply\"}\n");
+  auto unfinished = run_tuner("status --state-dir " + crashed.path);
+  CHECK(unfinished.code == 4);
+  CHECK(unfinished.out.find("rollback --abandon 20261129T173000Z-0001") != std::string::npos);
   // 2: bad input or usage, nothing changed.
   CHECK(run_tuner("").code == 2);
   CHECK(run_tuner("nope").code == 2);

@@ -28,11 +28,9 @@ int history_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (dir.ok()) {
     auto ids = list_runs(*dir);
     if (!ids.ok()) fail_runtime(ids.error().message());
-    for (auto it = ids->rbegin(); it != ids->rend(); ++it) {
-      auto text = read_journal(*dir, *it);
-      if (!text.ok()) fail_runtime(text.error().message());
-      runs.push_back(summarize_run(*it, *text));
-    }
+    // A damaged or unreadable journal is listed with why: history always works.
+    for (auto it = ids->rbegin(); it != ids->rend(); ++it)
+      runs.push_back(read_run_summary(*dir, *it));
   }
   if (vm.count("json")) {
     std::cout << history_json(runs).dump(2) << "\n";

@@ -1,6 +1,8 @@
-// tuner rollback [RUN_ID | --last] [--abandon RUN_ID] [--json]: put back what a run
-// changed, from its journal alone. Exit 0 all restored, 1 a knob could not be
-// restored (the run stays unfinished; run it again), 2 nothing to roll back / bad id.
+// tuner rollback [RUN_ID | --last] [--force] [--abandon RUN_ID] [--json]: put back what
+// a run changed, from its journal alone. Exit 0 all restored (or gone, or never
+// changed), 1 a knob could not be restored (the run stays unfinished when a retry could
+// mend it; run it again), 2 nothing to roll back / bad id, 3 done, but a knob someone
+// else changed since the run was left as it is (--force restores it).
 #include <iostream>
 
 #include <fmt/core.h>
@@ -19,20 +21,27 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc(
       "tuner rollback [RUN_ID | --last]: undo a run, newest change first.\n"
       "Without arguments: the unfinished run (a crashed or killed apply).\n"
-      "--abandon RUN_ID marks an unfinished run finished WITHOUT undoing it, so apply\n"
-      "can run again; its changes stay as they are.");
+      "A setting someone else changed since the run is left as it is (exit 3) unless\n"
+      "--force. --abandon RUN_ID marks an unfinished run finished WITHOUT undoing it, so\n"
+      "apply can run again; its changes stay as they are.\n"
+      "Exit: 0 restored, 1 a knob could not be restored, 2 nothing to roll back,\n"
+      "3 a changed setting was left as it is");
   std::string run_id, abandon;
   desc.add_options()("run-id", po::value(&run_id)->value_name("RUN_ID"),
                      "the run to undo (see 'tuner history')")(
       "last", "undo the newest apply that is still in force")(
       "abandon", po::value(&abandon)->value_name("RUN_ID"),
-      "forget an unfinished run without undoing it")("json", "print the tuner.run/1 JSON document");
+      "forget an unfinished run without undoing it")(
+      "force", "restore settings someone else changed since the run too (on a run already rolled "
+               "back: the ones its rollback left)")("json", "print the tuner.run/1 JSON document");
   po::positional_options_description pos;
   pos.add("run-id", 1);
   po::variables_map vm;
   if (!parse_options("rollback", args, desc, pos, vm, g)) return 0;
   int given = !run_id.empty() + (vm.count("last") > 0) + !abandon.empty();
   if (given > 1) fail_input("give one of RUN_ID, --last or --abandon RUN_ID");
+  bool force = vm.count("force") > 0;
+  if (force && !abandon.empty()) fail_input("--force undoes a run; --abandon keeps it");
   for (const std::string* id : {&run_id, &abandon})
     if (!id->empty() && !valid_run_id(*id))
       fail_input(
@@ -60,13 +69,11 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
     // The newest apply still in force. A `restore` run (boot) only re-applies what
     // earlier applies kept; undoing it would leave their settings in place, so --last
     // undoes the apply itself, whose before-values are the untuned machine's.
+    // With --force, a rolled-back apply whose rollback left changed settings counts too.
     for (auto it = runs->rbegin(); it != runs->rend() && run_id.empty(); ++it) {
-      auto text = read_journal(dir, *it);
-      if (!text.ok()) continue;
-      RunSummary run = summarize_run(*it, *text);
-      if (run.kind == "apply" && run.status != RunStatus::rolled_back &&
-          run.status != RunStatus::abandoned)
-        run_id = *it;
+      RunSummary run = read_run_summary(dir, *it);
+      if (!run.error.empty() || run.kind != "apply" || run.status == RunStatus::abandoned) continue;
+      if (run.status != RunStatus::rolled_back || (force && !run.left.empty())) run_id = *it;
     }
     if (run_id.empty()) fail_input("no applied run left to roll back (see 'tuner history')");
   } else if (run_id.empty()) {
@@ -79,15 +86,20 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
   }
 
   LiveKnobs knobs;
-  auto report = rollback_run(dir, run_id, [&](const std::string& id, const std::string& v) {
-    return knobs.restore(id, v);
-  });
+  RollbackOptions options;
+  options.force = force;
+  auto report = rollback_run(
+      dir, run_id, [&](const std::string& id) { return knobs.make(id); }, options);
   if (!report.ok()) {
     if (report.error().err == ENOENT) fail_input(report.error().message());
     fail_runtime(report.error().message());
   }
   print_run_report(*report, vm.count("json") > 0, "", g);
-  return report->errors.empty() ? 0 : 1;
+  if (!report->errors.empty()) return 1;
+  for (const GroupReport& group : report->groups)
+    for (const ChangeReport& c : group.changes)
+      if (c.status == ChangeStatus::changed_since) return 3;
+  return 0;
 }
 
 }  // namespace tuner

@@ -29,12 +29,6 @@ Result<std::unique_ptr<Knob>> LiveKnobs::make(const std::string& id) {
   return make_knob(id, ctx_);
 }
 
-Status LiveKnobs::restore(const std::string& id, const std::string& value) {
-  auto k = make(id);
-  if (!k.ok()) return k.error();
-  return (*k)->write(value);
-}
-
 void require_root(const std::string& command) {
   if (::geteuid() == 0) return;
   fail_runtime(

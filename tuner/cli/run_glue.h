@@ -22,8 +22,6 @@ class LiveKnobs {
   LiveKnobs();
   ~LiveKnobs();
   Result<std::unique_ptr<Knob>> make(const std::string& id);
-  /// Writes value through a freshly built knob: rollback's RestoreFn.
-  Status restore(const std::string& id, const std::string& value);
 
  private:
   KnobContext ctx_;

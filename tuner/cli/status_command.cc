@@ -1,6 +1,7 @@
 // tuner status: every kept setting (state.json) against its live value. Exit 0 when
-// all match, 3 when any drifted (or could not be read), 1 when the state cannot be read.
-// An unfinished run is reported too.
+// all match, 3 when any drifted (changed, gone or unreadable), 4 when a run is
+// unfinished (apply refuses until it is settled; it outranks drift), 1 when the state
+// cannot be read.
 #include <iostream>
 
 #include <fmt/core.h>
@@ -22,7 +23,8 @@ namespace tuner {
 int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc(
       "tuner status: kept settings versus live values.\n"
-      "Exit 0 no drift, 3 drift (a live value differs or cannot be read), 1 error");
+      "Exit 0 no drift, 3 drift (a live value differs, is gone or cannot be read),\n"
+      "4 an unfinished run (apply refuses until 'tuner rollback' or --abandon), 1 error");
   std::string prometheus_file;
   desc.add_options()("json", "print {\"schema\":\"tuner.status/1\",...}")(
       "prometheus", po::value(&prometheus_file)->value_name("FILE"),
@@ -48,12 +50,17 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
   for (const auto& [id, k] : state.knobs) {
     KeptReading r{id, k.value, k.before, k.run_id, k.group, std::nullopt, ""};
     auto knob = knobs.make(id);
+    Error why;
     if (knob.ok()) {
       auto v = (*knob)->read();
       if (v.ok()) r.live = *v;
-      else r.error = v.error().message();
+      else why = v.error();
     } else {
-      r.error = knob.error().message();
+      why = knob.error();
+    }
+    if (!r.live) {
+      r.error = why.message();
+      r.gone = why.is(ErrorKind::missing);
     }
     drift += r.drifted();
     readings.push_back(std::move(r));
@@ -63,6 +70,7 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
                      prometheus_status(readings.size(), drift, unfinished.has_value(), unix_now()));
   if (vm.count("json")) std::cout << status_json(readings, unfinished).dump(2) << "\n";
   else std::cout << format_status(readings, unfinished, Term(g.color, 1));
+  if (unfinished) return 4;
   return drift ? 3 : 0;
 }
 

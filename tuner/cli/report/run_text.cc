@@ -97,7 +97,9 @@ std::string format_run_report(const RunReport& r, const Term& term) {
       switch (c.status) {
         case ChangeStatus::applied:
         case ChangeStatus::restored: mark = term.green(name); break;
-        case ChangeStatus::skipped: mark = term.yellow(name); break;
+        case ChangeStatus::skipped:
+        case ChangeStatus::gone:
+        case ChangeStatus::changed_since: mark = term.yellow(name); break;
         case ChangeStatus::failed:
         case ChangeStatus::restore_failed: mark = term.red(name); break;
         case ChangeStatus::rolled_back:
@@ -109,6 +111,7 @@ std::string format_run_report(const RunReport& r, const Term& term) {
                            c.status == ChangeStatus::skipped ? c.error + ": skipped" : c.error);
     }
   }
+  for (const auto& w : r.warnings) out += term.yellow("warning: ") + w + "\n";
   for (const auto& e : r.errors) out += term.red("error: ") + e + "\n";
   return out;
 }

@@ -4,6 +4,16 @@
 
 namespace tuner {
 
+const char* live_state_name(LiveState s) {
+  switch (s) {
+    case LiveState::ok: return "ok";
+    case LiveState::changed: return "changed";
+    case LiveState::gone: return "gone";
+    case LiveState::unreadable: return "unreadable";
+  }
+  return "unreadable";
+}
+
 nlohmann::json status_json(const std::vector<KeptReading>& knobs,
                            const std::optional<RunSummary>& unfinished) {
   nlohmann::json items = nlohmann::json::array();
@@ -16,6 +26,7 @@ nlohmann::json status_json(const std::vector<KeptReading>& knobs,
                         {"run_id", k.run_id},
                         {"group", k.group},
                         {"drift", k.drifted()},
+                        {"state", live_state_name(k.state())},
                         {"live", k.live ? nlohmann::json(*k.live) : nlohmann::json()}};
     if (!k.error.empty()) item["error"] = k.error;
     items.push_back(std::move(item));
@@ -32,15 +43,31 @@ std::string format_status(const std::vector<KeptReading>& knobs,
   unsigned drift = 0;
   for (const KeptReading& k : knobs) {
     drift += k.drifted();
-    if (!k.drifted()) text += fmt::format("  {}  {} = {}\n", term.green("ok   "), k.knob, k.kept);
-    else
-      text += fmt::format("  {}  {}: kept {}, live {}\n", term.red("drift"), k.knob, k.kept,
-                          k.live ? *k.live : "unreadable (" + k.error + ")");
+    switch (k.state()) {
+      case LiveState::ok:
+        text += fmt::format("  {}  {} = {}\n", term.green("ok   "), k.knob, k.kept);
+        break;
+      case LiveState::changed:
+        text += fmt::format("  {}  {}: kept {}, live {} (changed since run {} set it)\n",
+                            term.red("drift"), k.knob, k.kept, *k.live, k.run_id);
+        break;
+      case LiveState::gone:
+        text += fmt::format("  {}  {}: kept {}, gone ({})\n", term.red("gone "), k.knob, k.kept,
+                            k.error);
+        break;
+      case LiveState::unreadable:
+        text += fmt::format("  {}  {}: kept {}, live unreadable ({})\n", term.red("drift"), k.knob,
+                            k.kept, k.error);
+        break;
+    }
   }
   if (knobs.empty()) text = "no kept settings\n";
   else text = fmt::format("{} kept settings, {} drifted\n", knobs.size(), drift) + text;
   if (unfinished)
-    text += term.red("unfinished run ") + unfinished->run_id + ": undo it with 'tuner rollback'\n";
+    text += term.red("unfinished run ") + unfinished->run_id +
+            ": apply refuses until it is settled: undo it with 'tuner rollback', or keep its "
+            "changes with 'tuner rollback --abandon " +
+            unfinished->run_id + "'\n";
   return text;
 }
 
@@ -56,7 +83,11 @@ nlohmann::json history_json(const std::vector<RunSummary>& runs) {
                          {"done", r.done},
                          {"skipped", r.skipped},
                          {"failed", r.failed},
-                         {"restored", r.restored}});
+                         {"restored", r.restored},
+                         {"gone", r.gone},
+                         {"left", r.left},
+                         {"damaged", r.damaged},
+                         {"error", r.error.empty() ? nlohmann::json() : nlohmann::json(r.error)}});
   return j;
 }
 
@@ -68,10 +99,19 @@ std::string format_history(const std::vector<RunSummary>& runs, const Term& term
     else if (r.status == RunStatus::finished) status = term.green(status);
     std::string profiles;
     for (const auto& p : r.profiles) profiles += (profiles.empty() ? "" : ",") + p;
+    if (!r.error.empty()) {
+      out += fmt::format("{}  {}: {}\n", r.run_id, term.red("unreadable"), r.error);
+      continue;
+    }
     out += fmt::format(
-        "{}  {:<8} {:<16} {:<20} {} changes, {} done, {} skipped, {} failed, {} restored\n",
-        r.run_id, r.kind, status, profiles.empty() ? "-" : profiles, r.intents, r.done, r.skipped,
-        r.failed, r.restored);
+        "{}  {:<8} {:<16} {:<20} {} changes, {} done, {} skipped, {} failed, {} restored", r.run_id,
+        r.kind, status, profiles.empty() ? "-" : profiles, r.intents, r.done, r.skipped, r.failed,
+        r.restored);
+    if (r.gone) out += fmt::format(", {} gone", r.gone);
+    if (!r.left.empty())
+      out += fmt::format(", {} left as changed (--force restores)", r.left.size());
+    out += "\n";
+    for (const std::string& d : r.damaged) out += "    " + term.yellow("warning: ") + d + "\n";
   }
   return out;
 }

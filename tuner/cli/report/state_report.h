@@ -13,12 +13,26 @@
 
 namespace tuner {
 
+/// How a kept setting's live value stands.
+enum class LiveState {
+  ok,          // live is what tuner keeps
+  changed,     // someone changed it since tuner set it
+  gone,        // its object no longer exists (an interface, IRQ, unit, cgroup, process)
+  unreadable,  // it exists but could not be read (error says why)
+};
+const char* live_state_name(LiveState s);
+
 /// One kept setting against its live value.
 struct KeptReading {
   std::string knob, kept, before, run_id, group;
   std::optional<std::string> live;  // nullopt: could not be read (error says why)
   std::string error;
-  bool drifted() const { return !live || *live != kept; }
+  bool gone = false;  // the read failed because the object no longer exists
+  LiveState state() const {
+    if (live) return *live == kept ? LiveState::ok : LiveState::changed;
+    return gone ? LiveState::gone : LiveState::unreadable;
+  }
+  bool drifted() const { return state() != LiveState::ok; }
 };
 
 nlohmann::json status_json(const std::vector<KeptReading>& knobs,

@@ -1,0 +1,72 @@
+#include "rollback/run_summary.h"
+
+#include <map>
+
+namespace tuner {
+
+RunSummary summarize_run(const std::string& run_id, const JournalText& journal) {
+  RunSummary s;
+  s.run_id = run_id;
+  s.status = RunStatus::unfinished;
+  std::map<std::string, std::string> last_rollback;  // knob -> its latest rollback status
+  for (const auto& r : journal.records) {
+    switch (r.type) {
+      case RecordType::begin:
+        s.kind = r.kind;
+        s.time = r.time;
+        s.profiles = r.profiles;
+        s.status = RunStatus::unfinished;
+        break;
+      case RecordType::intent: ++s.intents; break;
+      case RecordType::done: ++s.done; break;
+      case RecordType::failed: r.refused ? ++s.skipped : ++s.failed; break;
+      case RecordType::rollback_begin: s.status = RunStatus::unfinished; break;
+      case RecordType::rollback: last_rollback[r.knob] = r.status; break;
+      case RecordType::end:
+        // An end status this version does not know still ends the run.
+        s.status = parse_run_status(r.status).value_or(RunStatus::finished);
+        break;
+      case RecordType::decision: break;
+    }
+  }
+  for (const auto& [knob, status] : last_rollback) {
+    auto st = parse_change_status(status);
+    if (st == ChangeStatus::restored) ++s.restored;
+    else if (st == ChangeStatus::gone) ++s.gone;
+    else if (st == ChangeStatus::changed_since) s.left.push_back(knob);
+  }
+  for (const DamagedRecord& d : journal.damaged) s.damaged.push_back(d.message());
+  return s;
+}
+
+RunSummary read_run_summary(const StateDir& dir, const std::string& run_id) {
+  auto text = read_journal(dir, run_id);
+  if (text.ok()) return summarize_run(run_id, *text);
+  RunSummary s;
+  s.run_id = run_id;
+  s.error = text.error().message();
+  return s;
+}
+
+std::vector<std::string> left_knobs(const JournalText& journal) {
+  return summarize_run("", journal).left;
+}
+
+Result<std::optional<RunSummary>> find_unfinished_run(const StateDir& dir) {
+  auto runs = list_runs(dir);
+  if (!runs.ok()) return runs.error();
+  for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
+    auto text = read_journal(dir, *it);
+    // Nothing can be told of a run whose journal cannot be read, not even whether it
+    // is finished: a person must look (history lists it with the reason).
+    if (!text.ok())
+      return Error{text.error().what + "; move the journal out of runs/ once you have checked "
+                                       "what that run changed ('tuner history' lists it)",
+                   text.error().where, text.error().err, text.error().kind};
+    RunSummary s = summarize_run(*it, *text);
+    if (s.unfinished()) return std::optional<RunSummary>(s);
+  }
+  return std::optional<RunSummary>();
+}
+
+}  // namespace tuner
