@@ -85,12 +85,13 @@ TEST_CASE("irq names: vectors named after the PCI function or the virtio device"
 }
 
 TEST_CASE("irq names: mlx5 numbers its completion vectors by where async sits") {
-  auto summary = [](std::vector<std::string> names) { return summarize_vectors(names); };
   FunctionVectors up_to_5_15 =
-      summary({"mlx5_async0@pci:x", "mlx5_comp0@pci:x", "mlx5_comp1@pci:x"});
-  FunctionVectors v5_16 = summary({"mlx5_comp0@pci:x", "mlx5_comp1@pci:x", "mlx5_async2@pci:x"});
-  FunctionVectors v6_4 = summary({"mlx5_async0@pci:x", "mlx5_comp1@pci:x", "mlx5_comp2@pci:x"});
-  FunctionVectors unknown = summary({"mlx5_comp1@pci:x", "mlx5_comp2@pci:x"});
+      summarize_vectors({"mlx5_async0@pci:x", "mlx5_comp0@pci:x", "mlx5_comp1@pci:x"});
+  FunctionVectors v5_16 =
+      summarize_vectors({"mlx5_comp0@pci:x", "mlx5_comp1@pci:x", "mlx5_async2@pci:x"});
+  FunctionVectors v6_4 =
+      summarize_vectors({"mlx5_async0@pci:x", "mlx5_comp1@pci:x", "mlx5_comp2@pci:x"});
+  FunctionVectors unknown = summarize_vectors({"mlx5_comp1@pci:x", "mlx5_comp2@pci:x"});
   CHECK(up_to_5_15.mlx5_comp_base == 0u);
   CHECK(v5_16.mlx5_comp_base == 0u);
   CHECK(v6_4.mlx5_comp_base == 1u);
