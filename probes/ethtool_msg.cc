@@ -9,6 +9,7 @@
 
 #include "probes/ethtool_attr.h"
 #include "probes/ethtool_bitset.h"
+#include "probes/genl_parse.h"
 
 namespace tuner {
 namespace {
@@ -18,47 +19,6 @@ namespace {
 constexpr size_t kRequestBytes = 16384;
 // Link modes are ~120 names; a count past this is corruption.
 constexpr uint32_t kMaxStrings = 1u << 16;
-
-// A received message copied into aligned storage, with its top-level attributes.
-template <unsigned Max>
-struct Parsed {
-  std::vector<uint32_t> store;
-  AttrTable<Max> attrs;
-};
-
-Result<std::vector<uint32_t>> aligned_message(std::string_view msg, const char* where) {
-  std::vector<uint32_t> store((msg.size() + 3) / 4 + 1);
-  std::memcpy(store.data(), msg.data(), msg.size());
-  const auto* nlh = reinterpret_cast<const nlmsghdr*>(store.data());
-  if (!mnl_nlmsg_ok(nlh, static_cast<int>(msg.size())))
-    return Error::invalid("truncated netlink message (" + std::to_string(msg.size()) + " bytes)",
-                          where);
-  return store;
-}
-
-template <unsigned Max>
-Result<Parsed<Max>> parse_genl(std::string_view msg, uint8_t cmd, const char* where) {
-  auto store = aligned_message(msg, where);
-  if (!store) return store.error();
-  Parsed<Max> p;
-  p.store = std::move(*store);
-  const auto* nlh = reinterpret_cast<const nlmsghdr*>(p.store.data());
-  if (nlh->nlmsg_type == NLMSG_ERROR) {
-    auto ack = parse_ack(msg);
-    if (!ack) return ack.error();
-    return errno_error(ack->message.empty() ? "kernel error" : ack->message, where, ack->error);
-  }
-  if (mnl_nlmsg_get_payload_len(nlh) < sizeof(genlmsghdr))
-    return Error::invalid("message shorter than its generic netlink header", where);
-  const auto* genl = static_cast<const genlmsghdr*>(mnl_nlmsg_get_payload(nlh));
-  if (genl->cmd != cmd)
-    return Error::invalid(
-        "unexpected command " + std::to_string(genl->cmd) + " (want " + std::to_string(cmd) + ")",
-        where);
-  if (mnl_attr_parse(nlh, sizeof(genlmsghdr), attr_detail::store<Max>, &p.attrs) < 0)
-    return Error::invalid("malformed attributes", where);
-  return p;
-}
 
 Result<std::optional<uint32_t>> opt_u32(const nlattr* a, const char* where) {
   if (!a) return std::optional<uint32_t>{};
@@ -116,9 +76,9 @@ std::string_view NlRequest::bytes() const {
   return {reinterpret_cast<const char*>(buf_.data()), nlh->nlmsg_len};
 }
 
-NlRequest build_family_request(uint32_t seq) {
+NlRequest build_family_request(uint32_t seq, const char* family) {
   NlRequest r(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, NLM_F_ACK, seq);
-  mnl_attr_put_strz(r.header(), CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
+  mnl_attr_put_strz(r.header(), CTRL_ATTR_FAMILY_NAME, family);
   return r;
 }
 

@@ -65,6 +65,21 @@ struct Topology {
   std::vector<std::vector<unsigned>> distances;
 };
 
+/// What an IRQ does for a NIC (tuner.probe/1 "kind"). Only queue vectors are placed.
+enum class IrqKind {
+  other,    // not a NIC's vector, or a name no rule knows
+  queue,    // carries a queue's (or every queue's) completions
+  control,  // link events, mailbox, firmware events, flow director, PTP: left alone
+};
+
+/// Which direction of a queue a vector serves (tuner.probe/1 "queue_type").
+enum class QueueType {
+  combined,  // RX and TX queue N ("TxRx-3", "fp-3", mlx5 "comp3")
+  rx,        // RX queue N only ("rx-3", virtio "input.3", gve's second half)
+  tx,        // TX queue N only ("tx-3", virtio "output.3", gve's first half)
+  shared,    // every queue of the device (virtio "virtqueues", mlx5 "combined0")
+};
+
 struct Irq {
   unsigned number = 0;
   std::string chip;                               // "PCI-MSIX-0000:3b:00.0", "IO-APIC"
@@ -78,6 +93,14 @@ struct Irq {
   std::optional<std::string> pci;                 // PCI address whose msi_irqs lists it
   std::optional<std::string> queue;               // "TxRx-3", "comp3", "input.0" when the name says
   bool managed = false;                           // kernel-managed affinity (cannot be moved)
+  IrqKind kind = IrqKind::other;
+  std::optional<unsigned> queue_index;  // the driver's queue number (not the name's)
+  std::optional<QueueType> queue_type;  // set for every queue vector
+  /// Why the owner or queue could not be told (two netdevs on one function, an odd
+  /// gve block count, ...): such a vector is reported and never placed.
+  std::optional<std::string> ambiguous;
+  /// How the role was learned: "netlink" (the netdev family's napi-get) or "name".
+  std::optional<std::string> source;
 };
 
 struct LinkInfo {

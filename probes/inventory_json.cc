@@ -1,5 +1,7 @@
 #include "probes/inventory_json.h"
 
+#include "probes/irq_names.h"
+
 namespace tuner {
 namespace {
 
@@ -135,6 +137,11 @@ json irq_json(const Irq& i) {
           {"effective_affinity", opt(i.effective_affinity)},
           {"node", opt(i.node)},
           {"managed", i.managed},
+          {"kind", irq_kind_name(i.kind)},
+          {"queue_index", opt(i.queue_index)},
+          {"queue_type", i.queue_type ? json(queue_type_name(*i.queue_type)) : json(nullptr)},
+          {"ambiguous", opt(i.ambiguous)},
+          {"source", opt(i.source)},
           {"count", total},
           {"per_cpu", i.per_cpu}};
 }

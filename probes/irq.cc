@@ -1,7 +1,6 @@
 #include "probes/irq.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 
@@ -133,32 +132,6 @@ Result<std::vector<Irq>> parse_interrupts(std::string_view text) {
     irqs.push_back(std::move(irq));
   }
   return irqs;
-}
-
-std::optional<std::string> irq_queue_name(std::string_view name, std::string_view netdev) {
-  if (auto at = name.find('@'); at != std::string_view::npos) name = name.substr(0, at);
-  std::optional<std::string_view> rest;
-  if (!netdev.empty()) {
-    // "eth0-TxRx-3", or "i40e-eth0-TxRx-0" / "ice-ens1f0-TxRx-0" with a driver prefix.
-    std::string prefix = std::string(netdev) + "-";
-    for (std::size_t at = name.find(prefix); at != std::string_view::npos;
-         at = name.find(prefix, at + 1)) {
-      if (at == 0 || name[at - 1] == '-') {
-        rest = name.substr(at + prefix.size());
-        break;
-      }
-    }
-  }
-  if (!rest && starts_with(name, "virtio")) {
-    std::size_t i = 6;
-    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
-    if (i > 6 && i < name.size() && name[i] == '-') rest = name.substr(i + 1);
-  }
-  // mlx5: only completion vectors are queues ("mlx5_async0" is the control vector).
-  if (!rest && starts_with(name, "mlx5_comp")) rest = name.substr(5);
-  if (!rest || rest->empty() || !std::isdigit(static_cast<unsigned char>(rest->back())))
-    return std::nullopt;
-  return std::string(*rest);
 }
 
 }  // namespace tuner

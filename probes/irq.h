@@ -12,6 +12,8 @@
 
 namespace tuner {
 
+class NetdevNetlink;
+
 /// Parses /proc/interrupts text: numbered IRQs only (NMI, LOC, ERR, MIS, IPI0, ... are
 /// skipped). Irq::per_cpu is indexed by COLUMN, not by CPU number: the header lists only
 /// online CPUs ("CPU0 CPU1 CPU4" when 2 and 3 are offline), so per_cpu[2] counts CPU4;
@@ -26,13 +28,6 @@ Result<std::vector<Irq>> parse_interrupts(std::string_view text);
 /// The CPU number of each count column of /proc/interrupts (from its header line).
 Result<std::vector<unsigned>> parse_interrupts_cpus(std::string_view text);
 
-/// The queue an IRQ serves, from its action name, when the name says so and ends in a
-/// queue index: "eth0-TxRx-3" -> "TxRx-3", "i40e-eth0-TxRx-0" -> "TxRx-0",
-/// "mlx5_comp3@pci:0000:3b:00.0" -> "comp3", "virtio1-input.0" -> "input.0",
-/// "eth0-rx-0" -> "rx-0", "eth0-3" -> "3". Control vectors ("mlx5_async0@...",
-/// "virtio1-config", "eth0") give nullopt. `netdev` is the owning interface or "".
-std::optional<std::string> irq_queue_name(std::string_view name, std::string_view netdev);
-
 /// Reads /proc/interrupts and each IRQ's affinity files; maps IRQs to PCI devices and
 /// netdevs through /sys/bus/pci/devices/*/msi_irqs and the device's net/ (or, for
 /// virtio-net, virtio*/net/) folder. Needs no root. Every unreadable file becomes an
@@ -41,6 +36,12 @@ std::optional<std::string> irq_queue_name(std::string_view name, std::string_vie
 /// (sys/kernel/debug/irq/irqs/N, CONFIG_GENERIC_IRQ_DEBUGFS, root); elsewhere it stays
 /// false because the kernel exposes no other file for it (writes to smp_affinity of a
 /// managed IRQ fail with EIO, which the apply step reports).
-std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors);
+///
+/// Each IRQ's kind, queue_index and queue_type come from its action names
+/// (sys/kernel/irq/N/actions, else the /proc/interrupts name) read with its PCI
+/// function's other vectors (probes/irq_names.h); with `netdev_nl` (a live root), the
+/// kernel's napi-get map replaces the names for the drivers that register NAPI IRQs.
+std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors,
+                            NetdevNetlink* netdev_nl = nullptr);
 
 }  // namespace tuner

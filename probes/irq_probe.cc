@@ -1,9 +1,13 @@
-// probe_irqs: reads what parse_interrupts() cannot know from the files around it.
+// probe_irqs: reads what parse_interrupts() cannot know from the files around it, and
+// what each NIC vector does (probes/irq_names.h, the netdev family's napi-get).
 #include <map>
+#include <set>
 
 #include "base/cpuset.h"
 #include "base/strings.h"
 #include "probes/irq.h"
+#include "probes/irq_names.h"
+#include "probes/netdev_netlink.h"
 
 namespace tuner {
 
@@ -74,29 +78,105 @@ PciIrqs map_pci_irqs(const Root& root, std::vector<ProbeError>& errors) {
   return m;
 }
 
-/// The netdev an IRQ belongs to: the one its name mentions, else the only one.
-std::optional<std::string> pick_netdev(const std::vector<std::string>& netdevs,
-                                       std::string_view irq_name) {
-  for (const std::string& n : netdevs) {
-    if (irq_name == n) return n;
-    // "eth0-TxRx-3", "i40e-eth0-TxRx-3": the name at the start or after a '-'.
-    for (std::size_t at = irq_name.find(n + "-"); at != std::string_view::npos;
-         at = irq_name.find(n + "-", at + 1))
-      if (at == 0 || irq_name[at - 1] == '-') return n;
-  }
-  if (netdevs.size() == 1) return netdevs.front();
-  return std::nullopt;
-}
-
 /// debugfs is the only place the kernel says an IRQ's affinity is kernel-managed.
 bool is_managed(const Root& root, unsigned irq) {
   auto text = root.read("sys/kernel/debug/irq/irqs/" + std::to_string(irq));
   return text.ok() && text->find("IRQD_AFFINITY_MANAGED") != std::string::npos;
 }
 
+/// The action names of an IRQ: /sys/kernel/irq/N/actions ("a,b"; since 4.17) splits
+/// shared handlers exactly, where /proc/interrupts joins them with ", " and a name may
+/// hold ", " itself.
+std::vector<std::string> action_names(const Root& root, const Irq& irq,
+                                      std::vector<ProbeError>& errors) {
+  std::vector<std::string> out;
+  auto text = root.read("sys/kernel/irq/" + std::to_string(irq.number) + "/actions");
+  if (text.ok()) {
+    for (std::string_view n : split(trim(*text), ','))
+      if (!n.empty()) out.emplace_back(n);
+    return out;
+  }
+  if (text.error().err != ENOENT) note(errors, text.error());
+  std::string_view rest = irq.name;
+  while (!rest.empty()) {
+    auto sep = rest.find(", ");
+    out.emplace_back(rest.substr(0, sep));
+    if (sep == std::string_view::npos) break;
+    rest.remove_prefix(sep + 2);
+  }
+  return out;
+}
+
+/// The role of an IRQ from its action names: one handler is its name's role; several
+/// handlers (a shared line) are control when all of them are, else not placeable.
+VectorRole role_of(const std::vector<std::string>& names, const std::vector<std::string>& netdevs,
+                   const FunctionVectors& fn, bool by_address) {
+  if (names.empty()) return {};
+  if (names.size() == 1) return classify_vector(names.front(), netdevs, fn, by_address);
+  VectorRole shared;
+  shared.kind = IrqKind::control;
+  for (const std::string& n : names) {
+    VectorRole r = classify_vector(n, netdevs, fn, by_address);
+    if (r.kind != IrqKind::control) shared.kind = IrqKind::other;
+    if (r.netdev && !shared.netdev) shared.netdev = r.netdev;
+  }
+  if (shared.kind == IrqKind::other && shared.netdev)
+    shared.ambiguous = "a shared line with " + std::to_string(names.size()) + " handlers";
+  return shared;
+}
+
+void set_role(Irq& irq, const VectorRole& role, const char* source) {
+  irq.kind = role.kind;
+  irq.queue_index = role.queue_index;
+  irq.queue_type = role.queue_type;
+  irq.ambiguous = role.ambiguous;
+  irq.queue = role.kind == IrqKind::queue ? role.label : std::nullopt;
+  if (role.kind != IrqKind::other || role.netdev) irq.source = source;
+}
+
+/// The kernel's own map of IRQ to queues, for every netdev whose driver registers its
+/// NAPI IRQs; it replaces what the names said for those IRQs. Kernels without napi-get
+/// answer EOPNOTSUPP (or EINVAL for an unknown command): then nobody is asked again.
+void apply_napi(const Root& root, NetdevNetlink& nl, const std::vector<std::string>& netdevs,
+                std::vector<Irq>& irqs, std::vector<ProbeError>& errors) {
+  for (const std::string& dev : netdevs) {
+    auto text = root.read("sys/class/net/" + dev + "/ifindex");
+    auto ifindex = text.ok() ? parse_u64(*text) : std::nullopt;
+    if (!ifindex || *ifindex == 0 || *ifindex > 0xffffffffu) continue;
+    auto napis = nl.napis(static_cast<uint32_t>(*ifindex));
+    if (!napis.ok()) {
+      int e = napis.error().err;
+      if (e == EOPNOTSUPP || e == EINVAL || e == ENOENT) return;
+      note(errors, napis.error());
+      continue;
+    }
+    bool any_irq = false;
+    for (const NapiInfo& n : *napis) any_irq |= n.irq.has_value();
+    if (!any_irq) continue;  // the driver keeps its IRQs to itself: names decide
+    auto queues = nl.queues(static_cast<uint32_t>(*ifindex));
+    if (!queues.ok()) {
+      note(errors, queues.error());
+      continue;
+    }
+    for (const auto& [number, role] : napi_irq_roles(*napis, *queues)) {
+      for (Irq& irq : irqs) {
+        if (irq.number != number) continue;
+        VectorRole r = role;
+        r.label = irq.queue;  // keep the name's label for the old "queue" field
+        if (!r.label)
+          r.label = std::string(queue_type_name(*r.queue_type)) +
+                    (r.queue_index ? "-" + std::to_string(*r.queue_index) : "");
+        irq.device = dev;
+        set_role(irq, r, "netlink");
+      }
+    }
+  }
+}
+
 }  // namespace
 
-std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors) {
+std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors,
+                            NetdevNetlink* netdev_nl) {
   auto text = root.read("proc/interrupts");
   if (!text.ok()) {
     note(errors, text.error());
@@ -110,8 +190,24 @@ std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors) {
   std::vector<Irq> irqs = std::move(parsed).value();
   PciIrqs pci = map_pci_irqs(root, errors);
   auto class_net = root.list("sys/class/net");
+  const std::vector<std::string> all_netdevs = class_net.ok() ? *class_net
+                                                              : std::vector<std::string>{};
 
-  for (Irq& irq : irqs) {
+  // Names first, for every IRQ, then each function's vectors are read together: mlx5
+  // and gve number their queues relative to their siblings.
+  std::vector<std::vector<std::string>> names(irqs.size());
+  std::map<std::string, std::vector<std::string>> function_names;
+  for (std::size_t i = 0; i < irqs.size(); ++i) {
+    names[i] = action_names(root, irqs[i], errors);
+    if (auto it = pci.pci_of.find(irqs[i].number); it != pci.pci_of.end())
+      function_names[it->second].insert(function_names[it->second].end(), names[i].begin(),
+                                        names[i].end());
+  }
+  std::map<std::string, FunctionVectors> functions;
+  for (const auto& [addr, list] : function_names) functions[addr] = summarize_vectors(list);
+
+  for (std::size_t i = 0; i < irqs.size(); ++i) {
+    Irq& irq = irqs[i];
     const std::string dir = "proc/irq/" + std::to_string(irq.number) + "/";
     irq.affinity = read_cpulist(root, dir + "smp_affinity_list", false, errors);
     // effective_affinity_list appeared in Linux 4.13; its absence is not an error.
@@ -124,18 +220,22 @@ std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors) {
       note(errors, node.error());
     }
 
+    VectorRole role;
     if (auto it = pci.pci_of.find(irq.number); it != pci.pci_of.end()) {
       irq.pci = it->second;
-      irq.device = pick_netdev(pci.netdevs_of[it->second], irq.name);
-    } else if (class_net.ok()) {
-      // No msi_irqs entry (old capture, INTx): trust a name that starts "<netdev>-".
-      for (const std::string& n : *class_net)
-        if (starts_with(irq.name, n + "-") && (!irq.device || n.size() > irq.device->size()))
-          irq.device = n;
+      const std::vector<std::string>& netdevs = pci.netdevs_of[it->second];
+      role = role_of(names[i], netdevs, functions[it->second], true);
+      // A name no rule knows still belongs to the function's only netdev.
+      if (!role.netdev && netdevs.size() == 1) role.netdev = netdevs.front();
+    } else {
+      // No msi_irqs entry (old capture, INTx): trust only a name that names a netdev.
+      role = role_of(names[i], all_netdevs, FunctionVectors{}, false);
     }
-    irq.queue = irq_queue_name(irq.name, irq.device.value_or(""));
+    irq.device = role.netdev;
+    set_role(irq, role, "name");
     irq.managed = is_managed(root, irq.number);
   }
+  if (netdev_nl) apply_napi(root, *netdev_nl, all_netdevs, irqs, errors);
   return irqs;
 }
 

@@ -1,4 +1,5 @@
 #include "probes/irq.h"
+#include "probes/irq_names.h"
 
 #include <doctest/doctest.h>
 #include <set>
@@ -44,7 +45,6 @@ TEST_CASE("irq: parses this machine's captured /proc/interrupts") {
   CHECK(in->chip == "PCI-MSIX-0000:00:03.0");
   CHECK(in->hwirq == "1-edge");
   CHECK(in->name == "virtio2-input.0");
-  CHECK(irq_queue_name(in->name, "eth0") == "input.0");
   CHECK(find(*irqs, 27) == nullptr);
 }
 
@@ -57,7 +57,8 @@ TEST_CASE("irq: mlx5 on a 2-socket 32-CPU host (6.1 format)") {
     if (i.name.find("mlx5_comp") == 0) {
       ++comps;
       CHECK(i.chip == "IR-PCI-MSI");
-      CHECK(irq_queue_name(i.name, "")->substr(0, 4) == "comp");
+      auto role = classify_vector(i.name, {"eth0"}, summarize_vectors({i.name, "mlx5_comp0"}));
+      CHECK(role.kind == IrqKind::queue);
     }
   }
   CHECK(comps == 64);
@@ -67,8 +68,6 @@ TEST_CASE("irq: mlx5 on a 2-socket 32-CPU host (6.1 format)") {
   REQUIRE(c3);
   CHECK(c3->hwirq == "30932996-edge");  // 0x3b00 << 11 | 4
   CHECK(c3->per_cpu[3] == 500051);
-  CHECK(irq_queue_name(c3->name, "") == "comp3");
-  CHECK_FALSE(irq_queue_name("mlx5_async0@pci:0000:3b:00.0", "").has_value());
   const Irq* usb = find(*irqs, 16);
   REQUIRE(usb);
   CHECK(usb->name == "ehci_hcd:usb1, i801_smbus");
@@ -81,16 +80,13 @@ TEST_CASE("irq: ixgbe and i40e queue names") {
   REQUIRE(irqs.ok());
   std::map<std::string, unsigned> queues;
   for (const Irq& i : *irqs) {
-    if (auto q = irq_queue_name(i.name, "eth0")) ++queues["eth0:" + *q];
-    if (auto q = irq_queue_name(i.name, "ens2f0")) ++queues["ens2f0:" + *q];
+    auto role = classify_vector(i.name, {"eth0", "ens2f0"}, {});
+    if (role.kind == IrqKind::queue)
+      ++queues[*role.netdev + ":" + std::to_string(*role.queue_index)];
   }
   CHECK(queues.size() == 32);
-  CHECK(queues.count("eth0:TxRx-15") == 1);
-  CHECK(queues.count("ens2f0:TxRx-0") == 1);
-  CHECK_FALSE(irq_queue_name("eth0", "eth0").has_value());  // link vector
-  CHECK_FALSE(irq_queue_name("i40e-0000:af:00.0:misc", "ens2f0").has_value());
-  CHECK_FALSE(irq_queue_name("eth10-TxRx-1", "eth1").has_value());  // other NIC
-  CHECK(irq_queue_name("eth0-rx-0", "eth0") == "rx-0");
+  CHECK(queues.count("eth0:15") == 1);
+  CHECK(queues.count("ens2f0:0") == 1);
 }
 
 TEST_CASE("irq: virtio-net multi-queue guest") {
@@ -99,7 +95,7 @@ TEST_CASE("irq: virtio-net multi-queue guest") {
   std::vector<std::string> q;
   for (const Irq& i : *irqs)
     if (starts_with(i.name, "virtio1-"))
-      if (auto name = irq_queue_name(i.name, "eth0")) q.push_back(*name);
+      if (auto role = classify_vector(i.name, {"eth0"}, {}); role.label) q.push_back(*role.label);
   CHECK(q == std::vector<std::string>{"input.0", "output.0", "input.1", "output.1", "input.2",
                                       "output.2", "input.3", "output.3"});
   CHECK(find(*irqs, 24)->hwirq == "49152-edge");

@@ -4,6 +4,7 @@
 #include "probes/drvinfo.h"
 #include "probes/host.h"
 #include "probes/irq.h"
+#include "probes/netdev_netlink.h"
 #include "probes/netlink.h"
 #include "probes/nic.h"
 #include "probes/numa.h"
@@ -59,7 +60,12 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
   }
 
   probe_pci_links(root, inv.topology.pci);
-  inv.irqs = probe_irqs(root, inv.errors);
+  // The netdev family (6.3+) is optional: without it, or without napi-get, the IRQ
+  // names say what each vector does.
+  std::unique_ptr<NetdevNetlink> netdev_nl;
+  if (root.is_live() && options.netlink)
+    if (auto opened = open_netdev_netlink(); opened.ok()) netdev_nl = std::move(opened).value();
+  inv.irqs = probe_irqs(root, inv.errors, netdev_nl.get());
 
   std::unique_ptr<Netlink> nl;
   if (root.is_live() && options.netlink) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "probes/netdev_netlink.h"
 #include "probes/netlink.h"
 
 namespace tuner::testing {
@@ -193,6 +194,39 @@ class FakeNetlink : public Netlink {
 
   uint32_t forced_speed_ = 0;
   std::string forced_duplex_ = "full";
+};
+
+/// The one fake of the netdev family seam (probes/netdev_netlink.h): NAPIs and queues
+/// per ifindex as a kernel with napi-get would list them, or the errno of a kernel
+/// without it. Records every request, "NAPI_GET:ifindex".
+class FakeNetdevNetlink : public NetdevNetlink {
+ public:
+  std::map<uint32_t, std::vector<NapiInfo>> napi;
+  std::map<uint32_t, std::vector<NetdevQueue>> queue;
+  int fail = 0;  // EOPNOTSUPP: a kernel with the family but no napi-get
+  std::vector<std::string> asked;
+
+  /// A combined NAPI per queue pair: queues 0..irqs.size()-1 of ifindex, NAPI ids from
+  /// 8193, each with its IRQ (as ice, bnxt and mlx5 register them).
+  void combined(uint32_t ifindex, const std::vector<unsigned>& irqs) {
+    for (std::size_t i = 0; i < irqs.size(); ++i) {
+      auto id = static_cast<uint32_t>(8193 + napi[ifindex].size());
+      napi[ifindex].push_back({id, ifindex, irqs[i]});
+      queue[ifindex].push_back({static_cast<uint32_t>(i), ifindex, false, id});
+      queue[ifindex].push_back({static_cast<uint32_t>(i), ifindex, true, id});
+    }
+  }
+
+  Result<std::vector<NapiInfo>> napis(uint32_t ifindex) override {
+    asked.push_back("NAPI_GET:" + std::to_string(ifindex));
+    if (fail) return errno_error("kernel said no", "netdev NAPI_GET", fail);
+    return napi[ifindex];
+  }
+  Result<std::vector<NetdevQueue>> queues(uint32_t ifindex) override {
+    asked.push_back("QUEUE_GET:" + std::to_string(ifindex));
+    if (fail) return errno_error("kernel said no", "netdev QUEUE_GET", fail);
+    return queue[ifindex];
+  }
 };
 
 }  // namespace tuner::testing

@@ -52,8 +52,9 @@ void add_queue_irqs(Inventory& inv) {
   for (const Irq& irq : inv.irqs) next = std::max(next, irq.number + 1);
   for (Nic& nic : inv.nics) {
     if (nic.is_virtual) continue;
-    bool has = std::any_of(inv.irqs.begin(), inv.irqs.end(),
-                           [&](const Irq& i) { return i.device == nic.name && i.queue; });
+    bool has = std::any_of(inv.irqs.begin(), inv.irqs.end(), [&](const Irq& i) {
+      return i.device == nic.name && i.kind == IrqKind::queue;
+    });
     if (has) continue;
     const NumaNode* node = nic.numa_node ? inv.find_node(*nic.numa_node) : nullptr;
     std::size_t n = 2 * (node ? node->cpus.size() : inv.topology.all_pus.size()) + 3;
@@ -62,6 +63,9 @@ void add_queue_irqs(Inventory& inv) {
       irq.number = next++;
       irq.name = nic.name + "-TxRx-" + std::to_string(q);
       irq.queue = "TxRx-" + std::to_string(q);
+      irq.kind = IrqKind::queue;
+      irq.queue_index = static_cast<unsigned>(q);
+      irq.queue_type = QueueType::combined;
       irq.device = nic.name;
       irq.affinity = inv.topology.all_pus.to_string();
       nic.irqs.push_back(irq.number);
@@ -185,8 +189,9 @@ TEST_CASE("planner fixtures: numa-local placement on every sysfs capture") {
     Inventory inv = probe_target(target);
     if (r910) {
       // The overlay carries real multi-queue IRQs: they must be the ones placed.
-      auto queued = std::count_if(inv.irqs.begin(), inv.irqs.end(),
-                                  [](const Irq& i) { return i.device && i.queue; });
+      auto queued = std::count_if(inv.irqs.begin(), inv.irqs.end(), [](const Irq& i) {
+        return i.device && i.kind == IrqKind::queue;
+      });
       CHECK(queued > 0);
     }
     check_machine(inv, tarball);

@@ -2,15 +2,15 @@
 // irqbalance, which would otherwise move them back.
 //
 // A NIC's queue IRQs are the IRQs the probe tied to it (Irq::device, or listed in
-// Nic::irqs) that carry a queue (Irq::queue: "TxRx-3", "comp3", "input.0"). Vectors
-// without a queue, and those named "*-config", "*async*" or "*misc*", serve link
-// events or the device's command queue: they see little traffic and are left where
-// they are. Kernel-managed IRQs cannot be moved and are skipped with a note.
+// Nic::irqs) of kind queue (probes/irq_names.h knows each driver's names). Control
+// vectors serve link events or the device's command queue: they see little traffic
+// and are left where they are; so are vectors the probe could not tie to one queue of
+// one netdev (Irq::ambiguous): placing them would be a guess. Each is named in a note.
+// Kernel-managed IRQs cannot be moved and are skipped with a note.
 // When two rules match a NIC, the one later in the profile wins (as later files win).
 // Current affinities and whether irqbalance runs come from the Inventory; the ban
 // list is the irqbalance:banned knob's read().
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 
@@ -21,40 +21,30 @@
 namespace tuner::planner_detail {
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+bool is_queue_irq(const Irq& irq) { return irq.kind == IrqKind::queue && !irq.ambiguous; }
+
+/// "queue 3", "rx queue 3", "tx queue 3", or "every queue" for a shared vector.
+std::string queue_words(const Irq& irq) {
+  if (irq.queue_type == QueueType::shared) return "every queue";
+  if (!irq.queue_index)
+    return "queue " + irq.queue.value_or("of IRQ " + std::to_string(irq.number));
+  std::string prefix = irq.queue_type == QueueType::rx   ? "rx "
+                       : irq.queue_type == QueueType::tx ? "tx "
+                                                         : "";
+  return prefix + "queue " + std::to_string(*irq.queue_index);
 }
 
-bool is_queue_irq(const Irq& irq) {
-  if (!irq.queue || irq.queue->empty()) return false;
-  const std::string& n = irq.name;
-  return !ends_with(n, "-config") && n.find("async") == std::string::npos &&
-         n.find("misc") == std::string::npos;
+/// Placement rank: RX or combined vectors first, then TX-only ones, then vectors that
+/// serve every queue.
+int rank(const Irq& irq) {
+  if (irq.queue_type == QueueType::tx) return 1;
+  if (irq.queue_type == QueueType::shared) return 2;
+  return 0;
 }
 
-/// Trailing number of the queue name: "TxRx-3" -> 3, "comp12" -> 12.
-std::optional<unsigned> queue_index(const Irq& irq) {
-  if (!irq.queue) return std::nullopt;
-  const std::string& q = *irq.queue;
-  std::size_t i = q.size();
-  while (i > 0 && q[i - 1] >= '0' && q[i - 1] <= '9') --i;
-  if (i == q.size()) return std::nullopt;
-  auto v = parse_u64(std::string_view(q).substr(i));
-  if (!v) return std::nullopt;
-  return static_cast<unsigned>(*v);
-}
-
-std::string queue_label(const Irq& irq) {
-  if (auto i = queue_index(irq)) return std::to_string(*i);
-  return irq.queue.value_or(std::to_string(irq.number));
-}
-
-/// 1 for a transmit-only vector ("output.3", "tx-3"), else 0 (receive or combined).
-int tx_only(const Irq& irq) {
-  std::string q = irq.queue.value_or("");
-  for (char& c : q) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (q.find("txrx") != std::string::npos || q.find("rxtx") != std::string::npos) return 0;
-  return q.rfind("output", 0) == 0 || q.rfind("tx", 0) == 0 ? 1 : 0;
+bool owned_by(const Irq& irq, const Nic& nic) {
+  return (irq.device && *irq.device == nic.name) ||
+         std::find(nic.irqs.begin(), nic.irqs.end(), irq.number) != nic.irqs.end();
 }
 
 /// The queue IRQs of nic in placement order: receive (or combined) vectors by queue
@@ -63,18 +53,46 @@ int tx_only(const Irq& irq) {
 /// robin would put every RX queue on the same half of the cores.
 std::vector<const Irq*> queue_irqs(const Inventory& inv, const Nic& nic) {
   std::vector<const Irq*> out;
-  for (const Irq& irq : inv.irqs) {
-    bool owned = (irq.device && *irq.device == nic.name) ||
-                 std::find(nic.irqs.begin(), nic.irqs.end(), irq.number) != nic.irqs.end();
-    if (owned && is_queue_irq(irq)) out.push_back(&irq);
-  }
+  for (const Irq& irq : inv.irqs)
+    if (owned_by(irq, nic) && is_queue_irq(irq)) out.push_back(&irq);
   std::sort(out.begin(), out.end(), [](const Irq* a, const Irq* b) {
-    if (tx_only(*a) != tx_only(*b)) return tx_only(*a) < tx_only(*b);
-    auto qa = queue_index(*a), qb = queue_index(*b);
-    if (qa != qb) return qa.value_or(~0u) < qb.value_or(~0u);
+    if (rank(*a) != rank(*b)) return rank(*a) < rank(*b);
+    if (a->queue_index != b->queue_index)
+      return a->queue_index.value_or(~0u) < b->queue_index.value_or(~0u);
     return a->number < b->number;
   });
   return out;
+}
+
+/// "IRQ 44 (eth0)" or "IRQs 44 (a), 45 (b)", at most 8 named.
+std::string irq_list(const std::vector<const Irq*>& irqs) {
+  std::string out = irqs.size() == 1 ? "IRQ " : "IRQs ";
+  for (std::size_t i = 0; i < irqs.size() && i < 8; ++i)
+    out += (i ? ", " : "") + std::to_string(irqs[i]->number) + " (" + irqs[i]->name + ")";
+  if (irqs.size() > 8) out += " and " + std::to_string(irqs.size() - 8) + " more";
+  return out;
+}
+
+/// Names what a rule leaves alone on nic and why: its control vectors, vectors whose
+/// owner or queue the probe could not tell (also those of its PCI function that no
+/// netdev could be picked for), and vectors no rule recognises.
+void note_left_alone(PlanBuilder& b, const Nic& nic) {
+  std::vector<const Irq*> control, unknown;
+  std::map<std::string, std::vector<const Irq*>> ambiguous;
+  for (const Irq& irq : b.inventory.irqs) {
+    bool mine = owned_by(irq, nic);
+    bool functions = !irq.device && nic.pci && irq.pci == nic.pci && irq.ambiguous;
+    if (!mine && !functions) continue;
+    if (irq.ambiguous) ambiguous[*irq.ambiguous].push_back(&irq);
+    else if (irq.kind == IrqKind::control) control.push_back(&irq);
+    else if (irq.kind == IrqKind::other) unknown.push_back(&irq);
+  }
+  if (!control.empty())
+    b.note(nic.name, "left alone, control vectors (link, mailbox, events): " + irq_list(control));
+  for (const auto& [why, irqs] : ambiguous)
+    b.note(nic.name, "left alone, " + irq_list(irqs) + ": " + why);
+  if (!unknown.empty())
+    b.note(nic.name, "left alone, not known as queue vectors: " + irq_list(unknown));
 }
 
 std::string join_numbers(const std::set<unsigned>& numbers) {
@@ -101,8 +119,8 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
   if (rule.policy == "pin") {
     for (std::size_t i = 0; i < irqs.size(); ++i) {
       desired[i] = rule.cpus->to_string();
-      reasons[i] = nic.name + " queue " + queue_label(*irqs[i]) + " pinned to " + desired[i] +
-                   " (" + short_loc(rule.loc) + ")";
+      reasons[i] = nic.name + " " + queue_words(*irqs[i]) + " pinned to " + desired[i] + " (" +
+                   short_loc(rule.loc) + ")";
     }
   } else {
     CpuSet candidates = topo.all_pus;
@@ -133,7 +151,7 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
     }
     for (std::size_t i = 0; i < irqs.size(); ++i) {
       desired[i] = std::to_string(cpus[i]);
-      reasons[i] = why + "; queue " + queue_label(*irqs[i]) + " -> CPU " + desired[i];
+      reasons[i] = why + "; " + queue_words(*irqs[i]) + " -> CPU " + desired[i];
     }
   }
 
@@ -237,6 +255,7 @@ Status plan_irqs(PlanBuilder& b) {
       b.note(nic->name, "virtual, no IRQs to place (irq rule '" + rule->glob + "')");
       continue;
     }
+    note_left_alone(b, *nic);
     std::vector<const Irq*> all = queue_irqs(b.inventory, *nic);
     std::vector<const Irq*> irqs;
     std::string managed;

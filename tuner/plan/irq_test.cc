@@ -27,6 +27,14 @@ std::map<std::string, std::string> desired(const Plan& plan) {
   return out;
 }
 
+/// The plan's notes but those naming add_nic()'s control vector, which every NIC has.
+std::vector<std::string> notes(const Plan& plan) {
+  std::vector<std::string> out;
+  for (const std::string& n : plan.notes)
+    if (n.find("left alone, control vectors") == std::string::npos) out.push_back(n);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("planner irq: numa-local spreads queues over the NIC's node, a core each first") {
@@ -68,6 +76,8 @@ TEST_CASE("planner irq: separate RX and TX vectors: the RX queues get every core
   for (unsigned i = 0; i < 4; ++i) {
     inv.irqs[i].queue = (i % 2 ? "output." : "input.") + std::to_string(i / 2);
     inv.irqs[i].name = "virtio1-" + *inv.irqs[i].queue;
+    inv.irqs[i].queue_index = i / 2;
+    inv.irqs[i].queue_type = i % 2 ? QueueType::tx : QueueType::rx;
   }
   FakeCurrent cur;
   auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
@@ -103,8 +113,8 @@ TEST_CASE("planner irq: a NIC without locality falls back to every node, with a 
   CHECK(d.at("irq:40:affinity") == "0");
   CHECK(d.at("irq:42:affinity") == "2");  // node 1's first core: all nodes are used
   CHECK(plan->changes[0].reason.find("no NUMA locality") != std::string::npos);
-  REQUIRE(plan->notes.size() == 1);
-  CHECK(plan->notes[0] == "eth0: no NUMA node with CPUs: IRQs spread over all nodes");
+  REQUIRE(notes(*plan).size() == 1);
+  CHECK(notes(*plan)[0] == "eth0: no NUMA node with CPUs: IRQs spread over all nodes");
 }
 
 TEST_CASE("planner irq: spread uses the whole machine; pin uses the list as given") {
@@ -158,29 +168,42 @@ TEST_CASE("planner irq: virtual NICs, NICs without queue IRQs and managed IRQs g
   REQUIRE(plan->changes.size() == 1);
   CHECK(plan->changes[0].knob == "irq:41:affinity");
   CHECK(plan->changes[0].desired == "0");  // the managed IRQ does not use up a core
-  REQUIRE(plan->notes.size() == 3);
+  REQUIRE(plan->notes.size() == 4);
   CHECK(plan->notes[0] ==
+        "eth0: left alone, control vectors (link, mailbox, events): IRQ 42 (eth0)");
+  CHECK(plan->notes[1] ==
         "eth0: IRQs 40 have kernel-managed affinity and cannot be moved: skipped");
-  CHECK(plan->notes[1] == "eth5: no queue IRQs to place (irq rule 'eth*')");
-  CHECK(plan->notes[2] == "eth9: virtual, no IRQs to place (irq rule 'eth*')");
+  CHECK(plan->notes[2] == "eth5: no queue IRQs to place (irq rule 'eth*')");
+  CHECK(plan->notes[3] == "eth9: virtual, no IRQs to place (irq rule 'eth*')");
 }
 
-TEST_CASE("planner irq: config, async and misc vectors are not queues") {
+TEST_CASE("planner irq: control and ambiguous vectors stay where they are, with notes") {
   Inventory inv = testing::smt_machine(1, 2);
-  testing::add_nic(inv, "eth0", 0, 1, 40);
-  for (const char* name :
-       {"virtio0-config", "mlx5_async0@pci:0000:3b:00.0", "i40e-0000:3b:00.0-misc"}) {
-    Irq irq = inv.irqs[0];
-    irq.number = 50 + static_cast<unsigned>(inv.irqs.size());
-    irq.name = name;
-    irq.queue = "0";  // even if a probe saw a number in the name
-    inv.irqs.push_back(irq);
-  }
+  testing::add_nic(inv, "eth0", 0, 2, 40);  // 40-41 queues, 42 control "eth0"
+  inv.nics[0].pci = "0000:3b:00.0";
+  Irq misc = inv.irqs[2];
+  misc.number = 50;
+  misc.name = "i40e-0000:3b:00.0:misc";
+  misc.pci = "0000:3b:00.0";
+  inv.irqs.push_back(misc);
+  // A queue vector of the same function that the probe could not give a netdev.
+  Irq comp = inv.irqs[0];
+  comp.number = 51;
+  comp.name = "mlx4-1@0000:3b:00.0";
+  comp.device.reset();
+  comp.pci = "0000:3b:00.0";
+  comp.ambiguous = "named by PCI address, and the function has several netdevs (eth0, eth1)";
+  inv.irqs.push_back(comp);
   FakeCurrent cur;
   auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
   REQUIRE(plan.ok());
-  REQUIRE(plan->changes.size() == 1);
-  CHECK(plan->changes[0].knob == "irq:40:affinity");
+  CHECK(desired(*plan) ==
+        std::map<std::string, std::string>{{"irq:40:affinity", "0"}, {"irq:41:affinity", "1"}});
+  REQUIRE(plan->notes.size() == 2);
+  CHECK(plan->notes[0] == "eth0: left alone, control vectors (link, mailbox, events): IRQs 42 "
+                          "(eth0), 50 (i40e-0000:3b:00.0:misc)");
+  CHECK(plan->notes[1] == "eth0: left alone, IRQ 51 (mlx4-1@0000:3b:00.0): named by PCI "
+                          "address, and the function has several netdevs (eth0, eth1)");
 }
 
 TEST_CASE("planner irq: irqbalance stop, ban and leave") {
@@ -207,8 +230,8 @@ TEST_CASE("planner irq: irqbalance stop, ban and leave") {
   auto leave = make_plan_with(irq_profile("numa-local", "leave"), inv, cur);
   REQUIRE(leave.ok());
   CHECK(leave->changes.back().knob.rfind("irq:", 0) == 0);
-  REQUIRE(leave->notes.size() == 1);
-  CHECK(leave->notes[0].find("irqbalance is running and will move") != std::string::npos);
+  REQUIRE(notes(*leave).size() == 1);
+  CHECK(notes(*leave)[0].find("irqbalance is running and will move") != std::string::npos);
 
   inv.host.irqbalance_running = false;
   auto quiet = make_plan_with(irq_profile("numa-local", "stop"), inv, cur);
@@ -238,8 +261,8 @@ TEST_CASE("planner irq: of two matching rules the later one wins, with a note") 
   auto plan = make_plan_with(p, inv, cur);
   REQUIRE(plan.ok());
   CHECK(desired(*plan).at("irq:40:affinity") == "3");
-  REQUIRE(plan->notes.size() == 1);
-  CHECK(plan->notes[0] == "eth0: matches irq rules 'eth*', 'eth0'; the last one ('eth0') is used");
+  REQUIRE(notes(*plan).size() == 1);
+  CHECK(notes(*plan)[0] == "eth0: matches irq rules 'eth*', 'eth0'; the last one ('eth0') is used");
 }
 
 TEST_CASE("planner irq: the same note for several NICs is printed once, naming them all") {

@@ -66,7 +66,7 @@ inline Inventory smt_machine(unsigned nodes, unsigned cores_per_node) {
 }
 
 /// Adds a physical NIC on node with queues queue IRQs ("NAME-TxRx-i") numbered from
-/// first_irq, plus a queue-less link IRQ ("NAME") at first_irq + queues. All IRQs
+/// first_irq, plus a control IRQ ("NAME", ixgbe's link vector) at first_irq + queues. All IRQs
 /// start with affinity "all CPUs".
 inline Nic& add_nic(Inventory& inv, const std::string& name, std::optional<int> node,
                     unsigned queues, unsigned first_irq) {
@@ -83,11 +83,16 @@ inline Nic& add_nic(Inventory& inv, const std::string& name, std::optional<int> 
     irq.device = name;
     irq.pci = nic.pci;
     irq.affinity = inv.topology.all_pus.to_string();
+    irq.source = "name";
     if (i < queues) {
       irq.name = name + "-TxRx-" + std::to_string(i);
       irq.queue = "TxRx-" + std::to_string(i);
+      irq.kind = IrqKind::queue;
+      irq.queue_index = i;
+      irq.queue_type = QueueType::combined;
     } else {
       irq.name = name;
+      irq.kind = IrqKind::control;
     }
     nic.irqs.push_back(irq.number);
     inv.irqs.push_back(irq);

@@ -70,6 +70,35 @@ verify probe.irq_affinity "affinity and effective affinity vs /proc/irq/N:" irq_
 check probe.irq_device "$(jq -r --argjson i "${VRXIRQS%% *}" '.irqs[]? | select(.irq == $i) | .device' $P)" \
   = "$VIRT" "IRQ ${VRXIRQS%% *} belongs to $VIRT"
 
+# Every vector of the virtio NIC's PCI function: the probe's role (kind, queue type and
+# index, netdev) against the guest's own names (/sys/kernel/irq/N/actions): inputN is
+# RX queue N, outputN TX queue N, config a control vector, virtqueues every queue.
+# Debian 12's 6.1 has no netdev napi-get, so this checks the names path (source
+# "name"); a kernel whose virtio_net registers NAPI IRQs must agree just the same.
+virtio_roles_ok() {
+  local i name want got bad= n=0
+  for i in $(ls "$VPCI/msi_irqs"); do
+    name=$(cat /sys/kernel/irq/$i/actions 2>/dev/null)
+    case $name in
+      "$VDEV"-input.*) want="queue rx ${name##*.} $VIRT" ;;
+      "$VDEV"-output.*) want="queue tx ${name##*.} $VIRT" ;;
+      "$VDEV"-config) want="control null null $VIRT" ;;
+      "$VDEV"-virtqueues) want="queue shared null $VIRT" ;;
+      *) continue ;;
+    esac
+    got=$(jq -r --argjson i "$i" '.irqs[]? | select(.irq == $i) |
+      "\(.kind) \(.queue_type) \(.queue_index) \(.device)"' $P)
+    n=$((n + 1))
+    [ "$got" = "$want" ] || bad="$bad $i($name):tuner='$got',want='$want'"
+  done
+  echo "$n vectors of ${VPCI##*/}${bad:+; differ:$bad}"
+  [ -z "$bad" ] && [ "$n" -gt 0 ]
+}
+verify probe.virtio_queues "queue roles vs the guest's IRQ names:" virtio_roles_ok
+# Nothing else on the machine is called a queue of the virtio NIC.
+check probe.virtio_queue_count "$(jq --arg v "$VIRT" '[.irqs[]? | select(.device == $v and .kind == "queue")] | length' $P)" \
+  = "$(echo $VQIRQS | wc -w)" "queue vectors of $VIRT: tuner vs /proc/interrupts input/output names"
+
 SKIP=$(probe_skip netlink probes/netlink.cc probes/nic.cc)
 for n in $VIRT $E1K; do
   s=$(cat /sys/class/net/$n/speed 2>/dev/null); [ "${s:--1}" -lt 0 ] 2>/dev/null && s=null
