@@ -27,7 +27,7 @@ description:
   - The tuner binary is always called with an argument vector, never through a shell.
     A failure returns tuner's own message and exit code.
 author:
-  - tuner developers
+  - tuner maintainers (!UNKNOWN)
 requirements:
   - the C(tuner) binary on the managed node (in C(PATH) or given by I(binary))
   - root on the managed node for I(state=applied) and I(state=rolled_back) without

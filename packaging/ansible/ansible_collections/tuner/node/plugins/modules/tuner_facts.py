@@ -19,7 +19,7 @@ description:
   - A probe that failed adds an entry to the document's C(errors) list; the rest still
     reports, and each entry becomes a warning.
 author:
-  - tuner developers
+  - tuner maintainers (!UNKNOWN)
 requirements:
   - the C(tuner) binary on the managed node (in C(PATH) or given by I(binary))
 extends_documentation_fragment:
