@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ansible-test sanity on the tuner.node collection, offline, with Debian's packages.
+# ansible-galaxy collection build and ansible-test sanity on the tuner.node collection,
+# offline, with Debian's packages.
 #   packaging/ansible/sanity.sh [ansible-test sanity options, e.g. --test validate-modules]
 #
 # ansible-test runs most sanity tests (ansible-doc, validate-modules, pep8, pylint,
@@ -14,11 +15,22 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 collection=$here/ansible_collections/tuner/node
 command -v ansible-test >/dev/null || { echo "SKIP: ansible-test not installed (apt-get install ansible-core)"; exit 77; }
+/usr/bin/python3 -c 'import pylint, pycodestyle, yamllint, voluptuous' 2>/dev/null ||
+  { echo "SKIP: pylint, pycodestyle, yamllint or voluptuous missing (packaging/install-deps.sh --test)"; exit 77; }
 
 # Debian's python3.11 (the one ansible-core is installed for), not a pyenv or venv one.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=${TUNER_ANSIBLE_TEST_HOME:-${XDG_CACHE_HOME:-/tmp}/tuner-ansible-test}
 mkdir -p "$HOME"
+# The collection builds, with its README and both modules.
+out_dir=$(mktemp -d)
+trap 'rm -rf "$out_dir"' EXIT
+(cd "$collection" && ansible-galaxy collection build --output-path "$out_dir" >/dev/null)
+tar tzf "$out_dir"/tuner-node-*.tar.gz | sort | grep -x -e README.md -e plugins/modules/tuner.py \
+  -e plugins/modules/tuner_facts.py -e meta/runtime.yml | wc -l | grep -qx 4 ||
+  { echo "FAIL: the built collection lacks a file: $(tar tzf "$out_dir"/tuner-node-*.tar.gz)"; exit 1; }
+echo "sanity: ansible-galaxy collection build: $(basename "$out_dir"/tuner-node-*.tar.gz)"
+
 python=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 cd "$collection"
 

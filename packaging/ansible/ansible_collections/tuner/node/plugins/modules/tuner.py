@@ -115,6 +115,9 @@ notes:
     was put back to a value other than its live one.
   - Most C(net.*) sysctls are per network namespace; tuner changes the namespace it
     runs in.
+  - With I(state=rolled_back), a setting tuner changed but does not keep (the verify
+    loop put it back) is taken to be at its old value already; C(tuner status)
+    reports live values only for kept settings.
   - In check mode with I(state=rolled_back) the diff shows the value each kept
     setting had before the newest run that set it (what C(tuner status) reports); a
     setting changed by several kept runs goes back further, to its value before the
@@ -356,7 +359,7 @@ def applied(module, tuner):
     p = module.params
     label = ', '.join(p['profile']) or 'best match'
     if module.check_mode:
-        plan = tuner.run_json('plan', profile_args(p))
+        plan = tuner.run_json('plan', ['--json'] + profile_args(p))
         changes = [{'knob': c['knob'], 'before': c['current'], 'after': c['desired']}
                    for c in plan.get('changes', [])]
         result = dict(changed=bool(changes), plan=plan, changes=changes)
@@ -426,7 +429,9 @@ def rolled_back(module, tuner):
                     continue
                 knob = c['knob']
                 if knob not in first:
-                    first[knob] = live.get(knob, c.get('before'))
+                    # A knob tuner does not keep was put back by the verify loop: it is
+                    # at its old value already, whatever the report's `before` says.
+                    first[knob] = live[knob] if knob in live else c.get('after')
                     current[knob] = first[knob]
                     order.append(knob)
                 current[knob] = c.get('after')
