@@ -289,7 +289,7 @@ canary() {
     -e '{"tuner_verify": false, "tuner_become": false}' -e "tuner_reports_dir=$WORK/reports-$1" "${@:2}"
 }
 declare -A fresh
-for h in $HOSTS; do fresh[$h]=$(ns_snapshot $h); done
+for h in $HOSTS; do fresh[$h]=$(ns_snapshot "$h"); done
 
 note "a failing canary (h1 gets a bad profile) stops the rollout: h2..h5 untouched"
 inventory h1 "$P/ans-bad.toml"
@@ -299,11 +299,11 @@ check "$LAST" 'Apply the profiles' h1 'r["failed"] is True' 'r["rc"] == 2' '"max
   'batches("Apply the profiles") == [["h1"]]' 'sorted(results("Describe the node (tuner probe)")) == ["h1"]'
 grep -q max_trails "$WORK/reports-failing/h1.error.json" || fail "no error report for h1"
 for h in h2 h3 h4 h5; do
-  [ "$(ns_snapshot $h)" = "${fresh[$h]}" ] || fail "$h changed after the canary failed"
+  [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h changed after the canary failed"
   [ ! -e "$WORK/$h/state" ] || fail "tuner ran on $h after the canary failed"
   [ ! -e "$WORK/reports-failing/$h.probe.json" ] || fail "the second batch started"
 done
-for h in $HOSTS; do [ "$(ns_snapshot $h)" = "${fresh[$h]}" ] || fail "$h changed"; done
+for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h changed"; done
 
 note "--check --diff over the fleet: every host would change, none does"
 inventory
@@ -311,7 +311,7 @@ canary check --check --diff
 rc_is 0
 check "$LAST" 'Apply the profiles' h3 'all(x["changed"] for x in results("Apply the profiles").values())' \
   'len(results("Apply the profiles")) == 5' '"diff" in r'
-for h in $HOSTS; do [ "$(ns_snapshot $h)" = "${fresh[$h]}" ] || fail "check mode changed $h"; done
+for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "check mode changed $h"; done
 
 note "a good canary: h1 first, then h2..h5; every report on the controller"
 canary good
@@ -336,6 +336,6 @@ note "the fleet rolled back with the module: every namespace as it was"
 play fleet-rollback -i "$WORK/inventory.yml" "$here/tests/tune.yml" -e '{"tuner_state": "rolled_back"}'
 rc_is 0
 check "$LAST" tuner h1 'all(x["changed"] for x in results("tuner").values())' 'len(results("tuner")) == 5'
-for h in $HOSTS; do [ "$(ns_snapshot $h)" = "${fresh[$h]}" ] || fail "$h not rolled back"; done
+for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h not rolled back"; done
 
 echo "PASS: ansible"

@@ -373,6 +373,8 @@ def applied(module, tuner):
                 args += ['--budget', p['budget']]
         else:
             args.append('--no-verify')
+            if p['benchmarks'] or p['budget']:
+                module.warn('benchmarks and budget are ignored with verify=false')
         rc, report, out, err = tuner.run('apply', args)
         if rc != 0:
             extra = {'report': report} if isinstance(report, dict) else {}
@@ -401,7 +403,8 @@ def rolled_back(module, tuner):
         result = dict(changed=bool(changes) or bool(unfinished), status=status,
                       changes=changes)
         if module._diff:
-            result['diff'] = diff_of(changes, 'live values', 'after rollback (predicted)')
+            result['diff'] = diff_of(changes, 'live values',
+                                     'rolled back (predicted from tuner status)')
         return result
 
     history = tuner.run_json('history', ['--json'])
@@ -440,7 +443,7 @@ def rolled_back(module, tuner):
     result = dict(changed=bool(changes), status=status, reports=reports, changes=changes)
     if module._diff:
         result['diff'] = diff_of(changes, 'live values',
-                                 'after rollback of %d run(s)' % len(reports))
+                                 'rolled back (%d tuner runs)' % len(reports))
     return result
 
 
