@@ -295,6 +295,7 @@ note "a failing canary (h1 gets a bad profile) stops the rollout: h2..h5 untouch
 inventory h1 "$P/ans-bad.toml"
 canary failing
 [ "$RC" != 0 ] || fail "the play passed with a failing canary"
+grep -E '^(fatal: |NO MORE HOSTS|h[1-5] +:)' "$WORK/failing.err" | cut -c1-160 | sed 's/^/    | /'
 check "$LAST" 'Apply the profiles' h1 'r["failed"] is True' 'r["rc"] == 2' '"max_trails" in r["msg"]' \
   'batches("Apply the profiles") == [["h1"]]' 'sorted(results("Describe the node (tuner probe)")) == ["h1"]'
 grep -q max_trails "$WORK/reports-failing/h1.error.json" || fail "no error report for h1"
