@@ -2,6 +2,7 @@
 # Installs what tuner needs from Debian 12 packages. Run as root.
 #   install-deps.sh          build dependencies
 #   install-deps.sh --test   plus what the integration and VM tests and the lint need
+#                            (ansible-core and ansible-test's sanity tools: packaging/ansible)
 set -euo pipefail
 
 build_pkgs=(
@@ -15,6 +16,7 @@ test_pkgs=(
   nftables iperf3 fio
   clang-format clang-tidy
   dpkg-dev lintian man-db groff-base systemd python3-prometheus-client
+  ansible-core pylint python3-pycodestyle yamllint python3-voluptuous
 )
 
 pkgs=("${build_pkgs[@]}")

@@ -1,0 +1,473 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# The tuner Ansible module: apply a tuner profile on a node, or roll back what tuner
+# kept there. It drives the tuner binary through its JSON contracts (DESIGN.md):
+# `tuner plan --json` (check mode), `tuner apply --json`, `tuner status --json`,
+# `tuner history --json` and `tuner rollback --json`.
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: tuner
+short_description: Apply a tuner profile to a node, or roll back what tuner kept
+version_added: "0.1.0"
+description:
+  - Runs the C(tuner) node auto-tuning agent on the managed node. With
+    I(state=applied) it applies one or more profiles through C(tuner apply), which
+    journals every write, verifies each group of changes with benchmarks (unless
+    I(verify=false)) and keeps a group only on a proven gain.
+  - With I(state=rolled_back) it puts back everything tuner still keeps on the node,
+    run by run, newest first, from tuner's own journal (C(tuner rollback)).
+  - Check mode is a dry run through C(tuner plan --json) (or C(tuner status --json)
+    for I(state=rolled_back)); nothing is written.
+  - Diff mode returns the before and after value of every setting (knob) that changed
+    or, in check mode, would change, one C(knob = value) line each.
+  - The tuner binary is always called with an argument vector, never through a shell.
+    A failure returns tuner's own message and exit code.
+author:
+  - tuner maintainers (!UNKNOWN)
+requirements:
+  - the C(tuner) binary on the managed node (in C(PATH) or given by I(binary))
+  - root on the managed node for I(state=applied) and I(state=rolled_back) without
+    check mode (use C(become))
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - A dry run through C(tuner plan). With I(verify=true) the verify loop may later
+        reject some groups the plan lists, so a real run can change less than check
+        mode predicts, never more.
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
+options:
+  state:
+    description:
+      - C(applied) applies the profiles (C(tuner apply --yes --json)).
+      - C(rolled_back) rolls back every run whose changes tuner still keeps (an
+        unfinished, crashed run first, then C(tuner rollback --last) until none is
+        left). I(profile), I(verify), I(benchmarks) and I(budget) are ignored.
+    type: str
+    choices: [applied, rolled_back]
+    default: applied
+  profile:
+    description:
+      - Profile names (looked up in tuner's profile path) or paths to C(.toml) files
+        on the managed node, merged in order, later ones winning (C(--profile),
+        repeated).
+      - Empty means tuner's best-matching profile for the node.
+    type: list
+    elements: str
+    default: []
+  verify:
+    description:
+      - Verify every group of changes with benchmarks and keep it only on a proven
+        gain (tuner's verify loop).
+      - C(false) passes C(--no-verify); every group is applied as it is.
+      - With C(true) the profile (or I(benchmarks)) must name a benchmark, or tuner
+        refuses with exit code 2 and nothing is changed.
+    type: bool
+    default: true
+  benchmarks:
+    description:
+      - Benchmarks that decide every group (C(--bench NAME), repeated), instead of
+        the profile's own. The first decides; the others must not get worse.
+      - Built in are C(tcp), C(membw) and C(latency); a profile's C([bench.NAME])
+        tables are also accepted.
+      - Only used with I(verify=true).
+    type: list
+    elements: str
+    default: []
+  budget:
+    description:
+      - Time budget of the verify loop (C(--budget)), for example C(10m) or C(90s).
+        tuner's default is 10 minutes.
+      - Only used with I(verify=true). A long budget can outlast an SSH session; run
+        the task with C(async) and C(poll) then.
+    type: str
+  state_dir:
+    description:
+      - tuner's state directory (C(--state-dir)), with its journals and kept settings.
+      - Defaults to tuner's own default, C(/var/lib/tuner).
+    type: path
+  profile_path:
+    description:
+      - Directories searched for profile names (C(--profile-path)), in order.
+      - Defaults to tuner's own search path (C(/etc/tuner/profiles),
+        C(/usr/share/tuner/profiles)).
+    type: list
+    elements: path
+  binary:
+    description:
+      - The tuner executable. A bare name is looked up in C(PATH) (and the sbin
+        directories); a path is used as it is.
+    type: path
+    default: tuner
+notes:
+  - C(changed) is exact. For C(applied) it is true only if a setting was written and
+    kept (a group the verify loop rolled back does not count); a second run with the
+    same profiles reports no change. For C(rolled_back) it is true only if a setting
+    was put back to a value other than its live one.
+  - Most C(net.*) sysctls are per network namespace; tuner changes the namespace it
+    runs in.
+  - With I(state=rolled_back), a setting tuner changed but does not keep (the verify
+    loop put it back) is taken to be at its old value already; C(tuner status)
+    reports live values only for kept settings.
+  - In check mode with I(state=rolled_back) the diff shows the value each kept
+    setting had before the newest run that set it (what C(tuner status) reports); a
+    setting changed by several kept runs goes back further, to its value before the
+    oldest, as the real run's diff shows.
+seealso:
+  - module: tuner.node.tuner_facts
+'''
+
+EXAMPLES = r'''
+- name: Apply the network-throughput profile, verified with the TCP benchmark
+  tuner.node.tuner:
+    profile: network-throughput
+    benchmarks: [tcp]
+    budget: 5m
+  become: true
+  register: tuned
+
+- name: Show what tuner kept
+  ansible.builtin.debug:
+    msg: "{{ tuned.report.groups | map(attribute='decision') | list }}"
+
+- name: Apply two profiles unverified, with a state directory of our own
+  tuner.node.tuner:
+    profile:
+      - throughput
+      - /etc/tuner/profiles/site-trainer.toml
+    verify: false
+    state_dir: /var/lib/tuner
+  become: true
+
+- name: Dry run with the before and after of every setting (run with --check --diff)
+  tuner.node.tuner:
+    profile: latency
+    verify: false
+  check_mode: true
+  diff: true
+  become: true
+
+- name: Put back everything tuner kept on the node
+  tuner.node.tuner:
+    state: rolled_back
+  become: true
+'''
+
+RETURN = r'''
+report:
+  description:
+    - The C(tuner.run/1) run report of C(tuner apply --json) (schema in tuner's
+      DESIGN.md), for I(state=applied) without check mode. Also returned on failure
+      when tuner printed one.
+    - C(run_id) is null and C(groups) empty when there was nothing to change.
+  returned: state is applied, not in check mode
+  type: dict
+  sample:
+    schema: tuner.run/1
+    run_id: 20261201T105820Z-ba1a
+    changed: true
+    profiles: [network-throughput]
+    groups:
+      - name: sysctl
+        decision: applied
+        stats: {}
+        changes:
+          - knob: sysctl:net.core.somaxconn
+            before: "4096"
+            after: "8191"
+            status: applied
+    errors: []
+reports:
+  description:
+    - The C(tuner.run/1) reports of every C(tuner rollback) run, in the order run
+      (newest apply first). Empty when there was nothing to roll back.
+  returned: state is rolled_back, not in check mode
+  type: list
+  elements: dict
+  sample:
+    - schema: tuner.run/1
+      run_id: 20261201T105820Z-ba1a
+      changed: true
+      profiles: [network-throughput]
+      groups:
+        - name: sysctl
+          decision: rolled_back
+          stats: {}
+          changes:
+            - knob: sysctl:net.core.somaxconn
+              before: "8191"
+              after: "4096"
+              status: restored
+      errors: []
+plan:
+  description: The C(tuner.plan/1) document of C(tuner plan --json) (check mode).
+  returned: state is applied, in check mode
+  type: dict
+  sample:
+    schema: tuner.plan/1
+    profiles: [network-throughput]
+    changes:
+      - knob: sysctl:net.core.somaxconn
+        group: sysctl
+        current: "4096"
+        desired: "8191"
+        reason: profile sets 8191 (network-throughput.toml:12)
+    groups: [{name: sysctl, bench: [tcp], measurable: true, keep_if_neutral: false, bisect: false}]
+    unchanged: 3
+    notes: []
+status:
+  description:
+    - The C(tuner.status/1) document of C(tuner status --json) taken before rolling
+      back (kept settings, their live values, an unfinished run).
+  returned: state is rolled_back
+  type: dict
+  sample:
+    schema: tuner.status/1
+    drift: 0
+    unfinished_run: null
+    knobs:
+      - knob: sysctl:net.core.somaxconn
+        group: sysctl
+        before: "4096"
+        kept: "8191"
+        live: "8191"
+        drift: false
+        run_id: 20261201T105820Z-ba1a
+changes:
+  description:
+    - Every setting that changed (or, in check mode, would change), in order, with its
+      value before and after.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - knob: sysctl:net.core.somaxconn
+      before: "4096"
+      after: "8191"
+cmd:
+  description: The argument vectors tuner was run with, in order.
+  returned: always
+  type: list
+  elements: list
+  sample: [[/usr/bin/tuner, apply, --color, never, --yes, --json, --profile, network-throughput, --bench, tcp]]
+rc:
+  description: tuner's exit code (of the last command run).
+  returned: when tuner ran
+  type: int
+  sample: 0
+stderr:
+  description: tuner's standard error (of the last command run).
+  returned: when tuner ran
+  type: str
+  sample: ""
+'''
+
+import json
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+# Statuses in a history entry whose changes are still in force (tuner's RunStatus).
+IN_FORCE = ('finished', 'unfinished', 'rollback_failed')
+
+
+class Tuner(object):
+    """Runs the tuner binary with an argument vector and parses its JSON."""
+
+    def __init__(self, module, binary):
+        self.module = module
+        self.binary = binary
+        self.cmds = []
+        self.rc = None
+        self.stderr = None
+
+    def global_args(self):
+        p = self.module.params
+        args = ['--color', 'never']
+        if p['state_dir']:
+            args += ['--state-dir', p['state_dir']]
+        if p['profile_path']:
+            args += ['--profile-path', ':'.join(p['profile_path'])]
+        return args
+
+    def run(self, command, args):
+        argv = [self.binary, command] + self.global_args() + args
+        self.cmds.append(argv)
+        rc, out, err = self.module.run_command(argv, check_rc=False)
+        self.rc, self.stderr = rc, err
+        doc = None
+        if out.strip():
+            try:
+                doc = json.loads(out)
+            except ValueError:
+                doc = None
+        return rc, doc, out, err
+
+    def fail(self, rc, doc, out, err, **extra):
+        """Fails the task with tuner's own message: its stderr, else the errors of its
+        JSON report, else what it printed."""
+        msg = err.strip()
+        if not msg and isinstance(doc, dict) and doc.get('errors'):
+            msg = '; '.join(str(e) for e in doc['errors'])
+        if not msg and doc is None:
+            msg = out.strip()
+        self.module.fail_json(msg=msg or 'tuner exited with code %d' % rc, rc=rc,
+                              stdout=out, stderr=err, cmd=self.cmds, **extra)
+
+    def run_json(self, command, args, ok=(0,)):
+        rc, doc, out, err = self.run(command, args)
+        if rc not in ok:
+            self.fail(rc, doc, out, err)
+        if not isinstance(doc, dict):
+            self.module.fail_json(msg='tuner %s printed no JSON document' % command, rc=rc,
+                                  stdout=out, stderr=err, cmd=self.cmds)
+        return doc
+
+
+def find_binary(module, binary):
+    if os.sep in binary:
+        if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+            module.fail_json(msg='tuner binary %s is not an executable file' % binary)
+        return binary
+    return module.get_bin_path(binary, required=True)
+
+
+def diff_of(changes, before_header, after_header):
+    def lines(key):
+        return ''.join('%s = %s\n' % (c['knob'], c[key]) for c in changes)
+    return {'before': lines('before'), 'after': lines('after'),
+            'before_header': before_header, 'after_header': after_header}
+
+
+def profile_args(p):
+    args = []
+    for name in p['profile']:
+        args += ['--profile', name]
+    return args
+
+
+def applied(module, tuner):
+    p = module.params
+    label = ', '.join(p['profile']) or 'best match'
+    if module.check_mode:
+        plan = tuner.run_json('plan', ['--json'] + profile_args(p))
+        changes = [{'knob': c['knob'], 'before': c['current'], 'after': c['desired']}
+                   for c in plan.get('changes', [])]
+        result = dict(changed=bool(changes), plan=plan, changes=changes)
+        header = 'planned by tuner (profile %s)' % label
+    else:
+        args = ['--yes', '--json'] + profile_args(p)
+        if p['verify']:
+            for bench in p['benchmarks']:
+                args += ['--bench', bench]
+            if p['budget']:
+                args += ['--budget', p['budget']]
+        else:
+            args.append('--no-verify')
+            if p['benchmarks'] or p['budget']:
+                module.warn('benchmarks and budget are ignored with verify=false')
+        rc, report, out, err = tuner.run('apply', args)
+        if rc != 0:
+            extra = {'report': report} if isinstance(report, dict) else {}
+            tuner.fail(rc, report, out, err, **extra)
+        if not isinstance(report, dict):
+            module.fail_json(msg='tuner apply printed no JSON document', rc=rc, stdout=out,
+                             stderr=err, cmd=tuner.cmds)
+        # Kept and written: a change the verify loop rolled back left the node as it was.
+        changes = [{'knob': c['knob'], 'before': c['before'], 'after': c['after']}
+                   for g in report.get('groups', []) for c in g.get('changes', [])
+                   if c.get('status') == 'applied' and c.get('before') != c.get('after')]
+        result = dict(changed=bool(changes), report=report, changes=changes)
+        header = 'applied by tuner run %s (profile %s)' % (report.get('run_id'), label)
+    if module._diff:
+        result['diff'] = diff_of(result['changes'], 'live values', header)
+    return result
+
+
+def rolled_back(module, tuner):
+    status = tuner.run_json('status', ['--json'], ok=(0, 3))  # 3: a kept setting drifted
+    kept = status.get('knobs', [])
+    unfinished = status.get('unfinished_run')
+    if module.check_mode:
+        changes = [{'knob': k['knob'], 'before': k['live'], 'after': k['before']}
+                   for k in kept if k.get('live') != k.get('before')]
+        result = dict(changed=bool(changes) or bool(unfinished), status=status,
+                      changes=changes)
+        if module._diff:
+            result['diff'] = diff_of(changes, 'live values',
+                                     'rolled back (predicted from tuner status)')
+        return result
+
+    history = tuner.run_json('history', ['--json'])
+    # `tuner rollback` alone undoes the unfinished run (of any kind: a crashed boot-time
+    # restore too); then `--last` takes the newest apply still in force, one at a time.
+    in_force = [r for r in history.get('runs', [])
+                if r.get('kind') == 'apply' and r.get('status') in IN_FORCE
+                and r.get('run_id') != unfinished]
+    steps = ([[]] if unfinished else []) + [['--last']] * len(in_force)
+
+    live = dict((k['knob'], k.get('live')) for k in kept)
+    first = {}    # knob -> its value before this task
+    current = {}  # knob -> its value now
+    order = []
+    reports = []
+    for step in steps:
+        rc, report, out, err = tuner.run('rollback', step + ['--json'])
+        if rc != 0:
+            extra = {'reports': reports + ([report] if isinstance(report, dict) else [])}
+            tuner.fail(rc, report, out, err, status=status, **extra)
+        reports.append(report)
+        for g in report.get('groups', []):
+            for c in g.get('changes', []):
+                if c.get('status') != 'restored':
+                    continue
+                knob = c['knob']
+                if knob not in first:
+                    # A knob tuner does not keep was put back by the verify loop: it is
+                    # at its old value already, whatever the report's `before` says.
+                    first[knob] = live[knob] if knob in live else c.get('after')
+                    current[knob] = first[knob]
+                    order.append(knob)
+                current[knob] = c.get('after')
+    changes = [{'knob': k, 'before': first[k], 'after': current[k]}
+               for k in order if first[k] != current[k]]
+    result = dict(changed=bool(changes), status=status, reports=reports, changes=changes)
+    if module._diff:
+        result['diff'] = diff_of(changes, 'live values',
+                                 'rolled back (%d tuner runs)' % len(reports))
+    return result
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            state=dict(type='str', default='applied', choices=['applied', 'rolled_back']),
+            profile=dict(type='list', elements='str', default=[]),
+            verify=dict(type='bool', default=True),
+            benchmarks=dict(type='list', elements='str', default=[]),
+            budget=dict(type='str'),
+            state_dir=dict(type='path'),
+            profile_path=dict(type='list', elements='path'),
+            binary=dict(type='path', default='tuner'),
+        ),
+        supports_check_mode=True,
+    )
+    tuner = Tuner(module, find_binary(module, module.params['binary']))
+    if module.params['state'] == 'applied':
+        result = applied(module, tuner)
+    else:
+        result = rolled_back(module, tuner)
+    module.exit_json(cmd=tuner.cmds, rc=tuner.rc, stderr=tuner.stderr, **result)
+
+
+if __name__ == '__main__':
+    main()

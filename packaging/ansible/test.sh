@@ -1,0 +1,342 @@
+#!/usr/bin/env bash
+# The tuner.node collection under real ansible-playbook (Debian's ansible-core), against
+# this machine with a local connection, inside private network namespaces so that only
+# per-namespace net.* sysctls change and the host is never touched.
+#   packaging/ansible/test.sh path/to/tuner
+# Root only (tuner writes sysctls); exit 77 (skip) without root or ansible-playbook.
+#
+#   1. one "localhost" in this script's own namespace (unshare -n): check mode and diff,
+#      a real run, idempotence, two runs rolled back byte for byte, a bad profile, the
+#      verify loop keeping and rejecting, tuner_facts;
+#   2. canary.yml against five local "hosts", each its own named namespace (a wrapper,
+#      given to the module as its binary, runs tuner through `ip netns exec`) and state
+#      dir: a failing canary stops the rollout before the other four; a good one goes on
+#      to all five, and the reports reach the controller.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../tests/integration/lib.sh"
+command -v ansible-playbook >/dev/null || skip "ansible-playbook not installed (apt-get install ansible-core)"
+[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 for the modules"
+enter_netns "$@"
+set -eo pipefail
+ip link set lo up
+
+NAMESPACES=()
+cleanup() {
+  local ns
+  for ns in "${NAMESPACES[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Ansible sees nothing of this machine's configuration, collections or ~/.ansible.
+printf '[defaults]\n' >"$WORK/ansible.cfg"
+export ANSIBLE_CONFIG=$WORK/ansible.cfg ANSIBLE_HOME=$WORK/ansible-home
+export ANSIBLE_LOCAL_TEMP=$WORK/ansible-local ANSIBLE_REMOTE_TEMP=$WORK/ansible-remote
+export ANSIBLE_COLLECTIONS_PATH=$here ANSIBLE_COLLECTIONS_SCAN_SYS_PATH=false
+export ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_NOCOLOR=1
+export ANSIBLE_RETRY_FILES_ENABLED=false
+# Results as JSON for the checks below (tests/callback_plugins/results_file.py).
+export ANSIBLE_CALLBACK_PLUGINS=$here/tests/callback_plugins ANSIBLE_CALLBACKS_ENABLED=results_file
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+
+# play NAME ARGS...: ansible-playbook ARGS; its results in $WORK/NAME.json (also $LAST),
+# its output in $WORK/NAME.err, its exit status in $RC.
+play() {
+  local name=$1; shift
+  set +e
+  TUNER_ANSIBLE_RESULTS=$WORK/$name.json ansible-playbook "$@" >"$WORK/$name.err" 2>&1
+  RC=$?
+  set -e
+  LAST=$WORK/$name.json
+}
+# rc_is N: the last play exited N (else its output is shown).
+rc_is() {
+  [ "$RC" = "$1" ] || fail "$(basename "$LAST" .json): exit $RC, expected $1:
+$(tail -60 "${LAST%.json}.err")"
+}
+# check FILE TASK HOST EXPR...: each Python EXPR must hold, with r the result of TASK on
+# HOST (over every batch of the play), results(TASK) all hosts' results.
+check() {
+  python3 - "$@" <<'PY' || fail "$(cat "${1%.json}.err")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+
+def results(task_name):
+    out = {}
+    for play in doc['plays']:
+        for task in play['tasks']:
+            if task['task']['name'] == task_name:
+                out.update(task['hosts'])
+    return out
+
+def batches(task_name):
+    return [sorted(t['hosts']) for p in doc['plays'] for t in p['tasks']
+            if t['task']['name'] == task_name]
+
+r = results(sys.argv[2]).get(sys.argv[3])
+for expr in sys.argv[4:]:
+    if not eval(expr, {'r': r, 'results': results, 'batches': batches, 'doc': doc}):
+        print('check failed: %s\n%s' % (expr, json.dumps(r, indent=2)[:6000]))
+        sys.exit(1)
+PY
+}
+show_diff() {  # the task's output as ansible-playbook --diff printed it, for the log
+  sed -n '/^TASK \[/,/^PLAY RECAP/p' "${LAST%.json}.err" | grep -v '^PLAY RECAP' | sed 's/^/    | /'
+}
+tune() { play "$1" -i localhost, -c local "$here/tests/tune.yml" -e "@$WORK/vars.json" "${@:2}"; }
+vars() {  # vars KEY=JSON...: the extra vars of the next tune
+  python3 - "$STATE" "$TUNER" "$@" >"$WORK/vars.json" <<'PY'
+import json, sys
+v = {'tuner_state_dir': sys.argv[1], 'tuner_binary': sys.argv[2]}
+for a in sys.argv[3:]:
+    k, val = a.split('=', 1)
+    v[k] = json.loads(val)
+print(json.dumps(v))
+PY
+}
+
+# Profiles of per-namespace sysctls only, with values this namespace does not have.
+somaxconn=$(sysctl_get net.core.somaxconn)
+ssai=$(sysctl_get net.ipv4.tcp_slow_start_after_idle)
+keepalive=$(sysctl_get net.ipv4.tcp_keepalive_time)
+P=$WORK/profiles
+mkdir -p "$P"
+cat >"$P/ans-one.toml" <<EOF
+[profile]
+name = "ans-one"
+
+[sysctl]
+"net.core.somaxconn" = "$((somaxconn + 1000))"
+"net.ipv4.tcp_rmem" = "4096 87381 6291459"
+"net.ipv4.tcp_slow_start_after_idle" = "$((1 - ssai))"
+EOF
+cat >"$P/ans-two.toml" <<EOF
+[profile]
+name = "ans-two"
+
+[sysctl]
+"net.core.somaxconn" = "$((somaxconn + 2000))"
+"net.ipv4.tcp_keepalive_time" = "$((keepalive - 1))"
+EOF
+# The verify loop with a benchmark whose metric is the knob itself: a gain when higher
+# is better, harm when lower is.
+for dir in higher lower; do
+  cat >"$P/ans-$dir.toml" <<EOF
+[profile]
+name = "ans-$dir"
+
+[sysctl]
+"net.core.somaxconn" = "$((somaxconn + 3000))"
+
+[verify]
+bench = ["somaxconn"]
+max_trials = 10
+
+[bench.somaxconn]
+kind = "exec"
+command = ["/bin/cat", "/proc/sys/net/core/somaxconn"]
+metric = { regex = '([0-9]+)' }
+direction = "$dir"
+unit = "connections"
+timeout = "5s"
+EOF
+done
+cat >"$P/ans-bad.toml" <<'EOF'
+[profile]
+name = "ans-bad"
+
+[sysctl]
+"net.core.somaxconn" = "8192"
+
+[verify]
+max_trails = 10
+EOF
+
+note "the test profiles plan only per-namespace net.* sysctls"
+for f in ans-one ans-two ans-higher; do
+  expect_rc 0 t plan --profile "$P/$f.toml" --json
+  python3 -c 'import json, sys; c = json.loads(sys.argv[1])["changes"]
+assert c and all(x["knob"].startswith("sysctl:net.") for x in c), c' "$OUT" || fail "$f plans more than net.*: $OUT"
+done
+
+note "tuner_facts: ansible_facts.tuner is the probe"
+vars
+play facts -i localhost, -c local "$here/tests/facts.yml" -e "@$WORK/vars.json"
+rc_is 0
+
+initial=$(snapshot_net)
+
+note "--check --diff: changed, a diff of every knob, nothing written"
+vars tuner_profiles="[\"$P/ans-one.toml\"]"
+tune check --check --diff
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is True' 'r["plan"]["schema"] == "tuner.plan/1"' \
+  "'sysctl:net.core.somaxconn = $somaxconn\n' in r['diff']['before']" \
+  "'sysctl:net.core.somaxconn = $((somaxconn + 1000))\n' in r['diff']['after']" \
+  "'sysctl:net.ipv4.tcp_rmem = 4096 87381 6291459\n' in r['diff']['after']" \
+  "'sysctl:net.ipv4.tcp_slow_start_after_idle = $((1 - ssai))\n' in r['diff']['after']" \
+  'len(r["changes"]) == 3' '"report" not in r'
+show_diff
+[ "$(snapshot_net)" = "$initial" ] || fail "check mode changed a value"
+[ ! -d "$STATE/runs" ] || [ -z "$(ls "$STATE/runs")" ] || fail "check mode wrote a run"
+
+note "a real run: changed, the kernel's values, the run report"
+tune apply --diff
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is True' 'r["report"]["schema"] == "tuner.run/1"' \
+  'r["report"]["run_id"]' 'r["report"]["groups"][0]["decision"] == "applied"' 'r["rc"] == 0' \
+  'len(r["changes"]) == 3' "'sysctl:net.core.somaxconn = $((somaxconn + 1000))\n' in r['diff']['after']" \
+  '"--no-verify" in r["cmd"][0]'
+show_diff
+[ "$(sysctl_get net.core.somaxconn)" = $((somaxconn + 1000)) ] || fail "somaxconn not applied"
+[ "$(sysctl_get net.ipv4.tcp_rmem | tr -s '\t ' ' ')" = "4096 87381 6291459" ] || fail "tcp_rmem not applied"
+[ "$(sysctl_get net.ipv4.tcp_slow_start_after_idle)" = $((1 - ssai)) ] || fail "slow_start_after_idle"
+applied=$(snapshot_net)
+
+note "the same again: changed false, nothing written"
+tune again --diff
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is False' 'r["report"]["run_id"] is None' 'r["changes"] == []'
+[ "$(snapshot_net)" = "$applied" ] || fail "the second run changed a value"
+tune again-check --check
+check "$LAST" tuner localhost 'r["changed"] is False'
+
+note "a second profile over the first, then state: rolled_back puts back both runs"
+vars tuner_profiles="[\"$P/ans-two.toml\"]"
+tune two
+check "$LAST" tuner localhost 'r["changed"] is True' 'len(r["changes"]) == 2'
+[ "$(sysctl_get net.core.somaxconn)" = $((somaxconn + 2000)) ] || fail "ans-two not applied"
+two=$(snapshot_net)
+vars tuner_state='"rolled_back"'
+tune rollback-check --check --diff
+check "$LAST" tuner localhost 'r["changed"] is True' 'r["status"]["schema"] == "tuner.status/1"' \
+  "'sysctl:net.core.somaxconn = $((somaxconn + 2000))\n' in r['diff']['before']" \
+  "'sysctl:net.ipv4.tcp_rmem = 4096 87381 6291459\n' in r['diff']['before']"
+show_diff
+[ "$(snapshot_net)" = "$two" ] || fail "check mode rolled back"
+tune rollback --diff
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is True' 'len(r["reports"]) == 2' \
+  'all(x["schema"] == "tuner.run/1" for x in r["reports"])' \
+  "'sysctl:net.core.somaxconn = $((somaxconn + 2000))\n' in r['diff']['before']" \
+  "'sysctl:net.core.somaxconn = $somaxconn\n' in r['diff']['after']" 'len(r["changes"]) == 4'
+show_diff
+[ "$(snapshot_net)" = "$initial" ] || fail "rollback left values changed:
+$(diff <(echo "$initial") <(snapshot_net))"
+tune rollback-again --diff
+check "$LAST" tuner localhost 'r["changed"] is False' 'r["reports"] == []' 'r["changes"] == []'
+
+note "a bad profile fails with tuner's message and exit code, nothing changed"
+vars tuner_profiles="[\"$P/ans-bad.toml\"]"
+tune bad
+[ "$RC" != 0 ] || fail "a bad profile passed"
+check "$LAST" tuner localhost 'r["failed"] is True' 'r["rc"] == 2' '"ans-bad.toml:8:1" in r["msg"]' \
+  '"max_trails" in r["msg"]'
+python3 -c 'import json,sys; print("    msg:", json.load(open(sys.argv[1]))["plays"][0]["tasks"][0]["hosts"]["localhost"]["msg"])' "$LAST"
+vars tuner_profiles="[\"$P/ans-one.toml\"]" tuner_verify=true
+tune nobench
+check "$LAST" tuner localhost 'r["failed"] is True' 'r["rc"] == 2' '"names no benchmark" in r["msg"]'
+vars tuner_profiles="[\"$P/ans-one.toml\"]" tuner_binary='"/nonexistent/tuner"'
+tune nobinary
+check "$LAST" tuner localhost 'r["failed"] is True' '"/nonexistent/tuner" in r["msg"]'
+[ "$(snapshot_net)" = "$initial" ] || fail "a failed run changed a value"
+
+note "verify: a proven gain is kept (changed), proven harm rolled back (not changed)"
+vars tuner_profiles="[\"$P/ans-higher.toml\"]" tuner_verify=true tuner_benchmarks='["somaxconn"]'
+tune gain
+check "$LAST" tuner localhost 'r["changed"] is True' 'r["report"]["groups"][0]["decision"] == "kept"' \
+  'r["report"]["groups"][0]["stats"]["outcome"] == "gain"' '"--bench" in r["cmd"][0]'
+[ "$(sysctl_get net.core.somaxconn)" = $((somaxconn + 3000)) ] || fail "the gain was not kept"
+vars tuner_state='"rolled_back"'
+tune gain-rollback
+check "$LAST" tuner localhost 'r["changed"] is True'
+vars tuner_profiles="[\"$P/ans-lower.toml\"]" tuner_verify=true
+tune harm
+check "$LAST" tuner localhost 'r["changed"] is False' 'r["report"]["run_id"]' \
+  'r["report"]["groups"][0]["decision"] == "rolled_back"' 'r["changes"] == []'
+[ "$(snapshot_net)" = "$initial" ] || fail "verify left values changed"
+vars tuner_state='"rolled_back"'
+tune harm-rollback
+check "$LAST" tuner localhost 'r["changed"] is False' 'len(r["reports"]) == 1'
+
+# ---------------------------------------------------------------------------------
+note "canary.yml: five hosts, each its own network namespace and state dir"
+HOSTS="h1 h2 h3 h4 h5"
+for h in $HOSTS; do
+  ns=tuner-ans-$$-$h
+  ip netns add "$ns"
+  NAMESPACES+=("$ns")
+  ip -n "$ns" link set lo up
+  mkdir -p "$WORK/$h"
+  printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$ns" "$TUNER" >"$WORK/$h/tuner"
+  chmod +x "$WORK/$h/tuner"
+done
+ns_snapshot() { ip netns exec "tuner-ans-$$-$1" bash -c "$(declare -f snapshot_net); snapshot_net"; }
+inventory() {  # inventory [HOST PROFILE]: the five hosts, each with ans-one or PROFILE
+  python3 - "$WORK" "$P/ans-one.toml" "$HOSTS" "$@" >"$WORK/inventory.yml" <<'PY'
+import json, sys
+work, profile, hosts = sys.argv[1:4]
+odd = dict(zip(sys.argv[4::2], sys.argv[5::2]))
+print(json.dumps({'tuner_nodes': {'hosts': {h: {
+    'ansible_connection': 'local',
+    'tuner_state_dir': '%s/%s/state' % (work, h),
+    'tuner_binary': '%s/%s/tuner' % (work, h),
+    'tuner_profiles': [odd.get(h, profile)]} for h in hosts.split()}}}, indent=2))
+PY
+}
+canary() {
+  play "$1" -i "$WORK/inventory.yml" "$here/playbooks/canary.yml" \
+    -e '{"tuner_verify": false, "tuner_become": false}' -e "tuner_reports_dir=$WORK/reports-$1" "${@:2}"
+}
+declare -A fresh
+for h in $HOSTS; do fresh[$h]=$(ns_snapshot "$h"); done
+
+note "a failing canary (h1 gets a bad profile) stops the rollout: h2..h5 untouched"
+inventory h1 "$P/ans-bad.toml"
+canary failing
+[ "$RC" != 0 ] || fail "the play passed with a failing canary"
+grep -E '^(fatal: |NO MORE HOSTS|h[1-5] +:)' "$WORK/failing.err" | cut -c1-160 | sed 's/^/    | /'
+check "$LAST" 'Apply the profiles' h1 'r["failed"] is True' 'r["rc"] == 2' '"max_trails" in r["msg"]' \
+  'batches("Apply the profiles") == [["h1"]]' 'sorted(results("Describe the node (tuner probe)")) == ["h1"]'
+grep -q max_trails "$WORK/reports-failing/h1.error.json" || fail "no error report for h1"
+for h in h2 h3 h4 h5; do
+  [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h changed after the canary failed"
+  [ ! -e "$WORK/$h/state" ] || fail "tuner ran on $h after the canary failed"
+  [ ! -e "$WORK/reports-failing/$h.probe.json" ] || fail "the second batch started"
+done
+for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h changed"; done
+
+note "--check --diff over the fleet: every host would change, none does"
+inventory
+canary check --check --diff
+rc_is 0
+check "$LAST" 'Apply the profiles' h3 'all(x["changed"] for x in results("Apply the profiles").values())' \
+  'len(results("Apply the profiles")) == 5' '"diff" in r'
+for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "check mode changed $h"; done
+
+note "a good canary: h1 first, then h2..h5; every report on the controller"
+canary good
+rc_is 0
+check "$LAST" 'Apply the profiles' h5 'r["changed"] is True' \
+  'batches("Apply the profiles") == [["h1"], ["h2", "h3", "h4", "h5"]]'
+for h in $HOSTS; do
+  python3 - "$WORK/reports-good" "$h" <<'PY' || fail "reports of $h"
+import json, sys
+d, h = sys.argv[1:]
+run = json.load(open('%s/%s.run.json' % (d, h)))
+probe = json.load(open('%s/%s.probe.json' % (d, h)))
+assert run['schema'] == 'tuner.run/1' and run['changed'] is True and run['run_id'], run
+assert probe['schema'] == 'tuner.probe/1', probe['schema']
+PY
+  ip netns exec "tuner-ans-$$-$h" cat /proc/sys/net/core/somaxconn | grep -qx $((somaxconn + 1000)) ||
+    fail "$h: somaxconn not applied"
+done
+ls "$WORK/reports-good" | sed 's/^/    /'
+
+note "the fleet rolled back with the module: every namespace as it was"
+play fleet-rollback -i "$WORK/inventory.yml" "$here/tests/tune.yml" -e '{"tuner_state": "rolled_back"}'
+rc_is 0
+check "$LAST" tuner h1 'all(x["changed"] for x in results("tuner").values())' 'len(results("tuner")) == 5'
+for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h not rolled back"; done
+
+echo "PASS: ansible"
