@@ -134,6 +134,8 @@ class Parser : public TomlReader {
   }
 
   /// Nested tables are dotted keys: [sysctl.net.core] rmem_max = 1 is net.core.rmem_max.
+  // Recursive over nested tables, as deep as the key has segments.
+  // NOLINTNEXTLINE(misc-no-recursion)
   void parse_sysctls(const toml::table& t, const std::string& prefix) {
     for (auto&& [k, v] : t) {
       std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());

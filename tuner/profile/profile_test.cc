@@ -134,11 +134,12 @@ TEST_CASE("profile: every value of the format parses as written") {
 }
 
 TEST_CASE("profile: [cpu] resume latency is microseconds or n/a, in the kernel's form") {
-  for (auto [text, value] : {std::pair{"0", "0"},
-                             {"50", "50"},
-                             {"\"n/a\"", "n/a"},
-                             {"\"020\"", "20"},
-                             {"2147483646", "2147483646"}}) {
+  for (const auto& [text_, value] : {std::pair{"0", "0"},
+                                     {"50", "50"},
+                                     {"\"n/a\"", "n/a"},
+                                     {"\"020\"", "20"},
+                                     {"2147483646", "2147483646"}}) {
+    const char* text = text_;  // CAPTURE's lambda cannot capture a structured binding (clang 14)
     CAPTURE(text);
     auto f = parse_profile_file(std::string("[cpu]\nresume_latency_us = ") + text + "\n", "c.toml");
     REQUIRE_MESSAGE(f.ok(), f.error().message());

@@ -279,7 +279,7 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
   return out;
 }
 
-void VerifyLoop::check_watches(Config cfg, Measured& out) const {
+void VerifyLoop::check_watches(Config cfg, Measured& out) {
   // The same test as the main metric, at the same trials, asked only about harm: a
   // watch does not have to improve, it must not be proven worse.
   for (const Arms::Watch& w : out.arms.watches) {

@@ -96,7 +96,7 @@ class VerifyLoop {
   Result<Measured> measure(const GroupPlan& group, const std::vector<std::string>& candidate,
                            Config cfg, const std::string& step);
   /// Proven harm on a watching benchmark trips like a guard.
-  void check_watches(Config cfg, Measured& out) const;
+  static void check_watches(Config cfg, Measured& out);
   Result<bool> run_trial(const GroupPlan& group, const std::vector<std::string>& candidate, Arm arm,
                          Arms& arms, std::string* failure);
   /// Puts exactly `live` of the group's knobs at their after values; true when it

@@ -135,7 +135,7 @@ struct Rig {
   }
   /// A benchmark of this rig's machine: `effects` by knob id.
   KnobsBench bench(std::map<std::string, KnobsBench::Effect> effects, unsigned seed) {
-    return KnobsBench(m, root_dir(), std::move(effects), seed);
+    return {m, root_dir(), std::move(effects), seed};
   }
   Result<GroupOutcome> verify(KnobsBench& bench, bool keep_if_neutral = false,
                               LoopOptions options = {}, bool bisect = false,
