@@ -166,37 +166,41 @@ json cpufreq_json(const std::optional<std::vector<CpufreqPolicy>>& policies) {
 
 }  // namespace
 
-json node_facts_json(const Inventory& inv) {
+NodeFacts node_facts(const Inventory& inv) {
   const Host& h = inv.host;
-  json f = {{"hostname", opt(h.hostname)},
-            {"kernel", opt(h.kernel)},
-            {"cpu_model", opt(h.cpu_model)},
-            {"microcode", opt(h.microcode)},
-            {"nvidia_driver", opt(h.nvidia_driver)},
-            {"bios_vendor", opt(h.platform.bios_vendor)},
-            {"bios_version", opt(h.platform.bios_version)},
-            {"bios_date", opt(h.platform.bios_date)},
-            {"system_vendor", opt(h.platform.system_vendor)},
-            {"system_product", opt(h.platform.system_product)},
-            {"board_name", opt(h.platform.board_name)}};
+  NodeFacts f = {{"hostname", h.hostname},
+                 {"kernel", h.kernel},
+                 {"cpu_model", h.cpu_model},
+                 {"microcode", h.microcode},
+                 {"nvidia_driver", h.nvidia_driver},
+                 {"bios_vendor", h.platform.bios_vendor},
+                 {"bios_version", h.platform.bios_version},
+                 {"bios_date", h.platform.bios_date},
+                 {"system_vendor", h.platform.system_vendor},
+                 {"system_product", h.platform.system_product},
+                 {"board_name", h.platform.board_name}};
   for (const Nic& n : inv.nics) {
     if (n.is_virtual) continue;
-    f["nic." + n.name + ".driver"] = opt(n.driver);
-    f["nic." + n.name + ".driver_version"] = opt(n.driver_version);
-    f["nic." + n.name + ".firmware_version"] = opt(n.firmware_version);
+    f["nic." + n.name + ".driver"] = n.driver;
+    f["nic." + n.name + ".driver_version"] = n.driver_version;
+    f["nic." + n.name + ".firmware_version"] = n.firmware_version;
   }
-  auto link = [](std::optional<double> gts, std::optional<unsigned> width) -> json {
-    if (!gts && !width) return nullptr;
-    char text[48];
-    std::snprintf(text, sizeof text, "%s GT/s x%s", gts ? fmt_gts(*gts).c_str() : "?",
-                  width ? std::to_string(*width).c_str() : "?");
-    return text;
+  auto link = [](std::optional<double> gts,
+                 std::optional<unsigned> width) -> std::optional<std::string> {
+    if (!gts && !width) return std::nullopt;
+    return (gts ? fmt_gts(*gts) : "?") + " GT/s x" + (width ? std::to_string(*width) : "?");
   };
   for (const PciDevice& d : inv.topology.pci) {
     if (d.kind != "gpu" && d.kind != "nic" && d.kind != "infiniband") continue;
     f["pcie." + d.address] = link(d.link.speed_gts, d.link.width);
     f["pcie." + d.address + ".max"] = link(d.link.max_speed_gts, d.link.max_width);
   }
+  return f;
+}
+
+json node_facts_json(const NodeFacts& facts) {
+  json f = json::object();
+  for (const auto& [k, v] : facts) f[k] = opt(v);
   return f;
 }
 

@@ -76,7 +76,7 @@ nlohmann::json run_report_json(const RunReport& r) {
   }
   j["errors"] = r.errors;
   j["warnings"] = r.warnings;
-  if (!r.node.is_null()) j["node"] = r.node;
+  if (!r.node.empty()) j["node"] = node_facts_json(r.node);
   return j;
 }
 

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/inventory_json.h"
+
 namespace tuner {
 
 /// What happened to one change.
@@ -78,8 +80,8 @@ struct RunReport {
   /// were skipped ("file:line: why").
   std::vector<std::string> warnings;
   /// The node's facts (node_facts_json of the probe the plan was made from), so that a
-  /// fleet's reports can be compared (`tuner report`); null when not known.
-  nlohmann::json node;
+  /// fleet's reports can be compared (`tuner report`); empty when not known.
+  NodeFacts node;
 };
 
 /// The tuner.run/1 document.

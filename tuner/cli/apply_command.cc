@@ -120,7 +120,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (plan.changes.empty()) {
     RunReport none;
     none.profiles = plan.profiles;
-    none.node = node_facts_json(planned.inventory);
+    none.node = node_facts(planned.inventory);
     print_run_report(none, json, report_file, g);
     if (!prometheus_file.empty())
       write_prometheus(prometheus_file, prometheus_run(none, unix_now()));
@@ -153,7 +153,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     result = apply_plan(plan, dir, make, options);
     if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
   }
-  result->report.node = node_facts_json(planned.inventory);
+  result->report.node = node_facts(planned.inventory);
   print_run_report(result->report, json, report_file, g);
   if (!prometheus_file.empty())
     write_prometheus(prometheus_file, prometheus_run(result->report, unix_now()));

@@ -25,7 +25,7 @@ void write_fleet(const TempDir& dir, int n, const std::vector<int>& old_bios, in
   options.netlink = false;
   Inventory inv = probe_inventory(
       Root::open(testing::shared_fixture("nvidia-dgx-gb10.tar.bz2")).value(), options);
-  nlohmann::json facts = node_facts_json(inv);
+  NodeFacts facts = node_facts(inv);
   REQUIRE(facts["bios_version"] == "5.36_0ACUM018");
   for (int i = 0; i < n; ++i) {
     RunReport r;
