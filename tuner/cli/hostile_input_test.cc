@@ -88,6 +88,15 @@ TEST_CASE("hostile input: --json is valid JSON when names and text are not UTF-8
     CHECK(text.code == 0);
     CHECK_FALSE(has_controls(text.out));
     CHECK(text.out.find("Bad\\xff\\xfe" + kEscapesShown) != std::string::npos);
+    // Warnings on stderr quote the root's path (missing /proc files).
+    TempDir links;
+    std::string odd = links / ("root" + kEscapes);
+    fs::create_directory_symlink(fx.root(), odd);
+    CliRun warned = run_tuner("probe --color never --root " + shell_quote(odd), kBounded);
+    CHECK(warned.code == 0);
+    CHECK(warned.err.find("warning: ") != std::string::npos);
+    CHECK(warned.err.find("root" + kEscapesShown + "/proc/") != std::string::npos);
+    CHECK_FALSE(has_controls(warned.err));
   }
   SUBCASE("a profile's file name, a plan's profile name") {
     TempDir tmp;

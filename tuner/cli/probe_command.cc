@@ -34,7 +34,10 @@ int probe_command(GlobalOptions& g, const std::vector<std::string>& args) {
     std::cout << term.printable(format_probe_report(inv, term));
   }
   // In JSON the warnings are the document's "errors"; on a terminal they go to stderr.
-  if (!vm.count("json")) std::cerr << format_probe_warnings(inv, Term(g.color, 2));
+  if (!vm.count("json")) {
+    Term err(g.color, 2);
+    std::cerr << err.printable(format_probe_warnings(inv, err));
+  }
   if (!prometheus_file.empty())
     write_prometheus(prometheus_file, prometheus_probe(inv, unix_now()));
   return 0;
