@@ -106,6 +106,23 @@ bool glob_match(std::string_view pattern, std::string_view name) {
   return fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), 0) == 0;
 }
 
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    std::size_t n = utf8_at(s, i, cp);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";
+      i += 1;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 std::string escape_controls(std::string_view s, Newlines newlines) {
   std::string out;
   out.reserve(s.size());

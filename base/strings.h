@@ -36,4 +36,9 @@ enum class Newlines { escape, keep };
 /// encoding.
 std::string escape_controls(std::string_view s, Newlines newlines = Newlines::escape);
 
+/// s with every byte that is not part of well-formed UTF-8 replaced by U+FFFD, as
+/// nlohmann::json's error_handler replace does: for formats that must be UTF-8 (the
+/// Prometheus text format) and hold names tuner did not choose.
+std::string valid_utf8(std::string_view s);
+
 }  // namespace tuner

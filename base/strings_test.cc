@@ -34,6 +34,12 @@ TEST_CASE("escape_controls: newlines and tabs are escaped in a field, kept in a 
   CHECK(escape_controls("one\ntwo\tthree\x1b", Newlines::keep) == "one\ntwo\tthree\\x1b");
 }
 
+TEST_CASE("valid_utf8: each byte that is not UTF-8 becomes U+FFFD, the rest stays") {
+  CHECK(tuner::valid_utf8("eth0 \x1b Grüße") == "eth0 \x1b Grüße");
+  CHECK(tuner::valid_utf8("eth\xff\xfe") == "eth\xef\xbf\xbd\xef\xbf\xbd");
+  CHECK(tuner::valid_utf8("\xed\xa0\x80!") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!");
+}
+
 TEST_CASE("escape_controls: bytes that are not UTF-8 are shown as \\xNN") {
   CHECK(escape_controls("eth\xff") == "eth\\xff");
   CHECK(escape_controls("\x9b[2J") == "\\x9b[2J");                       // a raw C1 byte, not UTF-8
