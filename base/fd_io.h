@@ -21,9 +21,12 @@ struct ReadLimits {
   /// More bytes than this is Error::invalid "larger than N bytes".
   std::size_t max_bytes = kMaxFileBytes;
   /// Only a regular file (fstat S_ISREG): a FIFO, device or socket is Error::invalid
-  /// "not a regular file". Off for /proc and /sys, whose sizes the kernel makes up
-  /// (0 or 4096), but the size bound above still holds there.
-  bool regular_only = false;
+  /// "not a regular file (a FIFO)". /proc and /sys files pass: they are regular files
+  /// whose sizes the kernel makes up (0 or 4096), so the size bound above is checked on
+  /// what is read, not on st_size. On by default: a FIFO, /dev/zero or a socket where
+  /// tuner expects a file (in a capture, the state directory, a topology) is refused
+  /// by type; off only for a caller that means to read a pipe or device.
+  bool regular_only = true;
 };
 
 /// Opens dirfd/path (AT_FDCWD: from the working directory) with O_RDONLY | O_CLOEXEC |

@@ -67,13 +67,13 @@ TEST_CASE("fd_io: a FIFO is an error at once, never a wait") {
   SUBCASE("any file, a writer that sends nothing: would block, so an error") {
     UniqueFd writer(::open(fifo.c_str(), O_RDWR | O_CLOEXEC));  // O_RDWR: no wait for a reader
     REQUIRE(writer);
-    auto r = read_file(fifo);
+    auto r = read_file(fifo, {.regular_only = false});
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().err == EAGAIN);
     CHECK(r.error().message().find(fifo) == 0);
   }
   SUBCASE("any file, no writer at all: end of file at once") {
-    CHECK(read_file(fifo).value_or("x") == "");
+    CHECK(read_file(fifo, {.regular_only = false}).value_or("x") == "");
   }
   check_quick(start);
 }
@@ -81,13 +81,38 @@ TEST_CASE("fd_io: a FIFO is an error at once, never a wait") {
 TEST_CASE("fd_io: /dev/zero ends at the size bound") {
   testing::HangGuard guard;
   auto start = Clock::now();
-  auto r = read_file("/dev/zero", {.max_bytes = 1 << 20});
+  auto r = read_file("/dev/zero", {.max_bytes = 1 << 20, .regular_only = false});
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().is(ErrorKind::invalid));
   CHECK(r.error().message() == "/dev/zero: larger than 1048576 bytes");
-  auto strict = read_file("/dev/zero", {.regular_only = true});
+  auto strict = read_file("/dev/zero");  // the default: regular files only
   REQUIRE_FALSE(strict.ok());
   CHECK(strict.error().message() == "/dev/zero: not a regular file (a character device)");
+  check_quick(start);
+}
+
+TEST_CASE("fd_io: by default /proc and /sys files read, FIFOs and devices do not") {
+  testing::HangGuard guard;
+  auto start = Clock::now();
+  // procfs files are regular with size 0, sysfs attributes regular with size 4096.
+  auto status = read_file("/proc/self/status");
+  REQUIRE_MESSAGE(status.ok(), status.error().message());
+  CHECK(status->find("\nPid:") != std::string::npos);
+  if (::access("/sys/devices/system/cpu/online", R_OK) == 0) {
+    auto online = read_file("/sys/devices/system/cpu/online");
+    REQUIRE_MESSAGE(online.ok(), online.error().message());
+    CHECK_FALSE(online->empty());
+  }
+  testing::TempDir tmp;
+  std::string fifo = tmp / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  UniqueFd writer(::open(fifo.c_str(), O_RDWR | O_CLOEXEC));  // a writer that never writes
+  REQUIRE(writer);
+  CHECK(read_file(fifo).error().message() == fifo + ": not a regular file (a FIFO)");
+  CHECK(read_file("/dev/zero").error().message() ==
+        "/dev/zero: not a regular file (a character device)");
+  CHECK(read_file("/dev/null").error().message() ==
+        "/dev/null: not a regular file (a character device)");
   check_quick(start);
 }
 

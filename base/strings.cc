@@ -1,12 +1,43 @@
 #include "base/strings.h"
 
 #include <charconv>
+#include <cstdio>
 #include <fnmatch.h>
 
 namespace tuner {
 
 namespace {
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms,
+/// no surrogates, nothing above U+10FFFF) and its code point; 0 when it is not one.
+std::size_t utf8_at(std::string_view s, std::size_t i, char32_t& cp) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  auto cont = [&](std::size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
+  unsigned char c = b(0);
+  if (c < 0x80) {
+    cp = c;
+    return 1;
+  }
+  // The lead byte says the length; the smallest code point of that length rules out
+  // overlong forms.
+  std::size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (n == 0) return 0;
+  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  cp = c & (0x7F >> n);
+  for (std::size_t k = 1; k < n; ++k) {
+    if (!cont(k)) return 0;
+    cp = (cp << 6) | (b(k) & 0x3F);
+  }
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+bool needs_unicode_escape(char32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
 }  // namespace
 
 std::string_view trim(std::string_view s) {
@@ -73,6 +104,54 @@ std::optional<int64_t> parse_i64(std::string_view s) {
 
 bool glob_match(std::string_view pattern, std::string_view name) {
   return fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), 0) == 0;
+}
+
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    std::size_t n = utf8_at(s, i, cp);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";
+      i += 1;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string escape_controls(std::string_view s, Newlines newlines) {
+  std::string out;
+  out.reserve(s.size());
+  char buf[16];
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    std::size_t n = utf8_at(s, i, cp);
+    if (n == 0) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(s[i]));
+      out += buf;
+      i += 1;
+      continue;
+    }
+    bool keep_line = newlines == Newlines::keep && (cp == '\n' || cp == '\t');
+    if (cp == '\n' && !keep_line) out += "\\n";
+    else if (cp == '\t' && !keep_line) out += "\\t";
+    else if (cp == '\r') out += "\\r";
+    else if ((cp < 0x20 && !keep_line) || cp == 0x7F) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+      out += buf;
+    } else if (needs_unicode_escape(cp)) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
 }
 
 }  // namespace tuner

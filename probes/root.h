@@ -23,8 +23,9 @@ class Root {
   static Root live();
 
   /// Whole file as text, through the bounded reader (base/fd_io.h): at most
-  /// kMaxFileBytes, and never a wait on a FIFO. Not regular-only: /proc and /sys files
-  /// report made-up sizes. Errors carry the path and errno.
+  /// kMaxFileBytes, a regular file only (/proc and /sys files are, with made-up sizes),
+  /// so a FIFO or device planted in a capture is an error, never a wait. Errors carry
+  /// the path and errno.
   Result<std::string> read(std::string_view path) const;
   /// Names in a directory (no "." or ".."), sorted.
   Result<std::vector<std::string>> list(std::string_view path) const;

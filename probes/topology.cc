@@ -8,8 +8,10 @@
 #include <tuple>
 
 #include "base/fd_io.h"
+#include "probes/capture_check.h"
 #include "probes/hwloc_util.h"
 #include "probes/topology_pci.h"
+#include "probes/topology_xml.h"
 
 namespace tuner {
 namespace {
@@ -149,15 +151,13 @@ Result<Topology> probe_topology(const Root& root, const std::optional<std::strin
   std::string source = "live";
   ScopedEnv env;
   for (const char* name : kRedirectingEnv) env.set(name, std::nullopt);
+  std::string xml_text;
   if (xml_file) {
-    // hwloc reports an unreadable file as EINVAL, and would wait forever on a FIFO:
-    // say what really happened, and take nothing but a regular file.
-    auto fd = open_for_read(AT_FDCWD, *xml_file, *xml_file, {.regular_only = true});
-    if (!fd.ok()) {
-      Error e = fd.error();
-      e.what = "cannot read topology XML: " + e.what;
-      return e;
-    }
+    // Read here, bounded and checked, and hand hwloc the bytes: it reports an
+    // unreadable file as EINVAL, waits forever on a FIFO and recurses without limit.
+    auto text = read_topology_xml(*xml_file);
+    if (!text.ok()) return text.error();
+    xml_text = std::move(text).value();
     // hwloc's own minimal parser reads its exports a third faster than libxml2.
     env.set("HWLOC_LIBXML_IMPORT", "0");
     source = "xml:" + *xml_file;
@@ -165,6 +165,8 @@ Result<Topology> probe_topology(const Root& root, const std::optional<std::strin
     // Without this check hwloc falls back to a one-PU machine instead of failing.
     if (!root.exists("sys/devices/system/cpu"))
       return errno_error("not a captured machine: no sys/devices/system/cpu", root.dir(), ENOENT);
+    // hwloc opens the capture's files itself, blocking and unbounded.
+    if (Status s = check_capture(root); !s.ok()) return s.error();
     env.set("HWLOC_FSROOT", root.dir());
     env.set("HWLOC_THISSYSTEM", "0");
     source = "root:" + root.dir();
@@ -173,7 +175,9 @@ Result<Topology> probe_topology(const Root& root, const std::optional<std::strin
   HwlocTopology holder;
   if (!holder.init()) return hwloc_error("cannot initialise a topology", "topology", errno);
   hwloc_topology_t t = holder.get();
-  if (xml_file && hwloc_topology_set_xml(t, xml_file->c_str()) < 0)
+  // The size counts the terminating NUL, as hwloc_topology_export_xmlbuffer's does.
+  if (xml_file &&
+      hwloc_topology_set_xmlbuffer(t, xml_text.c_str(), static_cast<int>(xml_text.size() + 1)) < 0)
     return hwloc_error("not a topology XML export", *xml_file, errno);
   if (auto st = configure(t); !st.ok()) return st.error();
   if (hwloc_topology_load(t) < 0) {

@@ -29,7 +29,8 @@ TEST_CASE("lock: a second tuner is refused and told the holder's pid") {
     ::_exit(0);
   }
   to_parent.reset();
-  std::string msg = read_fd(from_child.get(), "the child's answer").value_or("");
+  std::string msg =
+      read_fd(from_child.get(), "the child's answer", {.regular_only = false}).value_or("");
   int status = 0;
   ::waitpid(child, &status, 0);
   CHECK(msg.find("another tuner (pid " + std::to_string(::getpid()) + ")") != std::string::npos);

@@ -86,7 +86,7 @@ inline Report run_in_netns(const std::function<Report()>& body) {
     ::_exit(0);
   }
   write_end.reset();
-  auto text = read_fd(read_end.get(), "namespace child's report");
+  auto text = read_fd(read_end.get(), "namespace child's report", {.regular_only = false});
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

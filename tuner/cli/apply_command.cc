@@ -42,7 +42,7 @@ void confirm(const Plan& plan, const GlobalOptions& g) {
     fail_input("refusing to change this machine without confirmation: stdin is not a "
                "terminal; review 'tuner plan' and pass --yes. Nothing was changed");
   Term term(g.color, STDERR_FILENO);
-  fmt::print(stderr, "{}", format_plan(plan, term));
+  fmt::print(stderr, "{}", term.printable(format_plan(plan, term)));
   fmt::print(stderr, "apply {} change{}? [y/N] ", plan.changes.size(),
              plan.changes.size() == 1 ? "" : "s");
   std::string answer;

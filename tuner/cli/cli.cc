@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "base/result.h"
+#include "base/strings.h"
 
 namespace po = boost::program_options;
 
@@ -116,7 +117,7 @@ int run_cli(int argc, char** argv) {
     args.erase(args.begin());
     if (global_with_value(globals_first.back())) {
       if (args.empty()) {
-        fmt::print(stderr, "tuner: {} needs a value\n", globals_first.back());
+        fmt::print(stderr, "tuner: {} needs a value\n", escape_controls(globals_first.back()));
         return 2;
       }
       globals_first.push_back(args[0]);
@@ -143,7 +144,7 @@ int run_cli(int argc, char** argv) {
   }
   const Command* c = find_command(name);
   if (!c) {
-    fmt::print(stderr, "tuner: unknown command '{}'\n", name);
+    fmt::print(stderr, "tuner: unknown command '{}'\n", escape_controls(name));
     usage(stderr);
     return 2;
   }
@@ -152,10 +153,11 @@ int run_cli(int argc, char** argv) {
   try {
     return c->run(globals, args);
   } catch (const FatalError& e) {
-    fmt::print(stderr, "tuner: {}\n", e.what());
+    // Messages quote profiles, kernel names and paths: shown, never sent to the terminal.
+    fmt::print(stderr, "tuner: {}\n", escape_controls(e.what(), Newlines::keep));
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    fmt::print(stderr, "tuner: internal error: {}\n", e.what());
+    fmt::print(stderr, "tuner: internal error: {}\n", escape_controls(e.what(), Newlines::keep));
     return 1;
   }
 }

@@ -11,6 +11,7 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
 #include "tuner/cli/cli.h"
 #include "tuner/plan/near.h"
 #include "tuner/plan/target.h"
@@ -83,7 +84,8 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
     if (!vm.count("allow-unbound"))
       fail_input("exec --near " + device + ": " + near->how +
                  "; nothing to bind to (--allow-unbound runs it unbound)");
-    fmt::print(stderr, "tuner: exec: warning: {}: {}; running unbound\n", device, near->how);
+    fmt::print(stderr, "tuner: exec: warning: {}; running unbound\n",
+               escape_controls(device + ": " + near->how));
   } else {
     CpuSet allowed = allowed_cpus();
     CpuSet cpus = near->cpus.intersect(allowed);
@@ -97,8 +99,8 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
     bind_cpus(cpus);
     bind_memory(*near->node);
     if (g.verbose)
-      fmt::print(stderr, "tuner: exec: {}: CPUs {}, memory on node {}\n", near->how,
-                 cpus.to_string(), *near->node);
+      fmt::print(stderr, "tuner: exec: {}: CPUs {}, memory on node {}\n",
+                 escape_controls(near->how), cpus.to_string(), *near->node);
   }
 
   std::vector<char*> argv;
@@ -109,7 +111,8 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
   std::fflush(stderr);
   ::execvp(argv[0], argv.data());
   int e = errno;
-  fmt::print(stderr, "tuner: exec: cannot run '{}': {}\n", command[0], std::strerror(e));
+  fmt::print(stderr, "tuner: exec: cannot run '{}': {}\n", escape_controls(command[0]),
+             std::strerror(e));
   return e == ENOENT ? 127 : 126;
 }
 

@@ -9,6 +9,7 @@
 #include "rollback/journal.h"
 #include "rollback/rollback.h"
 #include "tuner/cli/cli.h"
+#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/state_report.h"
 #include "tuner/cli/report/term.h"
 
@@ -33,14 +34,15 @@ int history_command(GlobalOptions& g, const std::vector<std::string>& args) {
       runs.push_back(read_run_summary(*dir, *it));
   }
   if (vm.count("json")) {
-    std::cout << history_json(runs).dump(2) << "\n";
+    std::cout << json_text(history_json(runs));
     return 0;
   }
+  Term term(g.color, 1);
   if (runs.empty()) {
-    fmt::print("no runs recorded in {}\n", g.state_dir);
+    fmt::print("{}", term.printable(fmt::format("no runs recorded in {}\n", g.state_dir)));
     return 0;
   }
-  fmt::print("{}", format_history(runs, Term(g.color, 1)));
+  fmt::print("{}", term.printable(format_history(runs, term)));
   return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "tuner/cli/cli.h"
 #include "tuner/cli/plan_for.h"
+#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/plan_json.h"
 #include "tuner/cli/report/plan_text.h"
 #include "tuner/cli/target_options.h"
@@ -29,10 +30,10 @@ int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (vm.count("profile")) names = vm["profile"].as<std::vector<std::string>>();
   Plan plan = plan_for(g, names, target);
   if (vm.count("json")) {
-    std::cout << plan_to_json(plan).dump(2) << "\n";
+    std::cout << json_text(plan_to_json(plan));
   } else {
     Term term(g.color, 1);
-    std::cout << format_plan(plan, term);
+    std::cout << term.printable(format_plan(plan, term));
   }
   if (vm.count("detailed-exitcode") && !plan.changes.empty())
     return static_cast<int>(ExitCode::changes_pending);

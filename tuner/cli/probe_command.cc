@@ -6,6 +6,7 @@
 
 #include "probes/inventory_json.h"
 #include "tuner/cli/cli.h"
+#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/probe_text.h"
 #include "tuner/cli/report/prometheus.h"
 #include "tuner/cli/run_glue.h"
@@ -27,13 +28,16 @@ int probe_command(GlobalOptions& g, const std::vector<std::string>& args) {
   Target target = open_target(vm);
   Inventory inv = probe_target(target);
   if (vm.count("json")) {
-    std::cout << to_json(inv).dump(2) << "\n";
+    std::cout << json_text(to_json(inv));
   } else {
     Term term(g.color, 1);
-    std::cout << format_probe_report(inv, term);
+    std::cout << term.printable(format_probe_report(inv, term));
   }
   // In JSON the warnings are the document's "errors"; on a terminal they go to stderr.
-  if (!vm.count("json")) std::cerr << format_probe_warnings(inv, Term(g.color, 2));
+  if (!vm.count("json")) {
+    Term err(g.color, 2);
+    std::cerr << err.printable(format_probe_warnings(inv, err));
+  }
   if (!prometheus_file.empty())
     write_prometheus(prometheus_file, prometheus_probe(inv, unix_now()));
   return 0;

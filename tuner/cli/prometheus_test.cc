@@ -100,6 +100,13 @@ TEST_CASE("prometheus: label values are escaped as the format says") {
   CHECK(p.text() == "# HELP tuner_x x\n# TYPE tuner_x gauge\ntuner_x{a=\"q\\\"b\\\\s\\nn\"} 1.5\n");
 }
 
+TEST_CASE("prometheus: a label value that is not UTF-8 is made valid (U+FFFD)") {
+  PromText p;
+  p.metric("tuner_x", "x");
+  p.sample({{"nic", "eth\xff"}}, 1);
+  CHECK(p.text().find("{nic=\"eth\xef\xbf\xbd\"} 1\n") != std::string::npos);
+}
+
 TEST_CASE("prometheus: the file is replaced, not written through a symlink; failures exit 1") {
   TempDir dir;
   dir.write("target", "keep me\n");

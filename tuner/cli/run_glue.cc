@@ -12,6 +12,7 @@
 #include "base/atomic_file.h"
 #include "base/strings.h"
 #include "probes/netlink.h"
+#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/run_text.h"
 
 namespace tuner {
@@ -53,14 +54,14 @@ void print_run_report(const RunReport& r, bool json, const std::string& report_f
                       const GlobalOptions& g) {
   nlohmann::json doc = run_report_json(r);
   if (json) {
-    std::cout << doc.dump(2) << "\n";
+    std::cout << json_text(doc);
   } else {
     Term term(g.color, 1);
-    std::cout << format_run_report(r, term);
+    std::cout << term.printable(format_run_report(r, term));
   }
   std::cout.flush();
   if (!report_file.empty()) {
-    if (Status s = write_file_atomic(report_file, doc.dump(2) + "\n", 0600); !s.ok())
+    if (Status s = write_file_atomic(report_file, json_text(doc), 0600); !s.ok())
       fail_runtime(s.error().message() + " (--report; what the run did stands: see 'tuner " +
                    "history')");
   }

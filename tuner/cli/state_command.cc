@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "base/result.h"
+#include "base/strings.h"
 #include "rollback/state_rebuild.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/run_glue.h"
@@ -33,11 +34,14 @@ int state_command(GlobalOptions& g, const std::vector<std::string>& args) {
   auto rebuilt = rewrite_state(dir);
   if (!rebuilt.ok()) fail_runtime(rebuilt.error().message());
   // Warnings go to stderr: stdout says what was done.
-  for (const std::string& w : rebuilt->warnings) fmt::print(stderr, "tuner: warning: {}\n", w);
+  // A warning quotes what a damaged journal holds: escaped, never sent to the terminal.
+  for (const std::string& w : rebuilt->warnings)
+    fmt::print(stderr, "tuner: warning: {}\n", escape_controls(w));
   fmt::print("state.json rebuilt from {} journal{}: {} kept setting{}\n", rebuilt->runs,
              rebuilt->runs == 1 ? "" : "s", rebuilt->state.knobs.size(),
              rebuilt->state.knobs.size() == 1 ? "" : "s");
-  if (!rebuilt->moved_to.empty()) fmt::print("the old state.json is now {}\n", rebuilt->moved_to);
+  if (!rebuilt->moved_to.empty())
+    fmt::print("the old state.json is now {}\n", escape_controls(rebuilt->moved_to));
   return 0;
 }
 

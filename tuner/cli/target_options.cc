@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include "base/fd_io.h"
+#include "probes/capture_check.h"
 
 namespace po = boost::program_options;
 
@@ -32,6 +33,8 @@ Target open_target(const po::variables_map& vm) {
   std::string dir = vm.count("root") ? vm["root"].as<std::string>() : "/";
   auto root = Root::open(dir);
   if (!root.ok()) fail_input(root.error().message());
+  // Before anything reads it: hwloc would hang on a FIFO in it (probes/capture_check.h).
+  if (Status s = check_capture(*root); !s.ok()) fail_input("--root: " + s.error().message());
   return Target{std::move(root).value(), xml};
 }
 

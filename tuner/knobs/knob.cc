@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
+
 namespace tuner {
 
 MachineKnob::MachineKnob(KnobId id, KnobContext& ctx)
@@ -88,7 +90,7 @@ Result<std::unique_ptr<Knob>> make_knob(const KnobId& id, KnobContext& ctx) {
 }
 
 void knob_note(const std::string& id, const std::string& text) {
-  fmt::print(stderr, "tuner: note: {}: {}\n", id, text);
+  fmt::print(stderr, "tuner: note: {}\n", escape_controls(id + ": " + text));
 }
 
 }  // namespace tuner

@@ -55,7 +55,8 @@ std::string shown_path(const Root& root, std::string_view rel) {
 }
 
 Result<std::string> read_proc_file(const Root& root, const std::string& rel) {
-  UniqueFd fd = open_beneath(root, rel, O_RDONLY);
+  // O_NONBLOCK: a FIFO planted in a capture cannot hang the open (read_fd refuses it).
+  UniqueFd fd = open_beneath(root, rel, O_RDONLY | O_NONBLOCK);
   if (!fd) return errno_error("cannot open", shown_path(root, rel));
   return read_fd(fd.get(), shown_path(root, rel));
 }

@@ -18,7 +18,8 @@ struct Target {
   bool writable() const { return root.is_live() && !topology_xml; }
 };
 
-/// Probes the target.
+/// Probes the target. An export that is not one (an empty file, /etc/passwd) is bad
+/// input: throws FatalError(bad_input). Otherwise a failed probe is an entry in errors.
 Inventory probe_target(const Target& target);
 
 }  // namespace tuner

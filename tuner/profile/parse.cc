@@ -12,6 +12,7 @@
 #include "tuner/profile/parse_bench.h"
 #include "tuner/profile/parse_tables.h"
 #include "tuner/profile/parse_verify.h"
+#include "tuner/profile/toml_nesting.h"
 #include "tuner/profile/toml_reader.h"
 #include "tuner/profile/values.h"
 
@@ -134,7 +135,8 @@ class Parser : public TomlReader {
   }
 
   /// Nested tables are dotted keys: [sysctl.net.core] rmem_max = 1 is net.core.rmem_max.
-  // Recursive over nested tables, as deep as the key has segments.
+  // Recursive over nested tables, as deep as the key has segments: check_toml_nesting
+  // bounds that at kMaxTomlNesting.
   // NOLINTNEXTLINE(misc-no-recursion)
   void parse_sysctls(const toml::table& t, const std::string& prefix) {
     for (auto&& [k, v] : t) {
@@ -440,6 +442,8 @@ class Parser : public TomlReader {
 }  // namespace
 
 Result<ProfileFile> parse_profile_file(std::string_view text, const std::string& file) {
+  // First, flat: toml++ recurses once per nesting level with no limit of its own.
+  if (Status s = check_toml_nesting(text, file); !s.ok()) return s.error();
   toml::table root;
   try {
     root = toml::parse(text, file);

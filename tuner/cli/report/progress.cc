@@ -36,7 +36,7 @@ verify::ProgressFn ProgressLine::callback() {
     std::string line = fmt::format("verify {}{}: trial {}/{} ({}) {}", term_.bold(p.group),
                                    step.empty() ? "" : " [" + step + "]", p.trial, p.max_trials,
                                    p.arm == verify::Arm::baseline ? "baseline" : "candidate", est);
-    fmt::print(stderr, "\r\033[K{}", line);
+    fmt::print(stderr, "\r\033[K{}", term_.printable(line));
     std::fflush(stderr);
     drawn_ = true;
   };

@@ -4,11 +4,16 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
+
 namespace tuner {
 
 namespace {
 
-std::string escape(const std::string& v) {
+// The text format is UTF-8 with three escapes; a byte that is not UTF-8 (an interface
+// name, a DMI string) would make node_exporter drop the whole file.
+std::string escape(const std::string& raw) {
+  std::string v = valid_utf8(raw);
   std::string out;
   for (char c : v) {
     if (c == '\\') out += "\\\\";

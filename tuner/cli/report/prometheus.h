@@ -23,7 +23,8 @@ class PromText {
   using Labels = std::vector<std::pair<std::string, std::string>>;
   /// Starts metric name (gauge unless type says "counter").
   void metric(const std::string& name, const std::string& help, const char* type = "gauge");
-  /// A sample of the metric last started. Label values are escaped (\\, \", \n).
+  /// A sample of the metric last started. Label values are escaped (\\, \", \n), and
+  /// made valid UTF-8 (U+FFFD for a byte that is not).
   void sample(const Labels& labels, double value);
   const std::string& text() const { return text_; }
 

@@ -23,6 +23,12 @@ class Term {
   std::string bold(std::string_view s) const { return wrap("1", s); }
   std::string dim(std::string_view s) const { return wrap("2", s); }
 
+  /// Rendered text as it may be printed: what it carries from profiles, the kernel, a
+  /// capture or an error is not tuner's to trust, so every control character is escaped
+  /// (base/strings.h escape_controls) but line breaks, tabs and, with colour on, the
+  /// colour sequences this Term writes. Every text renderer's output goes through here.
+  std::string printable(std::string_view rendered) const;
+
  private:
   std::string wrap(const char* code, std::string_view s) const;
   bool color_ = false;
