@@ -16,7 +16,9 @@
 //                    link already running at the asked speed needs no change. With
 //                    autoneg on, speed = "max" is plain "autoneg=on" (every supported
 //                    mode advertised), never a restriction to the NIC's top speed.
-//   nic:IF:channels  "rx=N,tx=N,other=N,combined=N", only the fields the rule sets.
+//   nic:IF:channels  "rx=N,tx=N,other=N,combined=N", only the fields the rule sets;
+//                    combined = "local-cores" is resolved to the physical cores of the
+//                    NIC's NUMA node that may take IRQs, capped at the driver's maximum.
 //   nic:IF:rings     "rx=N,tx=N", only the fields the rule sets; "max" is resolved to
 //                    the driver's maximum.
 // When two rules match a NIC, the later one wins.
@@ -26,6 +28,7 @@
 #include "base/strings.h"
 #include "tuner/knobs/nic_value.h"
 #include "tuner/plan/builder.h"
+#include "tuner/plan/irq_placement.h"
 
 namespace tuner::planner_detail {
 namespace {
@@ -179,9 +182,58 @@ void add_counts(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
         known && current == desired);
 }
 
+/// combined = "local-cores": one queue per physical core of the NIC's NUMA node that
+/// may take IRQs (isolcpus/nohz_full left out, as IRQ placement leaves them out), so
+/// numa-local placement gives every queue a core of its own and no core two queues.
+/// Without NUMA locality (or with every local CPU isolated) the machine's cores count.
+/// Capped at the driver's maximum. Nullopt (with a note) when it cannot be sized.
+std::optional<uint32_t> local_cores(PlanBuilder& b, const Nic& nic, const Channels& ch) {
+  const Inventory& inv = b.inventory;
+  const NumaNode* node =
+      nic.numa_node ? inv.find_node(static_cast<unsigned>(*nic.numa_node)) : nullptr;
+  CpuSet allowed;
+  std::string where;
+  if (node) {
+    allowed = irq_allowed_cpus(node->cpus, inv.host);
+    where = "NUMA node " + std::to_string(node->os_index);
+  }
+  if (allowed.empty()) {
+    allowed = irq_allowed_cpus(inv.topology.all_pus, inv.host);
+    where = node ? "the machine (every CPU of node " + std::to_string(node->os_index) +
+                       " is isolated)"
+                 : "the machine (no NUMA locality)";
+  }
+  uint32_t cores = 0;
+  for (const Core& c : inv.topology.core_list)
+    if (!c.pus.intersect(allowed).empty()) ++cores;
+  if (inv.topology.core_list.empty()) cores = static_cast<uint32_t>(allowed.size());
+  if (cores == 0) {
+    b.note(nic.name, "channels combined = \"local-cores\" skipped: no core may take its IRQs");
+    return std::nullopt;
+  }
+  if (ch.combined_max && *ch.combined_max == 0) {
+    b.note(nic.name, "channels combined = \"local-cores\" skipped: the driver has no combined "
+                     "channels (separate rx/tx ones)");
+    return std::nullopt;
+  }
+  std::string text = "channels combined = \"local-cores\": " + std::to_string(cores) +
+                     " physical cores on " + where;
+  if (ch.combined_max && cores > *ch.combined_max) {
+    text += ", capped at the driver's maximum " + std::to_string(*ch.combined_max);
+    cores = *ch.combined_max;
+  }
+  b.note(nic.name, text);
+  return cores;
+}
+
 Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule,
                      const std::string& group) {
-  if (!rule.combined && !rule.rx_channels && !rule.tx_channels) return Ok{};
+  if (!rule.combined && !rule.combined_local_cores && !rule.rx_channels && !rule.tx_channels)
+    return Ok{};
+  if (nic.is_virtual && !rule.combined && !rule.rx_channels && !rule.tx_channels) {
+    b.note(nic.name, "virtual, channels combined = \"local-cores\" skipped");
+    return Ok{};
+  }
   if (!nic.channels && b.current.live()) {
     b.note(nic.name,
            "does not report channels (no ethtool channels support): channels of nic rule '" +
@@ -189,11 +241,16 @@ Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule,
     return Ok{};
   }
   Channels ch = nic.channels.value_or(Channels{});
+  std::optional<uint32_t> combined = rule.combined;
+  if (rule.combined_local_cores) {
+    combined = local_cores(b, nic, ch);
+    if (!combined && !rule.rx_channels && !rule.tx_channels) return Ok{};
+  }
   Fields desired;
   for (Status s :
        {resolve_field(b, nic, rule, "channels", "rx", rule.rx_channels, false, ch.rx_max, desired),
         resolve_field(b, nic, rule, "channels", "tx", rule.tx_channels, false, ch.tx_max, desired),
-        resolve_field(b, nic, rule, "channels", "combined", rule.combined, false, ch.combined_max,
+        resolve_field(b, nic, rule, "channels", "combined", combined, false, ch.combined_max,
                       desired)})
     if (!s.ok()) return s;
   add_counts(b, nic, rule, group, "channels", desired,

@@ -165,6 +165,68 @@ TEST_CASE("planner nic: channels and rings against the driver's maxima") {
   CHECK(!make_plan_with(nic_profile(rule), inv, cur).ok());
 }
 
+TEST_CASE("planner nic: combined = local-cores counts the NIC node's cores that may take IRQs") {
+  Inventory inv = testing::smt_machine(2, 6);  // node 1: cores 6-11, PUs 6-11 and 18-23
+  Nic& nic = sfp_nic(inv);
+  nic.numa_node = 1;
+  nic.channels = Channels{};
+  nic.channels->combined = 24;
+  nic.channels->combined_max = 64;
+  nic.channels->rx_max = 0;
+  nic.channels->tx_max = 0;
+  FakeCurrent cur;
+  NicRule rule;
+  rule.combined_local_cores = true;
+  auto has_note = [](const Plan& p, const std::string& text) {
+    for (const std::string& n : p.notes)
+      if (n.find(text) != std::string::npos) return true;
+    return false;
+  };
+
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].knob == "nic:eth0:channels");
+  CHECK(plan->changes[0].current == "combined=24");
+  CHECK(plan->changes[0].desired == "combined=6");  // cores, not hyperthreads
+  CHECK(has_note(*plan, "6 physical cores on NUMA node 1"));
+
+  SUBCASE("isolated cores carry no queue: a core with any allowed thread counts") {
+    inv.host.isolcpus = CpuSet({9, 10, 11, 21, 22});  // core 11 keeps PU 23
+    auto iso = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(iso.ok());
+    CHECK(iso->changes[0].desired == "combined=4");
+  }
+  SUBCASE("capped at the driver's maximum, with a note saying so") {
+    nic.channels->combined_max = 4;
+    auto capped = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(capped.ok());
+    CHECK(capped->changes[0].desired == "combined=4");
+    CHECK(has_note(*capped, "capped at the driver's maximum 4"));
+  }
+  SUBCASE("no NUMA locality: the machine's cores") {
+    nic.numa_node = std::nullopt;
+    auto any = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(any.ok());
+    CHECK(any->changes[0].desired == "combined=12");
+    CHECK(has_note(*any, "the machine (no NUMA locality)"));
+  }
+  SUBCASE("a driver with separate rx/tx channels only: skipped with a note") {
+    nic.channels->combined_max = 0;
+    nic.channels->rx_max = 8;
+    auto sep = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(sep.ok());
+    CHECK(sep->changes.empty());
+    CHECK(has_note(*sep, "no combined channels"));
+  }
+  SUBCASE("already sized: a no-op") {
+    nic.channels->combined = 6;
+    auto same = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(same.ok());
+    CHECK(same->changes.empty());
+  }
+}
+
 TEST_CASE("planner nic: channels a live NIC does not report are skipped with a note") {
   Inventory inv = testing::smt_machine(1, 2);
   sfp_nic(inv);  // no channels, no rings

@@ -239,6 +239,19 @@ class Parser : public TomlReader {
     return static_cast<uint32_t>(integer(n, what, 1, 1 << 20));
   }
 
+  /// combined channels: a count (at least 1: a NIC with no queue carries nothing), or
+  /// "local-cores", sized by the planner to the physical cores of the NIC's NUMA node.
+  void combined(const toml::node& n, const std::string& what, NicRule& r) const {
+    if (n.is_string()) {
+      if (string(n, what) != "local-cores")
+        fail(n.source(), fmt::format("{} is '{}': give a count or \"local-cores\"", what,
+                                     string(n, what)));
+      r.combined_local_cores = true;
+      return;
+    }
+    r.combined = static_cast<uint32_t>(integer(n, what + " (a count or \"local-cores\")", 1, 65535));
+  }
+
   void parse_nic(const std::string& glob, const toml::table& t, const std::string& ctx) {
     check_keys(t, ctx, {"speed", "duplex", "autoneg", "channels", "combined", "rings", "group"});
     NicRule r;
@@ -270,7 +283,7 @@ class Parser : public TomlReader {
       } else if (k.str() == "autoneg") {
         r.autoneg = boolean(v, what);
       } else if (k.str() == "combined") {
-        r.combined = static_cast<uint32_t>(integer(v, what, 1, 65535));
+        combined(v, what, r);
       } else if (k.str() == "channels") {
         const toml::table& c = table(v, what);
         std::string cctx = fmt::format("'channels' in {}", ctx);
@@ -279,10 +292,13 @@ class Parser : public TomlReader {
           fail(v.source(),
                fmt::format("{}: 'combined' is given twice (alone and in 'channels')", ctx));
         for (auto&& [ck, cv] : c) {
-          auto n = static_cast<uint32_t>(
-              integer(cv, fmt::format("'{}' in {}", ck.str(), cctx), 0, 65535));
-          if (ck.str() == "combined") r.combined = n;
-          else if (ck.str() == "rx") r.rx_channels = n;
+          std::string cwhat = fmt::format("'{}' in {}", ck.str(), cctx);
+          if (ck.str() == "combined") {
+            combined(cv, cwhat, r);
+            continue;
+          }
+          auto n = static_cast<uint32_t>(integer(cv, cwhat, 0, 65535));
+          if (ck.str() == "rx") r.rx_channels = n;
           else r.tx_channels = n;
         }
         if (c.empty()) fail(v.source(), cctx + " is empty");
@@ -303,7 +319,8 @@ class Parser : public TomlReader {
     // Half duplex exists only up to 1000 Mb/s; asking for it at 10G+ cannot work.
     if (duplex && r.duplex == "half" && (r.speed_max || (r.speed_mbps && *r.speed_mbps > 1000)))
       fail(duplex->source(), fmt::format("{}: half duplex is only defined up to 1000 Mb/s", ctx));
-    if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.combined && !r.rx_channels &&
+    if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.combined &&
+        !r.combined_local_cores && !r.rx_channels &&
         !r.tx_channels && !r.rx_ring && !r.tx_ring && !r.rx_ring_max && !r.tx_ring_max)
       fail(t.source(), ctx + " sets nothing");
     out_.profile.nics.push_back(std::move(r));

@@ -297,7 +297,10 @@ TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   REQUIRE(p->irqs.size() == 1);
   CHECK(p->irqs[0].policy == "numa-local");
   CHECK_FALSE(p->match.gpu);  // chosen by the operator, not guessed from GPUs
-  CHECK(p->nics.empty());     // rings left alone
+  REQUIRE(p->nics.size() == 1);  // network-throughput's queue count; rings left alone
+  CHECK(p->nics[0].combined_local_cores);
+  CHECK_FALSE(p->nics[0].rx_ring);
+  CHECK(p->nics[0].group == "channels");
   CHECK(p->verify.bench == std::vector<std::string>{"membw"});
   // Group settings merge field by field: restating keep_if_neutral keeps the parent's
   // bench = [] (network-throughput's napi group), and a group's own bench wins.
