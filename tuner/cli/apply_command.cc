@@ -72,6 +72,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "also write the tuner.run/1 JSON to FILE")(
       "prometheus", po::value(&prometheus_file)->value_name("FILE"),
       "also write the outcome as Prometheus metrics to FILE (node_exporter textfile)");
+  add_selection_options(desc);
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("apply", args, desc, {}, vm, g)) return 0;
@@ -96,7 +97,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   // Plan first: a bad profile is reported before anything, the state dir included,
   // is created. apply_plan re-reads every current value under the lock anyway.
   Target target = open_target(vm);
-  Planned planned = plan_with_context(g, profiles, target);
+  Planned planned = plan_with_context(g, profiles, target, vm.count("strict") > 0);
   const Plan& plan = planned.plan;
   if (verify && bench.empty() && planned.profile.verify.bench.empty() &&
       std::none_of(planned.profile.groups.begin(), planned.profile.groups.end(),

@@ -73,7 +73,7 @@ int bench_command(GlobalOptions& g, const std::vector<std::string>& args) {
 
   // The profile gives [bench.*] tables and the default names; the probe the topology.
   Target target{Root::live(), std::nullopt};
-  Planned planned = plan_with_context(g, profiles, target);
+  Planned planned = plan_with_context(g, profiles, target, false);
   if (names.empty()) names = planned.profile.verify.bench;
   if (names.empty())
     fail_input("no benchmark named, and profile " + planned.profile.name +

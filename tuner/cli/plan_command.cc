@@ -22,13 +22,14 @@ int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "profile name or .toml path (repeat to merge; later wins); default: best match")(
       "json", "print the tuner.plan/1 JSON document")(
       "detailed-exitcode", "exit 3 when changes are pending, 0 when there are none");
+  add_selection_options(desc);
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("plan", args, desc, {}, vm, g)) return 0;
   Target target = open_target(vm);
   std::vector<std::string> names;
   if (vm.count("profile")) names = vm["profile"].as<std::vector<std::string>>();
-  Plan plan = plan_for(g, names, target);
+  Plan plan = plan_for(g, names, target, vm.count("strict") > 0);
   if (vm.count("json")) {
     std::cout << json_text(plan_to_json(plan));
   } else {

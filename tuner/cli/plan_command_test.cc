@@ -216,3 +216,29 @@ TEST_CASE("plan command: --topology takes a regular file only; a FIFO does not h
   Run r = run_tuner("plan --profile balanced --topology " + fifo);
   CHECK(r.err.find("not a regular file (a FIFO)") != std::string::npos);
 }
+
+TEST_CASE("plan command: a broken profile is never skipped without a word; --strict refuses") {
+  // The broken one is the more specific profile: silently leaving it out would tune a
+  // GPU node as "balanced" while its operator believes the GPU profile is in force.
+  TempDir dir;
+  dir.write("balanced.toml", "[profile]\nname = \"balanced\"\n[sysctl]\n\"vm.swappiness\" = 60\n");
+  dir.write("gpu-node.toml", "[profile]\nname = \"gpu-node\"\n[match]\nnuma_nodes = \">=1\"\n"
+                             "[sysctl]\n\"vm.swappiness\" = \"ten\"\n[nic.\"eth[0-\"]\nspeed = 1\n");
+  std::string base = "plan --json --profile-path " + dir.path + " --topology " + kXml;
+  Run warn = run_tuner(base);
+  CHECK(warn.code == 0);
+  CHECK(json::parse(warn.out)["profiles"] == json{"balanced"});
+  CHECK(warn.err.find("tuner: warning: left out of automatic selection: ") != std::string::npos);
+  CHECK(warn.err.find("gpu-node.toml:7:6") != std::string::npos);
+
+  Run strict = run_tuner(base + " --strict");
+  CHECK(strict.code == 2);
+  CHECK(strict.out.empty());
+  CHECK(strict.err.find("does not load (--strict)") != std::string::npos);
+  CHECK(strict.err.find("gpu-node.toml:7:6") != std::string::npos);
+
+  // A named profile is not a selection: others in the path are not read.
+  Run named = run_tuner(base + " --strict --profile balanced");
+  CHECK(named.code == 0);
+  CHECK(named.err.empty());
+}

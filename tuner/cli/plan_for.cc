@@ -1,22 +1,41 @@
 #include "tuner/cli/plan_for.h"
 
+#include <fmt/core.h>
+
+#include "base/strings.h"
+
 #include "tuner/plan/planner.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/profile.h"
 
 namespace tuner {
 
-Plan plan_for(const GlobalOptions& g, const std::vector<std::string>& names, const Target& target) {
-  return plan_with_context(g, names, target).plan;
+void add_selection_options(boost::program_options::options_description& desc) {
+  desc.add_options()("strict",
+                     "without --profile: a profile in the search path that fails to load is an "
+                     "error (exit 2), not a warning");
+}
+
+Plan plan_for(const GlobalOptions& g, const std::vector<std::string>& names, const Target& target,
+              bool strict) {
+  return plan_with_context(g, names, target, strict).plan;
 }
 
 Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>& names,
-                          const Target& target) {
+                          const Target& target, bool strict) {
   std::vector<std::string> search = profile_search_path(g.profile_path);
   Inventory inventory = probe_target(target);
   std::vector<std::string> chosen = names;
   if (chosen.empty()) {
-    auto best = best_profile(search, inventory);
+    std::vector<Error> broken;
+    auto best = best_profile(search, inventory, &broken);
+    // A broken profile left out of the choice may be the one meant for this machine.
+    for (const Error& e : broken) {
+      if (strict)
+        fail_input("a profile in the search path does not load (--strict): " + e.message());
+      fmt::print(stderr, "tuner: warning: left out of automatic selection: {}\n",
+                 escape_controls(e.message()));
+    }
     if (!best.ok()) fail_input(best.error().message());
     chosen.push_back(*best);
   }

@@ -21,10 +21,16 @@ struct Planned {
   Plan plan;
 };
 
+/// --strict: automatic selection refuses a search path with a profile that fails to load.
+void add_selection_options(boost::program_options::options_description& desc);
+
 /// Plans `names` (merged, later wins; empty = the best-matching profile) for target.
+/// Automatic selection warns on stderr about every profile that fails to load, or
+/// with strict fails (exit 2).
 Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>& names,
-                          const Target& target);
+                          const Target& target, bool strict);
 /// plan_with_context's plan alone.
-Plan plan_for(const GlobalOptions& g, const std::vector<std::string>& names, const Target& target);
+Plan plan_for(const GlobalOptions& g, const std::vector<std::string>& names, const Target& target,
+              bool strict);
 
 }  // namespace tuner

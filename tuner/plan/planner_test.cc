@@ -137,6 +137,35 @@ TEST_CASE("planner sysctl: >= raises only, <= lowers only") {
   }
 }
 
+TEST_CASE("planner sysctl: text for a sysctl that holds numbers is refused at plan time") {
+  // apply would write it and the kernel refuse it, after other changes were made.
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.core.somaxconn", "4096"},
+                 {"sysctl:net.ipv4.tcp_rmem", "4096 131072 6291456"},
+                 {"sysctl:net.ipv4.tcp_congestion_control", "cubic"}};
+  using Op = SysctlSetting::Op;
+  auto plan_one = [&](SysctlSetting s) {
+    Profile p = named("x");
+    p.sysctls = {std::move(s)};
+    return make_plan_with(p, inv, cur);
+  };
+  for (const char* text : {">5000", "=>5000", "nan", "1,2", "0x10 extra"}) {
+    CAPTURE(text);
+    auto bad = plan_one(sysctl("net.core.somaxconn", Op::set, text, 9));
+    REQUIRE(!bad.ok());
+    CHECK(bad.error().where == "/etc/tuner/profiles/test.toml:9:1");
+    CHECK(bad.error().what.find("holds numbers ('4096')") != std::string::npos);
+  }
+  CHECK(plan_one(sysctl("net.core.somaxconn", Op::set, ">5000")).error().what.find(
+            "raise only is \">=N\"") != std::string::npos);
+  CHECK(!plan_one(sysctl("net.ipv4.tcp_rmem", Op::set, "4096 lots 6291456")).ok());
+  // Numbers stay numbers, text sysctls take text, negative numbers are numbers.
+  CHECK(plan_one(sysctl("net.ipv4.tcp_rmem", Op::set, "4096\t262144  16777216")).ok());
+  CHECK(plan_one(sysctl("net.core.somaxconn", Op::set, "-1")).ok());
+  CHECK(plan_one(sysctl("net.ipv4.tcp_congestion_control", Op::set, "bbr")).ok());
+}
+
 TEST_CASE("planner sysctl: a key the machine does not have is an error at its line") {
   Inventory inv = testing::smt_machine(1, 2);
   FakeCurrent cur;

@@ -23,6 +23,28 @@ bool same_value(const std::string& current, const std::string& desired) {
   return true;
 }
 
+bool numbers_only(const std::string& text) {
+  auto fields = split_ws(text);
+  return !fields.empty() && std::all_of(fields.begin(), fields.end(), [](std::string_view f) {
+    return parse_i64(f).has_value() || parse_u64(f).has_value();
+  });
+}
+
+/// A sysctl that holds numbers takes numbers: text there (">5000" meant as ">=5000",
+/// "nan", "1,2") would pass the plan and fail only when apply writes it, after other
+/// changes were made. The kernel's integer handlers parse every field as a number.
+Status check_numbers(const SysctlSetting& s, const std::string& current) {
+  if (s.op != SysctlSetting::Op::set || !numbers_only(current) || numbers_only(s.value))
+    return Ok{};
+  std::string hint;
+  std::string v = normalize_ws(s.value);
+  if (!v.empty() && (v[0] == '>' || v[0] == '<' || v[0] == '='))
+    hint = " (raise only is \">=N\", lower only \"<=N\")";
+  return error_at(s.loc, fmt::format("sysctl '{}' holds numbers ('{}'): '{}' is not numbers, so "
+                                     "the kernel would refuse it{}",
+                                     s.key, current, v, hint));
+}
+
 std::string describe(const SysctlSetting& s) {
   std::string where = short_loc(s.loc);
   std::string suffix = where.empty() ? "" : " (" + where + ")";
@@ -63,6 +85,7 @@ Status plan_sysctls(PlanBuilder& b) {
       continue;
     }
     change.current = cur.value;
+    if (Status numbers = check_numbers(s, cur.value); !numbers.ok()) return numbers;
     bool done = false;
     if (s.op == SysctlSetting::Op::set) {
       done = same_value(cur.value, s.value);

@@ -123,12 +123,15 @@ std::string select_profile(const std::vector<std::pair<std::string, const Profil
 }
 
 Result<std::string> best_profile(const std::vector<std::string>& search_path,
-                                 const Inventory& inv) {
+                                 const Inventory& inv, std::vector<Error>* broken) {
   std::vector<Profile> profiles;
   std::vector<std::string> names;
   for (const FoundProfile& f : find_profiles(search_path)) {
     auto p = load_profile(f.file, search_path);
-    if (!p.ok()) continue;  // `tuner profiles` shows why; a broken file never wins
+    if (!p.ok()) {  // a broken file never wins; the caller says so
+      if (broken) broken->push_back(p.error());
+      continue;
+    }
     profiles.push_back(std::move(p).value());
     names.push_back(f.name);
   }

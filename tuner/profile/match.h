@@ -38,7 +38,10 @@ std::string select_profile(const std::vector<std::pair<std::string, const Profil
                            const Inventory& inv);
 
 /// Loads every profile in the search path and selects as above; an Error when none
-/// fits and there is no "balanced" profile.
-Result<std::string> best_profile(const std::vector<std::string>& search_path, const Inventory& inv);
+/// fits and there is no "balanced" profile. Profiles that fail to load are left out
+/// and their errors appended to broken (when given): a broken, more specific profile
+/// must not be skipped without a word.
+Result<std::string> best_profile(const std::vector<std::string>& search_path, const Inventory& inv,
+                                 std::vector<Error>* broken = nullptr);
 
 }  // namespace tuner

@@ -77,6 +77,30 @@ Status check_name_glob(std::string_view glob) {
       return bad(fmt::format("interface name glob '{}' may not contain '/', ':', blanks or "
                              "control characters",
                              glob));
+  // fnmatch(3) takes a '[' without its ']' as a literal '[' and a range written high to
+  // low as matching nothing: either would make the rule match no interface, silently.
+  for (std::size_t i = 0; i < glob.size(); ++i) {
+    if (glob[i] == '\\') {
+      if (++i == glob.size())
+        return bad(fmt::format("interface name glob '{}' ends in '\\' (escaping nothing)", glob));
+      continue;
+    }
+    if (glob[i] != '[') continue;
+    std::size_t j = i + 1;
+    if (j < glob.size() && (glob[j] == '!' || glob[j] == '^')) ++j;
+    if (j < glob.size() && glob[j] == ']') ++j;  // a ']' first is a member
+    std::size_t close = glob.find(']', j);
+    if (close == std::string_view::npos)
+      return bad(fmt::format("interface name glob '{}' has a '[' without its ']' (a literal '[' "
+                             "is written '\\[')",
+                             glob));
+    for (std::size_t k = i + 1; k + 2 < close + 1; ++k)
+      if (glob[k + 1] == '-' && k + 2 < close && glob[k] > glob[k + 2])
+        return bad(fmt::format("interface name glob '{}' has the range '{}-{}', which matches "
+                               "nothing (write it low to high)",
+                               glob, glob[k], glob[k + 2]));
+    i = close;
+  }
   return Ok{};
 }
 
