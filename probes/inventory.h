@@ -36,7 +36,7 @@ struct NumaNode {
 
 struct PciDevice {
   std::string address;  // "0000:3b:00.0"
-  std::string kind;     // "nic", "gpu", "display", "nvme", "infiniband", "other"
+  std::string kind;  // "nic", "gpu", "coprocessor", "display", "nvme", "infiniband", "other"
   uint16_t vendor_id = 0, device_id = 0;
   uint32_t class_id = 0;         // PCI class (0x0200 ethernet, 0x0302 3D controller, ...)
   std::optional<int> numa_node;  // os_index of the nearest node; nullopt = no locality
@@ -63,6 +63,9 @@ struct Topology {
   /// distances[i][j] between numa_nodes[i] and numa_nodes[j] (ACPI SLIT: 10 = local);
   /// empty when unknown.
   std::vector<std::vector<unsigned>> distances;
+  /// hwloc's facts about the machine: "HostName", "OSRelease", "CPUModel", "CPUVendor",
+  /// "DMIBIOSVersion", ... (what an XML export says about the machine it describes).
+  std::map<std::string, std::string> info;
 };
 
 /// What an IRQ does for a NIC (tuner.probe/1 "kind"). Only queue vectors are placed.

@@ -43,6 +43,11 @@ void probe_pci_links(const Root& root, std::vector<PciDevice>& devices) {
     if (auto t = text("max_link_speed")) d.link.max_speed_gts = parse_link_speed(*t);
     if (auto t = text("current_link_width")) d.link.width = parse_width(*t);
     if (auto t = text("max_link_width")) d.link.max_width = parse_width(*t);
+    // The kernel's node for the device (what its driver allocates on) over hwloc's
+    // guess from local_cpus, which on a package split into several nodes (SNC, NPS)
+    // spans them all and names the first. -1 (no proximity) keeps hwloc's answer.
+    if (auto t = text("numa_node"))
+      if (auto v = parse_i64(*t); v && *v >= 0 && *v <= INT32_MAX) d.numa_node = static_cast<int>(*v);
   }
 }
 

@@ -30,10 +30,34 @@ const std::vector<std::string>& default_probe_sysctls() {
   return keys;
 }
 
+namespace {
+
+void host_from_topology_info(const std::map<std::string, std::string>& info, Host& host) {
+  auto get = [&info](const char* key) -> std::optional<std::string> {
+    auto it = info.find(key);
+    if (it == info.end()) return std::nullopt;
+    return it->second;
+  };
+  host.hostname = get("HostName");
+  host.kernel = get("OSRelease");
+  host.cpu_model = get("CPUModel");
+  host.cpu_vendor = get("CPUVendor");
+  Host::Platform& p = host.platform;
+  p.bios_vendor = get("DMIBIOSVendor");
+  p.bios_version = get("DMIBIOSVersion");
+  p.bios_date = get("DMIBIOSDate");
+  p.system_vendor = get("DMISysVendor");
+  p.system_product = get("DMIProductName");
+  p.board_vendor = get("DMIBoardVendor");
+  p.board_name = get("DMIBoardName");
+}
+
+}  // namespace
+
 Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
   Inventory inv;
   // An XML export describes another machine: this host's kernel, isolcpus or
-  // irqbalance would be facts about the wrong node, so they stay unknown.
+  // irqbalance would be facts about the wrong node (the XML's own are taken below).
   if (!options.topology_xml) inv.host = probe_host(root, inv.errors);
 
   auto topo = probe_topology(root, options.topology_xml);
@@ -45,8 +69,10 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
   }
 
   // An XML export describes another machine: its NICs come from the XML, and this
-  // machine's IRQs, NICs and sysctls would be a lie.
+  // machine's IRQs, NICs and sysctls would be a lie. What the XML says about its own
+  // machine (host name, kernel, CPU, DMI) is that machine's, and is used.
   if (options.topology_xml) {
+    host_from_topology_info(inv.topology.info, inv.host);
     for (const PciDevice& d : inv.topology.pci) {
       for (const std::string& name : d.netdevs) {
         Nic n;
@@ -77,12 +103,11 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
   for (Nic& n : inv.nics) {
     for (const Irq& i : inv.irqs)
       if (i.device && *i.device == n.name) n.irqs.push_back(i.number);
-    // sysfs says -1 when the firmware gives no proximity, which is also what a
-    // single-node machine reports; hwloc's locality (the device's non-I/O ancestor)
-    // is the authority then.
-    if (!n.numa_node && n.pci)
+    // One answer per device: the PCI record's (sysfs numa_node, else hwloc's
+    // locality when sysfs says -1, as a single-node machine does).
+    if (n.pci)
       for (const PciDevice& d : inv.topology.pci)
-        if (d.address == *n.pci) n.numa_node = d.numa_node;
+        if (d.address == *n.pci && d.numa_node) n.numa_node = d.numa_node;
     // Versions through the ioctl, in this process's namespace: only for the live
     // machine, and only for NICs with a device (a veth's "1.0" says nothing).
     if (root.is_live() && !n.is_virtual) {

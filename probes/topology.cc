@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <cerrno>
 #include <tuple>
 
 #include "base/fd_io.h"
+#include "base/strings.h"
 #include "probes/capture_check.h"
 #include "probes/hwloc_util.h"
 #include "probes/topology_pci.h"
@@ -131,8 +133,31 @@ void fill_distances(hwloc_topology_t t, Topology& topo) {
   hwloc_distances_release(t, d);
 }
 
+/// The machine's own facts as hwloc records them (an XML export carries the exporting
+/// machine's): the root object's info pairs, and CPUModel/CPUVendor of the first
+/// package that has them. Blank values are left out.
+std::map<std::string, std::string> machine_info(hwloc_topology_t t) {
+  std::map<std::string, std::string> out;
+  auto add = [&out](const hwloc_obj* obj) {
+    for (unsigned i = 0; i < obj->infos_count; ++i) {
+      const hwloc_info_s& info = obj->infos[i];
+      if (!info.name || !info.value) continue;
+      std::string value(trim(info.value));
+      if (!value.empty()) out.try_emplace(info.name, std::move(value));
+    }
+  };
+  add(hwloc_get_root_obj(t));
+  for (hwloc_obj_t pkg = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PACKAGE, nullptr); pkg;
+       pkg = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PACKAGE, pkg))
+    for (const char* key : {"CPUModel", "CPUVendor"})
+      if (const char* v = hwloc_obj_get_info_by_name(pkg, key); v && !trim(v).empty())
+        out.try_emplace(key, std::string(trim(v)));
+  return out;
+}
+
 Topology extract(hwloc_topology_t t) {
   Topology topo;
+  topo.info = machine_info(t);
   topo.packages = static_cast<unsigned>(hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE));
   topo.cores = static_cast<unsigned>(hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE));
   topo.pus = static_cast<unsigned>(hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU));

@@ -13,7 +13,9 @@ std::string pci_kind(uint32_t class_id, uint16_t vendor_id, const OsDeviceKinds&
   if (os.openfabrics) return "infiniband";
   constexpr uint16_t kNvidia = 0x10de;
   if (class_id == 0x0300 && vendor_id != kNvidia && !os.compute) return "display";
+  if (class_id == 0x0b40 && !os.gpu && !os.compute) return "coprocessor";
   if ((class_id >> 8) == 0x03 || os.gpu || os.compute) return "gpu";
+  if (os.coproc) return "coprocessor";
   if (class_id == 0x0108) return "nvme";
   return "other";
 }
@@ -45,12 +47,13 @@ std::vector<PciDevice> collect_pci(hwloc_topology_t topo) {
           d.netdevs.emplace_back(c->name);
           break;
         case HWLOC_OBJ_OSDEV_OPENFABRICS: kinds.openfabrics = true; break;
-        case HWLOC_OBJ_OSDEV_GPU:
+        case HWLOC_OBJ_OSDEV_GPU: kinds.gpu = true; break;
         case HWLOC_OBJ_OSDEV_COPROC: {
-          kinds.gpu = true;
+          bool compute = false;
           std::string_view n = c->name;
           for (std::string_view prefix : {"cuda", "nvml", "opencl", "rsmi"})
-            if (n.substr(0, prefix.size()) == prefix) kinds.compute = true;
+            if (n.substr(0, prefix.size()) == prefix) compute = true;
+          (compute ? kinds.compute : kinds.coproc) = true;
           break;
         }
         default: break;

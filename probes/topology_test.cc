@@ -205,7 +205,12 @@ TEST_CASE("topology: PCI kind from class and OS devices") {
   CHECK(pci_kind(0x0c06, 0x8086, {.network = true}) == "infiniband");
   CHECK(pci_kind(0x0b40, 0x8086, {.openfabrics = true}) == "infiniband");
   CHECK(pci_kind(0x0302, 0x8086, {}) == "gpu");
-  CHECK(pci_kind(0x0b40, 0x8086, {.gpu = true}) == "gpu");
+  // Co-processors are not GPUs (NEC Vector Engine, Xeon Phi), unless CUDA/OpenCL/ROCm
+  // names them a compute device.
+  CHECK(pci_kind(0x0b40, 0x1bcf, {.coproc = true}) == "coprocessor");
+  CHECK(pci_kind(0x0b40, 0x8086, {}) == "coprocessor");
+  CHECK(pci_kind(0x0380, 0x1bcf, {.coproc = true}) == "gpu");  // a display class still is
+  CHECK(pci_kind(0x0b40, 0x10de, {.gpu = true, .compute = true}) == "gpu");
   CHECK(pci_kind(0x0108, 0x8086, {}) == "nvme");
   // BMC VGA chips are displays, not GPUs; NVIDIA VGA-class cards and compute devices are.
   CHECK(pci_kind(0x0300, 0x102b, {.gpu = true}) == "display");
@@ -234,4 +239,24 @@ TEST_CASE("topology: BMC display chips are not GPUs, DGX-2 GPUs are") {
   gpus = 0;
   for (const tuner::PciDevice& d : dgx->pci) gpus += d.kind == "gpu";
   CHECK(gpus == 16);
+}
+
+TEST_CASE("topology: NEC Vector Engines (PCI class 0x0b40) are co-processors, not GPUs") {
+  // A real capture of a 2-socket host with 8 Vector Engines: "dl-training" matched it and
+  // bound a service near "gpu0" while it has no GPU at all.
+  auto root = tuner::Root::open(tuner::testing::shared_fixture("32intel64-2p8co2t+8ve.tar.bz2"));
+  REQUIRE(root.ok());
+  auto topo = tuner::probe_topology(*root, std::nullopt);
+  REQUIRE(topo.ok());
+  int gpus = 0, coprocessors = 0;
+  for (const tuner::PciDevice& d : topo->pci) {
+    CAPTURE(d.address);
+    gpus += d.kind == "gpu";
+    if (d.kind == "coprocessor") {
+      ++coprocessors;
+      CHECK(d.class_id == 0x0b40);
+    }
+  }
+  CHECK(gpus == 0);
+  CHECK(coprocessors == 8);
 }

@@ -197,3 +197,43 @@ TEST_CASE("planner fixtures: numa-local placement on every sysfs capture") {
     check_machine(inv, tarball);
   }
 }
+
+TEST_CASE("planner fixtures: spread reaches every NUMA node with a NIC's first IRQs") {
+  // Taking cores in logical order used to fill node 0 before node 1 was reached, so a
+  // NIC with fewer queues than node 0 has cores got "spread" over one node only.
+  Profile p = numa_local_profile();
+  p.irqs[0].policy = "spread";
+  std::size_t checked = 0;
+  for (const std::string& xml : fixture_files("topologies", ".xml")) {
+    CAPTURE(xml);
+    Target target{Root::live(), xml};
+    Inventory inv = probe_target(target);
+    add_queue_irqs(inv);
+    inv.host.irqbalance_running = false;
+    std::size_t nodes = 0;
+    std::map<unsigned, unsigned> node_of;
+    for (const NumaNode& n : inv.topology.numa_nodes) {
+      nodes += !n.cpus.empty();
+      for (unsigned pu : n.cpus.cpus()) node_of[pu] = n.os_index;
+    }
+    if (nodes < 2) continue;
+    FakeCurrent cur;
+    cur.values_["sysctl:net.core.somaxconn"] = "128";
+    auto plan = make_plan_with(p, inv, cur);
+    REQUIRE(plan.ok());
+    for (const Nic& nic : inv.nics) {
+      std::vector<unsigned> first;  // the nodes of its first IRQs, in queue order
+      for (unsigned irq : nic.irqs)
+        for (const Change& c : plan->changes)
+          if (c.knob == "irq:" + std::to_string(irq) + ":affinity" && first.size() < nodes)
+            first.push_back(node_of.at(CpuSet::parse(c.desired)->cpus()[0]));
+      if (first.size() < nodes) continue;
+      CAPTURE(nic.name);
+      CHECK(std::set<unsigned>(first.begin(), first.end()).size() == nodes);
+      ++checked;
+      if (xml.find("24em64t-2n6c2t") != std::string::npos)  // node 0 even CPUs, node 1 odd
+        CHECK(first == std::vector<unsigned>{0, 1});
+    }
+  }
+  CHECK(checked > 0);
+}

@@ -1,6 +1,7 @@
 #include "tuner/plan/irq_placement.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace tuner {
 
@@ -10,15 +11,36 @@ CpuSet irq_allowed_cpus(const CpuSet& candidates, const Host& host) {
 
 std::vector<unsigned> irq_cpu_order(const std::vector<Core>& cores, const CpuSet& allowed) {
   // Each core's allowed PUs, in the core's own order (its first PU is the primary
-  // thread, so a core whose primary is isolated still offers its sibling).
-  std::vector<std::vector<unsigned>> per_core;
+  // thread, so a core whose primary is isolated still offers its sibling), cores
+  // grouped by NUMA node in the order the nodes first appear.
+  std::vector<std::optional<unsigned>> nodes;
+  std::vector<std::vector<std::vector<unsigned>>> by_node;
   CpuSet listed;
   for (const Core& core : cores) {
     std::vector<unsigned> pus;
     for (unsigned pu : core.pus.cpus())
       if (allowed.contains(pu) && !listed.contains(pu)) pus.push_back(pu);
     listed = listed.unite(core.pus);
-    if (!pus.empty()) per_core.push_back(std::move(pus));
+    if (pus.empty()) continue;
+    auto at = std::find(nodes.begin(), nodes.end(), core.numa_node);
+    if (at == nodes.end()) {
+      nodes.push_back(core.numa_node);
+      by_node.emplace_back();
+      at = nodes.end() - 1;
+    }
+    by_node[static_cast<std::size_t>(at - nodes.begin())].push_back(std::move(pus));
+  }
+  // Across nodes, a core of each node in turn: a spread over the machine reaches every
+  // node with its first IRQs instead of filling node 0's cores first.
+  std::vector<std::vector<unsigned>> per_core;
+  for (std::size_t i = 0;; ++i) {
+    bool any = false;
+    for (const auto& node_cores : by_node)
+      if (i < node_cores.size()) {
+        per_core.push_back(node_cores[i]);
+        any = true;
+      }
+    if (!any) break;
   }
   CpuSet unlisted = allowed.minus(listed);
   for (unsigned pu : unlisted.cpus()) per_core.push_back({pu});

@@ -15,8 +15,11 @@ namespace tuner {
 /// removed (those CPUs were set aside for latency-critical work).
 CpuSet irq_allowed_cpus(const CpuSet& candidates, const Host& host);
 
-/// The order in which CPUs are handed to queue IRQs: the first allowed PU of every core
-/// (cores in logical-index order), then every core's second allowed PU, and so on.
+/// The order in which CPUs are handed to queue IRQs: the first allowed PU of every core,
+/// then every core's second allowed PU, and so on. Cores are taken from each NUMA node
+/// in turn (node A's first, node B's first, node A's second, ...; within a node in
+/// logical-index order), so IRQs spread over several nodes reach all of them whatever
+/// the CPU numbering; within one node this is logical-index order.
 /// Cores with no allowed PU are left out. Allowed PUs that no core lists (a topology
 /// without cores) count as cores of their own, after the listed ones.
 std::vector<unsigned> irq_cpu_order(const std::vector<Core>& cores, const CpuSet& allowed);
