@@ -286,7 +286,8 @@ PY
 }
 canary() {
   play "$1" -i "$WORK/inventory.yml" "$here/playbooks/canary.yml" \
-    -e '{"tuner_verify": false, "tuner_become": false}' -e "tuner_reports_dir=$WORK/reports-$1" "${@:2}"
+    -e '{"tuner_verify": false, "tuner_become": false}' -e "tuner_reports_dir=$WORK/reports-$1" \
+    -e "tuner_report_binary=$TUNER" "${@:2}"
 }
 declare -A fresh
 for h in $HOSTS; do fresh[$h]=$(ns_snapshot "$h"); done
@@ -299,6 +300,12 @@ grep -E '^(fatal: |NO MORE HOSTS|h[1-5] +:)' "$WORK/failing.err" | cut -c1-160 |
 check "$LAST" 'Apply the profiles' h1 'r["failed"] is True' 'r["rc"] == 2' '"max_trails" in r["msg"]' \
   'batches("Apply the profiles") == [["h1"]]' 'sorted(results("Describe the node (tuner probe)")) == ["h1"]'
 grep -q max_trails "$WORK/reports-failing/h1.error.json" || fail "no error report for h1"
+grep -q tuner.failure/1 "$WORK/reports-failing/h1.error.json" || fail "h1.error.json: no schema"
+# The fleet summary ran on the controller before the failed canary was stopped.
+check "$LAST" 'Summarize the fleet (tuner report)' h1 'r["rc"] == 0' \
+  '"1 nodes: 1 runs (1 failed), 1 probes" in r["stdout"]' '"FAILED" in r["stdout"]'
+check "$LAST" 'Stop the rollout at a node where tuner failed' h1 'r["failed"] is True' \
+  '"exit 2" in r["msg"]'
 for h in h2 h3 h4 h5; do
   [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h changed after the canary failed"
   [ ! -e "$WORK/$h/state" ] || fail "tuner ran on $h after the canary failed"
@@ -312,6 +319,7 @@ canary check --check --diff
 rc_is 0
 check "$LAST" 'Apply the profiles' h3 'all(x["changed"] for x in results("Apply the profiles").values())' \
   'len(results("Apply the profiles")) == 5' '"diff" in r'
+check "$LAST" 'Summarize the fleet (tuner report)' h2 'r.get("skipped") is True'
 for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "check mode changed $h"; done
 
 note "a good canary: h1 first, then h2..h5; every report on the controller"
@@ -332,6 +340,12 @@ PY
     fail "$h: somaxconn not applied"
 done
 ls "$WORK/reports-good" | sed 's/^/    /'
+# One summary per batch: the canary alone, then the whole fleet (five nodes on one
+# machine: the file names, not the shared host name, tell them apart).
+check "$LAST" 'Summarize the fleet (tuner report)' h1 '"1 nodes: 1 runs (0 failed), 1 probes" in r["stdout"]'
+check "$LAST" 'Summarize the fleet (tuner report)' h2 '"5 nodes: 5 runs (0 failed), 5 probes" in r["stdout"]' \
+  '"kept" in r["stdout"] or "applied" in r["stdout"]'
+"$TUNER" report "$WORK/reports-good" | sed 's/^/    | /'
 
 note "the fleet rolled back with the module: every namespace as it was"
 play fleet-rollback -i "$WORK/inventory.yml" "$here/tests/tune.yml" -e '{"tuner_state": "rolled_back"}'

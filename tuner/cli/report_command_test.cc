@@ -115,4 +115,47 @@ TEST_CASE("report: probe documents carry the same node facts") {
   CHECK(s["differing"].empty());
 }
 
+TEST_CASE("report: the playbook's files, one node per inventory name, failures counted") {
+  // canary.yml writes NODE.probe.json, NODE.run.json and, when tuner failed before
+  // writing a report, NODE.error.json (tuner.failure/1). Nodes on one machine share a
+  // host name: the file names tell them apart.
+  auto probe = run_tuner("probe --json");
+  REQUIRE(probe.code == 0);
+  TempDir dir;
+  for (const char* h : {"h1", "h2", "h3"}) dir.write(std::string(h) + ".probe.json", probe.out);
+  RunReport r;
+  r.run_id = "20261201T000000Z-0001";
+  r.changed = true;
+  r.groups = {{"sysctl", GroupDecision::kept, {}, {}}};
+  r.node = node_facts(probe_inventory(Root::live(), ProbeOptions{}));
+  dir.write("h2.run.json", run_report_json(r).dump(2));
+  dir.write("h3.run.json", run_report_json(r).dump(2));
+  dir.write("h1.error.json",
+            R"({"schema": "tuner.failure/1", "node": "h1", "rc": 2, "msg": "bad profile"})");
+
+  auto out = run_tuner("report --json " + dir.path);
+  REQUIRE(out.code == 0);
+  auto s = nlohmann::json::parse(out.out);
+  CHECK(s["nodes"] == 3);
+  CHECK(s["runs"] == 3);
+  CHECK(s["probes"] == 3);
+  CHECK(s["failed"] == 1);
+  REQUIRE(s["outcomes"].size() == 2);
+  CHECK(s["outcomes"][0]["nodes"] == nlohmann::json{"h2", "h3"});
+  CHECK(s["outcomes"][0]["kept"] == "sysctl");
+  CHECK(s["outcomes"][1]["nodes"] == nlohmann::json{"h1"});
+  CHECK(s["outcomes"][1]["failed"] == true);
+
+  auto text = run_tuner("report " + dir.path);
+  REQUIRE(text.code == 0);
+  CHECK(text.out.find("3 nodes: 3 runs (1 failed), 3 probes") != std::string::npos);
+  CHECK(text.out.find("FAILED") != std::string::npos);
+
+  dir.write("h4.error.json", R"({"schema": "tuner.failure/1", "rc": 2})");
+  auto bad = run_tuner("report " + dir.path);
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("h4.error.json: a tuner.failure/1 document without \"msg\"") !=
+        std::string::npos);
+}
+
 }  // namespace tuner

@@ -1,6 +1,7 @@
 #include "tuner/cli/report/fleet.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include <fmt/core.h>
 
@@ -25,6 +26,17 @@ void by_size(std::vector<T>& v) {
 
 }  // namespace
 
+/// The node a file names by the playbook's convention (NODE.run.json, NODE.probe.json,
+/// NODE.error.json: the inventory name); "" for any other name.
+std::string node_of_file(const std::string& file) {
+  std::string base = file.substr(file.find_last_of('/') + 1);
+  for (const char* suffix : {".run.json", ".probe.json", ".error.json"}) {
+    std::string_view sv(suffix);
+    if (base.size() > sv.size() && base.ends_with(sv)) return base.substr(0, base.size() - sv.size());
+  }
+  return "";
+}
+
 Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
     return Error::invalid("not a tuner document (no \"schema\")", file);
@@ -33,7 +45,10 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
   r.source = file;
   if (schema == "tuner.run/1") r.kind = "run";
   else if (schema == "tuner.probe/1") r.kind = "probe";
-  else return Error::invalid("schema " + schema + ": expected tuner.run/1 or tuner.probe/1", file);
+  else if (schema == "tuner.failure/1") r.kind = "failure";
+  else
+    return Error::invalid(
+        "schema " + schema + ": expected tuner.run/1, tuner.probe/1 or tuner.failure/1", file);
   if (doc.contains("node") && doc["node"].is_object()) {
     for (const auto& [k, v] : doc["node"].items())
       if (v.is_string()) r.facts[k] = v.get<std::string>();
@@ -51,22 +66,62 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
       for (const json& e : doc["errors"])
         if (e.is_string()) r.errors.push_back(e);
   }
-  auto host = r.facts.find("hostname");
-  r.node = host != r.facts.end() ? host->second : file;
+  if (r.kind == "failure") {
+    // Written by the playbook when tuner failed before it could write a run report.
+    if (!doc.contains("msg") || !doc["msg"].is_string())
+      return Error::invalid("a tuner.failure/1 document without \"msg\"", file);
+    std::string rc = doc.contains("rc") && doc["rc"].is_number_integer()
+                         ? " (exit " + std::to_string(doc["rc"].get<int>()) + ")"
+                         : "";
+    r.errors.push_back(doc["msg"].get<std::string>() + rc);
+  }
+  r.node = node_of_file(file);
+  if (r.node.empty()) {
+    auto host = r.facts.find("hostname");
+    r.node = host != r.facts.end() ? host->second : file;
+  }
   return r;
 }
 
-FleetSummary summarize_fleet(const std::vector<NodeReport>& reports) {
+namespace {
+
+/// One entry per node: a node's probe, run and failure documents merged (the run's
+/// facts over the probe's; a failure or a run's errors make the run failed).
+std::vector<NodeReport> merge_by_node(const std::vector<NodeReport>& reports) {
+  std::map<std::string, NodeReport> by_node;
+  for (const NodeReport& r : reports) {
+    auto [it, fresh] = by_node.try_emplace(r.node, r);
+    if (fresh) continue;
+    NodeReport& m = it->second;
+    for (const auto& [k, v] : r.facts)
+      if (r.kind != "probe" || !m.facts.contains(k)) m.facts[k] = v;
+    if (r.kind != "probe") {
+      if (m.kind == "probe") m.kind = r.kind;
+      for (const auto& [g, d] : r.decisions) m.decisions[g] = d;
+      m.errors.insert(m.errors.end(), r.errors.begin(), r.errors.end());
+    }
+  }
+  std::vector<NodeReport> out;
+  out.reserve(by_node.size());
+  for (auto& [node, r] : by_node) out.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace
+
+FleetSummary summarize_fleet(const std::vector<NodeReport>& documents) {
   FleetSummary s;
+  for (const NodeReport& r : documents) s.probes += r.kind == "probe";
+  const std::vector<NodeReport> reports = merge_by_node(documents);
   s.nodes = reports.size();
+  for (const NodeReport& r : reports) s.runs += r.kind != "probe";
   std::map<std::string, std::map<std::string, std::vector<std::string>>> values;  // fact -> v
   std::map<std::tuple<std::string, std::string, std::string, bool>, std::vector<std::string>>
       outcomes;
   for (const NodeReport& r : reports) {
-    (r.kind == "run" ? s.runs : s.probes)++;
     for (const auto& [k, v] : r.facts)
       if (k != "hostname") values[k][v].push_back(r.node);  // identity, not a fact to compare
-    if (r.kind != "run") continue;
+    if (r.kind == "probe") continue;
     std::vector<std::string> kept, back, applied;
     for (const auto& [g, d] : r.decisions)
       (d == "kept" ? kept : d == "applied" ? applied : back).push_back(g);
@@ -106,7 +161,7 @@ FleetSummary summarize_fleet(const std::vector<NodeReport>& reports) {
 
 std::string format_fleet_text(const FleetSummary& s, const Term& t) {
   std::string out = t.bold("fleet") +
-                    fmt::format("  {} nodes: {} run reports ({} failed), {} probes\n", s.nodes,
+                    fmt::format("  {} nodes: {} runs ({} failed), {} probes\n", s.nodes,
                                 s.runs, s.failed, s.probes);
   if (!s.outcomes.empty()) out += "\n" + t.bold("outcomes") + "\n";
   for (const Outcome& o : s.outcomes) {

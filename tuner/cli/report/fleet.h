@@ -17,17 +17,20 @@ namespace tuner {
 
 /// One node's report, reduced to what the summary compares.
 struct NodeReport {
-  std::string node;    // facts' hostname, else the file name
+  /// NODE of the playbook's NODE.run.json / NODE.probe.json / NODE.error.json (the
+  /// inventory name), else the facts' hostname, else the file name.
+  std::string node;
   std::string source;  // the file
-  std::string kind;    // "run" or "probe"
+  std::string kind;    // "run", "probe" or "failure" (tuner.failure/1: the run failed)
   /// run: group name -> decision (kept, rolled_back, applied); failed runs have errors.
   std::map<std::string, std::string> decisions;
   std::vector<std::string> errors;
   std::map<std::string, std::string> facts;  // unknown facts are absent
 };
 
-/// Reads one document (tuner.run/1 or tuner.probe/1); an Error says what is wrong with
-/// it, with the file's name.
+/// Reads one document (tuner.run/1, tuner.probe/1, or tuner.failure/1: {"schema",
+/// "node", "rc", "msg"}, what the playbook writes when tuner failed before writing a run
+/// report); an Error says what is wrong with it, with the file's name.
 Result<NodeReport> read_node_report(const nlohmann::json& doc, const std::string& file);
 
 /// A fact's values across the fleet, most common first; nodes listed for all but the
@@ -56,7 +59,10 @@ struct FleetSummary {
   std::map<std::string, std::string> common;  // facts equal on every node
 };
 
-FleetSummary summarize_fleet(const std::vector<NodeReport>& reports);
+/// Documents of one node (same `node`) count as one node: its probe, run and failure
+/// merged. nodes, runs (nodes with a run or a failure) and failed count nodes; probes
+/// counts probe documents.
+FleetSummary summarize_fleet(const std::vector<NodeReport>& documents);
 std::string format_fleet_text(const FleetSummary& s, const Term& t);
 /// The tuner.fleet/1 document.
 nlohmann::json fleet_json(const FleetSummary& s);
