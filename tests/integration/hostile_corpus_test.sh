@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The hostile-input corpus, through the real binary, in a private network namespace:
+#   - every bad profile in tests/fixtures/profiles/bad (syntax, unknown keys, impossible
+#     values, path escapes, include cycles, ...) and a few generated here (nesting
+#     100,000 deep, 4 MiB of keys, NUL and escape bytes, not UTF-8): plan and apply;
+#   - captures (--root) with special files where files belong: FIFOs, /dev/zero,
+#     symlink loops, directories, garbage and non-UTF-8 bytes in /proc and /sys;
+#   - state directories holding FIFOs, garbage, NUL bytes, wrong types, directories.
+# Each case must end, within 20 s and 1 GiB of address space, in exit 0 or 2 (a state
+# directory: also 1, with the way out; status 4, an unfinished run; rollback 3), with a
+# "tuner: " message when it fails, never a signal
+# or an internal error; --json output must parse; the namespace's net.* sysctls must
+# be byte-identical afterwards and a refused apply must not create its state dir.
+source "$(dirname "$0")/lib.sh"
+enter_netns "$@"
+set -eo pipefail
+src=${TUNER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+bad=$src/tests/fixtures/profiles/bad
+before=$(snapshot_net)
+cases=0
+# AddressSanitizer reserves terabytes of address space: there the limit is time only.
+limit=(prlimit --as=$((1 << 30)) --)
+if ldd "$TUNER" | grep -q libasan; then limit=(); fi
+
+# run_case NAME ALLOWED_CODES CMD...: bounded; checks exit, message, JSON, sysctls.
+run_case() {
+  local name=$1 allowed=$2 rc; shift 2
+  cases=$((cases + 1))
+  set +e
+  timeout -s KILL 20 "${limit[@]}" "$@" >"$WORK/out" 2>"$WORK/err"
+  rc=$?
+  set -e
+  LAST_RC=$rc
+  [ "$rc" != 137 ] || fail "$name: killed after 20 s (a hang): $*"
+  [ "$rc" -lt 128 ] || fail "$name: died of signal $((rc - 128)): $*
+$(head -c 2000 "$WORK/err")"
+  [[ " $allowed " == *" $rc "* ]] || fail "$name: exit $rc, expected one of {$allowed}: $*
+$(head -c 2000 "$WORK/err")"
+  if [ "$rc" = 1 ] || [ "$rc" = 2 ]; then  # 3 and 4 are answers (drift, unfinished run)
+    # A run that failed says so in its report (stdout "error: ..."), others on stderr.
+    grep -q '^tuner: ' "$WORK/err" || grep -q '^error: ' "$WORK/out" ||
+      fail "$name: exit $rc without a 'tuner: ' message"
+  fi
+  if grep -qi 'internal error\|terminate called\|what():' "$WORK/err"; then
+    fail "$name: internal error: $(head -c 2000 "$WORK/err")"
+  fi
+  if [[ " $* " == *" --json "* ]] && [ "$rc" = 0 ]; then
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out" ||
+      fail "$name: --json output is not JSON"
+  fi
+  if grep -q $'\x1b' "$WORK/err" "$WORK/out"; then fail "$name: raw ESC reached the terminal"; fi
+  # Commands that may write are checked one by one; the read-only ones all at the end.
+  if [[ " $* " == *" apply "* || " $* " == *" rollback "* ]]; then
+    [ "$(snapshot_net)" = "$before" ] || fail "$name: the namespace's sysctls changed"
+  fi
+}
+
+# --- profiles -------------------------------------------------------------------
+gen=$WORK/gen
+mkdir -p "$gen"
+python3 - "$gen" <<'PY'
+import sys
+d = sys.argv[1]
+def w(name, data):
+    open('%s/%s.toml' % (d, name), 'wb').write(data)
+w('deep_tables', b'[' + b'.'.join(b'a' for _ in range(100000)) + b']\n')
+w('deep_arrays', b'x = ' + b'[' * 100000 + b']' * 100000 + b'\n')
+w('deep_inline', b'x = ' + b'{a=' * 50000 + b'1' + b'}' * 50000 + b'\n')
+w('many_keys', b'[sysctl]\n' + b''.join(b'"net.core.k%07d" = 1\n' % i for i in range(200000)))
+w('nul_bytes', b'[profile]\nname = "x\x00y"\n')
+w('escape_bytes', b'[profile]\nname = "\x1b]0;pwned\x07"\n[sysctl]\n"net.core.\x1b[2J" = 1\n')
+w('not_utf8', b'[profile]\nname = "caf\xe9"\n')
+w('not_utf8_key', b'[sysctl]\n"net.core.\xff\xfe" = 1\n')
+w('long_line', b'[profile]\ndescription = "' + b'x' * (8 << 20) + b'"\n')
+w('empty', b'')
+w('only_bom', b'\xef\xbb\xbf')
+w('huge_int', b'[sysctl]\n"net.core.somaxconn" = 99999999999999999999999\n')
+w('nan_inf', b'[verify]\nmin_effect = nan\nfalse_keep_rate = inf\n')
+w('text_in_number', b'[sysctl]\n"net.core.somaxconn" = ">5000"\n')
+w('glob_bracket', b'[irq."eth[0-"]\npolicy = "spread"\n')
+w('channels_zero', b'[nic."*"]\nchannels = { combined = 0 }\n')
+w('include_dev_zero', b'[profile]\ninclude = ["/dev/zero"]\n')
+w('include_proc', b'[profile]\ninclude = ["/proc/self/mem"]\n')
+w('include_dir', b'[profile]\ninclude = ["/etc"]\n')
+w('huge_pin', b'[irq."*"]\npolicy = "pin"\ncpus = "0-4294967295"\n')
+w('cpus_garbage', b'[cpu]\ncpus = "0-,,-3"\ngovernor = "performance"\n')
+PY
+mkfifo "$gen/fifo.toml"
+ln -s /dev/zero "$gen/zero.toml"
+ln -s loop.toml "$gen/loop.toml"
+mkdir "$gen/directory.toml"
+profiles=$(find "$bad" "$gen" -name '*.toml' | sort)
+for p in $profiles; do
+  name=profile:${p#"$src/"}
+  # The fixtures are all refused; a generated file may be a valid profile (an empty
+  # one is), which must then change nothing here either.
+  codes=2
+  [[ "$p" == "$gen"/* ]] && codes="0 2"
+  run_case "$name plan" "$codes" "$TUNER" plan --profile "$p" --json
+  run_case "$name apply" "$codes" "$TUNER" apply --profile "$p" --no-verify --yes --state-dir "$WORK/never"
+  if [ "$LAST_RC" = 2 ] && [ -e "$WORK/never" ]; then fail "$name: a refused apply created its state dir"; fi
+  rm -rf "$WORK/never"
+done
+
+# --- captures -------------------------------------------------------------------
+base=$WORK/capture-base
+mkdir -p "$base"
+tar -xjf "$src/tests/fixtures/machines/sysfs/40intel64-2g2n4c+pci.tar.bz2" -C "$base"
+orig=$(find "$base" -mindepth 1 -maxdepth 1 -type d | head -1)
+capture_case() {  # capture_case NAME SETUP: SETUP runs in a fresh copy ($root)
+  local name=$1 setup=$2
+  root=$WORK/capture
+  rm -rf "$root" && cp -a "$orig" "$root"
+  (cd "$root" && eval "$setup")
+  run_case "capture:$name probe" "0 2" "$TUNER" probe --json --root "$root"
+  run_case "capture:$name plan" "0 2" "$TUNER" plan --json --profile network-throughput --root "$root"
+}
+capture_case fifo-interrupts 'rm -f proc/interrupts; mkfifo proc/interrupts'
+capture_case zero-cpuinfo 'rm -f proc/cpuinfo; ln -s /dev/zero proc/cpuinfo'
+capture_case devzero-meminfo 'rm -f proc/meminfo; ln -s /dev/zero proc/meminfo'
+capture_case random-stat 'rm -f proc/stat; ln -s /dev/urandom proc/stat'
+capture_case loop-cpuinfo 'rm -f proc/cpuinfo; ln -s cpuinfo proc/cpuinfo'
+capture_case dir-interrupts 'rm -f proc/interrupts; mkdir proc/interrupts'
+capture_case garbage-interrupts 'head -c 65536 /dev/urandom >proc/interrupts'
+capture_case nul-interrupts 'printf "CPU0\0CPU1\n 0:\0 1 2 IO-APIC\n" >proc/interrupts'
+capture_case huge-interrupts 'truncate -s 8G proc/interrupts'
+capture_case escape-cpuinfo 'printf "processor\t: 0\nmodel name\t: \033]0;pwned\007\377\376\n" >proc/cpuinfo'
+capture_case no-sys 'rm -rf sys'
+capture_case no-proc 'rm -rf proc'
+capture_case empty-online 'f=$(find sys -path "*devices/system/cpu/online" | head -1); [ -n "$f" ] && : >"$f"; true'
+capture_case fifo-numa-node 'f=$(find sys -name numa_node | head -1); [ -n "$f" ] && rm -f "$f" && mkfifo "$f"; true'
+capture_case loop-dir 'ln -s . sys/loop; ln -s ../.. sys/devices/up 2>/dev/null; true'
+capture_case netdev-not-utf8 'mkdir -p sys/class/net/$(printf "eth\377\033x") && echo 1500 >sys/class/net/$(printf "eth\377\033x")/mtu'
+capture_case cpulist-garbage 'for f in $(find sys/devices/system/node -name cpulist); do echo "0-,9999999999" >"$f"; done'
+
+# --- state directories ----------------------------------------------------------
+state_case() {  # state_case NAME SETUP: SETUP runs in a fresh state dir ($s)
+  local name=$1 setup=$2
+  s=$WORK/state-$cases
+  mkdir -p "$s/runs"
+  chmod 700 "$s"
+  (cd "$s" && eval "$setup")
+  # A damaged state directory is this node's state, not the caller's input: 1 with the
+  # way out (tuner state rebuild) is as right as 2; status also has 4 (unfinished run).
+  run_case "state:$name status" "0 1 2 4" "$TUNER" status --json --state-dir "$s"
+  run_case "state:$name history" "0 1 2" "$TUNER" history --json --state-dir "$s"
+  run_case "state:$name rollback" "0 1 2 3" "$TUNER" rollback --last --state-dir "$s"
+  rm -rf "$s"
+}
+state_case fifo-state 'mkfifo state.json'
+state_case zero-state 'ln -s /dev/zero state.json'
+state_case garbage-state 'head -c 4096 /dev/urandom >state.json'
+state_case wrong-types-state 'echo "{\"kept\": 3, \"runs\": \"x\"}" >state.json'
+state_case dir-state 'mkdir state.json'
+state_case nul-state 'printf "{\"kept\":[\0]}" >state.json'
+state_case deep-state 'python3 -c "print(\"[\"*100000 + \"]\"*100000)" >state.json'
+state_case fifo-journal 'mkfifo runs/20261201T000000Z-0001.journal'
+state_case garbage-journal 'head -c 4096 /dev/urandom >runs/20261201T000000Z-0002.journal'
+state_case escape-journal 'printf "{\"type\":\"begin\",\"run_id\":\"\033]0;x\007\"}\n" >runs/20261201T000000Z-0003.journal'
+state_case huge-journal 'truncate -s 4G runs/20261201T000000Z-0004.journal'
+state_case traversal-journal 'printf "{\"type\":\"begin\",\"run_id\":\"20261201T000000Z-0005\",\"kind\":\"apply\",\"profiles\":[],\"time\":\"x\",\"pid\":1}\n{\"type\":\"intent\",\"knob\":\"sysctl:../../etc/passwd\",\"group\":\"g\",\"before\":\"x\",\"after\":\"y\"}\n" >runs/20261201T000000Z-0005.journal'
+state_case traversal-run-id 'printf "{\"type\":\"begin\",\"run_id\":\"../../../etc\",\"kind\":\"apply\",\"profiles\":[],\"time\":\"x\",\"pid\":1}\n" >runs/20261201T000000Z-0006.journal'
+state_case runs-fifo 'rmdir runs; mkfifo runs'
+state_case runs-file 'rmdir runs; echo x >runs'
+
+[ "$(snapshot_net)" = "$before" ] || fail "the namespace's sysctls changed"
+echo "PASS: hostile_corpus ($cases cases)"
