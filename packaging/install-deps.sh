@@ -15,7 +15,7 @@ test_pkgs=(
   qemu-system-x86 busybox-static cpio kmod zstd xz-utils jq ethtool time
   nftables iperf3 fio
   clang-format clang-tidy
-  dpkg-dev lintian man-db groff-base systemd python3-prometheus-client
+  dpkg-dev lintian man-db groff-base systemd python3-prometheus-client python3-jsonschema
   ansible-core pylint python3-pycodestyle yamllint python3-voluptuous
 )
 

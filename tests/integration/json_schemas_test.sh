@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Every JSON document tuner prints, validated against schemas/ (JSON Schema 2020-12,
+# python3-jsonschema): probe (live, every topology XML, every sysfs capture), profiles,
+# plan (every shipped profile on every XML, and live), apply, status, history, rollback,
+# bench, report, and the canary playbook's failure record. The schemas forbid fields
+# they do not name, so a document that grows or changes shape fails here until its
+# schema (and DESIGN.md) say so. Runs in a private network namespace (root), where
+# apply changes only that namespace's net.* sysctls.
+source "$(dirname "$0")/lib.sh"
+enter_netns "$@"
+set -eo pipefail
+src=${TUNER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+python3 -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema is not installed"
+validate() { python3 "$src/tests/schema/validate.py" "$@"; }
+fixtures=$src/tests/fixtures/machines
+docs=$WORK/docs
+mkdir -p "$docs"
+keep() {  # keep NAME: stdin is one document
+  cat >"$docs/$1.json"
+}
+
+note "the validator can fail: a document with a wrong type, a missing and an unknown field"
+"$TUNER" probe --json | keep probe-live
+python3 - "$docs/probe-live.json" "$WORK" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for i, mutate in enumerate([
+        lambda d: d['host'].__setitem__('kernel', 6),
+        lambda d: d.pop('irqs'),
+        lambda d: d['topology'].__setitem__('surprise', 1),
+        lambda d: d.__setitem__('schema', 'tuner.probe/2')]):
+    d = json.loads(json.dumps(doc))
+    mutate(d)
+    json.dump(d, open('%s/broken-%d.json' % (sys.argv[2], i), 'w'))
+PY
+for f in "$WORK"/broken-*.json; do
+  if validate "$f" >"$WORK/why" 2>&1; then fail "$f validated"; fi
+  sed 's/^/    | /' "$WORK/why" | head -2
+done
+
+note "probe: live, every topology XML, every sysfs capture"
+for xml in "$fixtures"/topologies/*.xml; do
+  "$TUNER" probe --json --topology "$xml" | keep "probe-$(basename "$xml" .xml)"
+done
+for tarball in "$fixtures"/sysfs/*.tar.bz2; do
+  dir=$WORK/capture
+  rm -rf "$dir" && mkdir -p "$dir"
+  tar -xjf "$tarball" -C "$dir"
+  root=$(find "$dir" -mindepth 1 -maxdepth 1 -type d | head -1)
+  "$TUNER" probe --json --root "$root" | keep "probe-$(basename "$tarball" .tar.bz2)"
+done
+
+note "profiles and plans: every shipped profile on every XML and on this machine"
+"$TUNER" profiles --json | keep profiles
+"$TUNER" profiles --json --profile-path "$src/tests/fixtures/profiles/bad" | keep profiles-bad
+for p in "$src"/profiles/*.toml; do
+  name=$(basename "$p" .toml)
+  for xml in "$fixtures"/topologies/*.xml; do
+    "$TUNER" plan --json --profile "$name" --topology "$xml" | keep "plan-$name-$(basename "$xml" .xml)"
+  done
+  "$TUNER" plan --json --profile "$name" | keep "plan-$name-live"
+done
+
+note "apply, status, history, rollback in this namespace"
+ip link set lo up
+P=$(write_profile schema-run <<<"net.core.somaxconn = $(( $(sysctl_get net.core.somaxconn) + 7 ))
+net.ipv4.tcp_fin_timeout = $(other_value net.ipv4.tcp_fin_timeout)")
+before=$(snapshot_net)
+t apply --profile "$P" --no-verify --yes --json --report "$WORK/report.json" | keep apply
+keep apply-report <"$WORK/report.json"
+t status --json | keep status
+t history --json | keep history-kept
+t rollback --last --json | keep rollback
+t history --json | keep history-rolled-back
+t apply --profile "$P" --no-verify --yes --json >/dev/null
+t apply --profile "$P" --no-verify --yes --json | keep apply-nothing-to-do
+t rollback --last --json >/dev/null
+[ "$(snapshot_net)" = "$before" ] || fail "the namespace's sysctls changed"
+
+note "bench and report"
+"$TUNER" bench latency --trials 2 --json | keep bench
+"$TUNER" report --json "$docs/apply-report.json" "$docs/probe-live.json" | keep report
+printf '{"schema": "tuner.failure/1", "node": "h1", "rc": 2, "msg": "bad profile"}\n' | keep failure
+
+n=$(find "$docs" -name '*.json' | wc -l)
+[ "$n" -ge 100 ] || fail "only $n documents were written"
+note "validating $n documents"
+validate "$docs"/*.json
+echo "PASS: json_schemas ($n documents)"
