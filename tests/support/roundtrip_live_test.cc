@@ -1,6 +1,7 @@
 // The property of issue #8 on the real kernel, where it lets us without touching the
 // host: apply a plan, plan again: nothing to do; roll back, plan again: the first plan.
 //  - net.* sysctls and a veth's channels, in a private network namespace (root);
+//  - a veth's RPS and XPS masks (rps/xps = "off" after setting them by hand), there too;
 //  - a process's CPU binding (numa:pid), on a child of the test;
 //  - a cpuset cgroup's binding, on the temporary cgroup that
 //    tests/integration/numa_binding_test.sh creates (hence "numa live").
@@ -114,6 +115,41 @@ TEST_CASE("roundtrip live: net sysctls and veth channels in a private network na
     return verdicts(testing::round_trip(plan, make, state / "state"));
   });
   check_verdicts(r, 4);
+}
+
+TEST_CASE("roundtrip live: a veth's RPS and XPS masks in a private network namespace") {
+  if (auto why = testing::netns_unavailable(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  Report r = testing::run_in_netns([] {
+    if (!testing::run_commands(
+             {{"ip", "link", "add", "rq0", "numrxqueues", "2", "numtxqueues", "2", "type", "veth",
+               "peer", "name", "rq1", "numrxqueues", "2", "numtxqueues", "2"}})
+             .empty())
+      return Report{{"skip", "cannot create a veth pair (ip link add)"}};
+    // Masks someone set by hand (CPU 0), for "off" to take away and rollback to restore.
+    for (const char* f : {"rx-0/rps_cpus", "rx-1/rps_cpus", "tx-1/xps_cpus"})
+      testing::write_file(std::string("/sys/class/net/rq0/queues/") + f, "1\n");
+    auto profile = parse("[profile]\nname = \"live\"\n[nic.\"rq0\"]\nrps = \"off\"\n"
+                         "xps = \"off\"\n");
+    if (!profile.ok()) return Report{{"error", profile.error().message()}};
+    KnobContext ctx{Root::live()};
+    auto plan = [&]() {
+      Target live{Root::live(), std::nullopt};
+      return make_plan(*profile, probe_target(live), live);
+    };
+    KnobFactory make = [&ctx](const std::string& id) { return make_knob(id, ctx); };
+    testing::TempDir state("tuner-roundtrip-rps");
+    Report out = verdicts(testing::round_trip(plan, make, state / "state"));
+    out["rx-1"] = testing::sysfs_value("/sys/class/net/rq0/queues/rx-1/rps_cpus");
+    return out;
+  });
+  check_verdicts(r, 3);
+  if (r.contains("skip") || r.contains("error")) return;
+  CHECK(r["first"].find("nic:rq0:rps:rx-1 [nic] 0 -> none") != std::string::npos);
+  CHECK(r["first"].find("nic:rq0:xps:tx-1 [nic] 0 -> none") != std::string::npos);
+  CHECK(CpuSet::parse_mask(r["rx-1"]).value().to_string() == "0");  // rolled back
 }
 
 TEST_CASE("roundtrip live: a process's CPU binding, applied and rolled back") {

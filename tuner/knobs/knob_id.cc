@@ -118,6 +118,14 @@ Result<unsigned> parse_cpu_number(std::string_view text) {
   return static_cast<unsigned>(*n);
 }
 
+Result<unsigned> parse_queue_name(std::string_view text, std::string_view prefix) {
+  std::string_view n = starts_with(text, prefix) ? text.substr(prefix.size()) : "";
+  auto v = digits_only(n) ? parse_u64(n) : std::nullopt;
+  if (!v || *v > kMaxQueueNumber || (n.size() > 1 && n[0] == '0'))
+    return Error::invalid(fmt::format("not a queue: '{}' (expected {}N)", text, prefix));
+  return static_cast<unsigned>(*v);
+}
+
 Result<KnobId> KnobId::sysctl(std::string_view key) {
   if (auto st = validate_sysctl_key(key); !st.ok()) return st.error();
   return KnobId{KnobKind::sysctl, std::string(key), 0, 0};
@@ -133,6 +141,15 @@ Result<KnobId> KnobId::nic(KnobKind kind, std::string_view ifname) {
     return Error::invalid("not a nic setting");
   if (auto st = validate_ifname(ifname); !st.ok()) return st.error();
   return KnobId{kind, std::string(ifname), 0, 0};
+}
+
+Result<KnobId> KnobId::nic_queue(KnobKind kind, std::string_view ifname, unsigned queue) {
+  if (kind != KnobKind::nic_rps && kind != KnobKind::nic_xps)
+    return Error::invalid("not a nic queue setting");
+  if (auto st = validate_ifname(ifname); !st.ok()) return st.error();
+  if (queue > kMaxQueueNumber)
+    return Error::invalid("not a queue number: " + std::to_string(queue));
+  return KnobId{kind, std::string(ifname), queue, 0};
 }
 
 Result<KnobId> KnobId::numa_unit(std::string_view unit) {
@@ -178,6 +195,8 @@ std::string KnobId::str() const {
     case KnobKind::nic_link: return "nic:" + name + ":link";
     case KnobKind::nic_channels: return "nic:" + name + ":channels";
     case KnobKind::nic_rings: return "nic:" + name + ":rings";
+    case KnobKind::nic_rps: return "nic:" + name + ":rps:rx-" + std::to_string(number);
+    case KnobKind::nic_xps: return "nic:" + name + ":xps:tx-" + std::to_string(number);
     case KnobKind::numa_unit: return "numa:unit:" + name;
     case KnobKind::numa_cgroup: return "numa:cgroup:" + std::string(kCgroupMount) + "/" + name;
     case KnobKind::numa_pid:
@@ -215,19 +234,27 @@ Result<KnobId> parse_knob_id(std::string_view id) {
     return with_id(KnobId::irq_affinity(*n), id);
   }
   if (starts_with(id, "nic:")) {
-    std::string_view rest = id.substr(4);
-    auto colon = rest.rfind(':');
-    if (colon == std::string_view::npos)
-      return Error::invalid("expected nic:IFNAME:link|channels|rings", where);
-    std::string_view attr = rest.substr(colon + 1);
+    // Interface names never hold ':' (validate_ifname), so the parts split cleanly.
+    const char* expected = "expected nic:IFNAME:link|channels|rings, nic:IFNAME:rps:rx-N or "
+                           "nic:IFNAME:xps:tx-N";
+    auto parts = split(id, ':');
+    if (parts.size() == 4 && (parts[2] == "rps" || parts[2] == "xps")) {
+      bool rps = parts[2] == "rps";
+      auto q = parse_queue_name(parts[3], rps ? "rx-" : "tx-");
+      if (!q.ok()) return q.error().context(where);
+      return with_id(KnobId::nic_queue(rps ? KnobKind::nic_rps : KnobKind::nic_xps, parts[1], *q),
+                     id);
+    }
+    if (parts.size() != 3) return Error::invalid(expected, where);
+    std::string_view attr = parts[2];
     KnobKind kind = attr == "link"       ? KnobKind::nic_link
                     : attr == "channels" ? KnobKind::nic_channels
                                          : KnobKind::nic_rings;
     if (attr != "link" && attr != "channels" && attr != "rings")
-      return Error::invalid(
-          "unknown nic setting '" + std::string(attr) + "' (expected link, channels or rings)",
-          where);
-    return with_id(KnobId::nic(kind, rest.substr(0, colon)), id);
+      return Error::invalid("unknown nic setting '" + std::string(attr) +
+                                "' (expected link, channels, rings, rps:rx-N or xps:tx-N)",
+                            where);
+    return with_id(KnobId::nic(kind, parts[1]), id);
   }
   if (starts_with(id, "numa:unit:")) return with_id(KnobId::numa_unit(id.substr(10)), id);
   if (starts_with(id, "numa:cgroup:")) return with_id(KnobId::numa_cgroup(id.substr(12)), id);

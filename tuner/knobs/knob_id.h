@@ -1,6 +1,6 @@
 // KnobId: the one place knob ids are built, parsed and validated. A knob id names one
 // setting of the machine ("sysctl:net.core.rmem_max", "irq:57:affinity",
-// "nic:eth0:link", "numa:unit:trainer.service", "numa:cgroup:/sys/fs/cgroup/x",
+// "nic:eth0:link", "nic:eth0:rps:rx-0", "numa:unit:trainer.service", "numa:cgroup:/sys/fs/cgroup/x",
 // "numa:pid:1234@98765", "irqbalance:banned", "cpu:policy0:governor", "cpu:3:resume_latency",
 // "mm:thp") and is all rollback has to rebuild the
 // knob in a fresh process (DESIGN.md "Knobs"). Inside the program an id is a typed
@@ -24,6 +24,8 @@ enum class KnobKind {
   nic_link,            // nic:IF:link
   nic_channels,        // nic:IF:channels
   nic_rings,           // nic:IF:rings
+  nic_rps,             // nic:IF:rps:rx-N
+  nic_xps,             // nic:IF:xps:tx-N
   numa_unit,           // numa:unit:NAME
   numa_cgroup,         // numa:cgroup:/sys/fs/cgroup/PATH
   numa_pid,            // numa:pid:PID@START
@@ -40,6 +42,10 @@ enum class KnobKind {
 /// at most 8192 today; the margin costs nothing.
 inline constexpr unsigned kMaxCpuNumber = 65535;
 
+/// The highest queue number a nic:IF:rps:rx-N or nic:IF:xps:tx-N id may name: the
+/// kernel's queue counts are unsigned ints, but no driver goes past a few thousand.
+inline constexpr unsigned kMaxQueueNumber = 65535;
+
 /// Where cgroup paths of numa:cgroup ids are rooted on every machine.
 inline constexpr std::string_view kCgroupMount = "/sys/fs/cgroup";
 
@@ -49,13 +55,15 @@ struct KnobId {
   KnobKind kind = KnobKind::sysctl;
   /// sysctl key, interface name, unit name, or cgroup path relative to kCgroupMount.
   std::string name;
-  unsigned number = 0;           // IRQ number, pid, cpufreq policy or CPU number
+  unsigned number = 0;           // IRQ number, pid, cpufreq policy, CPU or queue number
   unsigned long long start = 0;  // pid start time (field 22 of /proc/PID/stat)
 
   static Result<KnobId> sysctl(std::string_view key);
   static Result<KnobId> irq_affinity(unsigned irq);
   /// kind is nic_link, nic_channels or nic_rings.
   static Result<KnobId> nic(KnobKind kind, std::string_view ifname);
+  /// kind is nic_rps (RX queue N's rps_cpus) or nic_xps (TX queue N's xps_cpus).
+  static Result<KnobId> nic_queue(KnobKind kind, std::string_view ifname, unsigned queue);
   static Result<KnobId> numa_unit(std::string_view unit);
   /// path: "a/b" or "/sys/fs/cgroup/a/b" (the same cgroup).
   static Result<KnobId> numa_cgroup(std::string_view path);
@@ -106,5 +114,8 @@ Result<PidStart> parse_pid_start(std::string_view text);
 /// A CPU or cpufreq policy number: decimal without sign or leading zeros, at most
 /// kMaxCpuNumber.
 Result<unsigned> parse_cpu_number(std::string_view text);
+/// "rx-3" (prefix "rx-") -> 3: decimal without sign or leading zeros, at most
+/// kMaxQueueNumber.
+Result<unsigned> parse_queue_name(std::string_view text, std::string_view prefix);
 
 }  // namespace tuner

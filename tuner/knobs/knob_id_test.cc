@@ -20,6 +20,8 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
       {"nic:enp59s0f1np1:channels", KnobKind::nic_channels, "enp59s0f1np1", 0},
       {"nic:br-lan.100:rings", KnobKind::nic_rings, "br-lan.100", 0},
       {"nic:veth@x_1:rings", KnobKind::nic_rings, "veth@x_1", 0},
+      {"nic:eth0:rps:rx-0", KnobKind::nic_rps, "eth0", 0},
+      {"nic:ens1f0np0:xps:tx-63", KnobKind::nic_xps, "ens1f0np0", 63},
       {"numa:unit:trainer.service", KnobKind::numa_unit, "trainer.service", 0},
       {"numa:unit:batch.slice", KnobKind::numa_unit, "batch.slice", 0},
       {"numa:unit:user@1000.service", KnobKind::numa_unit, "user@1000.service", 0},
@@ -52,6 +54,11 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
   CHECK(*KnobId::numa_cgroup("/sys/fs/cgroup/a/b") == *parse_knob_id("numa:cgroup:a/b"));
   CHECK(KnobId::nic(KnobKind::nic_link, "eth0")->str() == "nic:eth0:link");
   CHECK(KnobId::irq_affinity(9)->str() == "irq:9:affinity");
+  CHECK(KnobId::nic_queue(KnobKind::nic_rps, "eth0", 3)->str() == "nic:eth0:rps:rx-3");
+  CHECK(KnobId::nic_queue(KnobKind::nic_xps, "eth0", 3)->str() == "nic:eth0:xps:tx-3");
+  CHECK(!KnobId::nic_queue(KnobKind::nic_link, "eth0", 3).ok());
+  CHECK(!KnobId::nic_queue(KnobKind::nic_rps, "../x", 3).ok());
+  CHECK(!KnobId::nic_queue(KnobKind::nic_rps, "eth0", kMaxQueueNumber + 1).ok());
   CHECK(KnobId::cpu_policy(KnobKind::cpu_epp, 4)->str() == "cpu:policy4:epp");
   CHECK(KnobId::cpu_resume_latency(7)->str() == "cpu:7:resume_latency");
   CHECK(!KnobId::cpu_policy(KnobKind::mm_thp, 4).ok());
@@ -84,6 +91,18 @@ TEST_CASE("knob id: hostile and malformed ids are refused, naming the id") {
                           "nic:abcdefghijklmnop:link",
                           "nic:eth0:",
                           "nic:eth0\n:link",
+                          "nic:eth0:rps",
+                          "nic:eth0:rps:",
+                          "nic:eth0:rps:tx-0",
+                          "nic:eth0:xps:rx-0",
+                          "nic:eth0:rps:rx-",
+                          "nic:eth0:rps:rx-01",
+                          "nic:eth0:rps:rx--1",
+                          "nic:eth0:rps:rx-65536",
+                          "nic:eth0:rps:rx-0:x",
+                          "nic:../x:rps:rx-0",
+                          "nic::xps:tx-0",
+                          "nic:eth0:rps:0",
                           "numa:unit:a/b.service",
                           "numa:unit:../x.service",
                           "numa:unit:trainer",
@@ -136,6 +155,7 @@ TEST_CASE("knob id: hostile and malformed ids are refused, naming the id") {
   // 15 characters is the longest name IFNAMSIZ allows.
   CHECK(parse_knob_id("nic:abcdefghijklmno:link").ok());
   CHECK(parse_knob_id("nic:eth0:bogus").error().what.find("bogus") != std::string::npos);
+  CHECK(parse_knob_id("nic:eth0:rps:tx-0").error().what == "not a queue: 'tx-0' (expected rx-N)");
   CHECK(parse_knob_id("sysctl:net..core").error().what.find("bad sysctl key 'net..core'") == 0);
 }
 

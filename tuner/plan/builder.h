@@ -1,5 +1,5 @@
-// Shared by the planner's per-kind files (sysctl.cc, irq.cc, nic.cc, numa.cc, cpu.cc,
-// mm.cc); not a public interface. They build knob ids with KnobId
+// Shared by the planner's per-kind files (sysctl.cc, irq.cc, nic.cc, nic_queues.cc,
+// numa.cc, cpu.cc, mm.cc); not a public interface. They build knob ids with KnobId
 // (tuner/knobs/knob_id.h) and read current values through PlanBuilder::current, which
 // asks the knobs.
 #pragma once
@@ -31,9 +31,19 @@ struct PlanBuilder {
   void flush_notes();
 };
 
+/// A queue vector the probe tied to one queue (or every queue) of one netdev: the only
+/// kind the planner places or follows.
+bool is_queue_irq(const Irq& irq);
+/// The probe tied irq to nic (Irq::device, or listed in Nic::irqs).
+bool owned_by(const Irq& irq, const Nic& nic);
+
 Status plan_sysctls(PlanBuilder& b);
 Status plan_irqs(PlanBuilder& b);
 Status plan_nics(PlanBuilder& b);
+/// A [nic] rule's rps and xps (nic_queues.cc), after plan_irqs: XPS follows the IRQ
+/// placement this plan makes.
+Status plan_nic_queues(PlanBuilder& b, const Nic& nic, const NicRule& rule,
+                       const std::string& group);
 Status plan_numa(PlanBuilder& b);
 Status plan_cpu(PlanBuilder& b);
 Status plan_mm(PlanBuilder& b);

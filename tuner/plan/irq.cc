@@ -19,9 +19,15 @@
 #include "tuner/plan/irq_placement.h"
 
 namespace tuner::planner_detail {
-namespace {
 
 bool is_queue_irq(const Irq& irq) { return irq.kind == IrqKind::queue && !irq.ambiguous; }
+
+bool owned_by(const Irq& irq, const Nic& nic) {
+  return (irq.device && *irq.device == nic.name) ||
+         std::find(nic.irqs.begin(), nic.irqs.end(), irq.number) != nic.irqs.end();
+}
+
+namespace {
 
 /// "queue 3", "rx queue 3", "tx queue 3", or "every queue" for a shared vector.
 std::string queue_words(const Irq& irq) {
@@ -40,11 +46,6 @@ int rank(const Irq& irq) {
   if (irq.queue_type == QueueType::tx) return 1;
   if (irq.queue_type == QueueType::shared) return 2;
   return 0;
-}
-
-bool owned_by(const Irq& irq, const Nic& nic) {
-  return (irq.device && *irq.device == nic.name) ||
-         std::find(nic.irqs.begin(), nic.irqs.end(), irq.number) != nic.irqs.end();
 }
 
 /// The queue IRQs of nic in placement order: receive (or combined) vectors by queue

@@ -21,6 +21,7 @@
 //                    NIC's NUMA node that may take IRQs, capped at the driver's maximum.
 //   nic:IF:rings     "rx=N,tx=N", only the fields the rule sets; "max" is resolved to
 //                    the driver's maximum.
+//   nic:IF:rps:rx-N, nic:IF:xps:tx-N  a rule's rps and xps: nic_queues.cc.
 // When two rules match a NIC, the later one wins.
 #include <algorithm>
 #include <set>
@@ -304,7 +305,7 @@ Status plan_nics(PlanBuilder& b) {
       continue;
     }
     std::string group = rule->group.empty() ? "nic" : rule->group;
-    for (auto step : {plan_link, plan_channels, plan_rings}) {
+    for (auto step : {plan_link, plan_channels, plan_rings, plan_nic_queues}) {
       Status s = step(b, *nic, *rule, group);
       if (!s.ok()) return s;
     }

@@ -95,7 +95,11 @@ int kind_rank(std::string_view id) {
     case KnobKind::irq_affinity: return 1;
     case KnobKind::nic_link:
     case KnobKind::nic_channels:
-    case KnobKind::nic_rings: return 2;
+    case KnobKind::nic_rings:
+    // After channels and rings (a channel change makes or removes queues), and after
+    // the IRQ placement XPS follows.
+    case KnobKind::nic_rps:
+    case KnobKind::nic_xps: return 2;
     case KnobKind::numa_unit:
     case KnobKind::numa_cgroup:
     case KnobKind::numa_pid: return 3;

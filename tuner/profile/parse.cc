@@ -253,7 +253,9 @@ class Parser : public TomlReader {
   }
 
   void parse_nic(const std::string& glob, const toml::table& t, const std::string& ctx) {
-    check_keys(t, ctx, {"speed", "duplex", "autoneg", "channels", "combined", "rings", "group"});
+    check_keys(
+        t, ctx,
+        {"speed", "duplex", "autoneg", "channels", "combined", "rings", "rps", "xps", "group"});
     NicRule r;
     r.glob = glob;
     r.group = "nic";
@@ -312,6 +314,17 @@ class Parser : public TomlReader {
           else r.tx_ring = ring_size(cv, cwhat, r.tx_ring_max);
         }
         if (c.empty()) fail(v.source(), cctx + " is empty");
+      } else if (k.str() == "rps" || k.str() == "xps") {
+        // The planner works out the CPUs; a cpulist here would bypass the NUMA rule.
+        bool rps = k.str() == "rps";
+        std::string word = string(v, what);
+        const char* policy = rps ? "numa-local" : "follow-irq";
+        if (word != policy && word != "off")
+          fail(v.source(),
+               fmt::format("{} is '{}': expected \"{}\" or \"off\"", what, word, policy));
+        (rps ? r.rps_loc : r.xps_loc) = loc(v.source());
+        if (rps) r.rps = word == "off" ? RpsPolicy::off : RpsPolicy::numa_local;
+        else r.xps = word == "off" ? XpsPolicy::off : XpsPolicy::follow_irq;
       } else if (k.str() == "group") {
         r.group = group_name(v, ctx);
       }
@@ -320,8 +333,8 @@ class Parser : public TomlReader {
     if (duplex && r.duplex == "half" && (r.speed_max || (r.speed_mbps && *r.speed_mbps > 1000)))
       fail(duplex->source(), fmt::format("{}: half duplex is only defined up to 1000 Mb/s", ctx));
     if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.combined &&
-        !r.combined_local_cores && !r.rx_channels &&
-        !r.tx_channels && !r.rx_ring && !r.tx_ring && !r.rx_ring_max && !r.tx_ring_max)
+        !r.combined_local_cores && !r.rx_channels && !r.tx_channels && !r.rx_ring && !r.tx_ring &&
+        !r.rx_ring_max && !r.tx_ring_max && !r.rps && !r.xps)
       fail(t.source(), ctx + " sets nothing");
     out_.profile.nics.push_back(std::move(r));
   }

@@ -43,6 +43,13 @@ struct IrqRule {
   SourceLoc loc;
 };
 
+/// [nic] rps: each RX queue's rps_cpus. numa_local: the CPUs of the NIC's NUMA node,
+/// only where the NIC has fewer RX queues than that node has cores; off: none.
+enum class RpsPolicy { numa_local, off };
+/// [nic] xps: each TX queue's xps_cpus. follow_irq: the CPUs of the IRQ that serves the
+/// queue, as this plan places it (else as it is now); off: none.
+enum class XpsPolicy { follow_irq, off };
+
 struct NicRule {
   std::string glob;
   bool speed_max = false;              // speed = "max"
@@ -53,7 +60,10 @@ struct NicRule {
   bool combined_local_cores = false;  // combined = "local-cores": the NIC node's physical cores
   std::optional<uint32_t> rx_ring, tx_ring;                    // rings; 0 = "max"
   bool rx_ring_max = false, tx_ring_max = false;
-  std::string group;  // "nic" unless claimed
+  std::optional<RpsPolicy> rps;  // rps = "numa-local" | "off"
+  std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
+  SourceLoc rps_loc, xps_loc;    // where each was written
+  std::string group;             // "nic" unless claimed
   SourceLoc loc;
 };
 

@@ -89,6 +89,11 @@ TEST_CASE("profile: every value of the format parses as written") {
   CHECK(eth.group == "links");
   CHECK(ens.speed_mbps == 25000u);
   CHECK(ens.combined == 4u);
+  CHECK(ens.rps == RpsPolicy::numa_local);
+  CHECK(ens.rps_loc.str() == kGood + "/full.toml:42:7");
+  CHECK(ens.xps == XpsPolicy::follow_irq);
+  CHECK_FALSE(eth.rps);
+  CHECK_FALSE(eth.xps);
   CHECK(ens.group == "links");
 
   REQUIRE(p->binds.size() == 2);
@@ -121,7 +126,7 @@ TEST_CASE("profile: every value of the format parses as written") {
   REQUIRE(cpu.governor);
   CHECK(cpu.governor->value == "performance");
   CHECK(cpu.governor->group == "power");
-  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:75:1");
+  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:77:1");
   CHECK(cpu.epp->value == "balance_performance");
   CHECK(cpu.resume_latency->value == "n/a");
   CHECK(cpu.resume_latency->group == "power");
