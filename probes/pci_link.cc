@@ -43,6 +43,7 @@ void probe_pci_links(const Root& root, std::vector<PciDevice>& devices) {
     if (auto t = text("max_link_speed")) d.link.max_speed_gts = parse_link_speed(*t);
     if (auto t = text("current_link_width")) d.link.width = parse_width(*t);
     if (auto t = text("max_link_width")) d.link.max_width = parse_width(*t);
+    if (auto driver = root.link_name(dir + "driver")) d.driver = *driver;
   }
 }
 
