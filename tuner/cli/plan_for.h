@@ -21,6 +21,10 @@ struct Planned {
   Plan plan;
 };
 
+/// The profiles `names` names, loaded and merged (later wins); empty = the profile that
+/// best matches inventory. Bad profiles, or none matching, are usage errors (exit 2).
+Profile load_profiles(const GlobalOptions& g, const std::vector<std::string>& names,
+                      const Inventory& inventory);
 /// Plans `names` (merged, later wins; empty = the best-matching profile) for target.
 Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>& names,
                           const Target& target);
