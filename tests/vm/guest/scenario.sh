@@ -59,3 +59,4 @@ note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"
 . /scenario-probe.sh
 . /scenario-apply.sh
 . /scenario-cpu-mm.sh
+. /scenario-check.sh
