@@ -228,7 +228,8 @@ TEST_CASE("check: link modes (ethtool netlink, faked) on the capture's NICs") {
   SUBCASE("100 Mb/s where both ends do 1000: warning, with the partner's modes") {
     nl.link.speed_mbps = 100;
     nl.link.partner_modes = {"100baseT/Full", "1000baseT/Full"};
-    auto got = findings(node.check({}, with_links), Rule::nic_speed_below_capability);
+    CheckReport r = node.check({}, with_links);
+    auto got = findings(r, Rule::nic_speed_below_capability);
     REQUIRE(got.size() == 5);
     CHECK(got[0]->severity == Severity::warning);
     CHECK(got[0]->summary.find("both support 1 Gb/s") != std::string::npos);
@@ -236,19 +237,23 @@ TEST_CASE("check: link modes (ethtool netlink, faked) on the capture's NICs") {
   SUBCASE("100 Mb/s and a partner that does only 100: nothing") {
     nl.link.speed_mbps = 100;
     nl.link.partner_modes = {"100baseT/Full"};
-    CHECK(findings(node.check({}, with_links), Rule::nic_speed_below_capability).empty());
+    CheckReport r = node.check({}, with_links);
+    CHECK(findings(r, Rule::nic_speed_below_capability).empty());
   }
   SUBCASE("100 Mb/s, the partner unknown: info only") {
     nl.link.speed_mbps = 100;
-    auto got = findings(node.check({}, with_links), Rule::nic_speed_below_capability);
+    CheckReport r = node.check({}, with_links);
+    auto got = findings(r, Rule::nic_speed_below_capability);
     REQUIRE(got.size() == 5);
     CHECK(got[0]->severity == Severity::info);
   }
 }
 
 TEST_CASE("check: GPUs without a NIC on their node, and GPUs on different drivers") {
-  // None of the captures has GPUs on two nodes: they are added to the R910's
-  // inventory (ib0 is its only NIC with a node: 2).
+  // None of the sysfs captures has GPUs (the real exports that do are run through the
+  // binary in check_command_test.cc): they are added to the R910's inventory, and ib0
+  // gets the node its function's numa_node file says (hwloc gives this capture's PCI
+  // devices no locality).
   Node node;
   auto gpu = [](std::string addr, int numa, std::optional<std::string> driver) {
     PciDevice d;
@@ -260,8 +265,13 @@ TEST_CASE("check: GPUs without a NIC on their node, and GPUs on different driver
     d.driver = std::move(driver);
     return d;
   };
+  auto ib0_on_node2 = [](CheckInput& in) {
+    for (PciDevice& d : in.inventory.topology.pci)
+      if (d.address == "0000:43:00.0") d.numa_node = 2;
+  };
   SUBCASE("one GPU beside ib0, one on node 0 alone") {
     CheckReport r = node.check({}, [&](CheckInput& in) {
+      ib0_on_node2(in);
       in.inventory.topology.pci.push_back(gpu("0000:44:00.0", 2, "nvidia"));
       in.inventory.topology.pci.push_back(gpu("0000:05:00.0", 0, "nvidia"));
     });
@@ -270,6 +280,7 @@ TEST_CASE("check: GPUs without a NIC on their node, and GPUs on different driver
   }
   SUBCASE("nvidia beside vfio-pci") {
     CheckReport r = node.check({}, [&](CheckInput& in) {
+      ib0_on_node2(in);
       in.inventory.topology.pci.push_back(gpu("0000:44:00.0", 2, "nvidia"));
       in.inventory.topology.pci.push_back(gpu("0000:45:00.0", 2, "vfio-pci"));
     });
