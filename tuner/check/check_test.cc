@@ -33,7 +33,8 @@ struct Node {
   std::string state_dir() const { return fx.root() + "/var/lib/tuner"; }
   /// Probes, gathers and checks; `edit` changes the input first (a fake netlink's
   /// links, GPUs the capture lacks).
-  CheckReport check(GatherOptions opt = {}, const std::function<void(CheckInput&)>& edit = {}) {
+  CheckReport check(GatherOptions opt = {},
+                    const std::function<void(CheckInput&)>& edit = {}) const {
     if (!opt.state_dir) opt.state_dir = state_dir();
     CheckInput in = gather_check_input(target, probe_target(target), opt);
     if (edit) edit(in);

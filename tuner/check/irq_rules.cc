@@ -44,6 +44,7 @@ void check_nic_irqs(const Inventory& inv, const Nic& nic, CheckReport& out) {
     for (const auto& [irq, cpus] : queues) all = all.unite(cpus);
     if (all.size() == 1) {
       std::vector<Evidence> ev;
+      ev.reserve(queues.size());
       for (const auto& [irq, cpus] : queues)
         ev.push_back(
             {fmt::format("proc/irq/{}/{}", irq->number, affinity_file(*irq)), cpus.to_string()});

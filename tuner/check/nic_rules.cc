@@ -133,7 +133,8 @@ void check_nic_counters(const CheckInput& in, CheckReport& out) {
   before.nics = w.before;
   after.nics = w.after;
   bench::GuardDelta delta = bench::guard_delta(before, after);
-  for (const auto& [name, d] : delta.nics) {
+  for (const auto& [nic_name, d] : delta.nics) {
+    const std::string& name = nic_name;  // a structured binding cannot be captured (clang 14)
     if (d.drops() == 0 && d.errors() == 0 && d.carrier_changes == 0) continue;
     Severity sev = d.errors() > 0 || d.carrier_changes > 0 ? Severity::error : Severity::warning;
     std::vector<Evidence> ev;
