@@ -300,6 +300,13 @@ Status parse_linkmodes_reply(std::string_view msg, const std::vector<std::string
     info.supported_modes = bitset_names(*bits, true, names);
     info.advertised_modes = bitset_names(*bits, false, names);
   }
+  // The kernel sends PEER (a list, no mask) only when the driver filled lp_advertising.
+  info.partner_modes.clear();
+  if (const nlattr* a = p->attrs[ETHTOOL_A_LINKMODES_PEER]) {
+    auto bits = parse_bitset(a);
+    if (!bits) return Error::invalid(bits.error().what, where);
+    info.partner_modes = bitset_names(*bits, false, names);
+  }
   out = std::move(info);
   return Ok{};
 }

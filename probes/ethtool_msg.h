@@ -62,7 +62,8 @@ Result<std::vector<std::string>> parse_link_mode_names(std::string_view msg);
 /// LINKINFO_GET reply: port.
 Status parse_linkinfo_reply(std::string_view msg, LinkInfo& out);
 /// LINKMODES_GET reply: autoneg, speed, duplex, supported (bitset mask) and advertised
-/// (bitset value) modes. Names come from a verbose bitset, else from `names`.
+/// (bitset value) modes, and the link partner's advertised modes (PEER) when sent.
+/// Names come from a verbose bitset, else from `names`.
 Status parse_linkmodes_reply(std::string_view msg, const std::vector<std::string>& names,
                              LinkInfo& out);
 /// LINKSTATE_GET reply: link up.

@@ -43,6 +43,9 @@ struct PciDevice {
   CpuSet local_cpus;
   std::vector<std::string> os_devices;  // "eth0", "mlx5_0", "nvme0n1", "cuda0", "card1"
   std::vector<std::string> netdevs;     // the network interfaces among os_devices
+  /// The kernel driver bound to it (sysfs driver link: "nvidia", "vfio-pci", "mlx5_core");
+  /// nullopt when none is bound or the target cannot say (--topology).
+  std::optional<std::string> driver;
   /// PCIe link from sysfs (current_link_speed/width, max_link_speed/width); unknown
   /// for conventional PCI, virtual functions the kernel gives none, captures without
   /// them, and --topology.
@@ -114,6 +117,9 @@ struct LinkInfo {
   std::optional<std::string> port;           // "TP", "FIBRE", "DA", "OTHER", ...
   std::vector<std::string> supported_modes;  // "25000baseSR/Full" (ethtool names)
   std::vector<std::string> advertised_modes;
+  /// What the link partner advertised (ETHTOOL_A_LINKMODES_PEER): empty when the driver
+  /// does not say, autonegotiation is off, or the probe had no netlink.
+  std::vector<std::string> partner_modes;
 };
 
 struct Channels {

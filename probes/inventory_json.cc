@@ -67,6 +67,7 @@ json topology_json(const Topology& t) {
                    {"local_cpus", d.local_cpus.to_string()},
                    {"os_devices", d.os_devices},
                    {"netdevs", d.netdevs},
+                   {"driver", opt(d.driver)},
                    {"link",
                     {{"speed_gts", opt(d.link.speed_gts)},
                      {"width", opt(d.link.width)},
@@ -89,7 +90,8 @@ json nic_json(const Nic& n) {
                {"duplex", opt(l.duplex)},
                {"port", opt(l.port)},
                {"supported_modes", l.supported_modes},
-               {"advertised_modes", l.advertised_modes}};
+               {"advertised_modes", l.advertised_modes},
+               {"partner_modes", l.partner_modes}};
   json channels = nullptr, rings = nullptr;
   if (n.channels)
     channels = {{"rx", opt(n.channels->rx)},

@@ -31,9 +31,11 @@ std::vector<std::string> kernel_link_modes() {
   return *names;
 }
 
-// A LINKMODES_GET_REPLY carrying one OURS bitset, built the way the kernel lays it out.
+// A LINKMODES_GET_REPLY carrying one OURS bitset, built the way the kernel lays it out,
+// and the partner's modes as a compact no-mask PEER list when `peer` names any.
 std::string linkmodes_with_bitset(bool compact, uint32_t size,
-                                  const std::vector<std::pair<uint32_t, bool>>& bits) {
+                                  const std::vector<std::pair<uint32_t, bool>>& bits,
+                                  const std::vector<uint32_t>& peer = {}) {
   std::vector<uint32_t> buf(1024);
   nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
   nlh->nlmsg_type = 20;
@@ -64,6 +66,15 @@ std::string linkmodes_with_bitset(bool compact, uint32_t size,
     mnl_attr_nest_end(nlh, list);
   }
   mnl_attr_nest_end(nlh, ours);
+  if (!peer.empty()) {
+    nlattr* nest = mnl_attr_nest_start(nlh, ETHTOOL_A_LINKMODES_PEER);
+    mnl_attr_put(nlh, ETHTOOL_A_BITSET_NOMASK, 0, nullptr);
+    mnl_attr_put_u32(nlh, ETHTOOL_A_BITSET_SIZE, size);
+    std::vector<uint32_t> value((size + 31) / 32);
+    for (uint32_t bit : peer) value[bit / 32] |= 1u << (bit % 32);
+    mnl_attr_put(nlh, ETHTOOL_A_BITSET_VALUE, value.size() * 4, value.data());
+    mnl_attr_nest_end(nlh, nest);
+  }
   return {reinterpret_cast<const char*>(buf.data()), nlh->nlmsg_len};
 }
 
@@ -170,6 +181,22 @@ TEST_CASE("netlink bitsets: compact and verbose give the same modes") {
   REQUIRE(parse_linkmodes_reply(linkmodes_with_bitset(true, size, bits), {}, unnamed).ok());
   CHECK(unnamed.advertised_modes.front() ==
         "bit " + std::to_string(ETHTOOL_LINK_MODE_10000baseT_Full_BIT));
+}
+
+TEST_CASE("netlink LINKMODES: the link partner's modes come from PEER, absent is empty") {
+  auto names = kernel_link_modes();
+  auto size = static_cast<uint32_t>(names.size());
+  std::vector<std::pair<uint32_t, bool>> ours = {{ETHTOOL_LINK_MODE_25000baseSR_Full_BIT, true}};
+  LinkInfo info;
+  info.partner_modes = {"stale"};  // a reply without PEER clears what was there
+  REQUIRE(parse_linkmodes_reply(linkmodes_with_bitset(true, size, ours), names, info).ok());
+  CHECK(info.partner_modes.empty());
+  REQUIRE(parse_linkmodes_reply(linkmodes_with_bitset(true, size, ours,
+                                                      {ETHTOOL_LINK_MODE_10000baseT_Full_BIT,
+                                                       ETHTOOL_LINK_MODE_25000baseSR_Full_BIT}),
+                                names, info)
+              .ok());
+  CHECK(info.partner_modes == std::vector<std::string>{"10000baseT/Full", "25000baseSR/Full"});
 }
 
 TEST_CASE("netlink bitsets: inconsistent bitsets are errors") {

@@ -15,9 +15,10 @@ namespace tuner {
 std::optional<double> parse_link_speed(std::string_view text);
 
 /// Fills each device's link from sys/bus/pci/devices/ADDR/{current,max}_link_{speed,
-/// width}. Devices without the files (conventional PCI, most VFs) stay unknown; that
-/// is not an error. Also takes the device's numa_node from sysfs where it is not -1:
-/// the kernel's node wins over hwloc's locality, so NICs, IRQs and the PCI list agree.
+/// width}, and the bound driver from its `driver` link. Devices without the files
+/// (conventional PCI, most VFs) stay unknown; that is not an error. Also takes the
+/// device's numa_node from sysfs where it is not -1: the kernel's node wins over hwloc's
+/// locality, so NICs, IRQs and the PCI list agree.
 void probe_pci_links(const Root& root, std::vector<PciDevice>& devices);
 
 }  // namespace tuner

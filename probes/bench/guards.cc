@@ -102,14 +102,10 @@ Result<std::map<std::string, NicCounters>> parse_net_dev(std::string_view text) 
   return out;
 }
 
-Result<GuardSample> sample_guards(const Root& root, const std::vector<std::string>& interfaces) {
-  GuardSample s;
-  auto snmp = root.read("proc/net/snmp");
-  if (!snmp.ok()) return snmp.error();
-  auto tcp = parse_snmp_tcp(*snmp);
-  if (!tcp.ok()) return tcp.error();
-  s.tcp = *tcp;
-  if (interfaces.empty()) return s;
+Result<std::map<std::string, NicCounters>> sample_nic_counters(
+    const Root& root, const std::vector<std::string>& interfaces) {
+  std::map<std::string, NicCounters> out;
+  if (interfaces.empty()) return out;
   auto dev_text = root.read("proc/net/dev");
   if (!dev_text.ok()) return dev_text.error();
   auto dev = parse_net_dev(*dev_text);
@@ -125,8 +121,21 @@ Result<GuardSample> sample_guards(const Root& root, const std::vector<std::strin
     auto flaps = read_counter(root, "sys/class/net/" + name + "/carrier_changes");
     if (!flaps.ok()) return flaps.error();
     c.carrier_changes = *flaps;
-    s.nics[name] = c;
+    out[name] = c;
   }
+  return out;
+}
+
+Result<GuardSample> sample_guards(const Root& root, const std::vector<std::string>& interfaces) {
+  GuardSample s;
+  auto snmp = root.read("proc/net/snmp");
+  if (!snmp.ok()) return snmp.error();
+  auto tcp = parse_snmp_tcp(*snmp);
+  if (!tcp.ok()) return tcp.error();
+  s.tcp = *tcp;
+  auto nics = sample_nic_counters(root, interfaces);
+  if (!nics.ok()) return nics.error();
+  s.nics = std::move(nics).value();
   return s;
 }
 

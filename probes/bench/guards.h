@@ -58,6 +58,12 @@ struct GuardSample {
   std::map<std::string, NicCounters> nics;
 };
 
+/// Drops, errors and carrier changes of `interfaces` (proc/net/dev and
+/// sys/class/net/IF/carrier_changes). An interface that is not there is an Error naming
+/// it. `tuner check` samples these twice over its window.
+Result<std::map<std::string, NicCounters>> sample_nic_counters(
+    const Root& root, const std::vector<std::string>& interfaces);
+
 /// Reads the counters of this namespace's TCP and of `interfaces` (names as in
 /// /sys/class/net). An interface that is not there is an Error naming it: a NIC that
 /// vanished mid-trial must not pass as "no drops".

@@ -119,6 +119,7 @@ class FakeNetlink : public Netlink {
     out.duplex = link.duplex;
     out.supported_modes = link.supported_modes;
     out.advertised_modes = link.advertised_modes;
+    out.partner_modes = link.partner_modes;
     return Ok{};
   }
   Status get_link_state(const std::string& n, LinkInfo& out) override {

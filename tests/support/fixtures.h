@@ -84,17 +84,21 @@ inline std::string shared_fixture(const std::string& tarball) {
 
 /// A fresh copy of a capture, removed with the object. With overlay_dir, the CONTENTS
 /// of that directory are copied on top (OVERLAY/proc/interrupts lands at
-/// ROOT/proc/interrupts, replacing what was there).
+/// ROOT/proc/interrupts, replacing what was there); several overlays go on in order.
 class ScopedFixture {
  public:
   explicit ScopedFixture(const std::string& tarball, const std::string& overlay_dir = "")
+      : ScopedFixture(tarball, overlay_dir.empty() ? std::vector<std::string>{}
+                                                   : std::vector<std::string>{overlay_dir}) {}
+  ScopedFixture(const std::string& tarball, const std::vector<std::string>& overlay_dirs)
       : root_(unpack_tarball(fixture_path(tarball), dir_.path)) {
     namespace fs = std::filesystem;
-    if (overlay_dir.empty()) return;
-    if (!fs::is_directory(overlay_dir)) throw std::runtime_error("no overlay dir " + overlay_dir);
-    fs::copy(overlay_dir, root_,
-             fs::copy_options::recursive | fs::copy_options::overwrite_existing |
-                 fs::copy_options::copy_symlinks);
+    for (const std::string& overlay_dir : overlay_dirs) {
+      if (!fs::is_directory(overlay_dir)) throw std::runtime_error("no overlay dir " + overlay_dir);
+      fs::copy(overlay_dir, root_,
+               fs::copy_options::recursive | fs::copy_options::overwrite_existing |
+                   fs::copy_options::copy_symlinks);
+    }
   }
   ScopedFixture(const ScopedFixture&) = delete;
   ScopedFixture& operator=(const ScopedFixture&) = delete;

@@ -44,6 +44,7 @@ int run_cli(int argc, char** argv);
 int probe_command(GlobalOptions& g, const std::vector<std::string>& args);
 int profiles_command(GlobalOptions& g, const std::vector<std::string>& args);
 int plan_command(GlobalOptions& g, const std::vector<std::string>& args);
+int check_command(GlobalOptions& g, const std::vector<std::string>& args);
 int apply_command(GlobalOptions& g, const std::vector<std::string>& args);
 int rollback_command(GlobalOptions& g, const std::vector<std::string>& args);
 int status_command(GlobalOptions& g, const std::vector<std::string>& args);

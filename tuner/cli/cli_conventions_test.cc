@@ -63,8 +63,8 @@ TEST_CASE("cli: an option prefix is not guessed") {
 }
 
 TEST_CASE("cli: help names what each option takes, and messages have one prefix") {
-  for (const char* command : {"probe", "profiles", "plan", "apply", "rollback", "status", "history",
-                              "restore", "state", "bench", "exec"}) {
+  for (const char* command : {"probe", "profiles", "plan", "check", "apply", "rollback", "status",
+                              "history", "restore", "state", "bench", "exec"}) {
     CAPTURE(command);
     auto r = run_tuner(std::string("help ") + command);
     CHECK(r.code == 0);
@@ -111,6 +111,13 @@ TEST_CASE("cli: every documented exit code") {
   // 0: success.
   CHECK(run_tuner("plan --profile balanced --topology " + kXml).code == 0);
   CHECK(run_tuner("history --state-dir " + state.path).code == 0);
+  // check: 0 without a finding at or above --fail-on, 1 with one (the SL390s export has
+  // GPUs on a node without a NIC: warnings); every finding per fixture in
+  // check_command_test.cc.
+  const std::string sl390 = TUNER_FIXTURES "/topologies/24em64t-2n6c2t-pci.xml";
+  CHECK(run_tuner("check --topology " + kXml).code == 0);
+  CHECK(run_tuner("check --fail-on error --topology " + sl390).code == 0);
+  CHECK(run_tuner("check --topology " + sl390).code == 1);
   // 3: plan --detailed-exitcode with changes pending (a topology has no live values,
   // so every setting is a change). status's 3 (drift) needs a kept run on a live
   // kernel: tests/integration/apply_rollback_test.sh checks it.
@@ -127,6 +134,7 @@ TEST_CASE("cli: every documented exit code") {
   CHECK(run_tuner("nope").code == 2);
   CHECK(run_tuner("plan --profile no-such-profile --topology " + kXml).code == 2);
   CHECK(run_tuner("plan --bogus").code == 2);
+  CHECK(run_tuner("check --fail-on fatal --topology " + kXml).code == 2);
   CHECK(run_tuner("rollback --run-id ../x --state-dir " + state.path).code == 2);
   // 1: a runtime failure: a state directory owned by someone else is refused.
   TempDir foreign;

@@ -21,10 +21,9 @@ Plan plan_for(const GlobalOptions& g, const std::vector<std::string>& names, con
   return plan_with_context(g, names, target, strict).plan;
 }
 
-Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>& names,
-                          const Target& target, bool strict) {
+Profile load_profiles(const GlobalOptions& g, const std::vector<std::string>& names,
+                      const Inventory& inventory, bool strict) {
   std::vector<std::string> search = profile_search_path(g.profile_path);
-  Inventory inventory = probe_target(target);
   std::vector<std::string> chosen = names;
   if (chosen.empty()) {
     std::vector<Error> broken;
@@ -47,6 +46,13 @@ Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>
   }
   Profile merged = profiles.size() == 1 ? std::move(profiles.front()) : merge_profiles(profiles);
   if (Status s = check_bench_names(merged); !s.ok()) fail_input(s.error().message());
+  return merged;
+}
+
+Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>& names,
+                          const Target& target, bool strict) {
+  Inventory inventory = probe_target(target);
+  Profile merged = load_profiles(g, names, inventory, strict);
   auto plan = make_plan(merged, inventory, target);
   if (!plan.ok()) fail_input(plan.error().message());
   return {std::move(merged), std::move(inventory), std::move(plan).value()};

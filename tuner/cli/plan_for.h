@@ -24,6 +24,12 @@ struct Planned {
 /// --strict: automatic selection refuses a search path with a profile that fails to load.
 void add_selection_options(boost::program_options::options_description& desc);
 
+/// The profiles `names` names, loaded and merged (later wins); empty = the profile that
+/// best matches inventory, with a warning on stderr for every profile of the search
+/// path that fails to load (strict: exit 2 instead). Bad profiles, or none matching,
+/// are usage errors (exit 2).
+Profile load_profiles(const GlobalOptions& g, const std::vector<std::string>& names,
+                      const Inventory& inventory, bool strict);
 /// Plans `names` (merged, later wins; empty = the best-matching profile) for target.
 /// Automatic selection warns on stderr about every profile that fails to load, or
 /// with strict fails (exit 2).

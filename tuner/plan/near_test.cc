@@ -18,11 +18,12 @@ Inventory supermicro() {
   n1.os_index = 1;
   n1.cpus = *CpuSet::parse("8-15,24-31");
   inv.topology.numa_nodes = {n0, n1};
-  PciDevice gpu_a{"0000:03:00.0", "gpu", 0x10de, 0x1094, 0x0302, 0, n0.cpus, {}, {}, {}};
-  PciDevice eth0{"0000:81:00.0", "nic", 0x8086, 0x1521, 0x0200, 1, n1.cpus, {"eth0"}, {"eth0"}, {}};
+  PciDevice gpu_a{"0000:03:00.0", "gpu", 0x10de, 0x1094, 0x0302, 0, n0.cpus, {}, {}, {}, {}};
+  PciDevice eth0{"0000:81:00.0", "nic",    0x8086,   0x1521, 0x0200, 1,
+                 n1.cpus,        {"eth0"}, {"eth0"}, {},     {}};
   PciDevice gpu_b{"0000:84:00.0",     "gpu", 0x10de, 0x1094, 0x0302, 1, n1.cpus,
-                  {"cuda0", "card0"}, {},    {}};
-  PciDevice odd{"0000:05:03.0", "other", 0x102b, 0x0532, 0x0300, std::nullopt, {}, {}, {}, {}};
+                  {"cuda0", "card0"}, {},    {},     {}};
+  PciDevice odd{"0000:05:03.0", "other", 0x102b, 0x0532, 0x0300, std::nullopt, {}, {}, {}, {}, {}};
   inv.topology.pci = {gpu_a, eth0, gpu_b, odd};
   Nic nic;
   nic.name = "eth0";

@@ -60,3 +60,4 @@ note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"
 . /scenario-apply.sh
 . /scenario-cpu-mm.sh
 . /scenario-rps-xps.sh
+. /scenario-check.sh

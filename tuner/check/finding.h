@@ -1,0 +1,80 @@
+// A finding of `tuner check`: what is wrong with the node, how bad, what was read to
+// say so, and what fixes it. Severities and rules are closed sets: enums here, strings
+// only in tuner.check/1 JSON and the text report (README.md lists each rule).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tuner {
+
+/// Ordered: a finding at or above `--fail-on` makes `tuner check` exit 1.
+enum class Severity {
+  info,     // worth knowing; may be intended or harmless (a GPU's idle PCIe downshift)
+  warning,  // likely costs performance; a tuned node should not show it
+  error,    // certain, large loss or faults: half duplex, link flaps, a link at half width
+};
+
+enum class Rule {
+  nic_autoneg_off,
+  nic_half_duplex,
+  nic_speed_below_capability,
+  nic_counters_rising,
+  pcie_link_degraded,
+  irq_queues_one_cpu,
+  irq_queues_remote_node,
+  irqbalance_moves_pinned,
+  gpu_without_local_nic,
+  gpu_driver_mixed,
+  cpu_governor_powersave,
+};
+
+const char* severity_name(Severity s);
+std::optional<Severity> parse_severity(std::string_view name);
+/// The rule's stable name in JSON and text: "nic.autoneg_off".
+const char* rule_name(Rule r);
+/// Every rule, in the order the report lists them.
+const std::vector<Rule>& all_rules();
+
+/// One fact the finding rests on: where it was read and what it said.
+struct Evidence {
+  std::string
+      what;  // "eth1 autoneg (ethtool LINKMODES)", "sys/bus/pci/devices/X/current_link_width"
+  std::string value;  // "off", "8"
+};
+
+struct Finding {
+  Rule rule = Rule::nic_autoneg_off;
+  Severity severity = Severity::info;
+  std::string subject;  // "eth1", "0000:3b:00.0", "policy0", "irqbalance"
+  std::string summary;  // one line for a person
+  std::vector<Evidence> evidence;
+  std::string fix;  // the profile setting or command that fixes it
+};
+
+/// A rule that could not be evaluated, and why (a capture without the file, no
+/// netlink, a state directory that cannot be read): nothing is guessed.
+struct Skipped {
+  Rule rule = Rule::nic_autoneg_off;
+  std::string why;
+};
+
+struct CheckReport {
+  std::string target;                  // "live", "root:DIR", "xml:FILE"
+  std::optional<std::string> profile;  // the profile the governor rule compared with
+  double window_s = 0;                 // counters sampled over this long; 0 = not sampled
+  std::vector<Finding> findings;       // most severe first, then by rule and subject
+  std::vector<Skipped> skipped;
+  std::vector<std::string> errors;  // probe errors, "probe: message"
+
+  /// The most severe finding's severity; nullopt when there is none.
+  std::optional<Severity> worst() const;
+  unsigned count(Severity s) const;
+};
+
+/// Orders findings most severe first, then by rule, then by subject (deterministic).
+void sort_findings(std::vector<Finding>& findings);
+
+}  // namespace tuner

@@ -1,0 +1,125 @@
+#include "tuner/check/gather.h"
+
+#include <fmt/core.h>
+
+#include "base/strings.h"
+#include "rollback/state.h"
+#include "rollback/state_dir.h"
+#include "tuner/knobs/knob.h"
+
+namespace tuner {
+namespace {
+
+void gather_counters(const Target& target, const GatherOptions& opt, CheckInput& in) {
+  if (opt.window.count() == 0) {
+    in.counters_skipped = "not sampled (--window 0)";
+    return;
+  }
+  if (target.topology_xml) {
+    in.counters_skipped = "a hwloc export has no counters";
+    return;
+  }
+  std::vector<std::string> names;
+  for (const Nic& nic : in.inventory.nics)
+    if (!nic.is_virtual) names.push_back(nic.name);
+  if (names.empty()) {
+    in.counters_skipped = "no physical NIC";
+    return;
+  }
+  auto before = bench::sample_nic_counters(target.root, names);
+  if (!before.ok()) {
+    in.counters_skipped = "cannot read counters: " + before.error().message();
+    return;
+  }
+  opt.clock->sleep_for(opt.window);
+  auto after = bench::sample_nic_counters(target.root, names);
+  if (!after.ok()) {
+    in.counters_skipped = "cannot read counters: " + after.error().message();
+    return;
+  }
+  in.counters = CounterWindow{std::chrono::duration<double>(opt.window).count(),
+                              std::move(before).value(), std::move(after).value()};
+}
+
+void gather_kept(const Target& target, const GatherOptions& opt, CheckInput& in) {
+  if (!opt.state_dir) {
+    in.kept_skipped = "no state directory for this target";
+    return;
+  }
+  std::map<std::string, std::string> runs;
+  auto dir = StateDir::open(*opt.state_dir, false);
+  if (!dir.ok() && !dir.error().is(ErrorKind::missing)) {
+    in.kept_skipped = "cannot read the kept state: " + dir.error().message();
+    return;
+  }
+  if (dir.ok()) {  // no state directory: nothing is kept
+    auto state = load_state(*dir);
+    if (!state.ok()) {
+      in.kept_skipped = "cannot read the kept state: " + state.error().message();
+      return;
+    }
+    for (const auto& [id, kept] : state->knobs) runs[id] = kept.run_id;
+  }
+  KnobContext ctx{.root = target.root};
+  std::string banned = "none";
+  if (auto knob = make_knob(KnobId::irqbalance_banned(), ctx); knob.ok())
+    if (auto v = (*knob)->read(); v.ok()) banned = *v;
+  in.kept = kept_irqs(runs, banned);
+}
+
+void gather_governors(const Target& target, const GatherOptions& opt, CheckInput& in) {
+  if (!opt.profile) {
+    in.governor_skipped = opt.governor_skipped;
+    return;
+  }
+  if (!opt.profile_governor) {
+    in.governor_skipped = "profile '" + *opt.profile + "' sets no [cpu] governor";
+    return;
+  }
+  if (!in.inventory.cpufreq) {
+    in.governor_skipped = "cpufreq policies are unknown for this target";
+    return;
+  }
+  if (in.inventory.cpufreq->empty()) {
+    in.governor_skipped = "no cpufreq driver: the firmware or hypervisor sets the frequency";
+    return;
+  }
+  GovernorCheck g{*opt.profile, *opt.profile_governor, {}};
+  KnobContext ctx{.root = target.root};
+  for (const CpufreqPolicy& p : *in.inventory.cpufreq) {
+    if (p.online.empty()) continue;  // an inactive policy governs nothing
+    auto id = KnobId::cpu_policy(KnobKind::cpu_governor, p.id);
+    if (!id.ok()) continue;
+    auto knob = make_knob(*id, ctx);
+    if (!knob.ok()) continue;
+    if (auto v = (*knob)->read(); v.ok()) g.current[p.id] = *v;
+  }
+  in.governor = std::move(g);
+}
+
+}  // namespace
+
+KeptIrqs kept_irqs(const std::map<std::string, std::string>& kept_run_by_knob,
+                   const std::string& banned) {
+  KeptIrqs k;
+  for (const auto& [id_text, run] : kept_run_by_knob) {
+    auto id = parse_knob_id(id_text);
+    if (!id.ok()) continue;
+    if (id->kind == KnobKind::irq_affinity) k.pinned[id->number] = run;
+  }
+  for (std::string_view part : split(banned, ','))
+    if (auto n = parse_irq_number(trim(part)); n.ok()) k.banned.insert(*n);
+  return k;
+}
+
+CheckInput gather_check_input(const Target& target, Inventory inventory, const GatherOptions& opt) {
+  CheckInput in;
+  in.inventory = std::move(inventory);
+  in.netlink = target.root.is_live() && !target.topology_xml;
+  gather_counters(target, opt, in);
+  gather_kept(target, opt, in);
+  gather_governors(target, opt, in);
+  return in;
+}
+
+}  // namespace tuner

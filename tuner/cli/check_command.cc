@@ -1,0 +1,106 @@
+// tuner check: the node's health findings, each with its severity, what was read and
+// what fixes it (tuner/check/README.md). Reads only, like plan; exit 1 when a finding
+// is at or above --fail-on.
+#include <iostream>
+
+#include <fmt/core.h>
+
+#include "tuner/check/gather.h"
+#include "tuner/cli/cli.h"
+#include "tuner/cli/plan_for.h"
+#include "tuner/cli/report/check_report.h"
+#include "tuner/cli/report/json_text.h"
+#include "tuner/cli/target_options.h"
+#include "tuner/profile/match.h"
+#include "tuner/profile/parse_bench.h"
+
+namespace po = boost::program_options;
+
+namespace tuner {
+namespace {
+
+constexpr auto kLiveWindow = std::chrono::seconds(5);
+constexpr auto kMaxWindow = std::chrono::hours(1);
+
+/// --window: "5s", "500ms", "2m"; "0" skips the sampling. Unset: 5s on the live
+/// machine, none on a capture (its files do not move).
+std::chrono::milliseconds window_option(const po::variables_map& vm, const Target& target) {
+  if (!vm.count("window")) return target.writable() ? kLiveWindow : std::chrono::milliseconds(0);
+  const std::string text = vm["window"].as<std::string>();
+  if (text == "0") return std::chrono::milliseconds(0);
+  auto d = parse_duration(text);
+  if (!d || *d > kMaxWindow)
+    fail_input(fmt::format("check: --window: expected a duration up to 1h (5s, 500ms, 2m) or "
+                           "0, got '{}'",
+                           text));
+  return *d;
+}
+
+/// The profile the governor rule compares with: the named ones, merged, as plan takes
+/// them; without --profile the best match, and when none matches the rule is skipped.
+void choose_profile(const GlobalOptions& g, const po::variables_map& vm, const Inventory& inv,
+                    GatherOptions& opt) {
+  std::vector<std::string> names;
+  if (vm.count("profile")) names = vm["profile"].as<std::vector<std::string>>();
+  if (names.empty()) {
+    auto best = best_profile(profile_search_path(g.profile_path), inv);
+    if (!best.ok()) {
+      opt.governor_skipped = "no --profile, and " + best.error().message();
+      return;
+    }
+    names.push_back(*best);
+  }
+  Profile p = load_profiles(g, names, inv, false);
+  opt.profile = p.name;
+  if (p.cpu.governor) opt.profile_governor = p.cpu.governor->value;
+}
+
+}  // namespace
+
+int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
+  po::options_description desc("tuner check");
+  std::string fail_on = "warning";
+  desc.add_options()(
+      "profile", po::value<std::vector<std::string>>()->composing()->value_name("PROFILE"),
+      "profile the governor rule compares with (repeat to merge; later wins); default: best "
+      "match")("json", "print the tuner.check/1 JSON document")(
+      "fail-on", po::value(&fail_on)->value_name("SEVERITY"),
+      "exit 1 when a finding is this severe or more: info, warning (default) or error")(
+      "window", po::value<std::string>()->value_name("DURATION"),
+      "sample NIC drops and errors over this long (default 5s live, 0 on --root); 0 skips");
+  add_target_options(desc);
+  po::variables_map vm;
+  if (!parse_options("check", args, desc, {}, vm, g)) return 0;
+  auto threshold = parse_severity(fail_on);
+  if (!threshold)
+    fail_input(fmt::format("check: --fail-on: expected info, warning or error, got '{}'", fail_on));
+  Target target = open_target(vm);
+  GatherOptions opt;
+  opt.window = window_option(vm, target);
+  Inventory inv = probe_target(target);
+  choose_profile(g, vm, inv, opt);
+  // Which runs pinned IRQs: this machine's state, or a capture's own (ROOT/var/lib/tuner)
+  // unless --state-dir names one; an export has none.
+  if (!target.topology_xml) {
+    if (target.root.is_live() || vm.count("state-dir")) opt.state_dir = g.state_dir;
+    else opt.state_dir = target.root.dir() + "/var/lib/tuner";
+  }
+  std::string source = inv.topology.source;
+  CheckReport report = run_checks(gather_check_input(target, std::move(inv), opt));
+  report.target = source;
+  report.profile = opt.profile;
+  report.window_s = std::chrono::duration<double>(opt.window).count();
+  if (vm.count("json")) {
+    std::cout << json_text(check_to_json(report));
+  } else {
+    Term term(g.color, 1);
+    std::cout << term.printable(format_check(report, term));
+    Term err(g.color, 2);
+    for (const std::string& e : report.errors)
+      std::cerr << err.printable("tuner: " + err.yellow("warning") + ": " + e + "\n");
+  }
+  auto worst = report.worst();
+  return worst && *worst >= *threshold ? static_cast<int>(ExitCode::failure) : 0;
+}
+
+}  // namespace tuner
