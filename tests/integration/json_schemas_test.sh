@@ -2,7 +2,7 @@
 # Every JSON document tuner prints, validated against schemas/ (JSON Schema 2020-12,
 # python3-jsonschema): probe (live, every topology XML, every sysfs capture), profiles,
 # plan (every shipped profile on every XML, and live), apply, status, history, rollback,
-# bench, report, and the canary playbook's failure record. The schemas forbid fields
+# check, bench, report, and the canary playbook's failure record. The schemas forbid fields
 # they do not name, so a document that grows or changes shape fails here until its
 # schema (and DESIGN.md) say so. Runs in a private network namespace (root), where
 # apply changes only that namespace's net.* sysctls.
@@ -76,6 +76,13 @@ t apply --profile "$P" --no-verify --yes --json >/dev/null
 t apply --profile "$P" --no-verify --yes --json | keep apply-nothing-to-do
 t rollback --last --json >/dev/null
 [ "$(snapshot_net)" = "$before" ] || fail "the namespace's sysctls changed"
+
+note "check: this machine (no sampling window), every capture and topology"
+ck() { set +e; "$TUNER" check --json "$@"; local rc=$?; set -e; [ "$rc" -le 1 ] || fail "check $*: exit $rc"; }
+ck --window 0 | keep check-live
+for xml in "$fixtures"/topologies/*.xml; do
+  ck --topology "$xml" | keep "check-$(basename "$xml" .xml)"
+done
 
 note "bench and report"
 "$TUNER" bench latency --trials 2 --json | keep bench
