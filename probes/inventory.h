@@ -36,7 +36,7 @@ struct NumaNode {
 
 struct PciDevice {
   std::string address;  // "0000:3b:00.0"
-  std::string kind;  // "nic", "gpu", "coprocessor", "display", "nvme", "infiniband", "other"
+  std::string kind;     // "nic", "gpu", "coprocessor", "display", "nvme", "infiniband", "other"
   uint16_t vendor_id = 0, device_id = 0;
   uint32_t class_id = 0;         // PCI class (0x0200 ethernet, 0x0302 3D controller, ...)
   std::optional<int> numa_node;  // os_index of the nearest node; nullopt = no locality

@@ -47,7 +47,8 @@ void probe_pci_links(const Root& root, std::vector<PciDevice>& devices) {
     // guess from local_cpus, which on a package split into several nodes (SNC, NPS)
     // spans them all and names the first. -1 (no proximity) keeps hwloc's answer.
     if (auto t = text("numa_node"))
-      if (auto v = parse_i64(*t); v && *v >= 0 && *v <= INT32_MAX) d.numa_node = static_cast<int>(*v);
+      if (auto v = parse_i64(*t); v && *v >= 0 && *v <= INT32_MAX)
+        d.numa_node = static_cast<int>(*v);
     if (auto driver = root.link_name(dir + "driver")) d.driver = *driver;
   }
 }

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <map>
 #include <cerrno>
+#include <map>
 #include <tuple>
 
 #include "base/fd_io.h"

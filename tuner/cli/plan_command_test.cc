@@ -222,8 +222,9 @@ TEST_CASE("plan command: a broken profile is never skipped without a word; --str
   // GPU node as "balanced" while its operator believes the GPU profile is in force.
   TempDir dir;
   dir.write("balanced.toml", "[profile]\nname = \"balanced\"\n[sysctl]\n\"vm.swappiness\" = 60\n");
-  dir.write("gpu-node.toml", "[profile]\nname = \"gpu-node\"\n[match]\nnuma_nodes = \">=1\"\n"
-                             "[sysctl]\n\"vm.swappiness\" = \"ten\"\n[nic.\"eth[0-\"]\nspeed = 1\n");
+  dir.write("gpu-node.toml",
+            "[profile]\nname = \"gpu-node\"\n[match]\nnuma_nodes = \">=1\"\n"
+            "[sysctl]\n\"vm.swappiness\" = \"ten\"\n[nic.\"eth[0-\"]\nspeed = 1\n");
   std::string base = "plan --json --profile-path " + dir.path + " --topology " + kXml;
   Run warn = run_tuner(base);
   CHECK(warn.code == 0);

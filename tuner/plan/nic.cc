@@ -190,8 +190,8 @@ void add_counts(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
 /// Capped at the driver's maximum. Nullopt (with a note) when it cannot be sized.
 std::optional<uint32_t> local_cores(PlanBuilder& b, const Nic& nic, const Channels& ch) {
   const Inventory& inv = b.inventory;
-  const NumaNode* node =
-      nic.numa_node ? inv.find_node(static_cast<unsigned>(*nic.numa_node)) : nullptr;
+  const NumaNode* node = nic.numa_node ? inv.find_node(static_cast<unsigned>(*nic.numa_node))
+                                       : nullptr;
   CpuSet allowed;
   std::string where;
   if (node) {

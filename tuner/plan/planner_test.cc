@@ -157,8 +157,9 @@ TEST_CASE("planner sysctl: text for a sysctl that holds numbers is refused at pl
     CHECK(bad.error().where == "/etc/tuner/profiles/test.toml:9:1");
     CHECK(bad.error().what.find("holds numbers ('4096')") != std::string::npos);
   }
-  CHECK(plan_one(sysctl("net.core.somaxconn", Op::set, ">5000")).error().what.find(
-            "raise only is \">=N\"") != std::string::npos);
+  CHECK(plan_one(sysctl("net.core.somaxconn", Op::set, ">5000"))
+            .error()
+            .what.find("raise only is \">=N\"") != std::string::npos);
   CHECK(!plan_one(sysctl("net.ipv4.tcp_rmem", Op::set, "4096 lots 6291456")).ok());
   // Numbers stay numbers, text sysctls take text, negative numbers are numbers.
   CHECK(plan_one(sysctl("net.ipv4.tcp_rmem", Op::set, "4096\t262144  16777216")).ok());

@@ -122,8 +122,8 @@ std::string select_profile(const std::vector<std::pair<std::string, const Profil
   return best.empty() ? fallback : best;
 }
 
-Result<std::string> best_profile(const std::vector<std::string>& search_path,
-                                 const Inventory& inv, std::vector<Error>* broken) {
+Result<std::string> best_profile(const std::vector<std::string>& search_path, const Inventory& inv,
+                                 std::vector<Error>* broken) {
   std::vector<Profile> profiles;
   std::vector<std::string> names;
   for (const FoundProfile& f : find_profiles(search_path)) {

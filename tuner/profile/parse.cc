@@ -244,12 +244,13 @@ class Parser : public TomlReader {
   void combined(const toml::node& n, const std::string& what, NicRule& r) const {
     if (n.is_string()) {
       if (string(n, what) != "local-cores")
-        fail(n.source(), fmt::format("{} is '{}': give a count or \"local-cores\"", what,
-                                     string(n, what)));
+        fail(n.source(),
+             fmt::format("{} is '{}': give a count or \"local-cores\"", what, string(n, what)));
       r.combined_local_cores = true;
       return;
     }
-    r.combined = static_cast<uint32_t>(integer(n, what + " (a count or \"local-cores\")", 1, 65535));
+    r.combined =
+        static_cast<uint32_t>(integer(n, what + " (a count or \"local-cores\")", 1, 65535));
   }
 
   void parse_nic(const std::string& glob, const toml::table& t, const std::string& ctx) {

@@ -58,7 +58,7 @@ struct NicRule {
   std::optional<bool> autoneg;
   std::optional<uint32_t> combined, rx_channels, tx_channels;  // channels
   bool combined_local_cores = false;  // combined = "local-cores": the NIC node's physical cores
-  std::optional<uint32_t> rx_ring, tx_ring;                    // rings; 0 = "max"
+  std::optional<uint32_t> rx_ring, tx_ring;  // rings; 0 = "max"
   bool rx_ring_max = false, tx_ring_max = false;
   std::optional<RpsPolicy> rps;  // rps = "numa-local" | "off"
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"

@@ -301,7 +301,7 @@ TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   CHECK(p->binds.empty());  // placement is per GPU, by the launcher (tuner exec --near)
   REQUIRE(p->irqs.size() == 1);
   CHECK(p->irqs[0].policy == "numa-local");
-  CHECK_FALSE(p->match.gpu);  // chosen by the operator, not guessed from GPUs
+  CHECK_FALSE(p->match.gpu);     // chosen by the operator, not guessed from GPUs
   REQUIRE(p->nics.size() == 1);  // network-throughput's queue count; rings left alone
   CHECK(p->nics[0].combined_local_cores);
   CHECK_FALSE(p->nics[0].rx_ring);

@@ -32,7 +32,8 @@ std::string node_of_file(const std::string& file) {
   std::string base = file.substr(file.find_last_of('/') + 1);
   for (const char* suffix : {".run.json", ".probe.json", ".error.json"}) {
     std::string_view sv(suffix);
-    if (base.size() > sv.size() && base.ends_with(sv)) return base.substr(0, base.size() - sv.size());
+    if (base.size() > sv.size() && base.ends_with(sv))
+      return base.substr(0, base.size() - sv.size());
   }
   return "";
 }
@@ -160,9 +161,8 @@ FleetSummary summarize_fleet(const std::vector<NodeReport>& documents) {
 }
 
 std::string format_fleet_text(const FleetSummary& s, const Term& t) {
-  std::string out = t.bold("fleet") +
-                    fmt::format("  {} nodes: {} runs ({} failed), {} probes\n", s.nodes,
-                                s.runs, s.failed, s.probes);
+  std::string out = t.bold("fleet") + fmt::format("  {} nodes: {} runs ({} failed), {} probes\n",
+                                                  s.nodes, s.runs, s.failed, s.probes);
   if (!s.outcomes.empty()) out += "\n" + t.bold("outcomes") + "\n";
   for (const Outcome& o : s.outcomes) {
     std::string what;
