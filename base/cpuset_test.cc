@@ -31,6 +31,10 @@ TEST_CASE("cpulist stride groups stay inside their range") {
   CHECK(CpuSet::parse("4-20:1/4294967295")->to_string() == "4");
   CHECK(CpuSet::parse("0-9:4294967295/4294967295")->to_string() == "0-9");
   CHECK_FALSE(CpuSet::parse("5-9:3/2").ok());
+  // fuzz/corpus/cpulist/{oom,slow}-used-above-group, found by fuzz_cpulist: USED above
+  // GROUP pushed USED CPUs from every one of HI-LO bases (out of memory at 2 GiB, or 24 s).
+  CHECK_FALSE(CpuSet::parse("2-660617:305264/1").ok());
+  CHECK_FALSE(CpuSet::parse("000300,00084-60617:70004/25,006001").ok());
   CHECK_FALSE(CpuSet::parse("5-9:0/2").ok());
   CHECK_FALSE(CpuSet::parse("5-9:1/0").ok());
 }
