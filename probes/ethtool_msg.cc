@@ -50,6 +50,11 @@ void put_header(nlmsghdr* nlh, uint16_t type, const std::string& ifname, uint32_
 
 }  // namespace
 
+bool nlmsg_fits(const nlmsghdr* nlh, int len) {
+  return len >= static_cast<int>(sizeof(nlmsghdr)) && nlh->nlmsg_len >= sizeof(nlmsghdr) &&
+         nlh->nlmsg_len <= static_cast<unsigned>(len);
+}
+
 Status check_ifname(const std::string& ifname) {
   // IFNAMSIZ is 16 with the terminating NUL; '/' and NUL cannot appear in a netdev name.
   if (ifname.empty() || ifname.size() >= 16 ||

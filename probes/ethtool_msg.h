@@ -28,6 +28,11 @@ class NlRequest {
   std::vector<uint32_t> buf_;
 };
 
+/// Whether a whole netlink message lies at the front of `len` bytes. libmnl's
+/// mnl_nlmsg_ok compares nlmsg_len as an int, so a length of 2^31 or more passes it
+/// and the payload runs past the buffer (found by fuzz/netlink_fuzz.cc).
+bool nlmsg_fits(const nlmsghdr* nlh, int len);
+
 /// A usable netdev name: 1..15 bytes, no '/' or NUL.
 Status check_ifname(const std::string& ifname);
 
