@@ -16,6 +16,7 @@ class NestingScan {
   NestingScan(std::string_view text, const std::string& file) : text_(text), file_(file) {}
 
   Status run() {
+    if (text_.starts_with("\xEF\xBB\xBF")) i_ = 3;  // a UTF-8 byte order mark, which toml++ skips
     while (i_ < text_.size()) {
       char c = text_[i_];
       if (c == '#') {
@@ -32,6 +33,7 @@ class NestingScan {
         if (stack_.empty()) mode_ = Mode::line_start;
         continue;
       }
+      if (static_cast<unsigned char>(c) >= 0x80) return non_ascii();
       if (Status s = step(c); !s.ok()) return s;
       advance();
     }
@@ -118,6 +120,13 @@ class NestingScan {
     if (depth <= kMaxTomlNesting) return Ok{};
     return Error::invalid(
         fmt::format("tables, keys and values nest deeper than {} levels", kMaxTomlNesting),
+        fmt::format("{}:{}:{}", file_, line_, col_));
+  }
+
+  Status non_ascii() const {
+    return Error::invalid(
+        "TOML syntax error: a non-ASCII character outside a string or comment (bare keys "
+        "are A-Z a-z 0-9 _ -; quote the key or the value)",
         fmt::format("{}:{}:{}", file_, line_, col_));
   }
 
