@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "rollback/state.h"
 
@@ -16,10 +17,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto again = tuner::parse_state(encoded, "re-encoded");
   if (!again.ok() || tuner::encode_state(*again) != encoded) std::abort();
   // The first kept knob, forgotten and kept again, as rollback and apply do.
+  // (Its fields only: a KeptKnob's copy is recursive through `earlier`.)
   if (!state->knobs.empty()) {
-    auto [id, kept] = *state->knobs.begin();
+    const auto& [first_id, first] = *state->knobs.begin();
+    std::string id = first_id;
+    tuner::KeptKnob kept{.value = first.value,
+                         .before = first.before,
+                         .run_id = first.run_id,
+                         .group = first.group,
+                         .earlier = {}};
     tuner::forget_knob(*state, id, kept.run_id);
-    tuner::keep_knob(*state, id, kept);
+    tuner::keep_knob(*state, id, std::move(kept));
   }
   return 0;
 }
