@@ -53,6 +53,9 @@ Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
 Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, const Rings& rings,
                                   uint32_t seq);
 
+/// The largest errno the kernel sends in netlink (MAX_ERRNO).
+inline constexpr int kMaxErrno = 4095;
+
 /// An NLMSG_ERROR message: error 0 is an ACK; message is NLMSGERR_ATTR_MSG if sent.
 struct NlAck {
   int error = 0;  // positive errno
