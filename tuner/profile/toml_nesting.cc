@@ -34,6 +34,11 @@ class NestingScan {
         continue;
       }
       if (static_cast<unsigned char>(c) >= 0x80) return non_ascii();
+      if (mode_ == Mode::value &&
+          std::string_view(" \t\r[]{},").find(c) == std::string_view::npos) {
+        if (Status s = skip_bare_value(); !s.ok()) return s;
+        continue;
+      }
       if (Status s = step(c); !s.ok()) return s;
       advance();
     }
@@ -121,6 +126,18 @@ class NestingScan {
     return Error::invalid(
         fmt::format("tables, keys and values nest deeper than {} levels", kMaxTomlNesting),
         fmt::format("{}:{}:{}", file_, line_, col_));
+  }
+
+  // Past a value that is no string, array or table (a number, a boolean, a date, or
+  // garbage): toml++ reads it as one token up to whitespace, ',', ']', '}', '#' or a
+  // newline, quotes included, so a non-ASCII character in it is outside any string.
+  Status skip_bare_value() {
+    while (i_ < text_.size() &&
+           std::string_view(" \t\r\n,]}#").find(text_[i_]) == std::string_view::npos) {
+      if (static_cast<unsigned char>(text_[i_]) >= 0x80) return non_ascii();
+      advance();
+    }
+    return Ok{};
   }
 
   Status non_ascii() const {
