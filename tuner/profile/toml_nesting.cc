@@ -25,7 +25,7 @@ class NestingScan {
       }
       if (c == '"' || c == '\'') {
         if (mode_ == Mode::line_start) start_key();  // a quoted key: "net.core.rmem_max" = 1
-        skip_string();
+        if (Status s = skip_string(); !s.ok()) return s;
         continue;
       }
       if (c == '\n') {
@@ -149,16 +149,25 @@ class NestingScan {
 
   // Past a basic or literal string, one line or many; an unterminated one ends at the
   // end of its line (one line) or of the text, and toml++ reports it.
-  void skip_string() {
+  Status skip_string() {
     char q = text_[i_];
     std::string_view triple = q == '"' ? "\"\"\"" : "'''";
     bool multi = text_.substr(i_, 3) == triple;
     for (int k = 0; k < (multi ? 3 : 1); ++k) advance();
     while (i_ < text_.size()) {
       char c = text_[i_];
-      if (c == '\n' && !multi) return;
+      if (c == '\n' && !multi) return Ok{};
       if (c == '\\' && q == '"') {
         advance();
+        if (multi && i_ < text_.size() && is_space(text_[i_])) {
+          // A line-ending backslash: toml++ skips the whitespace and newlines after it,
+          // testing the first other character for whitespace, where a non-ASCII one
+          // reaches the same unreachable point (found by fuzz/profile_fuzz.cc).
+          while (i_ < text_.size() && is_space(text_[i_])) advance();
+          if (i_ < text_.size() && static_cast<unsigned char>(text_[i_]) >= 0x80)
+            return non_ascii_after_backslash();
+          continue;
+        }
         if (i_ < text_.size()) advance();
         continue;
       }
@@ -170,10 +179,20 @@ class NestingScan {
           // Up to two more quotes belong to the string: """a"""" is a" then the end.
           for (int k = 0; k < 2 && i_ < text_.size() && text_[i_] == q; ++k) advance();
         }
-        return;
+        return Ok{};
       }
       advance();
     }
+    return Ok{};
+  }
+
+  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+  Status non_ascii_after_backslash() const {
+    return Error::invalid(
+        "a non-ASCII character first after a line-ending backslash in a multi-line string "
+        "(toml++ misreads it; put an ASCII character or an escape such as \\u00e9 first)",
+        fmt::format("{}:{}:{}", file_, line_, col_));
   }
 
   void advance() {

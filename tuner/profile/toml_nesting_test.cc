@@ -93,6 +93,10 @@ TEST_CASE("toml nesting: non-ASCII outside strings and comments is refused befor
   CHECK(where_of("a = tru\"\xC3\xA9\"\n") == "p.toml:1:9");
   CHECK(where_of("a = [1, 2] # \xC3\xA9\nb = { c = 1, d = \"\xC3\xA9\" }\nd = 1979-05-27\n") ==
         "ok");
+  // fuzz/corpus/profile/crash-non-ascii-after-line-ending-backslash: toml++ tests the
+  // first character after a line-ending backslash for whitespace.
+  CHECK(where_of("a = \"\"\"x\\\n  \xEF\xBB\xA2y\"\"\"\n") == "p.toml:2:3");
+  CHECK(where_of("a = \"\"\"x\\\n  y\xC3\xA9\"\"\"\nb = \"\\u00e9\"\n") == "ok");
   // Where TOML allows them: strings, quoted keys, comments; and a leading byte order mark.
   CHECK(where_of("# caf\xC3\xA9\n[mm]\nthp = \"n\xC3\xA9ver\" # \xC3\xBC\n") == "ok");
   CHECK(where_of("[sysctl]\n\"net.\xC3\xA9\" = 1\n'\xC3\xBC' = '\xC3\xBC'\n") == "ok");
