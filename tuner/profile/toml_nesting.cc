@@ -159,6 +159,10 @@ class NestingScan {
       if (c == '\n' && !multi) return Ok{};
       if (c == '\\' && q == '"') {
         advance();
+        // No escape starts with a non-ASCII character, and toml++ tests one there for
+        // whitespace (a line-ending backslash may have some before its newline).
+        if (i_ < text_.size() && static_cast<unsigned char>(text_[i_]) >= 0x80)
+          return non_ascii_after_backslash();
         if (multi && i_ < text_.size() && is_space(text_[i_])) {
           // A line-ending backslash: toml++ skips the whitespace and newlines after it,
           // testing the first other character for whitespace, where a non-ASCII one
@@ -190,8 +194,8 @@ class NestingScan {
 
   Status non_ascii_after_backslash() const {
     return Error::invalid(
-        "a non-ASCII character first after a line-ending backslash in a multi-line string "
-        "(toml++ misreads it; put an ASCII character or an escape such as \\u00e9 first)",
+        "a non-ASCII character right after a backslash, or first after a line-ending "
+        "backslash, in a string (toml++ misreads it; write an escape such as \\u00e9)",
         fmt::format("{}:{}:{}", file_, line_, col_));
   }
 

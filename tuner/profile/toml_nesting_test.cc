@@ -96,6 +96,10 @@ TEST_CASE("toml nesting: non-ASCII outside strings and comments is refused befor
   // fuzz/corpus/profile/crash-non-ascii-after-line-ending-backslash: toml++ tests the
   // first character after a line-ending backslash for whitespace.
   CHECK(where_of("a = \"\"\"x\\\n  \xEF\xBB\xA2y\"\"\"\n") == "p.toml:2:3");
+  // fuzz/corpus/profile/crash-non-ascii-after-backslash: after any backslash, as toml++
+  // tests the escape character for the whitespace a line-ending backslash may have.
+  CHECK(where_of("\"\"\"[tt\\\\\\\xEF\xB7\xBF\\\\$\\\xEF\xBF\xBF\n") == "p.toml:1:10");
+  CHECK(where_of("a = \"\\\xC3\xA9\"\n") == "p.toml:1:7");
   CHECK(where_of("a = \"\"\"x\\\n  y\xC3\xA9\"\"\"\nb = \"\\u00e9\"\n") == "ok");
   // Where TOML allows them: strings, quoted keys, comments; and a leading byte order mark.
   CHECK(where_of("# caf\xC3\xA9\n[mm]\nthp = \"n\xC3\xA9ver\" # \xC3\xBC\n") == "ok");
