@@ -25,20 +25,24 @@ CpuSet::CpuSet(std::vector<unsigned> cpus) : cpus_(std::move(cpus)) {
 
 Result<CpuSet> CpuSet::parse(std::string_view text) {
   std::string_view t = trim(text);
-  std::vector<unsigned> out;
   if (t.empty()) return CpuSet();
+  // By CPU number: repeated or overlapping items ("0-1048575,0-1048575,...") cost no
+  // more memory than one.
+  std::vector<bool> seen;
   for (std::string_view item : split(t, ',')) {
     item = trim(item);
     auto bad = [&] {
       return Error::invalid("invalid cpulist item '" + std::string(item) + "'", "");
     };
-    unsigned stride = 1, group = 0;
+    // "LO-HI:USED/GROUP" (the kernel's bitmap_parselist): the first USED of every
+    // GROUP CPUs from LO on.
+    unsigned group = 1, used = 1;
     if (auto colon = item.find(':'); colon != std::string_view::npos) {
       std::string_view sg = item.substr(colon + 1);
       item = item.substr(0, colon);
       auto slash = sg.find('/');
-      if (slash == std::string_view::npos || !parse_uint(sg.substr(0, slash), &group) ||
-          !parse_uint(sg.substr(slash + 1), &stride) || stride == 0 || group == 0)
+      if (slash == std::string_view::npos || !parse_uint(sg.substr(0, slash), &used) ||
+          !parse_uint(sg.substr(slash + 1), &group) || group == 0 || used == 0 || used > group)
         return bad();
     }
     unsigned lo = 0, hi = 0;
@@ -52,10 +56,14 @@ Result<CpuSet> CpuSet::parse(std::string_view text) {
     if (lo > hi) return bad();
     if (hi >= kMaxCpu)
       return Error::invalid("cpu number " + std::to_string(hi) + " out of range", "");
-    if (group == 0) group = stride;
-    for (unsigned base = lo; base <= hi; base += stride)
-      for (unsigned c = base; c < base + group && c <= hi; ++c) out.push_back(c);
+    if (seen.size() <= hi) seen.resize(hi + 1);
+    // 64 bits: a GROUP near 2^32 must not wrap around to CPUs below LO.
+    for (uint64_t base = lo; base <= hi; base += group)
+      for (uint64_t c = base; c < base + used && c <= hi; ++c) seen[c] = true;
   }
+  std::vector<unsigned> out;
+  for (unsigned c = 0; c < seen.size(); ++c)
+    if (seen[c]) out.push_back(c);
   return CpuSet(std::move(out));
 }
 
@@ -72,6 +80,9 @@ Result<CpuSet> CpuSet::parse_mask(std::string_view text) {
     else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
     else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
     else return Error::invalid("invalid hex cpumask '" + std::string(text) + "'", "");
+    // The cpulist's bound: a set that parses in one form prints in the other.
+    if (v != 0 && bit >= kMaxCpu)
+      return Error::invalid("cpumask sets a CPU at or above " + std::to_string(kMaxCpu), "");
     for (unsigned b = 0; b < 4; ++b)
       if (v & (1u << b)) out.push_back(bit + b);
   }

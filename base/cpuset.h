@@ -16,9 +16,11 @@ class CpuSet {
   explicit CpuSet(std::vector<unsigned> cpus);
 
   /// Parses a cpulist ("0-3,8,10-11", "" for empty, whitespace and a trailing
-  /// newline allowed). Ranges like "0-31:2/4" (stride groups) are accepted too.
+  /// newline allowed). Ranges like "0-31:2/4" (the first 2 of every 4) are accepted
+  /// too. CPU numbers stop below 2^20.
   static Result<CpuSet> parse(std::string_view text);
-  /// Parses a hex mask as in /proc/irq/N/smp_affinity ("ff,00000000").
+  /// Parses a hex mask as in /proc/irq/N/smp_affinity ("ff,00000000"), with the same
+  /// bound as parse.
   static Result<CpuSet> parse_mask(std::string_view text);
 
   /// Canonical cpulist: sorted, ranges merged, "" when empty.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what tuner needs from Debian 12 packages. Run as root.
 #   install-deps.sh          build dependencies
-#   install-deps.sh --test   plus what the integration and VM tests and the lint need
+#   install-deps.sh --test   plus what the integration and VM tests, the fuzz targets
+#                            (clang and libFuzzer: fuzz/README.md) and the lint need
 #                            (ansible-core and ansible-test's sanity tools: packaging/ansible)
 set -euo pipefail
 
@@ -14,7 +15,7 @@ test_pkgs=(
   iproute2 procps util-linux python3
   qemu-system-x86 busybox-static cpio kmod zstd xz-utils jq ethtool time
   nftables iperf3 fio
-  clang-format clang-tidy
+  clang-format clang-tidy clang-14 libclang-rt-14-dev
   dpkg-dev lintian man-db groff-base systemd python3-prometheus-client python3-jsonschema
   ansible-core pylint python3-pycodestyle yamllint python3-voluptuous
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lint: the tree is formatted (.clang-format) and clang-tidy finds nothing (.clang-tidy)
-# in the project's own sources (base/ probes/ rollback/ tuner/ tests/, not the fixtures).
+# in the project's own sources (base/ probes/ rollback/ tuner/ tests/ fuzz/, not the fixtures).
 # Exits non-zero on any finding.
 #   lint.sh [BUILD_DIR]                 clang-format check on every file, then clang-tidy
 #                                       on every project .cc file of
@@ -18,7 +18,7 @@
 # formats differently, so it is refused rather than trusted.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-dirs=(base probes rollback tuner tests)
+dirs=(base probes rollback tuner tests fuzz)
 
 format_only=0 changed_ref=""
 case "${1:-}" in
@@ -114,7 +114,7 @@ fi
 # run-clang-tidy takes regular expressions on the compile database's absolute paths.
 # Every .cc file the build compiles is the project's own; headers are checked through
 # them (.clang-tidy's HeaderFilterRegex).
-patterns=('/(base|probes|rollback|tuner|tests)/.*\.cc$')
+patterns=('/(base|probes|rollback|tuner|tests|fuzz)/.*\.cc$')
 what="every project .cc file"
 if [[ -n "$changed_ref" ]]; then
   files=$(changed_sources)

@@ -5,6 +5,7 @@
 #      commands the build exports)
 #   2. on the release build: unit, integration (network namespaces), VM (qemu)
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer build: unit and integration
+#   4. the libFuzzer targets (clang 14): each over its seed corpus once (fuzz/README.md)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 "$src/packaging/install-deps.sh" --test
@@ -24,3 +25,11 @@ echo "== sanitizer build (ASan + UBSan)"
 "$src/packaging/build.sh" "$src/build-asan" -DTUNER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 (cd "$src/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -L 'unit|integration')
+
+echo "== fuzz targets (clang 14, libFuzzer, ASan + UBSan): every seed corpus once"
+# Only the targets and the libraries they feed (fuzz/README.md gives the build's time);
+# the seeds run in seconds. The long runs behind the README's figures are not CI's.
+CC=clang-14 CXX=clang++-14 cmake -S "$src" -B "$src/build-fuzz" -DTUNER_FUZZ=ON \
+  -DTUNER_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$src/build-fuzz" -j"$(nproc)" --target fuzz
+(cd "$src/build-fuzz" && ctest --output-on-failure -L fuzz)

@@ -50,6 +50,11 @@ void put_header(nlmsghdr* nlh, uint16_t type, const std::string& ifname, uint32_
 
 }  // namespace
 
+bool nlmsg_fits(const nlmsghdr* nlh, int len) {
+  return len >= static_cast<int>(sizeof(nlmsghdr)) && nlh->nlmsg_len >= sizeof(nlmsghdr) &&
+         nlh->nlmsg_len <= static_cast<unsigned>(len);
+}
+
 Status check_ifname(const std::string& ifname) {
   // IFNAMSIZ is 16 with the terminating NUL; '/' and NUL cannot appear in a netdev name.
   if (ifname.empty() || ifname.size() >= 16 ||
@@ -181,6 +186,10 @@ Result<NlAck> parse_ack(std::string_view msg) {
   if (payload < sizeof(int)) return Error::invalid("error message without error code", where);
   const auto* err = static_cast<const nlmsgerr*>(mnl_nlmsg_get_payload(nlh));
   NlAck ack;
+  // The kernel sends 0 or -errno, and errnos stop at 4095 (MAX_ERRNO); negating
+  // INT_MIN would be undefined (found by fuzz/netlink_fuzz.cc).
+  if (err->error < -kMaxErrno || err->error > kMaxErrno)
+    return Error::invalid("error code " + std::to_string(err->error) + " is no errno", where);
   ack.error = err->error < 0 ? -err->error : err->error;
   if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS)) return ack;
   // The TLVs follow the echoed request: its header only when capped, else all of it.

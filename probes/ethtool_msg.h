@@ -28,6 +28,11 @@ class NlRequest {
   std::vector<uint32_t> buf_;
 };
 
+/// Whether a whole netlink message lies at the front of `len` bytes. libmnl's
+/// mnl_nlmsg_ok compares nlmsg_len as an int, so a length of 2^31 or more passes it
+/// and the payload runs past the buffer (found by fuzz/netlink_fuzz.cc).
+bool nlmsg_fits(const nlmsghdr* nlh, int len);
+
 /// A usable netdev name: 1..15 bytes, no '/' or NUL.
 Status check_ifname(const std::string& ifname);
 
@@ -47,6 +52,9 @@ Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
 /// RINGS_SET with rx/tx when set.
 Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, const Rings& rings,
                                   uint32_t seq);
+
+/// The largest errno the kernel sends in netlink (MAX_ERRNO).
+inline constexpr int kMaxErrno = 4095;
 
 /// An NLMSG_ERROR message: error 0 is an ACK; message is NLMSGERR_ATTR_MSG if sent.
 struct NlAck {

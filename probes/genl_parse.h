@@ -6,6 +6,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
+#include <climits>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -27,7 +28,7 @@ inline Result<std::vector<uint32_t>> aligned_message(std::string_view msg, const
   std::vector<uint32_t> store((msg.size() + 3) / 4 + 1);
   std::memcpy(store.data(), msg.data(), msg.size());
   const auto* nlh = reinterpret_cast<const nlmsghdr*>(store.data());
-  if (!mnl_nlmsg_ok(nlh, static_cast<int>(msg.size())))
+  if (msg.size() > INT_MAX || !nlmsg_fits(nlh, static_cast<int>(msg.size())))
     return Error::invalid("truncated netlink message (" + std::to_string(msg.size()) + " bytes)",
                           where);
   return store;

@@ -37,6 +37,10 @@ Status walk_dump(std::string_view buffer, const char* where, Each each) {
       int32_t err = 0;
       if (msg.size() >= sizeof(nlmsghdr) + sizeof err)
         std::memcpy(&err, msg.data() + sizeof(nlmsghdr), sizeof err);
+      // -errno; anything below -4095 is no errno, and -INT_MIN would be undefined
+      // (found by fuzz/netlink_fuzz.cc).
+      if (err < -kMaxErrno)
+        return Error::invalid("dump ended with error code " + std::to_string(err), where);
       if (err < 0) return errno_error("dump failed", where, -err);
       return Ok{};
     }

@@ -6,7 +6,10 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <filesystem>
+#include <string>
 
 #include "base/strings.h"
 #include "probes/irq.h"
@@ -102,6 +105,33 @@ TEST_CASE("netdev netlink: NAPIs with IRQs give each IRQ its queues") {
     if (!r.ok()) CHECK(r.error().kind == ErrorKind::invalid);
   }
   CHECK_FALSE(parse_napi_dump(queue_dump).ok());  // a queue message is not a NAPI
+}
+
+// fuzz/corpus/netlink/crash-done-errno-int-min, found by fuzz_netlink: a dump's NLMSG_DONE
+// carrying INT_MIN as its error was negated (undefined); so was an NLMSG_ERROR's.
+TEST_CASE("netdev netlink: an error code that is no errno is an error, not a negation") {
+  auto header = [](uint16_t type, uint32_t len) {
+    nlmsghdr h{};
+    h.nlmsg_len = len;
+    h.nlmsg_type = type;
+    return std::string(reinterpret_cast<const char*>(&h), sizeof h);
+  };
+  auto code = [](int32_t e) { return std::string(reinterpret_cast<const char*>(&e), sizeof e); };
+  std::string done = header(NLMSG_DONE, 20) + code(INT32_MIN);
+  auto napis = parse_napi_dump(done);
+  REQUIRE_FALSE(napis.ok());
+  CHECK(napis.error().message().find("-2147483648") != std::string::npos);
+  CHECK_FALSE(parse_queue_dump(done).ok());
+  CHECK_FALSE(parse_napi_dump(header(NLMSG_DONE, 20) + code(-4096)).ok());
+  auto enodev = parse_napi_dump(header(NLMSG_DONE, 20) + code(-ENODEV));
+  REQUIRE_FALSE(enodev.ok());
+  CHECK(enodev.error().err == ENODEV);
+  // NLMSG_ERROR: the error code, then the echoed request's header.
+  std::string error = header(NLMSG_ERROR, 36) + code(INT32_MIN) + header(0, 16);
+  CHECK_FALSE(parse_ack(error).ok());
+  auto ack = parse_ack(header(NLMSG_ERROR, 36) + code(-EPERM) + header(0, 16));
+  REQUIRE(ack.ok());
+  CHECK(ack->error == EPERM);
 }
 
 TEST_CASE("netdev netlink: live napi-get agrees with msi_irqs where the kernel has it") {

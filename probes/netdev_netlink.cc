@@ -79,7 +79,7 @@ class NetdevClient : public NetdevNetlink {
       }
       int left = static_cast<int>(len);
       const auto* nlh = reinterpret_cast<const nlmsghdr*>(rx_.data());
-      for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+      for (; nlmsg_fits(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
         if (nlh->nlmsg_seq != seq || (nlh->nlmsg_pid != 0 && nlh->nlmsg_pid != portid_))
           continue;  // a stale reply to an earlier request
         std::string_view msg(reinterpret_cast<const char*>(nlh), MNL_ALIGN(nlh->nlmsg_len));

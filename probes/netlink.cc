@@ -153,7 +153,7 @@ class EthtoolNetlink : public Netlink {
       }
       int left = static_cast<int>(len);
       const auto* nlh = reinterpret_cast<const nlmsghdr*>(rx_.data());
-      for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+      for (; nlmsg_fits(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
         if (nlh->nlmsg_seq != seq || (nlh->nlmsg_pid != 0 && nlh->nlmsg_pid != portid_))
           continue;  // a stale reply to an earlier request
         std::string_view msg(reinterpret_cast<const char*>(nlh), nlh->nlmsg_len);

@@ -250,6 +250,29 @@ TEST_CASE("netlink parsers: truncated and corrupted replies give errors, never c
   }
 }
 
+// fuzz/corpus/netlink/crash-ack-length-2g, found by fuzz_netlink: an NLMSG_ERROR whose
+// nlmsg_len (0xc4880024) is 2^31 or more passed libmnl's int comparison, and parse_ack
+// walked its TLVs gigabytes past the 69 bytes received (SEGV in mnl_attr_ok).
+TEST_CASE("netlink parsers: a length of 2^31 or more is no whole message") {
+  const std::string msg("\x24\x00\x88\xc4\x02\x00\xff\xfe\xff\xff\xff\xff\xff\xff\xff\xff"
+                        "\xff\xff\xff\x61\xb8\x9b\x15\xb5\x55\x00\x00\xff\xff\xff\xff\xff"
+                        "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xee\xff\xff\xdf"
+                        "\xb8\xc5\x00\x00\xa1\xff\xff\xff\x28\x00\x00\x00\xff\xff\xff\xff"
+                        "\xff\xff\xff\xff\xff",
+                        69);
+  CHECK_FALSE(parse_ack(msg).ok());
+  CHECK_FALSE(parse_family_reply(msg).ok());
+  std::vector<uint32_t> buf(8, 0);
+  auto* nlh = reinterpret_cast<nlmsghdr*>(buf.data());
+  nlh->nlmsg_len = 0x80000000u;
+  CHECK_FALSE(nlmsg_fits(nlh, 32));
+  nlh->nlmsg_len = 32;
+  CHECK(nlmsg_fits(nlh, 32));
+  CHECK_FALSE(nlmsg_fits(nlh, 31));
+  nlh->nlmsg_len = 8;  // shorter than its own header
+  CHECK_FALSE(nlmsg_fits(nlh, 32));
+}
+
 TEST_CASE("netlink requests: SET messages validate their input") {
   LinkModesRequest req;
   CHECK_FALSE(build_linkmodes_set(20, "eth0", req, 1).ok());  // nothing to set

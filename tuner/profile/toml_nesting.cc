@@ -16,6 +16,7 @@ class NestingScan {
   NestingScan(std::string_view text, const std::string& file) : text_(text), file_(file) {}
 
   Status run() {
+    if (text_.starts_with("\xEF\xBB\xBF")) i_ = 3;  // a UTF-8 byte order mark, which toml++ skips
     while (i_ < text_.size()) {
       char c = text_[i_];
       if (c == '#') {
@@ -24,12 +25,18 @@ class NestingScan {
       }
       if (c == '"' || c == '\'') {
         if (mode_ == Mode::line_start) start_key();  // a quoted key: "net.core.rmem_max" = 1
-        skip_string();
+        if (Status s = skip_string(); !s.ok()) return s;
         continue;
       }
       if (c == '\n') {
         advance();
         if (stack_.empty()) mode_ = Mode::line_start;
+        continue;
+      }
+      if (static_cast<unsigned char>(c) >= 0x80) return non_ascii();
+      if (mode_ == Mode::value &&
+          std::string_view(" \t\r[]{},").find(c) == std::string_view::npos) {
+        if (Status s = skip_bare_value(); !s.ok()) return s;
         continue;
       }
       if (Status s = step(c); !s.ok()) return s;
@@ -121,18 +128,50 @@ class NestingScan {
         fmt::format("{}:{}:{}", file_, line_, col_));
   }
 
+  // Past a value that is no string, array or table (a number, a boolean, a date, or
+  // garbage): toml++ reads it as one token up to whitespace, ',', ']', '}', '#' or a
+  // newline, quotes included, so a non-ASCII character in it is outside any string.
+  Status skip_bare_value() {
+    while (i_ < text_.size() &&
+           std::string_view(" \t\r\n,]}#").find(text_[i_]) == std::string_view::npos) {
+      if (static_cast<unsigned char>(text_[i_]) >= 0x80) return non_ascii();
+      advance();
+    }
+    return Ok{};
+  }
+
+  Status non_ascii() const {
+    return Error::invalid(
+        "TOML syntax error: a non-ASCII character outside a string or comment (bare keys "
+        "are A-Z a-z 0-9 _ -; quote the key or the value)",
+        fmt::format("{}:{}:{}", file_, line_, col_));
+  }
+
   // Past a basic or literal string, one line or many; an unterminated one ends at the
   // end of its line (one line) or of the text, and toml++ reports it.
-  void skip_string() {
+  Status skip_string() {
     char q = text_[i_];
     std::string_view triple = q == '"' ? "\"\"\"" : "'''";
     bool multi = text_.substr(i_, 3) == triple;
     for (int k = 0; k < (multi ? 3 : 1); ++k) advance();
     while (i_ < text_.size()) {
       char c = text_[i_];
-      if (c == '\n' && !multi) return;
+      if (c == '\n' && !multi) return Ok{};
       if (c == '\\' && q == '"') {
         advance();
+        // No escape starts with a non-ASCII character, and toml++ tests one there for
+        // whitespace (a line-ending backslash may have some before its newline).
+        if (i_ < text_.size() && static_cast<unsigned char>(text_[i_]) >= 0x80)
+          return non_ascii_after_backslash();
+        if (multi && i_ < text_.size() && is_space(text_[i_])) {
+          // A line-ending backslash: toml++ skips the whitespace and newlines after it,
+          // testing the first other character for whitespace, where a non-ASCII one
+          // reaches the same unreachable point (found by fuzz/profile_fuzz.cc).
+          while (i_ < text_.size() && is_space(text_[i_])) advance();
+          if (i_ < text_.size() && static_cast<unsigned char>(text_[i_]) >= 0x80)
+            return non_ascii_after_backslash();
+          continue;
+        }
         if (i_ < text_.size()) advance();
         continue;
       }
@@ -144,10 +183,20 @@ class NestingScan {
           // Up to two more quotes belong to the string: """a"""" is a" then the end.
           for (int k = 0; k < 2 && i_ < text_.size() && text_[i_] == q; ++k) advance();
         }
-        return;
+        return Ok{};
       }
       advance();
     }
+    return Ok{};
+  }
+
+  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+  Status non_ascii_after_backslash() const {
+    return Error::invalid(
+        "a non-ASCII character right after a backslash, or first after a line-ending "
+        "backslash, in a string (toml++ misreads it; write an escape such as \\u00e9)",
+        fmt::format("{}:{}:{}", file_, line_, col_));
   }
 
   void advance() {

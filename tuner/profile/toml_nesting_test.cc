@@ -76,6 +76,38 @@ TEST_CASE("toml nesting: dots and brackets in strings, comments and numbers coun
   CHECK(where_of("x = \"\"\"a\"\"\"\"\n" + repeat("a", 40, ".") + " = 1\n") == "p.toml:2:64");
 }
 
+// fuzz/corpus/profile/crash-non-ascii-bare-key, found by fuzz_profile: "[mm]\nt\uFEFC= fadse"
+// reached __builtin_unreachable in Debian's toml++ 3.3 (is_non_ascii_horizontal_whitespace),
+// as do most non-ASCII characters where TOML allows none. The scan refuses them first.
+TEST_CASE("toml nesting: non-ASCII outside strings and comments is refused before toml++") {
+  CHECK(where_of("[mm]\nt\xEF\xBB\xBC= fadse\n") == "p.toml:2:2");
+  CHECK(where_of("[mm]\nt\xC3\xBC = 1\n") == "p.toml:2:2");
+  CHECK(where_of("a = 1 \xC3\xA9\n") == "p.toml:1:7");
+  CHECK(where_of("[m\xC3\xBC]\n") == "p.toml:1:3");
+  auto r = parse_profile_file("[mm]\nthp\xC3\xBC = 1\n", "p.toml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message().find("non-ASCII") != std::string::npos);
+  // fuzz/corpus/profile/crash-non-ascii-in-bare-value: toml++ reads a bare value up to
+  // whitespace, quotes and all, so this U+0485 is outside any string for it.
+  CHECK(where_of("dd = 2z[nic.\"ethro.co1re\xD2\x85mem_max\"000\n") == "p.toml:1:25");
+  CHECK(where_of("a = tru\"\xC3\xA9\"\n") == "p.toml:1:9");
+  CHECK(where_of("a = [1, 2] # \xC3\xA9\nb = { c = 1, d = \"\xC3\xA9\" }\nd = 1979-05-27\n") ==
+        "ok");
+  // fuzz/corpus/profile/crash-non-ascii-after-line-ending-backslash: toml++ tests the
+  // first character after a line-ending backslash for whitespace.
+  CHECK(where_of("a = \"\"\"x\\\n  \xEF\xBB\xA2y\"\"\"\n") == "p.toml:2:3");
+  // fuzz/corpus/profile/crash-non-ascii-after-backslash: after any backslash, as toml++
+  // tests the escape character for the whitespace a line-ending backslash may have.
+  CHECK(where_of("\"\"\"[tt\\\\\\\xEF\xB7\xBF\\\\$\\\xEF\xBF\xBF\n") == "p.toml:1:10");
+  CHECK(where_of("a = \"\\\xC3\xA9\"\n") == "p.toml:1:7");
+  CHECK(where_of("a = \"\"\"x\\\n  y\xC3\xA9\"\"\"\nb = \"\\u00e9\"\n") == "ok");
+  // Where TOML allows them: strings, quoted keys, comments; and a leading byte order mark.
+  CHECK(where_of("# caf\xC3\xA9\n[mm]\nthp = \"n\xC3\xA9ver\" # \xC3\xBC\n") == "ok");
+  CHECK(where_of("[sysctl]\n\"net.\xC3\xA9\" = 1\n'\xC3\xBC' = '\xC3\xBC'\n") == "ok");
+  CHECK(where_of("\xEF\xBB\xBF[mm]\nthp = \"never\"\n") == "ok");
+  CHECK(where_of("x = \"\"\"\n\xC3\xA9\n\"\"\"\n") == "ok");
+}
+
 TEST_CASE("toml nesting: every shipped profile passes") {
   std::string dir = TUNER_SOURCE_PROFILES;
   DIR* d = ::opendir(dir.c_str());
