@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include "tuner/plan/plan_test_util.h"
@@ -178,9 +180,8 @@ TEST_CASE("planner nic: combined = local-cores counts the NIC node's cores that 
   NicRule rule;
   rule.combined_local_cores = true;
   auto has_note = [](const Plan& p, const std::string& text) {
-    for (const std::string& n : p.notes)
-      if (n.find(text) != std::string::npos) return true;
-    return false;
+    return std::ranges::any_of(
+        p.notes, [&](const std::string& n) { return n.find(text) != std::string::npos; });
   };
 
   auto plan = make_plan_with(nic_profile(rule), inv, cur);
