@@ -16,7 +16,9 @@ class StateDir {
  public:
   /// Opens DIR (O_DIRECTORY|O_NOFOLLOW). With create, a missing DIR is made with its
   /// parents (parents 0755, DIR itself 0700) together with DIR/runs. Refuses a symlink,
-  /// a directory not owned by the effective user, or one that is group/world-writable.
+  /// a directory owned by another user (without create, root's is accepted too: a
+  /// non-root reader of a state dir made readable to it), or one that is
+  /// group/world-writable.
   static Result<StateDir> open(const std::string& dir, bool create);
 
   int fd() const;

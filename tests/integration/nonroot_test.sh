@@ -39,6 +39,36 @@ expect_rc 1 "$TUNER" apply --state-dir "$WORK/loose" --profile "$profile" --no-v
 grep -q "writable" <<<"$OUT" || fail "$OUT"
 [ "$(sysctl_get net.core.somaxconn)" = "$before" ] || fail "changed with a loose state dir"
 
+note "status and history as nobody: a private state dir is refused with the reason"
+t apply --profile "$profile" --no-verify --yes >/dev/null
+chmod 0755 "$WORK"
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$TUNER" "$@"; }
+set +e
+OUT=$(nobody status --state-dir "$STATE" 2>&1); rc=$?
+set -e
+[ "$rc" = 1 ] || fail "status as nobody on a 0700 state dir: expected exit 1, got $rc: $OUT"
+grep -q "Permission denied" <<<"$OUT" || fail "$OUT"
+
+note "status and history as nobody: a state dir root made readable is read, not refused"
+chmod 0755 "$STATE" "$STATE/runs"; chmod 0644 "$STATE/state.json" "$STATE"/runs/*
+set +e
+OUT=$(nobody status --state-dir "$STATE" --json 2>&1); rc=$?
+set -e
+[ "$rc" = 0 ] || fail "status as nobody on a readable root-owned state dir: exit $rc: $OUT"
+grep -q '"sysctl:net.core.somaxconn"' <<<"$OUT" || fail "kept knob missing: $OUT"
+set +e
+OUT=$(nobody history --state-dir "$STATE" 2>&1); rc=$?
+set -e
+[ "$rc" = 0 ] || fail "history as nobody: exit $rc: $OUT"
+# A writer still needs root, and another user's directory stays refused.
+expect_rc 1 nobody rollback --state-dir "$STATE"
+grep -q "must run as root" <<<"$OUT" || fail "$OUT"
+mkdir -m 0755 "$WORK/theirs"; chown 1:1 "$WORK/theirs"
+expect_rc 1 "$TUNER" status --state-dir "$WORK/theirs"
+grep -q "owned by uid 1" <<<"$OUT" || fail "$OUT"
+t rollback --last >/dev/null
+[ "$(sysctl_get net.core.somaxconn)" = "$before" ] || fail "somaxconn not rolled back"
+
 note "a bad value is refused by the kernel: the run is rolled back, exit 1"
 bad=$(write_profile it-bad <<'P'
 net.core.somaxconn = 8187
