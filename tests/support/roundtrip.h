@@ -54,7 +54,7 @@ inline RoundTrip round_trip(const std::function<Result<Plan>()>& plan, const Kno
   if (!applied.ok()) return fail("apply", applied.error());
   if (applied->outcome != ApplyOutcome::applied) {
     std::string why;
-    for (const std::string& e : applied->report.errors) why += (why.empty() ? "" : "; ") + e;
+    for (const RunMessage& e : applied->report.errors) why += (why.empty() ? "" : "; ") + e.message;
     rt.error = "apply did not apply: " + why;
     return rt;
   }
@@ -70,7 +70,7 @@ inline RoundTrip round_trip(const std::function<Result<Plan>()>& plan, const Kno
   auto undone = rollback_run(*dir, applied->report.run_id, make);
   if (!undone.ok()) return fail("rollback", undone.error());
   if (!undone->errors.empty()) {
-    rt.error = "rollback: " + undone->errors.front();
+    rt.error = "rollback: " + undone->errors.front().message;
     return rt;
   }
   auto last = plan();

@@ -1,28 +1,12 @@
-// The property of issue #8 on a fake machine, for every knob kind the planner plans:
-// apply a plan, plan again: nothing to do; roll back, plan again: the first plan.
-// The machine is a temporary directory laid out like / (proc/sys, proc/irq,
-// proc/interrupts, sys/class/net, sys/fs/cgroup, etc/systemd/system, a running
-// irqbalance in proc, two intel_pstate cpufreq policies, CPU PM QoS files and THP),
-// with tests/support's fake ethtool netlink behind eth0, a systemctl that starts and
-// stops that irqbalance, a kernel that answers the cpu and mm files' writes as Linux
-// does (tests/support/fake_sysfs.h), and a fake clock. Knobs write it
-// because their context says it is a fake machine; the planner reads it as it reads a
-// --root capture. Process bindings (numa:pid) need a real process:
+// The property of issue #8 on a fake machine (tests/support/fake_node.h), for every
+// knob kind the planner plans: apply a plan, plan again: nothing to do; roll back, plan
+// again: the first plan. Process bindings (numa:pid) need a real process:
 // roundtrip_live_test.cc.
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <filesystem>
 
-#include "base/clock.h"
-#include "probes/cpufreq.h"
-#include "probes/host.h"
-#include "probes/irq.h"
-#include "probes/nic.h"
-#include "tests/support/fake_netlink.h"
-#include "tests/support/fake_sysfs.h"
-#include "tests/support/fake_systemctl.h"
-#include "tests/support/files.h"
+#include "tests/support/fake_node.h"
 #include "tests/support/roundtrip.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/knobs/knob.h"
@@ -33,86 +17,7 @@
 namespace tuner {
 namespace {
 
-namespace fs = std::filesystem;
-
-/// Two NUMA nodes of 2 cores x 2 threads (node 0: CPUs 0-1,4-5; node 1: 2-3,6-7) and
-/// eth0, a PCI NIC on node 1 with queue IRQs 40-43 and its link IRQ 44. cpufreq
-/// policies 0 (CPUs 0-3) and 4 (4-7) at intel_pstate's defaults (powersave,
-/// balance_performance), no resume latency constraint, THP madvise.
-struct FakeMachine {
-  testing::TempDir dir{"tuner-fake-machine"};
-  testing::FakeSysfs sysfs{dir};
-  testing::FakeNetlink nl;
-  testing::FakeSystemctl sc;
-  FakeClock clock;
-
-  FakeMachine() {
-    dir.write("sys/devices/system/cpu/online", "0-7\n");
-    dir.write("sys/devices/system/node/online", "0-1\n");
-    dir.write("proc/sys/net/core/somaxconn", "4096\n");
-    dir.write("proc/sys/vm/swappiness", "60\n");
-    dir.write("sys/devices/pci0000:00/0000:00:03.0/numa_node", "1\n");
-    dir.write("sys/class/net/eth0/operstate", "up\n");
-    fs::create_directory_symlink("../../../devices/pci0000:00/0000:00:03.0",
-                                 dir / "sys/class/net/eth0/device");
-    std::string interrupts =
-        "           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5"
-        "       CPU6       CPU7\n";
-    for (unsigned irq = 40; irq <= 44; ++irq) {
-      std::string name = irq < 44 ? "eth0-TxRx-" + std::to_string(irq - 40) : "eth0";
-      interrupts += "  " + std::to_string(irq) +
-                    ":          0          0          0          0          0          0          0"
-                    "          0  IR-PCI-MSI 1572864-edge      " +
-                    name + "\n";
-      dir.write("proc/irq/" + std::to_string(irq) + "/smp_affinity_list", "0-7\n");
-    }
-    dir.write("proc/interrupts", interrupts);
-    fs::create_directories(dir / "etc/systemd/system");
-    dir.write("lib/systemd/system/irqbalance.service",
-              testing::read_test_data("knobs/irqbalance.service"));
-    dir.write("proc/1/comm", "init\n");  // a machine always has processes
-    start_irqbalance();
-    sc.on_start = [this] { start_irqbalance(); };
-    sc.on_stop = [this] { fs::remove_all(dir / "proc/4242"); };
-    dir.write("sys/fs/cgroup/jobs/cpuset.cpus", "0-7\n");
-    dir.write("sys/fs/cgroup/jobs/cpuset.mems", "0-1\n");
-    sysfs.policy({.id = 0, .cpus = "0 1 2 3"});
-    sysfs.policy({.id = 4, .cpus = "4 5 6 7"});
-    sysfs.resume_latency(0, 7);
-    sysfs.thp();
-  }
-
-  void start_irqbalance() const { dir.write("proc/4242/comm", "irqbalance\n"); }
-
-  Root root() const { return Root::open(dir.path).value(); }
-
-  /// What knobs of this machine see; the context says the root may be written.
-  KnobContext context() {
-    KnobContext ctx{root()};
-    ctx.netlink = &nl;
-    ctx.systemctl = &sc;
-    ctx.clock = &clock;
-    ctx.fake_machine = true;
-    ctx.fake_kernel = sysfs.kernel();
-    return ctx;
-  }
-
-  /// What `tuner probe` sees: the hand-built topology (hwloc is not faked), the rest
-  /// read from the tree and the fake netlink by the real probes.
-  Inventory probe() {
-    Inventory inv;
-    inv.topology = testing::smt_machine(2, 2).topology;
-    Root r = root();
-    inv.host = probe_host(r, inv.errors);
-    inv.irqs = probe_irqs(r, inv.errors);
-    inv.nics = probe_nics(r, &nl, inv.errors);
-    inv.cpufreq = probe_cpufreq(r, inv.errors);
-    for (Nic& n : inv.nics)
-      for (const Irq& i : inv.irqs)
-        if (i.device && *i.device == n.name) n.irqs.push_back(i.number);
-    return inv;
-  }
-};
+using testing::FakeNode;
 
 const char* const kProfile = R"(
 [profile]
@@ -171,7 +76,7 @@ bool plans(const Plan& p, const std::string& knob) {
 
 /// The round trip on a fresh fake machine; returns the first plan.
 Plan check_round_trip(const Profile& p) {
-  FakeMachine m;
+  FakeNode m;
   KnobContext ctx = m.context();
   auto plan = [&]() { return make_plan(p, m.probe(), Target{m.root(), std::nullopt}); };
   KnobFactory make = [&ctx](const std::string& id) { return make_knob(id, ctx); };
@@ -230,7 +135,7 @@ TEST_CASE("roundtrip fake: irqbalance stopped and started again") {
 }
 
 TEST_CASE("roundtrip fake: a knob on a captured tree reads but never writes") {
-  FakeMachine m;
+  FakeNode m;
   KnobContext ctx = m.context();
   ctx.fake_machine = false;  // now it is just a tree, as under --root
   for (const char* id : {"sysctl:vm.swappiness", "irq:40:affinity", "numa:unit:batch.slice",
