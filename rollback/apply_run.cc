@@ -277,7 +277,12 @@ Result<ApplyResult> ApplyRun::drive(const std::function<Status(const std::string
   for (const std::string& group : groups()) {
     if (Status s = step(group); !s.ok()) {
       result.report = abort();
-      result.report.errors.insert(result.report.errors.begin(), s.error().message());
+      // Where one knob's write failed, the error is about that knob.
+      std::string knob;
+      for (const GroupReport& g : result.report.groups)
+        for (const ChangeReport& c : g.changes)
+          if (c.status == ChangeStatus::failed) knob = c.knob;
+      result.report.errors.insert(result.report.errors.begin(), {s.error().message(), knob, ""});
       result.outcome = ApplyOutcome::rolled_back;
       return result;
     }
@@ -297,7 +302,7 @@ RunReport ApplyRun::abort() {
   m.journal.reset();
   auto rb = rollback_run(m.dir, report.run_id, m.make);
   if (!rb.ok()) {
-    report.errors.push_back("rollback failed: " + rb.error().message());
+    report.errors.push_back({"rollback failed: " + rb.error().message(), "", ""});
     return report;
   }
   for (auto& g : report.groups) {

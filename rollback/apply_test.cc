@@ -111,7 +111,7 @@ TEST_CASE("apply: a failed write rolls back everything this run wrote") {
   CHECK(m.values == std::map<std::string, std::string>{
                         {"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}});
   REQUIRE_FALSE(r->report.errors.empty());
-  CHECK(r->report.errors[0].find("Invalid argument") != std::string::npos);
+  CHECK(r->report.errors[0].message.find("Invalid argument") != std::string::npos);
   CHECK(r->report.groups[0].decision == GroupDecision::rolled_back);
   CHECK(r->report.groups[0].changes[0].status == ChangeStatus::rolled_back);
   CHECK(load_state(*sd)->knobs.empty());

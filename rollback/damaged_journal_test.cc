@@ -130,14 +130,18 @@ TEST_CASE("damaged journal: every line damaged in turn costs only that line") {
       // error, not a warning, since nobody can say that everything is back.
       bool unknown = false;
       std::string line_ref = ".journal:" + std::to_string(n) + ": damaged record skipped";
-      for (const std::string& e : r->errors)
-        if (e.find("may not be restored") != std::string::npos) {
+      for (const RunMessage& e : r->errors)
+        if (e.message.find("may not be restored") != std::string::npos) {
           unknown = true;
-          CHECK(e.find(line_ref) != std::string::npos);
+          CHECK(e.message.find(line_ref) != std::string::npos);
+          CHECK(e.where.ends_with(".journal:" + std::to_string(n)));
         }
       if (how == "type") CHECK_FALSE(unknown);
       REQUIRE(r->warnings.size() == (unknown ? 0 : 1));
-      if (!unknown) CHECK(r->warnings[0].find(line_ref) != std::string::npos);
+      if (!unknown) {
+        CHECK(r->warnings[0].message.find(line_ref) != std::string::npos);
+        CHECK(r->warnings[0].where.ends_with(".journal:" + std::to_string(n)));
+      }
       for (const auto& kv : kBefore) {
         const std::string& k = kv.first;  // not a binding: CAPTURE cannot take one
         const std::string& before = kv.second;
@@ -150,9 +154,10 @@ TEST_CASE("damaged journal: every line damaged in turn costs only that line") {
       CHECK(r->errors.size() == (intent ? 1U : 0U) + (unknown ? 1U : 0U));
       if (intent) {
         bool named = false;
-        for (const std::string& e : r->errors)
-          named |= e.find(knob + ": could not restore") != std::string::npos &&
-                   e.find("before-value is lost") != std::string::npos;
+        for (const RunMessage& e : r->errors)
+          named |= e.knob == knob &&
+                   e.message.find(knob + ": could not restore") != std::string::npos &&
+                   e.message.find("before-value is lost") != std::string::npos;
         CHECK(named);
       }
       // Nothing a retry could mend: the run is settled, apply may run again.

@@ -166,10 +166,10 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
   // may have changed: nobody can say which, so it is an error (no retry mends it).
   for (const DamagedRecord& d : text->damaged) {
     if (d.knob.empty() && (d.type.empty() || d.type == "intent"))
-      report.errors.push_back(d.message() +
-                              ": if it was an intent, the knob it named may not be restored: "
-                              "check what this run changed by hand");
-    else report.warnings.push_back(d.message());
+      report.errors.push_back({d.message() + ": if it was an intent, the knob it named may not be "
+                                             "restored: check what this run changed by hand",
+                               "", d.where});
+    else report.warnings.push_back({d.message(), d.knob, d.where});
   }
   auto state = load_state(dir);
   const State* kept = state.ok() ? &*state : nullptr;
@@ -194,7 +194,7 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
     rec.status = change_status_name(a.status);
     if (a.status == ChangeStatus::failed) {
       rec.error = a.note;
-      report.errors.push_back(step.knob + ": could not restore: " + a.note);
+      report.errors.push_back({step.knob + ": could not restore: " + a.note, step.knob, ""});
       retry_helps |= step.lost.empty();
     } else {
       settled.insert(step.knob);
@@ -223,13 +223,14 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
   if (auto s = journal->append(records); !s.ok()) return s.error();
 
   if (!state.ok()) {
-    report.errors.push_back(state.error().message());
+    report.errors.push_back({state.error().message(), "", ""});
     return report;
   }
   bool dirty = false;
   for (const std::string& id : settled) dirty |= forget_knob(*state, id, run_id);
   if (dirty)
-    if (auto s = save_state(dir, *state); !s.ok()) report.errors.push_back(s.error().message());
+    if (auto s = save_state(dir, *state); !s.ok())
+      report.errors.push_back({s.error().message(), "", ""});
   return report;
 }
 

@@ -87,7 +87,8 @@ TEST_CASE("apply: a knob that cannot be written is never restored, and nothing l
   CHECK(st["sysctl:a"] == ChangeStatus::rolled_back);
   CHECK(st["sysctl:ro"] == ChangeStatus::failed);
   REQUIRE(r->report.errors.size() == 1);  // the write that failed, and nothing else
-  CHECK(r->report.errors[0].find("Permission denied") != std::string::npos);
+  CHECK(r->report.errors[0].message.find("Permission denied") != std::string::npos);
+  CHECK(r->report.errors[0].knob == "sysctl:ro");
   auto records = rollback_records(*sd, r->report.run_id);
   CHECK(records["sysctl:a"] == "restored");
   CHECK(records["sysctl:ro"] == "not_applied");

@@ -84,8 +84,9 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   REQUIRE(report.ok());
   CHECK(m.log == std::vector<std::string>{"sysctl:a.y=10", "sysctl:a.x=1"});
   REQUIRE(report->errors.size() == 1);
-  CHECK(report->errors[0].find("sysctl:a.y") != std::string::npos);
-  CHECK(report->errors[0].find("Permission denied") != std::string::npos);
+  CHECK(report->errors[0].message.find("sysctl:a.y") != std::string::npos);
+  CHECK(report->errors[0].knob == "sysctl:a.y");
+  CHECK(report->errors[0].message.find("Permission denied") != std::string::npos);
 
   auto after = load_state(*sd);
   REQUIRE(after.ok());
@@ -156,7 +157,7 @@ TEST_CASE("rollback: a restore the kernel refuses is tried again after the other
   REQUIRE(report.ok());
   CHECK(m.log.size() == 2);
   REQUIRE(report->errors.size() == 1);
-  CHECK(report->errors[0].find("busy under the performance governor") != std::string::npos);
+  CHECK(report->errors[0].message.find("busy under the performance governor") != std::string::npos);
 }
 
 TEST_CASE("rollback: abandon marks an unfinished run and only that") {

@@ -53,6 +53,13 @@ std::optional<RunStatus> parse_run_status(std::string_view name) {
   return std::nullopt;
 }
 
+nlohmann::json run_message_json(const RunMessage& m) {
+  nlohmann::json j{{"message", m.message}};
+  if (!m.knob.empty()) j["knob"] = m.knob;
+  if (!m.where.empty()) j["where"] = m.where;
+  return j;
+}
+
 nlohmann::json run_report_json(const RunReport& r) {
   nlohmann::json j;
   j["schema"] = "tuner.run/1";
@@ -74,8 +81,10 @@ nlohmann::json run_report_json(const RunReport& r) {
     }
     j["groups"].push_back(std::move(gj));
   }
-  j["errors"] = r.errors;
-  j["warnings"] = r.warnings;
+  j["errors"] = nlohmann::json::array();
+  for (const RunMessage& e : r.errors) j["errors"].push_back(run_message_json(e));
+  j["warnings"] = nlohmann::json::array();
+  for (const RunMessage& w : r.warnings) j["warnings"].push_back(run_message_json(w));
   if (!r.node.empty()) j["node"] = node_facts_json(r.node);
   return j;
 }

@@ -70,19 +70,30 @@ struct GroupReport {
   nlohmann::json stats = nlohmann::json::object();
 };
 
+/// One error or warning of a run: the whole one-line message as printed, and what it
+/// is about where that is known, so that programs need not parse the text.
+struct RunMessage {
+  std::string message;  // names the knob or file:line itself, like the text report
+  std::string knob;     // the knob it is about; empty when none
+  std::string where;    // "file:line" of the journal record it is about; empty when none
+};
+
 struct RunReport {
   std::string run_id;  // empty when no run was started (nothing to change)
   bool changed = false;
   std::vector<std::string> profiles;
   std::vector<GroupReport> groups;
-  std::vector<std::string> errors;
+  std::vector<RunMessage> errors;
   /// What a person should know that is not a failure: damaged journal records that
   /// were skipped ("file:line: why").
-  std::vector<std::string> warnings;
+  std::vector<RunMessage> warnings;
   /// The node's facts (node_facts_json of the probe the plan was made from), so that a
   /// fleet's reports can be compared (`tuner report`); empty when not known.
   NodeFacts node;
 };
+
+/// {"message", "knob"?, "where"?}: the parts that are known, never empty strings.
+nlohmann::json run_message_json(const RunMessage& m);
 
 /// The tuner.run/1 document.
 nlohmann::json run_report_json(const RunReport& r);

@@ -59,7 +59,7 @@ r = json.loads(sys.argv[1])
 st = {c["knob"]: c["status"] for g in r["groups"] for c in g["changes"]}
 assert st["sysctl:net.ipv4.tcp_available_congestion_control"] == "failed", st
 assert st["sysctl:net.core.somaxconn"] == "rolled_back", st
-assert not any("could not restore" in e for e in r["errors"]), r["errors"]
+assert not any("could not restore" in e["message"] for e in r["errors"]), r["errors"]
 PY
 expect_rc 0 t status   # no unfinished run, nothing kept
 expect_rc 0 t history

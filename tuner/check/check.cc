@@ -58,7 +58,7 @@ CheckReport run_checks(const CheckInput& in) {
   check_irqs(in, out);
   check_gpus(in, out);
   check_governor(in, out);
-  for (const ProbeError& e : in.inventory.errors) out.errors.push_back(e.probe + ": " + e.message);
+  out.errors = in.inventory.errors;
   sort_findings(out.findings);
   return out;
 }

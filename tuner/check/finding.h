@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "probes/inventory.h"
+
 namespace tuner {
 
 /// Ordered: a finding at or above `--fail-on` makes `tuner check` exit 1.
@@ -67,7 +69,7 @@ struct CheckReport {
   double window_s = 0;                 // counters sampled over this long; 0 = not sampled
   std::vector<Finding> findings;       // most severe first, then by rule and subject
   std::vector<Skipped> skipped;
-  std::vector<std::string> errors;  // probe errors, "probe: message"
+  std::vector<ProbeError> errors;  // what the probe could not read
 
   /// The most severe finding's severity; nullopt when there is none.
   std::optional<Severity> worst() const;

@@ -96,8 +96,9 @@ int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
     Term term(g.color, 1);
     std::cout << term.printable(format_check(report, term));
     Term err(g.color, 2);
-    for (const std::string& e : report.errors)
-      std::cerr << err.printable("tuner: " + err.yellow("warning") + ": " + e + "\n");
+    for (const ProbeError& e : report.errors)
+      std::cerr << err.printable("tuner: " + err.yellow("warning") + ": " + e.probe + ": " +
+                                 e.message + "\n");
   }
   auto worst = report.worst();
   return worst && *worst >= *threshold ? static_cast<int>(ExitCode::failure) : 0;

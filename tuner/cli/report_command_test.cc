@@ -34,7 +34,8 @@ void write_fleet(const TempDir& dir, int n, const std::vector<int>& old_bios, in
     r.profiles = {"network-throughput"};
     r.groups = {{"sysctl", GroupDecision::kept, {}, {}},
                 {"queues", i % 10 == 0 ? GroupDecision::rolled_back : GroupDecision::kept, {}, {}}};
-    if (i == failed) r.errors = {"nic:eth0:link: the driver refused 10000/full"};
+    if (i == failed)
+      r.errors = {{"nic:eth0:link: the driver refused 10000/full", "nic:eth0:link", ""}};
     r.node = facts;
     r.node["hostname"] = fmt::format("node-{:04}", i);
     if (std::find(old_bios.begin(), old_bios.end(), i) != old_bios.end())
@@ -98,6 +99,24 @@ TEST_CASE("report: files that are not reports are named; nothing is summarized")
   CHECK(r.err.find("text.json: not JSON") != std::string::npos);
   CHECK(run_tuner("report").code == 2);
   CHECK(run_tuner("report /dev/zero").code == 2);  // not a regular file: refused, no hang
+}
+
+TEST_CASE("report: errors are objects; an older tuner's plain strings still count") {
+  TempDir dir;
+  dir.write(
+      "new.json",
+      R"({"schema": "tuner.run/1", "groups": [], "errors": [{"message": "m", "knob": "mm:thp"}]})");
+  dir.write("old.json", R"({"schema": "tuner.run/1", "groups": [], "errors": ["a string"]})");
+  dir.write("fine.json", R"({"schema": "tuner.run/1", "groups": [], "errors": []})");
+  auto r = run_tuner("report --json " + dir.path);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["nodes"] == 3);
+  CHECK(j["failed"] == 2);
+  dir.write("bad.json", R"({"schema": "tuner.run/1", "groups": [], "errors": [{"knob": "x"}]})");
+  r = run_tuner("report " + dir.path);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("bad.json: an error that is neither") != std::string::npos);
 }
 
 TEST_CASE("report: probe documents carry the same node facts") {

@@ -20,6 +20,9 @@ nlohmann::ordered_json check_to_json(const CheckReport& r) {
   json skipped = json::array();
   for (const Skipped& s : r.skipped)
     skipped.push_back({{"rule", rule_name(s.rule)}, {"why", s.why}});
+  json errors = json::array();
+  for (const ProbeError& e : r.errors)
+    errors.push_back({{"probe", e.probe}, {"message", e.message}});
   auto worst = r.worst();
   return {{"schema", "tuner.check/1"},
           {"target", r.target},
@@ -32,7 +35,7 @@ nlohmann::ordered_json check_to_json(const CheckReport& r) {
             {"error", r.count(Severity::error)}}},
           {"findings", std::move(findings)},
           {"skipped", std::move(skipped)},
-          {"errors", r.errors}};
+          {"errors", std::move(errors)}};
 }
 
 std::string format_check(const CheckReport& r, const Term& term) {

@@ -63,9 +63,15 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
         r.decisions[g["name"]] = g["decision"];
       }
     }
+    // Objects {"message", ...}; reports of tuner before 2026-12 had plain strings, and a
+    // fleet may still hold nodes that run it.
     if (doc.contains("errors") && doc["errors"].is_array())
-      for (const json& e : doc["errors"])
+      for (const json& e : doc["errors"]) {
         if (e.is_string()) r.errors.push_back(e);
+        else if (e.is_object() && e.contains("message") && e["message"].is_string())
+          r.errors.push_back(e["message"]);
+        else return Error::invalid("an error that is neither {\"message\"} nor a string", file);
+      }
   }
   if (r.kind == "failure") {
     // Written by the playbook when tuner failed before it could write a run report.

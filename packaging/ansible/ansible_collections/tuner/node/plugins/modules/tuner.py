@@ -317,7 +317,8 @@ class Tuner(object):
         JSON report, else what it printed."""
         msg = err.strip()
         if not msg and isinstance(doc, dict) and doc.get('errors'):
-            msg = '; '.join(str(e) for e in doc['errors'])
+            msg = '; '.join(e.get('message', str(e)) if isinstance(e, dict) else str(e)
+                            for e in doc['errors'])
         if not msg and doc is None:
             msg = out.strip()
         self.module.fail_json(msg=msg or 'tuner exited with code %d' % rc, rc=rc,
