@@ -75,7 +75,28 @@ t history --json | keep history-rolled-back
 t apply --profile "$P" --no-verify --yes --json >/dev/null
 t apply --profile "$P" --no-verify --yes --json | keep apply-nothing-to-do
 t rollback --last --json >/dev/null
+# A run the kernel refuses: errors are objects naming the knob.
+bad=$(write_profile schema-bad <<<"net.core.somaxconn = $(( $(sysctl_get net.core.somaxconn) + 9 ))
+net.ipv4.tcp_syn_retries = 9999")
+set +e; t apply --profile "$bad" --no-verify --yes --json >"$WORK/refused.json"; rc=$?; set -e
+[ "$rc" = 1 ] || fail "a refused apply: exit $rc"
+keep apply-refused <"$WORK/refused.json"
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["errors"]; assert e and e[0]["knob"] == "sysctl:net.ipv4.tcp_syn_retries", e' "$WORK/refused.json" ||
+  fail "the refused knob is not named: $(cat "$WORK/refused.json")"
+# A --report that cannot be written after the run: stdout holds the run's document
+# alone (no tuner.error/1 behind it), exit 1.
+set +e; t apply --profile "$P" --no-verify --yes --json --report /proc/version/x >"$WORK/noreport.json"; rc=$?; set -e
+[ "$rc" = 1 ] || fail "an unwritable --report: exit $rc"
+keep apply-unwritable-report <"$WORK/noreport.json"
+t rollback --last --json >/dev/null
 [ "$(snapshot_net)" = "$before" ] || fail "the namespace's sysctls changed"
+
+note "failures under --json: tuner.error/1"
+set +e
+"$TUNER" plan --json --bogus | keep error-usage
+"$TUNER" plan --json --profile no-such-profile | keep error-profile
+"$TUNER" history --json --state-dir /proc/self | keep error-state-dir
+set -e
 
 note "check: this machine (no sampling window), every capture and topology"
 ck() { set +e; "$TUNER" check --json "$@"; local rc=$?; set -e; [ "$rc" -le 1 ] || fail "check $*: exit $rc"; }

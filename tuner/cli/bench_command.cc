@@ -12,7 +12,6 @@
 #include "tuner/cli/cli.h"
 #include "tuner/cli/plan_for.h"
 #include "tuner/cli/report/bench_report.h"
-#include "tuner/cli/report/json_text.h"
 #include "tuner/plan/target.h"
 #include "tuner/verify/benches.h"
 
@@ -97,7 +96,7 @@ int bench_command(GlobalOptions& g, const std::vector<std::string>& args) {
     runs.push_back(std::move(run));
   }
   if (vm.count("json")) {
-    fmt::print("{}", json_text(bench_report_json(runs)));
+    print_document(bench_report_json(runs));
   } else {
     Term term(g.color, 1);
     fmt::print("{}", term.printable(format_bench_report(runs, term)));

@@ -5,11 +5,11 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
 #include "tuner/check/gather.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/plan_for.h"
 #include "tuner/cli/report/check_report.h"
-#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/target_options.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/parse_bench.h"
@@ -43,7 +43,12 @@ void choose_profile(const GlobalOptions& g, const po::variables_map& vm, const I
   std::vector<std::string> names;
   if (vm.count("profile")) names = vm["profile"].as<std::vector<std::string>>();
   if (names.empty()) {
-    auto best = best_profile(profile_search_path(g.profile_path), inv);
+    std::vector<Error> broken;
+    auto best = best_profile(profile_search_path(g.profile_path), inv, &broken);
+    // As plan says it: a broken profile left out may be the one meant for this machine.
+    for (const Error& e : broken)
+      fmt::print(stderr, "tuner: warning: left out of automatic selection: {}\n",
+                 escape_controls(e.message()));
     if (!best.ok()) {
       opt.governor_skipped = "no --profile, and " + best.error().message();
       return;
@@ -91,7 +96,7 @@ int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
   report.profile = opt.profile;
   report.window_s = std::chrono::duration<double>(opt.window).count();
   if (vm.count("json")) {
-    std::cout << json_text(check_to_json(report));
+    print_document(check_to_json(report));
   } else {
     Term term(g.color, 1);
     std::cout << term.printable(format_check(report, term));

@@ -9,6 +9,7 @@
 #include "tests/support/cli.h"
 #include "tests/support/files.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 using nlohmann::json;
 
@@ -118,6 +119,12 @@ TEST_CASE("check command: the governor rule takes --profile as plan does") {
   CHECK(run_tuner("check --profile balanced " + c.root()).code == 0);
   // A profile that does not load is bad input, as in plan.
   CHECK(run_tuner("check --profile no-such-profile " + c.root()).code == 2);
+  // Chosen automatically: a broken profile of the search path is named, as in plan.
+  tuner::testing::TempDir dir;
+  dir.write("gpu-node.toml", "[profile]\nname = \"gpu-node\"\n[sysctl]\n\"vm.swappiness\" = [\n");
+  auto w = run_tuner("check --profile-path " + dir.path + " " + c.root());
+  CHECK(w.err.find("tuner: warning: left out of automatic selection: ") != std::string::npos);
+  CHECK(w.err.find("gpu-node.toml:") != std::string::npos);
 }
 
 TEST_CASE("check command: bad input exits 2") {

@@ -7,6 +7,7 @@
 
 #include "base/result.h"
 #include "base/strings.h"
+#include "tuner/cli/report/json_text.h"
 
 namespace po = boost::program_options;
 
@@ -36,6 +37,8 @@ const std::vector<Command>& commands() {
 
 namespace {
 
+bool document_printed = false;
+
 void usage(FILE* out) {
   fmt::print(out, "usage: tuner [GLOBAL OPTIONS] COMMAND [OPTIONS]\n\ncommands:\n");
   for (const Command& c : commands()) fmt::print(out, "  {:<10} {}\n", c.name, c.summary);
@@ -54,6 +57,29 @@ bool global_option(const std::string& arg) {
   return arg == "-v" || arg == "--verbose";
 }
 
+/// Whether the command's own options ask for --json (not a child's: `exec -- CMD`).
+bool wants_json(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") return false;
+    if (a == "--json") return true;
+  }
+  return false;
+}
+
+/// A failure the way it was asked for: on stderr for a person; under --json also
+/// {"schema":"tuner.error/1","exit":N,"message"} on stdout, so that a program reading
+/// stdout gets a document whatever happened (DESIGN.md, tuner.error/1).
+int report_failure(const std::string& message, int code, bool json) {
+  // Messages quote profiles, kernel names and paths: shown, never sent to the terminal.
+  fmt::print(stderr, "tuner: {}\n", escape_controls(message, Newlines::keep));
+  if (json && !document_printed) {
+    std::fflush(stderr);
+    std::cout << json_text({{"schema", "tuner.error/1"}, {"exit", code}, {"message", message}})
+              << std::flush;
+  }
+  return code;
+}
+
 const Command* find_command(const std::string& name) {
   for (const Command& c : commands())
     if (name == c.name) return &c;
@@ -61,6 +87,11 @@ const Command* find_command(const std::string& name) {
 }
 
 }  // namespace
+
+void print_document(const nlohmann::json& doc) {
+  std::cout << json_text(doc) << std::flush;
+  document_printed = true;
+}
 
 bool parse_options(const std::string& command, const std::vector<std::string>& args,
                    po::options_description& desc, const po::positional_options_description& pos,
@@ -152,15 +183,13 @@ int run_cli(int argc, char** argv) {
   }
   args.insert(args.begin(), globals_first.begin(), globals_first.end());
   GlobalOptions globals;
+  const bool json = wants_json(args);
   try {
     return c->run(globals, args);
   } catch (const FatalError& e) {
-    // Messages quote profiles, kernel names and paths: shown, never sent to the terminal.
-    fmt::print(stderr, "tuner: {}\n", escape_controls(e.what(), Newlines::keep));
-    return static_cast<int>(e.code());
+    return report_failure(e.what(), static_cast<int>(e.code()), json);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "tuner: internal error: {}\n", escape_controls(e.what(), Newlines::keep));
-    return 1;
+    return report_failure(std::string("internal error: ") + e.what(), 1, json);
   }
 }
 

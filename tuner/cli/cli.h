@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tuner/cli/report/term.h"
 
@@ -36,6 +37,10 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
                    boost::program_options::options_description& desc,
                    const boost::program_options::positional_options_description& pos,
                    boost::program_options::variables_map& vm, GlobalOptions& globals);
+
+/// Prints a command's --json document on stdout (json_text). The one way a document
+/// reaches stdout: a failure after it adds no tuner.error/1 document behind it.
+void print_document(const nlohmann::json& doc);
 
 /// Runs the CLI; returns the process exit code.
 int run_cli(int argc, char** argv);

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "base/runner.h"
 #include "tests/support/cli.h"
@@ -143,6 +146,31 @@ TEST_CASE("cli: every documented exit code") {
   CHECK(r.code == (::geteuid() == 65534 ? 0 : 1));
   // exec: the command's own status.
   CHECK(run_tuner("exec --near node:0 --allow-unbound -- sh -c 'exit 7'").code == 7);
+}
+
+TEST_CASE("cli: under --json a failure is also a tuner.error/1 document on stdout") {
+  TempDir state;
+  TempDir foreign;
+  REQUIRE(::chown(foreign.path.c_str(), 65534, 65534) == 0);
+  for (const std::string& args : std::vector<std::string>{
+           "plan --json --profile no-such-profile --topology " + kXml, "plan --json --bogus",
+           "check --json --fail-on fatal --topology " + kXml,
+           "history --json --state-dir " + foreign.path, "probe --json --topology /dev/null"}) {
+    CAPTURE(args);
+    auto r = run_tuner(args);
+    REQUIRE(r.code != 0);
+    auto doc = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE(doc.is_object());
+    CHECK(doc["schema"] == "tuner.error/1");
+    CHECK(doc["exit"] == r.code);
+    // The same message as on stderr, for a person.
+    CHECK(r.err == "tuner: " + doc["message"].get<std::string>() + "\n");
+  }
+  // Without --json, stdout stays empty; a child's "--json" is the child's.
+  CHECK(run_tuner("plan --bogus").out.empty());
+  auto ex = run_tuner("exec --near node:0 --allow-unbound -- sh -c 'echo --json; exit 3'");
+  CHECK(ex.code == 3);
+  CHECK(ex.out == "--json\n");
 }
 
 }  // namespace tuner

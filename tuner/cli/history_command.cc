@@ -9,7 +9,6 @@
 #include "rollback/journal.h"
 #include "rollback/rollback.h"
 #include "tuner/cli/cli.h"
-#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/state_report.h"
 #include "tuner/cli/report/term.h"
 
@@ -34,7 +33,7 @@ int history_command(GlobalOptions& g, const std::vector<std::string>& args) {
       runs.push_back(read_run_summary(*dir, *it));
   }
   if (vm.count("json")) {
-    std::cout << json_text(history_json(runs));
+    print_document(history_json(runs));
     return 0;
   }
   Term term(g.color, 1);

@@ -6,7 +6,6 @@
 
 #include "tuner/cli/cli.h"
 #include "tuner/cli/plan_for.h"
-#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/plan_json.h"
 #include "tuner/cli/report/plan_text.h"
 #include "tuner/cli/target_options.h"
@@ -31,7 +30,7 @@ int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (vm.count("profile")) names = vm["profile"].as<std::vector<std::string>>();
   Plan plan = plan_for(g, names, target, vm.count("strict") > 0);
   if (vm.count("json")) {
-    std::cout << json_text(plan_to_json(plan));
+    print_document(plan_to_json(plan));
   } else {
     Term term(g.color, 1);
     std::cout << term.printable(format_plan(plan, term));

@@ -234,7 +234,7 @@ TEST_CASE("plan command: a broken profile is never skipped without a word; --str
 
   Run strict = run_tuner(base + " --strict");
   CHECK(strict.code == 2);
-  CHECK(strict.out.empty());
+  CHECK(json::parse(strict.out)["schema"] == "tuner.error/1");  // no plan
   CHECK(strict.err.find("does not load (--strict)") != std::string::npos);
   CHECK(strict.err.find("gpu-node.toml:7:6") != std::string::npos);
 

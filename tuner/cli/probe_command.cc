@@ -6,7 +6,6 @@
 
 #include "probes/inventory_json.h"
 #include "tuner/cli/cli.h"
-#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/probe_text.h"
 #include "tuner/cli/report/prometheus.h"
 #include "tuner/cli/run_glue.h"
@@ -28,7 +27,7 @@ int probe_command(GlobalOptions& g, const std::vector<std::string>& args) {
   Target target = open_target(vm);
   Inventory inv = probe_target(target);
   if (vm.count("json")) {
-    std::cout << json_text(to_json(inv));
+    print_document(to_json(inv));
   } else {
     Term term(g.color, 1);
     std::cout << term.printable(format_probe_report(inv, term));

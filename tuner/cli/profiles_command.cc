@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/cli/cli.h"
-#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/target_options.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/profile.h"
@@ -130,7 +129,7 @@ int profiles_command(GlobalOptions& g, const std::vector<std::string>& args) {
   for (Entry& e : entries) e.selected = e.found.name == selected;
 
   if (vm.count("json")) {
-    std::cout << json_text(to_json(entries, path));
+    print_document(to_json(entries, path));
   } else {
     Term term(g.color, 1);
     std::cout << term.printable(to_text(entries, path, term));

@@ -14,7 +14,6 @@
 #include "base/result.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/report/fleet.h"
-#include "tuner/cli/report/json_text.h"
 
 namespace po = boost::program_options;
 
@@ -82,7 +81,7 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (reports.empty()) fail_input("report: no *.json files in " + inputs.front());
   FleetSummary s = summarize_fleet(reports);
   Term term(g.color, 1);
-  if (vm.count("json")) std::cout << json_text(fleet_json(s));
+  if (vm.count("json")) print_document(fleet_json(s));
   else std::cout << term.printable(format_fleet_text(s, term));
   return 0;
 }

@@ -54,7 +54,7 @@ void print_run_report(const RunReport& r, bool json, const std::string& report_f
                       const GlobalOptions& g) {
   nlohmann::json doc = run_report_json(r);
   if (json) {
-    std::cout << json_text(doc);
+    print_document(doc);
   } else {
     Term term(g.color, 1);
     std::cout << term.printable(format_run_report(r, term));

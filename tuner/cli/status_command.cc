@@ -11,7 +11,6 @@
 #include "rollback/rollback.h"
 #include "rollback/state.h"
 #include "tuner/cli/cli.h"
-#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/prometheus.h"
 #include "tuner/cli/report/state_report.h"
 #include "tuner/cli/report/term.h"
@@ -70,7 +69,7 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
     write_prometheus(prometheus_file,
                      prometheus_status(readings.size(), drift, unfinished.has_value(), unix_now()));
   Term term(g.color, 1);
-  if (vm.count("json")) std::cout << json_text(status_json(readings, unfinished));
+  if (vm.count("json")) print_document(status_json(readings, unfinished));
   else std::cout << term.printable(format_status(readings, unfinished, term));
   if (unfinished) return 4;
   return drift ? 3 : 0;

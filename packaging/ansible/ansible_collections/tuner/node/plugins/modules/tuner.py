@@ -316,6 +316,8 @@ class Tuner(object):
         """Fails the task with tuner's own message: its stderr, else the errors of its
         JSON report, else what it printed."""
         msg = err.strip()
+        if not msg and isinstance(doc, dict) and doc.get('schema') == 'tuner.error/1':
+            msg = doc.get('message', '')
         if not msg and isinstance(doc, dict) and doc.get('errors'):
             msg = '; '.join(e.get('message', str(e)) if isinstance(e, dict) else str(e)
                             for e in doc['errors'])
@@ -378,7 +380,9 @@ def applied(module, tuner):
                 module.warn('benchmarks and budget are ignored with verify=false')
         rc, report, out, err = tuner.run('apply', args)
         if rc != 0:
-            extra = {'report': report} if isinstance(report, dict) else {}
+            # A run report when the run began; a tuner.error/1 document when it did not.
+            ran = isinstance(report, dict) and report.get('schema') == 'tuner.run/1'
+            extra = {'report': report} if ran else {}
             tuner.fail(rc, report, out, err, **extra)
         if not isinstance(report, dict):
             module.fail_json(msg='tuner apply printed no JSON document', rc=rc, stdout=out,
