@@ -1,7 +1,8 @@
 # No lockout, ever (issue #10), on the real kernel in a private network namespace:
 #  - a sysctl that cannot be written: apply fails cleanly, its own rollback restores
 #    only what was written, and the run is not left rollback_failed;
-#  - an interface deleted after apply: rollback reports its knobs gone and completes;
+#  - an interface deleted after apply: restore and rollback report its knobs gone and
+#    complete;
 #  - a value changed by hand after apply: status shows it, rollback leaves it (exit 3),
 #    --force restores it;
 #  - an unfinished run: status exits 4;
@@ -98,6 +99,19 @@ st = {k["knob"]: k["state"] for k in s["knobs"]}
 assert st["sysctl:net.ipv6.conf.tv0.hop_limit"] == "gone", st
 assert st["sysctl:net.core.somaxconn"] == "ok", st
 PY
+# restore (at boot) puts back what it can; the gone knobs do not stop it.
+echo 4001 > "$(sysctl_file net.core.somaxconn)"
+expect_rc 0 t restore --json
+python3 - "$OUT" <<'PY' || fail "restore report: $OUT"
+import json, sys
+r = json.loads(sys.argv[1])
+st = {c["knob"]: c["status"] for g in r["groups"] for c in g["changes"]}
+assert st["sysctl:net.ipv6.conf.tv0.hop_limit"] == "gone", st
+assert st["sysctl:net.ipv4.conf.tv0.forwarding"] == "gone", st
+assert st["sysctl:net.core.somaxconn"] == "applied", st
+assert r["errors"] == [], r
+PY
+[ "$(sysctl_get net.core.somaxconn)" = 8005 ] || fail "restore did not put somaxconn back"
 expect_rc 0 t rollback --last --json
 python3 - "$OUT" <<'PY' || fail "rollback report: $OUT"
 import json, sys

@@ -1,7 +1,9 @@
 // tuner restore: re-apply the kept settings of state.json (at boot), no benchmarks.
 // Journaled as a run of its own (kind "restore"), so it can be rolled back too; it
-// writes only what differs and leaves state.json as it is. Exit 0 restored or nothing
-// to do, 1 failure (what it wrote has been put back).
+// writes only what differs and leaves state.json as it is. A kept knob whose object is
+// gone is reported gone and skipped. Exit 0 restored or nothing to do, 1 failure (what
+// it wrote has been put back).
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/core.h>
@@ -41,12 +43,25 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
   auto state = load_state(dir);
   if (!state.ok()) fail_runtime(state.error().message());
 
+  LiveKnobs knobs;
   Plan plan;
-  for (const auto& [id, k] : state->knobs)
+  // A kept knob whose object is gone (a NIC unplugged or renamed, a CPU offline for
+  // good) cannot be restored and must not stop the others: reported gone, left kept
+  // in state.json (it comes back when its object does), the rest restored.
+  std::vector<ChangeReport> gone;
+  for (const auto& [id, k] : state->knobs) {
+    auto knob = knobs.make(id);
+    Error why;
+    if (!knob.ok()) why = knob.error();
+    else if (auto v = (*knob)->read(); !v.ok()) why = v.error();
+    if (why.is(ErrorKind::missing)) {
+      gone.push_back({id, std::nullopt, k.value, ChangeStatus::gone, why.message()});
+      continue;
+    }
     plan.changes.push_back({id, k.group, std::nullopt, k.value, "kept by run " + k.run_id});
+  }
   // The order apply wrote them in: a governor before its policy's energy preference.
   order_changes(plan.changes);
-  LiveKnobs knobs;
   ApplyOptions options;
   options.kind = "restore";
   options.record_state = false;
@@ -56,6 +71,17 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
   auto result = apply_plan(
       plan, dir, [&](const std::string& id) { return knobs.make(id); }, options);
   if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
+  for (ChangeReport& c : gone) {
+    const std::string& group = state->knobs.at(c.knob).group;
+    auto& groups = result->report.groups;
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const GroupReport& r) { return r.name == group; });
+    if (it == groups.end()) {
+      groups.push_back({group, GroupDecision::applied, {}, nlohmann::json::object()});
+      it = groups.end() - 1;
+    }
+    it->changes.push_back(std::move(c));
+  }
   print_run_report(result->report, json, "", g);
   return result->outcome == ApplyOutcome::rolled_back ? 1 : 0;
 }
