@@ -10,6 +10,7 @@
 #include "tuner/knobs/knob_id.h"
 #include "tuner/profile/merge.h"
 #include "tuner/profile/parse_bench.h"
+#include "tuner/profile/parse_nic.h"
 #include "tuner/profile/parse_tables.h"
 #include "tuner/profile/parse_verify.h"
 #include "tuner/profile/toml_nesting.h"
@@ -41,8 +42,9 @@ class Parser : public TomlReader {
         for_each_rule(v, "irq",
                       [&](const auto& g, const auto& t, const auto& ctx) { parse_irq(g, t, ctx); });
       else if (key == "nic")
-        for_each_rule(v, "nic",
-                      [&](const auto& g, const auto& t, const auto& ctx) { parse_nic(g, t, ctx); });
+        for_each_rule(v, "nic", [&](const auto& g, const auto& t, const auto& ctx) {
+          out_.profile.nics.push_back(parse_nic_rule(file_, g, t, ctx));
+        });
       else if (key == "numa") parse_numa(table(v, "[numa]"));
       else if (key == "cpu") out_.profile.cpu = parse_cpu_table(file_, table(v, "[cpu]"));
       else if (key == "mm") out_.profile.mm = parse_mm_table(file_, table(v, "[mm]"));
@@ -228,116 +230,6 @@ class Parser : public TomlReader {
       fail(cpus->source(), fmt::format("'cpus' in {} is only for policy \"pin\" (policy is \"{}\")",
                                        ctx, r.policy));
     out_.profile.irqs.push_back(std::move(r));
-  }
-
-  std::optional<uint32_t> ring_size(const toml::node& n, const std::string& what, bool& max) const {
-    if (n.is_string()) {
-      if (string(n, what) != "max") fail(n.source(), what + " must be a number or \"max\"");
-      max = true;
-      return std::nullopt;
-    }
-    return static_cast<uint32_t>(integer(n, what, 1, 1 << 20));
-  }
-
-  /// combined channels: a count (at least 1: a NIC with no queue carries nothing), or
-  /// "local-cores", sized by the planner to the physical cores of the NIC's NUMA node.
-  void combined(const toml::node& n, const std::string& what, NicRule& r) const {
-    if (n.is_string()) {
-      if (string(n, what) != "local-cores")
-        fail(n.source(),
-             fmt::format("{} is '{}': give a count or \"local-cores\"", what, string(n, what)));
-      r.combined_local_cores = true;
-      return;
-    }
-    r.combined =
-        static_cast<uint32_t>(integer(n, what + " (a count or \"local-cores\")", 1, 65535));
-  }
-
-  void parse_nic(const std::string& glob, const toml::table& t, const std::string& ctx) {
-    check_keys(
-        t, ctx,
-        {"speed", "duplex", "autoneg", "channels", "combined", "rings", "rps", "xps", "group"});
-    NicRule r;
-    r.glob = glob;
-    r.group = "nic";
-    r.loc = loc(t.source());
-    const toml::node* duplex = nullptr;
-    for (auto&& [k, v] : t) {
-      std::string what = fmt::format("'{}' in {}", k.str(), ctx);
-      if (k.str() == "speed") {
-        if (v.is_string()) {
-          if (v.as_string()->get() != "max")
-            fail(v.source(), fmt::format("{} is '{}': give Mb/s (25000) or \"max\"", what,
-                                         v.as_string()->get()));
-          r.speed_max = true;
-        } else if (v.is_integer() && v.as_integer()->get() <= 0) {
-          fail(v.source(), fmt::format("{} = {}: a link speed is a positive number of Mb/s", what,
-                                       v.as_integer()->get()));
-        } else {
-          r.speed_mbps =
-              static_cast<uint32_t>(integer(v, what + " (Mb/s or \"max\")", 1, 10'000'000));
-        }
-      } else if (k.str() == "duplex") {
-        duplex = &v;
-        r.duplex = string(v, what);
-        if (*r.duplex != "full" && *r.duplex != "half")
-          fail(v.source(),
-               fmt::format("{} is '{}': expected \"full\" or \"half\"", what, *r.duplex));
-      } else if (k.str() == "autoneg") {
-        r.autoneg = boolean(v, what);
-      } else if (k.str() == "combined") {
-        combined(v, what, r);
-      } else if (k.str() == "channels") {
-        const toml::table& c = table(v, what);
-        std::string cctx = fmt::format("'channels' in {}", ctx);
-        check_keys(c, cctx, {"combined", "rx", "tx"});
-        if (t.contains("combined") && c.contains("combined"))
-          fail(v.source(),
-               fmt::format("{}: 'combined' is given twice (alone and in 'channels')", ctx));
-        for (auto&& [ck, cv] : c) {
-          std::string cwhat = fmt::format("'{}' in {}", ck.str(), cctx);
-          if (ck.str() == "combined") {
-            combined(cv, cwhat, r);
-            continue;
-          }
-          auto n = static_cast<uint32_t>(integer(cv, cwhat, 0, 65535));
-          if (ck.str() == "rx") r.rx_channels = n;
-          else r.tx_channels = n;
-        }
-        if (c.empty()) fail(v.source(), cctx + " is empty");
-      } else if (k.str() == "rings") {
-        const toml::table& c = table(v, what);
-        std::string cctx = fmt::format("'rings' in {}", ctx);
-        check_keys(c, cctx, {"rx", "tx"});
-        for (auto&& [ck, cv] : c) {
-          std::string cwhat = fmt::format("'{}' in {}", ck.str(), cctx);
-          if (ck.str() == "rx") r.rx_ring = ring_size(cv, cwhat, r.rx_ring_max);
-          else r.tx_ring = ring_size(cv, cwhat, r.tx_ring_max);
-        }
-        if (c.empty()) fail(v.source(), cctx + " is empty");
-      } else if (k.str() == "rps" || k.str() == "xps") {
-        // The planner works out the CPUs; a cpulist here would bypass the NUMA rule.
-        bool rps = k.str() == "rps";
-        std::string word = string(v, what);
-        const char* policy = rps ? "numa-local" : "follow-irq";
-        if (word != policy && word != "off")
-          fail(v.source(),
-               fmt::format("{} is '{}': expected \"{}\" or \"off\"", what, word, policy));
-        (rps ? r.rps_loc : r.xps_loc) = loc(v.source());
-        if (rps) r.rps = word == "off" ? RpsPolicy::off : RpsPolicy::numa_local;
-        else r.xps = word == "off" ? XpsPolicy::off : XpsPolicy::follow_irq;
-      } else if (k.str() == "group") {
-        r.group = group_name(v, ctx);
-      }
-    }
-    // Half duplex exists only up to 1000 Mb/s; asking for it at 10G+ cannot work.
-    if (duplex && r.duplex == "half" && (r.speed_max || (r.speed_mbps && *r.speed_mbps > 1000)))
-      fail(duplex->source(), fmt::format("{}: half duplex is only defined up to 1000 Mb/s", ctx));
-    if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.combined &&
-        !r.combined_local_cores && !r.rx_channels && !r.tx_channels && !r.rx_ring && !r.tx_ring &&
-        !r.rx_ring_max && !r.tx_ring_max && !r.rps && !r.xps)
-      fail(t.source(), ctx + " sets nothing");
-    out_.profile.nics.push_back(std::move(r));
   }
 
   void parse_numa(const toml::table& t) {
