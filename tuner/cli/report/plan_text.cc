@@ -1,5 +1,11 @@
 #include "tuner/cli/report/plan_text.h"
 
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <tuple>
+#include <vector>
+
 #include <fmt/core.h>
 
 namespace tuner {
@@ -50,24 +56,95 @@ std::string verification(const Plan& plan, const std::string& group) {
   return "";
 }
 
+/// The knob id with its first number as "N", and that number: cpu:17:resume_latency ->
+/// ("cpu:N:resume_latency", 17); nullopt-like (pattern empty) when it has none.
+std::pair<std::string, unsigned long> numbered(const std::string& knob) {
+  std::size_t i = 0;
+  while (i < knob.size() && !std::isdigit(static_cast<unsigned char>(knob[i]))) ++i;
+  if (i == knob.size()) return {"", 0};
+  std::size_t j = i;
+  while (j < knob.size() && std::isdigit(static_cast<unsigned char>(knob[j]))) ++j;
+  if (j - i > 9) return {"", 0};
+  return {knob.substr(0, i) + "N" + knob.substr(j), std::stoul(knob.substr(i, j - i))};
+}
+
+/// "0-3,8,10-11" of ascending numbers.
+std::string ranges(const std::vector<unsigned long>& n) {
+  std::string out;
+  for (std::size_t i = 0; i < n.size();) {
+    std::size_t j = i;
+    while (j + 1 < n.size() && n[j + 1] == n[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(n[i]);
+    if (j > i) out += "-" + std::to_string(n[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+/// One line of the text plan: a change, or the same change of many numbered knobs (a
+/// setting per CPU or cpufreq policy on a 384-CPU server: one entry, not 384).
+struct Entry {
+  const Change* change;
+  std::string pattern;                 // "cpu:N:resume_latency" when collapsed
+  std::vector<unsigned long> numbers;  // the N of each knob it stands for
+};
+
+/// The changes of one group, those differing only in the knob's number collapsed
+/// (at least kCollapseAt of them), each entry where its first change was.
+constexpr std::size_t kCollapseAt = 3;
+std::vector<Entry> entries_of(const std::vector<const Change*>& changes) {
+  using Key = std::tuple<std::string, std::optional<std::string>, std::string, std::string>;
+  std::map<Key, std::vector<std::size_t>> same;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const Change& c = *changes[i];
+    auto [pattern, number] = numbered(c.knob);
+    if (!pattern.empty()) same[{pattern, c.current, c.desired, c.reason}].push_back(i);
+  }
+  std::vector<Entry> out;
+  std::vector<bool> done(changes.size(), false);
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    if (done[i]) continue;
+    const Change& c = *changes[i];
+    auto [pattern, number] = numbered(c.knob);
+    auto it = pattern.empty() ? same.end() : same.find({pattern, c.current, c.desired, c.reason});
+    if (it == same.end() || it->second.size() < kCollapseAt) {
+      out.push_back({&c, "", {}});
+      continue;
+    }
+    Entry e{&c, pattern, {}};
+    for (std::size_t k : it->second) {
+      done[k] = true;
+      e.numbers.push_back(numbered(changes[k]->knob).second);
+    }
+    std::sort(e.numbers.begin(), e.numbers.end());
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_plan(const Plan& plan, const Term& term) {
   std::string out = term.bold("plan: profile " + profile_title(plan)) + "\n";
   std::size_t groups = 0;
-  const std::string* group = nullptr;
-  for (const Change& c : plan.changes) {
-    if (!group || *group != c.group) {
-      group = &c.group;
-      ++groups;
-      std::string how = verification(plan, c.group);
-      out += "\n" + term.bold(c.group) + (how.empty() ? "" : "  " + term.dim("(" + how + ")")) +
-             "\n";
+  for (std::size_t i = 0; i < plan.changes.size();) {
+    const std::string& group = plan.changes[i].group;
+    std::vector<const Change*> members;
+    for (; i < plan.changes.size() && plan.changes[i].group == group; ++i)
+      members.push_back(&plan.changes[i]);
+    ++groups;
+    std::string how = verification(plan, group);
+    out += "\n" + term.bold(group) + (how.empty() ? "" : "  " + term.dim("(" + how + ")")) + "\n";
+    for (const Entry& e : entries_of(members)) {
+      const Change& c = *e.change;
+      if (e.pattern.empty()) out += "  " + term.yellow("~") + " " + c.knob + "\n";
+      else
+        out += fmt::format("  {} {}  for N in {} ({} knobs)\n", term.yellow("~"), e.pattern,
+                           ranges(e.numbers), e.numbers.size());
+      out += "    " + term.red("- " + show_value(c.current)) + "\n";
+      out += "    " + term.green("+ " + show_value(c.desired)) + "\n";
+      if (!c.reason.empty()) out += "      " + term.dim(c.reason) + "\n";
     }
-    out += "  " + term.yellow("~") + " " + c.knob + "\n";
-    out += "    " + term.red("- " + show_value(c.current)) + "\n";
-    out += "    " + term.green("+ " + show_value(c.desired)) + "\n";
-    if (!c.reason.empty()) out += "      " + term.dim(c.reason) + "\n";
   }
   out += "\n";
   if (plan.changes.empty()) {

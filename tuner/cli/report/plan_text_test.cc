@@ -120,3 +120,24 @@ TEST_CASE("plan json: tuner.plan/1 with five typed keys per change") {
   unknown.changes = {Change{"sysctl:vm.swappiness", "sysctl", std::nullopt, "10", "r"}};
   CHECK(plan_to_json(unknown)["changes"][0]["current"].is_null());
 }
+
+TEST_CASE("plan report: the same change of many CPUs is one entry") {
+  Term plain(ColorMode::never, 1);
+  Plan p;
+  p.profiles = {"latency"};
+  for (unsigned cpu : {0, 1, 2, 3, 8, 10, 11})
+    p.changes.push_back(Change{"cpu:" + std::to_string(cpu) + ":resume_latency", "cpu",
+                               std::nullopt, "2", "profile sets resume latency 2"});
+  p.changes.push_back(Change{"cpu:9:resume_latency", "cpu", "0", "2", "profile sets 2"});
+  p.changes.push_back(Change{"cpu:policy0:governor", "cpu", "powersave", "performance", "r"});
+  p.changes.push_back(Change{"cpu:policy4:governor", "cpu", "powersave", "performance", "r"});
+  std::string text = format_plan(p, plain);
+  CHECK(text == "plan: profile latency\n\n"
+                "cpu\n"
+                "  ~ cpu:N:resume_latency  for N in 0-3,8,10-11 (7 knobs)\n"
+                "    - (unknown)\n    + 2\n      profile sets resume latency 2\n"
+                "  ~ cpu:9:resume_latency\n    - 0\n    + 2\n      profile sets 2\n"
+                "  ~ cpu:policy0:governor\n    - powersave\n    + performance\n      r\n"
+                "  ~ cpu:policy4:governor\n    - powersave\n    + performance\n      r\n\n"
+                "10 changes in 1 group, 0 settings already as desired\n");
+}
