@@ -10,9 +10,7 @@
 
 namespace tuner {
 
-namespace {
-
-const char* file_type(mode_t mode) {
+const char* file_type_name(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO";
   if (S_ISCHR(mode)) return "a character device";
@@ -21,6 +19,8 @@ const char* file_type(mode_t mode) {
   if (S_ISLNK(mode)) return "a symlink";
   return "not a file";
 }
+
+namespace {
 
 Error too_large(const std::string& where, std::size_t max) {
   return Error::invalid(fmt::format("larger than {} bytes", max), where);
@@ -54,7 +54,8 @@ Status check_readable(int fd, const std::string& where, const ReadLimits& limits
     return Error{"is a directory, not a file", where, EISDIR, ErrorKind::invalid};
   if (!S_ISREG(st.st_mode)) {
     if (limits.regular_only)
-      return Error::invalid(fmt::format("not a regular file ({})", file_type(st.st_mode)), where);
+      return Error::invalid(fmt::format("not a regular file ({})", file_type_name(st.st_mode)),
+                            where);
     return Ok{};  // stays non-blocking: a FIFO or device with nothing to give fails
   }
   if (st.st_size > 0 && static_cast<std::size_t>(st.st_size) > limits.max_bytes)

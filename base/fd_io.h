@@ -4,6 +4,8 @@
 // and a FIFO or device with nothing to give is an error instead of a wait.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <string>
 
@@ -34,6 +36,10 @@ struct ReadLimits {
 /// the file in errors. For callers that only need to know a file is fit to read.
 Result<UniqueFd> open_for_read(int dirfd, const std::string& path, const std::string& where,
                                const ReadLimits& limits = {}, int flags = 0);
+
+/// What st_mode says a file is, for messages: "a directory", "a FIFO", "a character
+/// device", "a block device", "a socket", "a symlink", else "not a file".
+const char* file_type_name(mode_t mode);
 
 /// fstat checks on an open fd: never a directory; with limits.regular_only nothing but
 /// a regular file; a regular file no larger than limits.max_bytes. Clears O_NONBLOCK

@@ -20,14 +20,6 @@ namespace tuner {
 
 namespace {
 
-const char* special_kind(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return nullptr;
-}
-
 class CaptureWalk {
  public:
   explicit CaptureWalk(const Root& root) : root_(root) {}
@@ -73,8 +65,8 @@ class CaptureWalk {
         result = check_size(path, st);
       } else if (S_ISLNK(st.st_mode)) {
         result = check_link(path);
-      } else if (const char* kind = special_kind(st.st_mode)) {
-        result = refuse(path, kind);
+      } else {
+        result = refuse(path, file_type_name(st.st_mode));  // a FIFO, a device, a socket
       }
       if (!result.ok()) break;
     }
@@ -98,9 +90,9 @@ class CaptureWalk {
     }
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", shown(path));
-    if (const char* kind = special_kind(st.st_mode))
-      return refuse(path, fmt::format("a link to {}", kind));
-    return S_ISREG(st.st_mode) ? check_size(path, st) : Ok{};
+    if (S_ISREG(st.st_mode)) return check_size(path, st);
+    if (S_ISDIR(st.st_mode)) return Ok{};
+    return refuse(path, fmt::format("a link to {}", file_type_name(st.st_mode)));
   }
 
   // hwloc reads a file to its end: a sparse file of terabytes would take hours.
