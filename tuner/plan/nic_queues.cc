@@ -168,9 +168,17 @@ Status plan_xps(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
 Status plan_nic_queues(PlanBuilder& b, const Nic& nic, const NicRule& rule,
                        const std::string& group) {
   if (!rule.rps && !rule.xps) return Ok{};
-  if (rule.combined || rule.rx_channels || rule.tx_channels)
-    b.note(nic.name, "rps/xps are planned for the queues it has now; channels changes them: "
-                     "plan again after apply");
+  // A channel change in this plan makes or removes queues: masks planned for today's
+  // queues would be written to queues that no longer exist (apply fails and rolls
+  // back) or leave the new ones out. They wait for the next plan, on the new queues.
+  auto channels = KnobId::nic(KnobKind::nic_channels, nic.name);
+  if (channels.ok() && std::ranges::any_of(b.plan.changes, [&](const Change& c) {
+        return c.knob == channels->str();
+      })) {
+    b.note(nic.name, "rps/xps wait for the channel change of this plan (it makes or removes "
+                     "queues): plan and apply again afterwards");
+    return Ok{};
+  }
   if (rule.rps)
     if (Status s = plan_rps(b, nic, rule, group); !s.ok()) return s;
   if (rule.xps)
