@@ -189,8 +189,14 @@ TEST_CASE("plan/apply parity: values at the edges plan accepts, apply accepts") 
       "[nic.\"eth*\"]\nchannels = { combined = 1 }\nrings = { rx = 4096, tx = 1 }\n",
       "[nic.\"eth*\"]\ncombined = \"local-cores\"\nrps = \"numa-local\"\nxps = \"follow-irq\"\n",
       "[nic.\"eth*\"]\nrps = \"off\"\nxps = \"off\"\n",
-      "[[numa.bind]]\nunit = \"a.service\"\nnear = \"eth0\"\n\n"
-      "[[numa.bind]]\ncgroup = \"jobs\"\nnode = 0\n",
+      R"([[numa.bind]]
+unit = "a.service"
+near = "eth0"
+
+[[numa.bind]]
+cgroup = "jobs"
+node = 0
+)",
       "[cpu]\ngovernor = \"powersave\"\nepp = \"power\"\nresume_latency_us = 0\n",
       "[cpu]\nresume_latency_us = \"n/a\"\ncpus = \"0,7\"\n",
       "[mm]\nthp = \"always\"\nthp_defrag = \"never\"\n",
