@@ -56,15 +56,18 @@ std::string verification(const Plan& plan, const std::string& group) {
   return "";
 }
 
-/// The knob id with its first number as "N", and that number: cpu:17:resume_latency ->
-/// ("cpu:N:resume_latency", 17); nullopt-like (pattern empty) when it has none.
+/// The knob id with its last number as "N", and that number: cpu:17:resume_latency ->
+/// ("cpu:N:resume_latency", 17), nic:eth0:rps:rx-3 -> ("nic:eth0:rps:rx-N", 3); an
+/// empty pattern when it has none to collapse.
 std::pair<std::string, unsigned long> numbered(const std::string& knob) {
-  std::size_t i = 0;
-  while (i < knob.size() && !std::isdigit(static_cast<unsigned char>(knob[i]))) ++i;
-  if (i == knob.size()) return {"", 0};
-  std::size_t j = i;
-  while (j < knob.size() && std::isdigit(static_cast<unsigned char>(knob[j]))) ++j;
-  if (j - i > 9) return {"", 0};
+  auto digit = [&](std::size_t k) { return std::isdigit(static_cast<unsigned char>(knob[k])); };
+  std::size_t j = knob.size();
+  while (j > 0 && !digit(j - 1)) --j;
+  if (j == 0) return {"", 0};
+  std::size_t i = j;
+  while (i > 0 && digit(i - 1)) --i;
+  // "eth01" would come back as "eth1": a leading zero is not a number to collapse.
+  if (j - i > 9 || (knob[i] == '0' && j - i > 1)) return {"", 0};
   return {knob.substr(0, i) + "N" + knob.substr(j), std::stoul(knob.substr(i, j - i))};
 }
 

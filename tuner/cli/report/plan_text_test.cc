@@ -141,3 +141,19 @@ TEST_CASE("plan report: the same change of many CPUs is one entry") {
                 "  ~ cpu:policy4:governor\n    - powersave\n    + performance\n      r\n\n"
                 "10 changes in 1 group, 0 settings already as desired\n");
 }
+
+TEST_CASE("plan report: a number with a leading zero is a name, not collapsed") {
+  Term plain(ColorMode::never, 1);
+  Plan p;
+  for (const char* name :
+       {"sysctl:net.ipv4.conf.eth01.forwarding", "sysctl:net.ipv4.conf.eth02.forwarding",
+        "sysctl:net.ipv4.conf.eth03.forwarding"})
+    p.changes.push_back(Change{name, "net", "0", "1", "r"});
+  std::string text = format_plan(p, plain);
+  CHECK(text.find("  ~ sysctl:net.ipv4.conf.eth01.forwarding\n") != std::string::npos);
+  CHECK(text.find("for N in") == std::string::npos);
+  // Without the zeros they are one entry.
+  for (Change& c : p.changes) c.knob.erase(c.knob.find("eth0") + 3, 1);
+  CHECK(format_plan(p, plain).find("  ~ sysctl:net.ipv4.conf.ethN.forwarding  for N in 1-3 (3 "
+                                   "knobs)\n") != std::string::npos);
+}
