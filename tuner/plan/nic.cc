@@ -227,6 +227,25 @@ std::optional<uint32_t> local_cores(PlanBuilder& b, const Nic& nic, const Channe
   return cores;
 }
 
+/// IRQ placement is planned for the queue IRQs there are now. Some drivers renumber or
+/// free them when channels change (ice and i40e rebuild their queue vectors), so a plan
+/// that changes both says to plan again after apply.
+void note_irqs_before_channels(PlanBuilder& b, const Nic& nic) {
+  std::set<std::string> irqs;
+  for (unsigned irq : nic.irqs)
+    if (auto id = KnobId::irq_affinity(irq); id.ok()) irqs.insert(id->str());
+  std::string channels = nic_knob(KnobKind::nic_channels, nic);
+  bool changes_channels = false, places_irqs = false;
+  for (const Change& c : b.plan.changes) {
+    changes_channels |= c.knob == channels;
+    places_irqs |= irqs.contains(c.knob);
+  }
+  if (changes_channels && places_irqs)
+    b.note(nic.name, "its queue IRQs are placed as they are numbered now; a driver that "
+                     "renumbers them when channels change (ice, i40e) needs a second plan "
+                     "and apply after this one");
+}
+
 Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule,
                      const std::string& group) {
   if (!rule.combined && !rule.combined_local_cores && !rule.rx_channels && !rule.tx_channels)
@@ -256,6 +275,7 @@ Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule,
     if (!s.ok()) return s;
   add_counts(b, nic, rule, group, "channels", desired,
              {{"rx", ch.rx}, {"tx", ch.tx}, {"other", ch.other}, {"combined", ch.combined}});
+  note_irqs_before_channels(b, nic);
   return Ok{};
 }
 

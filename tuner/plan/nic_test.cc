@@ -281,3 +281,40 @@ TEST_CASE("planner nic: autoneg off keeps the current speed, or is an error with
   REQUIRE(!bad.ok());
   CHECK(bad.error().where == "/etc/tuner/profiles/test.toml:12:1");
 }
+
+TEST_CASE("planner nic: IRQ placement beside a channel change says to plan again") {
+  // ice and i40e rebuild their queue vectors when channels change: the IRQs placed now
+  // may not be the queues' IRQs afterwards.
+  Inventory inv = testing::smt_machine(2, 2);
+  Nic& nic = sfp_nic(inv);
+  nic.channels = Channels{};
+  nic.channels->combined = 2;
+  nic.channels->combined_max = 8;
+  FakeCurrent cur;
+  NicRule rule;
+  rule.combined = 4;
+  Profile p = nic_profile(rule);
+  IrqRule irq;
+  irq.glob = "eth*";
+  irq.policy = "numa-local";
+  irq.loc = testing::loc(3);
+  p.irqs = {irq};
+  auto noted = [](const Plan& plan) {
+    return std::ranges::any_of(plan.notes, [](const std::string& n) {
+      return n.starts_with("eth0: its queue IRQs are placed as they are numbered now");
+    });
+  };
+  auto both = make_plan_with(p, inv, cur);
+  REQUIRE(both.ok());
+  CHECK(noted(*both));
+  // Channels already as asked, or no placement: nothing to say.
+  nic.channels->combined = 4;
+  auto placed = make_plan_with(p, inv, cur);
+  REQUIRE(placed.ok());
+  CHECK_FALSE(noted(*placed));
+  nic.channels->combined = 2;
+  p.irqs.clear();
+  auto resized = make_plan_with(p, inv, cur);
+  REQUIRE(resized.ok());
+  CHECK_FALSE(noted(*resized));
+}
