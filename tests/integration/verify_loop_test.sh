@@ -52,6 +52,31 @@ expect_rc 0 t status
 note "   kept: $(jq -c '.groups[0].stats | {baseline, candidate, effect, ci, p, trials}' "$WORK/grow.json")"
 expect_rc 0 t rollback --last
 
+note "1b. a fresh trial order every run; --seed N replays it; the seed is journaled"
+# The order is the A/B letters run, unit by unit (AB or BA); it may stop at either look.
+jq -e '.groups[0].stats | (.order | test("^((AB)|(BA))+$")) and (.order | length) == 2 * .trials.baseline and (.seed | type) == "number"' \
+  "$WORK/grow.json" >/dev/null || fail "seed/order: $(jq -c '.groups[0].stats | {seed, order, run_seed}' "$WORK/grow.json")"
+for i in 1 2; do
+  cripple
+  expect_rc 0 t apply --profile "$grow" --yes --json --seed 4242 --report "$WORK/seed$i.json"
+  expect_rc 0 t rollback --last
+done
+cripple
+expect_rc 0 t apply --profile "$grow" --yes --json --report "$WORK/fresh.json"
+expect_rc 0 t rollback --last
+o1=$(jq -r '.groups[0].stats.order' "$WORK/seed1.json"); o2=$(jq -r '.groups[0].stats.order' "$WORK/seed2.json")
+n=$(( ${#o1} < ${#o2} ? ${#o1} : ${#o2} ))
+[ "${o1:0:n}" = "${o2:0:n}" ] || fail "--seed 4242 twice, two orders: $o1 / $o2"
+[ "$(jq -r '.groups[0].stats.run_seed' "$WORK/seed1.json")" = 4242 ] || fail "run_seed not 4242: $(jq -c '.groups[0].stats.run_seed' "$WORK/seed1.json")"
+s0=$(jq -r '.groups[0].stats.seed' "$WORK/grow.json"); s3=$(jq -r '.groups[0].stats.seed' "$WORK/fresh.json")
+[ "$s0" != "$s3" ] || fail "two runs without --seed had the same seed $s0"
+[ "$(jq -r '.groups[0].stats.order' "$WORK/grow.json")" != "$(jq -r '.groups[0].stats.order' "$WORK/fresh.json")" ] ||
+  note "   (two fresh runs ran the same order by chance: $(jq -r '.groups[0].stats.order' "$WORK/fresh.json"))"
+grep -q '"run_seed":4242' "$STATE"/runs/*.journal || fail "the seed 4242 is in no journal"
+expect_rc 2 t apply --profile "$grow" --yes --seed -1
+expect_rc 2 t apply --profile "$grow" --yes --seed 9007199254740992
+uncripple
+
 note "2. a profile shrinking the buffers: rolled back, every net.* sysctl as before"
 uncripple
 before=$(snapshot_net)

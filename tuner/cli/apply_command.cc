@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include "base/result.h"
+#include "base/strings.h"
 #include "probes/inventory_json.h"
 #include "rollback/apply.h"
 #include "tuner/cli/cli.h"
@@ -28,6 +29,7 @@
 #include "tuner/cli/report/plan_text.h"
 #include "tuner/cli/report/progress.h"
 #include "tuner/cli/report/prometheus.h"
+#include "tuner/verify/schedule.h"
 #include "tuner/verify/verified_apply.h"
 
 namespace po = boost::program_options;
@@ -67,6 +69,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "benchmark that decides every group (repeatable; default: the profile's)")(
       "budget", po::value<std::string>()->value_name("DURATION"),
       "time budget of the verify loop, e.g. 10m (default 10m)")(
+      "seed", po::value<std::string>()->value_name("N"),
+      "the trial order's seed (default: a fresh one from the kernel; each group's "
+      "stats.seed and the journal say which): replays a run's order")(
       "yes,y", "do not ask for confirmation")("json", "print the tuner.run/1 JSON document")(
       "report", po::value(&report_file)->value_name("FILE"),
       "also write the tuner.run/1 JSON to FILE")(
@@ -87,6 +92,14 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       fail_input("--budget " + vm["budget"].as<std::string>() +
                  ": expected a duration such as 90s or 10m");
     budget = *b;
+  }
+  std::uint64_t seed = verify::fresh_seed();
+  if (vm.count("seed")) {
+    const std::string& text = vm["seed"].as<std::string>();
+    auto n = parse_u64(text);
+    if (!n || *n >= (std::uint64_t{1} << 53))
+      fail_input("apply: --seed " + text + ": expected a whole number below 2^53");
+    seed = *n;
   }
   auto fault = fault_after_writes_from_env();
   if (!fault.ok()) fail_input(fault.error().message());
@@ -140,6 +153,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     vo.apply = options;
     vo.bench_override = bench;
     vo.loop.budget = std::chrono::duration_cast<std::chrono::seconds>(budget);
+    vo.loop.seed = seed;
     vo.loop = verify::loop_options(planned.profile, planned.inventory, plan, vo.loop);
     ProgressLine progress(g.color, json);
     result = verify::apply_verified(plan, planned.profile, planned.inventory, dir, make,

@@ -135,7 +135,7 @@ struct VerifySettings {
   SourceLoc bench_loc;             // where bench was written (for unknown names)
   double min_effect = 0.02;        // relative improvement needed to keep
   double false_keep_rate = 0.05;
-  unsigned max_trials = 30;  // per arm and group, 5..1000
+  unsigned max_trials = 40;  // per arm and group, 5..1000
   std::vector<Guard> guards;
   bool bisect = false;  // bisect a rejected group (each group may override)
   /// The fields a profile set explicitly ("bench", "min_effect", "false_keep_rate",

@@ -196,7 +196,7 @@ TEST_CASE("profile: defaults when a section is absent") {
   REQUIRE(f.ok());
   CHECK(f->profile.name == "minimal");  // the file name without .toml
   CHECK(f->profile.verify.min_effect == doctest::Approx(0.02));
-  CHECK(f->profile.verify.max_trials == 30u);
+  CHECK(f->profile.verify.max_trials == 40u);
   CHECK_FALSE(f->profile.verify.bisect);
   CHECK(f->profile.verify.set_fields.empty());
   CHECK(f->profile.sysctls.at(0).group == "sysctl");

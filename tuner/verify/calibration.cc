@@ -8,7 +8,7 @@
 #include <random>
 #include <tuple>
 
-#include "tuner/verify/rank_sum.h"
+#include "tuner/verify/signed_rank.h"
 
 namespace tuner::verify {
 namespace {
@@ -21,39 +21,36 @@ double fraction(const std::vector<unsigned>& points, std::size_t k) {
   return static_cast<double>(points[k]) / points.back();
 }
 
-// Rank statistics U_k (pairs with candidate > baseline among the first points[k] trials
-// of each arm) of every simulated run, run-major. Under H0 only the order of the values
-// matters, so uniform 64-bit integers serve as trial values (a tie has chance 2^-64).
+// Signed-rank statistics W+_k (Walsh averages above 0 among the first points[k]
+// contrasts) of every simulated run, run-major. Under H0 a contrast's sign is a fair coin
+// independent of its magnitude, and only the order of the magnitudes matters, so a
+// random sign on a uniform 53-bit magnitude serves (a tie has chance 2^-53).
 std::vector<std::uint16_t> simulate_counts(const std::vector<unsigned>& points) {
   std::size_t looks = points.size();
   unsigned n_max = points.back();
   std::vector<std::uint16_t> counts(static_cast<std::size_t>(kCalibrationRuns) * looks);
-  std::vector<std::uint64_t> a(n_max), b(n_max);
+  std::vector<double> d(n_max);
   std::mt19937_64 gen(kSeed);  // NOLINT(cert-msc32-c,cert-msc51-cpp): the same table every run
   for (std::size_t r = 0; r < kCalibrationRuns; ++r) {
     for (unsigned i = 0; i < n_max; ++i) {
-      a[i] = gen();
-      b[i] = gen();
+      std::uint64_t bits = gen();
+      double magnitude = static_cast<double>(bits >> 11) + 1;
+      d[i] = (bits & 1) ? magnitude : -magnitude;
     }
-    unsigned u = 0, prev = 0;
+    unsigned w = 0, prev = 0;
     for (std::size_t k = 0; k < looks; ++k) {
       unsigned n = points[k];
-      for (unsigned i = prev; i < n; ++i)  // new baseline trials against every candidate
-        for (unsigned j = 0; j < n; ++j) u += b[j] > a[i];
-      for (unsigned j = prev; j < n; ++j)  // new candidate trials against older baseline
-        for (unsigned i = 0; i < prev; ++i) u += b[j] > a[i];
-      counts[r * looks + k] = static_cast<std::uint16_t>(u);
+      for (unsigned j = prev; j < n; ++j)  // the new contrast with itself and every older one
+        for (unsigned i = 0; i <= j; ++i) w += d[i] + d[j] > 0;
+      counts[r * looks + k] = static_cast<std::uint16_t>(w);
       prev = n;
     }
   }
   return counts;
 }
 
-// The p-value ShiftAnalysis gives a tie-free pair of samples with this count.
-double tie_free_p(unsigned n, unsigned count) {
-  return n <= kExactMaxPerSample ? rank_sum_exact_upper(n, n, count)
-                                 : rank_sum_normal_upper(n, n, count, 0);
-}
+// The p-value SignedRankShift gives tie-free contrasts with this count.
+double tie_free_p(unsigned n, unsigned count) { return signed_rank_upper(n, count); }
 
 LookThresholds calibrate(const std::vector<unsigned>& points,
                          const std::vector<std::uint16_t>& counts, Spending spending,
@@ -65,7 +62,7 @@ LookThresholds calibrate(const std::vector<unsigned>& points,
   std::size_t crossed_so_far = 0;  // simulated runs that crossed at an earlier look
   double union_so_far = 0;         // sum of the earlier looks' exact crossing chances
   for (std::size_t k = 0; k < looks; ++k) {
-    unsigned n = points[k], pairs = n * n;
+    unsigned n = points[k], pairs = n * (n + 1) / 2;
     std::vector<std::size_t> hist(pairs + 1, 0);
     for (std::size_t r = 0; r < kCalibrationRuns; ++r)
       if (!crossed[r]) ++hist[counts[r * looks + k]];

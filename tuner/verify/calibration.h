@@ -1,12 +1,13 @@
 // Per-look p-value thresholds for the sequential rank test, calibrated so that the
 // chance of crossing at any look is what the spending function allows, no more.
 //
-// Why simulation is exact enough here: under H0 (the candidate, shifted by the tested
-// effect, has the same continuous distribution as the baseline and trials are
-// independent) the ranks of all 2N trial values are a uniformly random permutation,
-// whatever the benchmark's noise looks like. The joint law of the rank statistics at
-// every look is therefore one fixed, distribution-free law per design, which we sample
-// with uniform random numbers. Its Monte Carlo error is paid for with a margin of three
+// Why simulation is exact enough here: under H0 (each unit's contrast, less the tested
+// effect, is as likely to be negative as positive, independently of its size and of the
+// other units: what the coin flip of each unit's order gives) the signs are fair coins
+// and the ranks of the magnitudes a uniformly random permutation, whatever the
+// benchmark's noise looks like. The joint law of the signed-rank statistics at every
+// look is therefore one fixed, distribution-free law per design, which we sample with
+// random numbers. Its Monte Carlo error is paid for with a margin of three
 // standard errors, so the calibrated rates stay below the spending function.
 //
 // The cheaper alternative, giving each look only its increment of the spending
@@ -21,9 +22,9 @@
 
 namespace tuner::verify {
 
-/// Designs longer than this (trials per arm at the last look) or with more looks use
-/// the union bound: the simulation's cost grows with trials^2 and its memory with looks.
-inline constexpr unsigned kCalibratedMaxTrials = 100;
+/// Designs longer than this (units at the last look) or with more looks use the union
+/// bound: the simulation's cost grows with units^2 and its memory with looks.
+inline constexpr unsigned kCalibratedMaxUnits = 100;
 inline constexpr unsigned kCalibratedMaxLooks = 20;
 
 /// Simulated runs of the whole design behind each calibration.
@@ -40,12 +41,12 @@ struct LookThresholds {
   std::vector<double> bound;
 };
 
-/// Thresholds for nested one-sided rank tests on equal arms of points[k] trials per arm
-/// (increasing, last = the design's maximum), spending `total` by `spending` over
-/// information fraction points[k] / points.back(). p-values are those ShiftAnalysis
-/// gives for tie-free samples. Deterministic (fixed seed); cached, thread-safe; the
+/// Thresholds for nested one-sided signed-rank tests on the first points[k] unit
+/// contrasts (increasing, last = the design's maximum), spending `total` by `spending`
+/// over information fraction points[k] / points.back(). p-values are those
+/// SignedRankShift gives for tie-free contrasts. Deterministic (fixed seed); cached, thread-safe; the
 /// first call for a design takes about 0.5 s for 40 trials per arm.
-/// Requires points.back() <= kCalibratedMaxTrials, points.size() <= kCalibratedMaxLooks.
+/// Requires points.back() <= kCalibratedMaxUnits, points.size() <= kCalibratedMaxLooks.
 const LookThresholds& calibrated_thresholds(const std::vector<unsigned>& points, Spending spending,
                                             double total);
 

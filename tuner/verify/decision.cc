@@ -4,10 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numbers>
 #include <string>
 
 #include "tuner/verify/calibration.h"
-#include "tuner/verify/shift.h"
+#include "tuner/verify/signed_rank.h"
 #include "tuner/verify/stats.h"
 
 namespace tuner::verify {
@@ -54,12 +55,34 @@ class EffectScale {
 
 bool in_open(double v, double lo, double hi) { return v > lo && v < hi; }
 
+// Will a gain of power_effect be kept by max_trials at this noise? The normal
+// approximation of the signed-rank test (efficiency 3/pi of the t test at normal noise)
+// with the contrasts' spread so far and the last look's threshold: rough, but it warns
+// before the budget is spent, not after.
+void precheck(Stats& st, const std::vector<double>& contrasts, double shift, double alpha_look,
+              unsigned units, unsigned max_units, unsigned unit) {
+  if (units < 3 || shift <= 0) return;
+  double mean = 0, ss = 0;
+  for (double c : contrasts) mean += c / units;
+  for (double c : contrasts) ss += (c - mean) * (c - mean);
+  double sd = std::sqrt(ss / (units - 1));
+  if (!(sd > 0)) return;
+  double z_alpha = normal_quantile(1 - std::clamp(alpha_look, 1e-9, 0.5));
+  double z_power = normal_quantile(0.8);
+  double efficiency = 3 / std::numbers::pi;
+  st.power_at_max = normal_upper(z_alpha - shift / sd * std::sqrt(efficiency * max_units));
+  double need = std::pow((z_alpha + z_power) * sd / shift, 2) / efficiency;
+  st.trials_needed = static_cast<unsigned>(std::min(1e6, std::ceil(need))) * unit;
+}
+
 }  // namespace
 
 Status validate(const Config& c) {
-  if (!(c.min_effect >= 0 && c.min_effect < 1))
+  // A negative min_effect is a non-inferiority margin (a watching benchmark: "it loses
+  // less than this"); profiles can only set [0, 1).
+  if (!(c.min_effect > -1 && c.min_effect < 1))
     return config_error("min_effect = " + number(c.min_effect) +
-                        " is out of range: it must be in [0, 1)");
+                        " is out of range: it must be in (-1, 1)");
   double pe = power_effect(c);
   if (!(pe >= 0 && pe < 1))
     return config_error("power_effect = " + number(pe) + " is out of range: it must be in [0, 1)");
@@ -74,6 +97,10 @@ Status validate(const Config& c) {
                         ", max_trials = " + std::to_string(c.max_trials) +
                         ": they must satisfy 5 <= min_trials <= max_trials <= 1000");
   if (c.look_every < 1) return config_error("look_every must be at least 1");
+  if (c.unit < 1 || c.min_trials < c.unit || c.look_every < c.unit)
+    return config_error("unit = " + std::to_string(c.unit) +
+                        " trials per arm: it must be at least 1 and at most min_trials and "
+                        "look_every");
   return Ok{};
 }
 
@@ -149,20 +176,30 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
                  "a relative effect is undefined",
                  "verify"};
   EffectScale scale(st.scale, config.direction, st.baseline_median);
-  std::vector<double> sa, sb;
-  for (double v : a) sa.push_back(scale.score(v));
-  for (double v : b) sb.push_back(scale.score(v));
-  ShiftAnalysis shift(sa, sb);
+  // One contrast per randomised unit: the candidate's mean score less the baseline's.
+  unsigned units = n / config.unit;
+  std::vector<double> contrasts;
+  for (unsigned u = 0; u < units; ++u) {
+    double sum = 0;
+    for (unsigned i = u * config.unit; i < (u + 1) * config.unit; ++i)
+      sum += scale.score(b[i]) - scale.score(a[i]);
+    contrasts.push_back(sum / config.unit);
+  }
+  SignedRankShift shift(contrasts);
+  std::vector<unsigned> unit_points;
+  for (unsigned p : points) unit_points.push_back(p / config.unit);
 
   // Error spending: thresholds calibrated on the joint law of the looks where it is
   // known (tie-free data), else each look gets its increment (union bound).
   double alpha = config.false_keep_rate, beta = futility_rate(config);
+  st.units = units;
   st.calibrated = config.calibrate && !shift.has_ties() &&
-                  config.max_trials <= kCalibratedMaxTrials && points.size() <= kCalibratedMaxLooks;
-  auto threshold = [&](Spending s, double total) {
-    return st.calibrated ? calibrated_thresholds(points, s, total).p[k]
-                         : union_thresholds(points, s, total).p[k];
+                  unit_points.back() <= kCalibratedMaxUnits && points.size() <= kCalibratedMaxLooks;
+  auto thresholds = [&](Spending s, double total) {
+    return st.calibrated ? calibrated_thresholds(unit_points, s, total).p
+                         : union_thresholds(unit_points, s, total).p;
   };
+  auto threshold = [&](Spending s, double total) { return thresholds(s, total)[k]; };
   st.alpha_look = threshold(config.keep_spending, alpha);
   st.beta_look = threshold(config.futility_spending, beta);
   st.alpha_spent = spent(config.keep_spending, alpha, static_cast<double>(n) / config.max_trials);
@@ -177,6 +214,8 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   double tail = (1 - st.ci_level) / 2;
   st.ci_low = scale.effect_of(shift.lower_bound(tail));
   st.ci_high = scale.effect_of(shift.upper_bound(tail));
+  precheck(st, contrasts, scale.shift_of(power_effect(config)),
+           thresholds(config.keep_spending, alpha).back(), units, unit_points.back(), config.unit);
 
   if (st.p <= st.alpha_look) d.verdict = Verdict::keep;
   else if (p_harm <= st.beta_look) d.verdict = Verdict::harm;

@@ -1,15 +1,17 @@
 // Keep or roll back? The verify loop's sequential decision (README.md in this folder has
 // the method, its guarantees and the simulation that checks them).
 //
-// The loop runs a benchmark alternately on the baseline (A) and on the candidate
-// settings (B) and calls decide() as trials come in. At each scheduled look it tests,
-// with Mann–Whitney on log-scaled values, whether the candidate is better than the
-// baseline by more than min_effect. The looks' thresholds are set so that the chance of
+// The loop runs a benchmark on the baseline (A) and on the candidate settings (B) in
+// randomised units (schedule.h) and calls decide() as trials come in. At each scheduled
+// look it tests, with the Wilcoxon signed-rank test on the units' contrasts of
+// log-scaled values, whether the candidate is better than the baseline by more than
+// min_effect. The looks' thresholds are set so that the chance of
 // keeping by any look stays within an error-spending function, so the chance of keeping
 // a group whose true gain is at most min_effect stays below false_keep_rate across all
 // looks.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -42,6 +44,10 @@ struct Config {
   unsigned min_trials = 5;   ///< per arm before the first look (>= 5)
   unsigned max_trials = 40;  ///< per arm; the last look (the profile's max_trials)
   unsigned look_every = 5;   ///< trials per arm between looks
+  /// Trials per arm in one randomised unit (schedule.h): 1 for the interleaved design
+  /// (a pair AB or BA), the block size for the blocked one. The test runs on one
+  /// contrast per unit; a look uses the complete units it has.
+  unsigned unit = 1;
   Spending keep_spending = Spending::quadratic;
   Spending futility_spending = Spending::pocock;
   /// Calibrate the look thresholds on the simulated joint law of the looks
@@ -50,7 +56,8 @@ struct Config {
   bool calibrate = true;
 };
 
-/// Checks ranges: min_effect and power_effect in [0, 1), rates in (0, 0.5),
+/// Checks ranges: min_effect in (-1, 1) (negative: a non-inferiority margin),
+/// power_effect in [0, 1), rates in (0, 0.5),
 /// 5 <= min_trials <= max_trials <= 1000, look_every >= 1. The error names the field.
 Status validate(const Config& config);
 
@@ -101,6 +108,7 @@ struct Stats {
   double p = 1;            ///< one-sided p of "gain <= min_effect" at this look
   double p_futility = 1;   ///< one-sided p of "gain >= power_effect" at this look
   unsigned trials = 0;     ///< per arm, used at this look
+  unsigned units = 0;      ///< randomised units (contrasts) used at this look
   unsigned look = 0;       ///< 1-based; 0 before the first look
   unsigned looks = 0;      ///< planned looks
   double alpha_look = 0;   ///< p must be <= this at this look to keep
@@ -110,6 +118,11 @@ struct Stats {
   /// data, a design within calibration.h's limits); false: from the union bound.
   bool calibrated = false;
   Scale scale = Scale::ratio;
+  /// The noise pre-check, from the third unit on: the chance that a gain of
+  /// power_effect is kept by max_trials at the spread seen so far, and the trials per
+  /// arm that would give it 80%. NaN and 0 when not yet estimated.
+  double power_at_max = std::numeric_limits<double>::quiet_NaN();
+  unsigned trials_needed = 0;
 };
 
 struct Decision {

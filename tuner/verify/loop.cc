@@ -101,6 +101,9 @@ struct VerifyLoop::Measured {
   std::vector<std::string> watch_harm;               // "benchmark NAME: effect ..." for proven harm
   std::string failure;                               // the benchmark failed: why
   bool over_budget = false;
+  std::uint64_t seed = 0;  // of the trial order
+  std::string order;       // "ABBA...": the trials as run
+  unsigned washes = 0;     // flips to the other arm and back between units
 
   bool tripped() const { return !trips.empty() || !watch_harm.empty(); }
   bool hurts() const { return failure.empty() && (decision.verdict == Verdict::harm || tripped()); }
@@ -114,6 +117,13 @@ using Measured = VerifyLoop::Measured;
 nlohmann::json measured_json(const Measured& m, const std::string& bench, Design design) {
   nlohmann::json j = stats_json(m.decision.stats, bench, m.arms.unit, m.decision.verdict);
   j["design"] = std::string(design_name(design));
+  j["seed"] = m.seed;
+  j["order"] = m.order;
+  j["washes"] = m.washes;
+  if (std::isfinite(m.decision.stats.power_at_max)) {
+    j["power_at_max"] = m.decision.stats.power_at_max;
+    j["trials_needed"] = m.decision.stats.trials_needed;
+  }
   j["trials"] = {{"baseline", m.arms.baseline.size()}, {"candidate", m.arms.candidate.size()}};
   j["guards"] = guards_json(m.arms.guards_baseline, m.arms.guards_candidate, m.trips);
   if (!m.watches.empty()) j["watches"] = m.watches;
@@ -241,17 +251,30 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
 
 Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::string>& candidate,
                                      Config cfg, const std::string& step) {
-  std::vector<Arm> order = trial_order(g.design, cfg.max_trials, options_.seed, options_.block);
   Measured out;
+  out.seed = derive_seed(options_.seed, group_index_, step_index_++);
+  std::vector<Arm> order = trial_order(g.design, cfg.max_trials, out.seed, options_.block);
   unsigned k = 0;
-  for (Arm arm : order) {
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    Arm arm = order[i];
     if (clock_.now() - started_ > options_.budget) {
       out.over_budget = true;
       break;
     }
+    if (wash_before(order, i, cfg.unit)) {
+      // A unit must not share the state the previous unit's last flip left: flip to the
+      // other arm and back before it.
+      Arm other = arm == Arm::baseline ? Arm::candidate : Arm::baseline;
+      for (Arm a : {other, arm})
+        if (auto s = set_live(g.name, a == Arm::baseline ? std::vector<std::string>{} : candidate);
+            !s.ok())
+          return s.error();
+      ++out.washes;
+    }
     auto ok = run_trial(g, candidate, arm, out.arms, &out.failure);
     if (!ok.ok()) return ok.error();
     if (!*ok) break;
+    out.order += arm == Arm::baseline ? 'A' : 'B';
     ++k;
     cfg.direction = options_.decision.direction;  // known after the first trial
     if (out.arms.baseline.size() == out.arms.candidate.size()) {
@@ -264,6 +287,12 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
         break;
       }
       out.decision = *d;
+      // A keep needs every watching benchmark shown non-inferior at the same look; until
+      // then the trials go on (an intersection-union test: no share of the rate spent).
+      // (Proven harm on a watch, or the last look, ends it: check_watches then trips.)
+      if (out.decision.verdict == Verdict::keep &&
+          out.decision.stats.look < out.decision.stats.looks && watches_pending(cfg, out))
+        out.decision.verdict = Verdict::more_trials;
     }
     if (progress_)
       progress_({g.name, step, k, static_cast<unsigned>(order.size()), arm, out.decision.stats});
@@ -279,25 +308,62 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
   return out;
 }
 
-void VerifyLoop::check_watches(Config cfg, Measured& out) {
-  // The same test as the main metric, at the same trials, asked only about harm: a
-  // watch does not have to improve, it must not be proven worse.
+Config VerifyLoop::watch_config(Config cfg, Direction direction) const {
+  // Non-inferiority: H0 "the watch loses at least the margin" against "it loses less".
+  cfg.direction = direction;
+  cfg.min_effect =
+      -(options_.watch_margin >= 0 ? options_.watch_margin : options_.decision.min_effect);
+  return cfg;
+}
+
+bool VerifyLoop::watches_pending(const Config& cfg, const Measured& out) const {
+  unsigned n = out.decision.stats.trials;
+  bool pending = false;
   for (const Arms::Watch& w : out.arms.watches) {
-    std::size_t n = std::min(w.baseline.size(), w.candidate.size());
-    if (n < cfg.min_trials) continue;
-    cfg.direction = w.direction;
-    cfg.min_trials = std::min<unsigned>(cfg.min_trials, static_cast<unsigned>(n));
-    std::span<const double> a(w.baseline.data(), n), b(w.candidate.data(), n);
-    auto d = decide(cfg, a, b);
+    if (w.baseline.size() < n || w.candidate.size() < n) return false;
+    std::span<const double> a = std::span(w.baseline).first(n), b = std::span(w.candidate).first(n);
+    Config harm_cfg = cfg;
+    harm_cfg.direction = w.direction;
+    auto h = decide(harm_cfg, a, b);
+    if (h.ok() && h->verdict == Verdict::harm) return false;  // proven worse: stop now
+    auto d = decide(watch_config(cfg, w.direction), a, b);
+    if (!d.ok() || d->stats.p > d->stats.alpha_look) pending = true;
+  }
+  return pending;
+}
+
+void VerifyLoop::check_watches(Config cfg, Measured& out) const {
+  // The same test as the main metric, at the same trials, asked whether the watch's
+  // loss is shown smaller than the margin: a watch need not improve, but a keep needs
+  // it shown non-inferior, and proven harm on it (or a keep it could not back) rolls
+  // the group back like a guard.
+  unsigned n = out.decision.stats.trials;
+  for (const Arms::Watch& w : out.arms.watches) {
+    std::size_t have = std::min(w.baseline.size(), w.candidate.size());
+    unsigned use = n ? std::min<unsigned>(n, static_cast<unsigned>(have))
+                     : static_cast<unsigned>(have);
+    if (use < cfg.min_trials) continue;
+    Config wc = watch_config(cfg, w.direction);
+    std::span<const double> a(w.baseline.data(), use), b(w.candidate.data(), use);
+    auto d = decide(wc, a, b);
     if (!d.ok()) continue;
-    bool harm = d->verdict == Verdict::harm;
+    bool non_inferior = d->stats.p <= d->stats.alpha_look;
+    Config harm_cfg = cfg;
+    harm_cfg.direction = w.direction;
+    auto h = decide(harm_cfg, a, b);
+    bool harm = h.ok() && h->verdict == Verdict::harm;
+    bool blocks_keep = out.decision.verdict == Verdict::keep && !non_inferior;
     nlohmann::json j = stats_json(d->stats, w.bench, w.unit, d->verdict);
-    j["tripped"] = harm;
+    j["margin"] = -wc.min_effect;
+    j["non_inferior"] = non_inferior;
+    j["tripped"] = harm || blocks_keep;
     out.watches.push_back(std::move(j));
-    if (harm)
-      out.watch_harm.push_back(fmt::format("benchmark {}: effect {:+.1f}% [{:+.1f}%, {:+.1f}%]",
-                                           w.bench, 100 * d->stats.effect, 100 * d->stats.ci_low,
-                                           100 * d->stats.ci_high));
+    if (harm || blocks_keep)
+      out.watch_harm.push_back(
+          fmt::format("benchmark {}: effect {:+.1f}% [{:+.1f}%, {:+.1f}%], {}", w.bench,
+                      100 * d->stats.effect, 100 * d->stats.ci_low, 100 * d->stats.ci_high,
+                      harm ? "proven worse"
+                           : fmt::format("a loss of {:.1f}% not ruled out", 100 * -wc.min_effect)));
   }
 }
 
@@ -323,8 +389,11 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   std::vector<std::string> written = run_.written_knobs(g.name);
   live_ = written;
   overhead_ms_.clear();
+  step_index_ = 0;
   Config cfg = options_.decision;
-  if (g.design == Design::blocked) cfg.min_trials = cfg.look_every = 2 * options_.block;
+  if (g.false_keep_rate > 0) cfg.false_keep_rate = g.false_keep_rate;
+  cfg.unit = unit_trials(g.design, options_.block);
+  if (g.design == Design::blocked) cfg.min_trials = cfg.look_every = 2 * cfg.unit;
   if (cfg.max_trials < cfg.min_trials) cfg.max_trials = cfg.min_trials;
   Config whole_cfg = cfg;
   if (g.keep_if_neutral) whole_cfg.power_effect = 0.0;  // stop early only on proven harm
@@ -344,6 +413,8 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
     out = std::move(b).value();
   }
   out.stats["outcome"] = out.reason;
+  out.stats["run_seed"] = options_.seed;
+  out.stats["alpha_share"] = cfg.false_keep_rate;
   if (!overhead_ms_.empty())
     out.stats["overhead_ms"] = {
         {"median", median(overhead_ms_)},
@@ -355,6 +426,7 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
     if (auto s = set_live(g.name, written); !s.ok()) return s.error();
   }
   if (Status s = run_.decide(g.name, out.decision, out.stats); !s.ok()) return s.error();
+  ++group_index_;
   return out;
 }
 
@@ -367,8 +439,12 @@ Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, G
   std::vector<std::string> suspects = written;
   bool complete = true;
   std::string stopped;
+  // A half is asked only "does it hurt?": no early stop for futility, which would end a
+  // half that helps a little before its harm or innocence shows (README.md, bisect).
+  Config half_cfg = cfg;
+  half_cfg.power_effect = 0.0;
   auto try_subset = [&](const std::vector<std::string>& subset) -> Result<std::optional<bool>> {
-    auto m = measure(g, subset, cfg, "bisect " + join(subset));
+    auto m = measure(g, subset, half_cfg, "bisect " + join(subset));
     if (!m.ok()) return m.error();
     nlohmann::json j = measured_json(*m, g.bench->name(), g.design);
     j["knobs"] = subset;

@@ -43,6 +43,9 @@ struct GroupPlan {
   /// Other benchmarks run beside `bench` in every trial: they do not decide a gain, but
   /// proven harm on any of them rolls the group back like a guard (outcome "guard").
   std::vector<bench::Benchmark*> watches;
+  /// This group's share of the run's false-keep rate (for the group, and again for
+  /// the rest after a bisect); 0: LoopOptions::decision's rate, unshared.
+  double false_keep_rate = 0;
 };
 
 struct LoopOptions {
@@ -51,8 +54,13 @@ struct LoopOptions {
   std::vector<std::string> guard_interfaces;  // NICs whose drops, errors, flaps count
   std::chrono::milliseconds settle{100};      // after each flip, before measuring
   std::chrono::seconds budget{600};           // the whole loop; past it: inconclusive
-  unsigned block = 3;                         // trials per block in the blocked design
+  unsigned block = 3;                         // trials per arm per unit, blocked design
+  /// The run's seed: each measurement's order comes from it, the group's index and the
+  /// step (derive_seed). apply draws it fresh from the kernel; --seed N replays.
   std::uint64_t seed = 1;
+  /// A watching benchmark must be shown to lose less than this to allow a keep;
+  /// negative: decision.min_effect.
+  double watch_margin = -1;
 };
 
 /// What a terminal's progress line shows after each trial.
@@ -95,8 +103,13 @@ class VerifyLoop {
   /// until the decision stops, the trial cap, a failure or the budget.
   Result<Measured> measure(const GroupPlan& group, const std::vector<std::string>& candidate,
                            Config cfg, const std::string& step);
-  /// Proven harm on a watching benchmark trips like a guard.
-  static void check_watches(Config cfg, Measured& out);
+  /// Proven harm on a watching benchmark, or a keep it was not shown non-inferior for,
+  /// trips like a guard.
+  void check_watches(Config cfg, Measured& out) const;
+  /// True when some watch is not yet shown to lose less than the margin at the main's
+  /// look, and none is proven worse: the trials go on.
+  bool watches_pending(const Config& cfg, const Measured& out) const;
+  Config watch_config(Config cfg, Direction direction) const;
   Result<bool> run_trial(const GroupPlan& group, const std::vector<std::string>& candidate, Arm arm,
                          Arms& arms, std::string* failure);
   /// Puts exactly `live` of the group's knobs at their after values; true when it
@@ -113,6 +126,8 @@ class VerifyLoop {
   Clock::time_point started_;
   std::vector<std::string> live_;    // the group's knobs at their after values now
   std::vector<double> overhead_ms_;  // per trial: its time beyond the benchmark and settling
+  std::uint64_t group_index_ = 0;    // groups decided so far: derive_seed's group
+  std::uint64_t step_index_ = 0;     // measurements of this group so far: its step
 };
 
 /// Stats as the journal and tuner.run/1 carry them: medians, effect, ci [low, high],

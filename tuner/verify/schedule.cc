@@ -1,6 +1,9 @@
 #include "tuner/verify/schedule.h"
 
+#include <sys/random.h>
+
 #include <algorithm>
+#include <chrono>
 
 namespace tuner::verify {
 namespace {
@@ -14,8 +17,7 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-constexpr Arm A = Arm::baseline;
-constexpr Arm B = Arm::candidate;
+constexpr std::uint64_t kSeedMask = (std::uint64_t{1} << 53) - 1;
 
 }  // namespace
 
@@ -23,32 +25,55 @@ std::string_view design_name(Design d) {
   return d == Design::interleaved ? "interleaved" : "blocked";
 }
 
+unsigned unit_trials(Design design, unsigned block) {
+  return design == Design::interleaved ? 1 : std::max(1u, block);
+}
+
 std::vector<Arm> trial_order(Design design, unsigned trials_per_arm, std::uint64_t seed,
                              unsigned block) {
+  unsigned unit = unit_trials(design, block);
   std::vector<Arm> order;
-  std::size_t total = 2 * static_cast<std::size_t>(trials_per_arm);
-  order.reserve(total);
-  if (design == Design::interleaved) {
-    static constexpr Arm abba[] = {A, B, B, A}, baab[] = {B, A, A, B};
-    std::uint64_t state = seed;
-    while (order.size() < total) {
-      const Arm* quad = (splitmix64(state) >> 63) ? abba : baab;
-      // Each half of a quad is one A and one B, so a cut after any pair stays balanced.
-      for (int i = 0; i < 4 && order.size() < total; ++i) order.push_back(quad[i]);
-    }
-    return order;
-  }
-  block = std::max(1u, block);
-  static constexpr Arm labels[] = {A, B, B, A};
-  unsigned done[2] = {0, 0};
-  for (std::size_t i = 0; order.size() < total; ++i) {
-    Arm arm = labels[i % 4];
-    auto& count = done[static_cast<int>(arm)];
-    unsigned run = std::min(block, trials_per_arm - count);
-    order.insert(order.end(), run, arm);
-    count += run;
+  order.reserve(2 * static_cast<std::size_t>(trials_per_arm));
+  std::uint64_t state = seed;
+  for (unsigned done = 0; done < trials_per_arm; done += unit) {
+    unsigned run = std::min(unit, trials_per_arm - done);
+    bool baseline_first = (splitmix64(state) >> 63) != 0;
+    Arm first = baseline_first ? Arm::baseline : Arm::candidate;
+    Arm second = baseline_first ? Arm::candidate : Arm::baseline;
+    order.insert(order.end(), run, first);
+    order.insert(order.end(), run, second);
   }
   return order;
+}
+
+bool wash_before(const std::vector<Arm>& order, std::size_t i, unsigned unit) {
+  return i > 0 && i < order.size() && i % (2 * std::max(1u, unit)) == 0 && order[i] == order[i - 1];
+}
+
+std::string order_string(const std::vector<Arm>& order) {
+  std::string out;
+  for (Arm a : order) out += a == Arm::baseline ? 'A' : 'B';
+  return out;
+}
+
+std::uint64_t fresh_seed() {
+  std::uint64_t seed = 0;
+  if (getrandom(&seed, sizeof seed, 0) != static_cast<ssize_t>(sizeof seed)) {
+    // No entropy source (a very early boot): the clock is still a fresh order per run.
+    auto t = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::uint64_t state = static_cast<std::uint64_t>(t);
+    seed = splitmix64(state);
+  }
+  return seed & kSeedMask;
+}
+
+std::uint64_t derive_seed(std::uint64_t run_seed, std::uint64_t group, std::uint64_t step) {
+  std::uint64_t state = run_seed;
+  std::uint64_t a = splitmix64(state) ^ group;
+  state = a;
+  std::uint64_t b = splitmix64(state) ^ step;
+  state = b;
+  return splitmix64(state) & kSeedMask;
 }
 
 }  // namespace tuner::verify

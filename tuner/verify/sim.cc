@@ -5,7 +5,6 @@
 #include <numbers>
 #include <random>
 
-#include "tuner/verify/schedule.h"
 #include "tuner/verify/stats.h"
 
 namespace tuner::verify {
@@ -50,11 +49,33 @@ class Draw {
 };
 
 constexpr double kMean = 100;
-constexpr double kDriftPerTrial = 0.001;
+constexpr double kDriftPerTrial = 0.001, kFastDriftPerTrial = 0.005;
 constexpr double kOutlierRate = 0.1, kOutlierSlowdown = 0.3;
+constexpr double kBurstStart = 0.05, kBurstSlowdown = 0.15;
+constexpr unsigned kBurstLength = 5;
+constexpr double kBlockOffsetSd = 0.02;
 
-// One trial's value: trial `t` of the whole run (drift follows run time), `arm`.
-double trial_value(const Scenario& s, Draw& draw, std::size_t t, Arm arm) {
+// The machine's state over one run: what the knob writes, the clock and the bursts
+// left behind, as the noise model has it.
+struct Machine {
+  double flip_state = 0;    // log offset since the last knob write (flip_state)
+  double block_offset = 0;  // log offset of the current block (block_offset)
+  unsigned phase = 0;       // of the periodic disturbance
+  unsigned burst_left = 0;  // trials still slowed by a burst
+};
+
+unsigned period_of(Noise n) {
+  switch (n) {
+    case Noise::period3:
+    case Noise::period3_locked: return 3;
+    case Noise::period4:
+    case Noise::period4_locked: return 4;
+    default: return 0;
+  }
+}
+
+// One trial's value: trial `t` of the whole run (drift and periods follow run time).
+double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, Arm arm) {
   bool higher = s.direction == Direction::higher;
   double better = higher ? 1 : -1;  // sign of "better" on the raw scale
   double cv = s.noise == Noise::spread && arm == Arm::candidate ? 2 * s.cv : s.cv;
@@ -62,9 +83,29 @@ double trial_value(const Scenario& s, Draw& draw, std::size_t t, Arm arm) {
                      ? std::exp(s.cv / std::numbers::sqrt3 * draw.student_t3())
                      : 1 + cv * draw.normal();
   double v = kMean * noise;
-  if (s.noise == Noise::drift) v *= 1 + better * kDriftPerTrial * static_cast<double>(t);
-  if (s.noise == Noise::outlier && draw.uniform() < kOutlierRate)
-    v *= 1 - better * kOutlierSlowdown;
+  auto at = static_cast<double>(t);
+  switch (s.noise) {
+    case Noise::drift: v *= 1 + better * kDriftPerTrial * at; break;
+    case Noise::drift_fast: v *= 1 + better * kFastDriftPerTrial * at; break;
+    case Noise::outlier:
+      if (draw.uniform() < kOutlierRate) v *= 1 - better * kOutlierSlowdown;
+      break;
+    case Noise::bimodal:
+      if (draw.uniform() < 0.5) v *= 1 + better * 2 * s.cv;
+      break;
+    case Noise::bursts:
+      if (m.burst_left == 0 && draw.uniform() < kBurstStart) m.burst_left = kBurstLength;
+      if (m.burst_left > 0) {
+        --m.burst_left;
+        v *= 1 - better * kBurstSlowdown;
+      }
+      break;
+    case Noise::flip_state: v *= std::exp(m.flip_state); break;
+    case Noise::block_offset: v *= std::exp(m.block_offset); break;
+    default:
+      if (unsigned p = period_of(s.noise); p && t % p == m.phase) v *= 1 - better * 2 * s.cv;
+      break;
+  }
   if (arm == Arm::candidate) v *= 1 + better * s.effect;
   if (s.noise == Noise::quantized) v = std::round(v);
   return v;
@@ -80,9 +121,36 @@ void count(MethodOutcome& m, Verdict v, unsigned trials) {
 Verdict fixed_n(const Config& base, unsigned n, std::span<const double> a,
                 std::span<const double> b) {
   Config c = base;
-  c.min_trials = c.max_trials = n;  // one look, the whole false-keep rate at it
+  c.min_trials = c.max_trials = c.look_every = n;  // one look, the whole false-keep rate
+  c.unit = std::min(c.unit, n);
   auto d = decide(c, a.first(n), b.first(n));
   return d ? d->verdict : Verdict::inconclusive;
+}
+
+std::uint64_t rep_seed(const SimOptions& o, std::uint64_t index, unsigned rep) {
+  return mix(mix(mix(o.seed) ^ index) ^ rep);
+}
+
+// One run: the trial values of each arm, in the order run, as the loop would see them.
+void run_trials(const Scenario& s, std::uint64_t seed, unsigned trials_per_arm,
+                std::vector<double>& a, std::vector<double>& b) {
+  Draw draw(seed);
+  a.clear();
+  b.clear();
+  unsigned unit = unit_trials(s.design, kSimBlock);
+  std::vector<Arm> order = trial_order(s.design, trials_per_arm, mix(seed));
+  Machine m;
+  m.flip_state = s.cv * draw.normal();
+  if (unsigned p = period_of(s.noise);
+      p && s.noise != Noise::period3_locked && s.noise != Noise::period4_locked)
+    m.phase = static_cast<unsigned>(draw.uniform() * p) % p;
+  for (std::size_t t = 0; t < order.size(); ++t) {
+    // Every knob write draws a new state: a flip between arms, and both writes of a wash.
+    bool flipped = t > 0 && order[t] != order[t - 1];
+    if (flipped || wash_before(order, t, unit)) m.flip_state = s.cv * draw.normal();
+    if (t % kSimBlock == 0) m.block_offset = kBlockOffsetSd * draw.normal();
+    (order[t] == Arm::baseline ? a : b).push_back(trial_value(s, draw, m, t, order[t]));
+  }
 }
 
 }  // namespace
@@ -92,9 +160,18 @@ std::string_view noise_name(Noise n) {
     case Noise::normal: return "normal";
     case Noise::student_t3: return "t3";
     case Noise::drift: return "drift";
+    case Noise::drift_fast: return "drift0.5";
     case Noise::outlier: return "outlier";
+    case Noise::bimodal: return "bimodal";
+    case Noise::bursts: return "bursts";
     case Noise::spread: return "spread";
     case Noise::quantized: return "quantized";
+    case Noise::flip_state: return "flip";
+    case Noise::period3: return "period3";
+    case Noise::period4: return "period4";
+    case Noise::period3_locked: return "period3@0";
+    case Noise::period4_locked: return "period4@0";
+    case Noise::block_offset: return "blockoff";
   }
   return "?";
 }
@@ -108,6 +185,23 @@ Config sim_config() {
   return c;
 }
 
+Config shipped_config() {
+  Config c;
+  c.min_effect = 0.02;
+  c.false_keep_rate = 0.01;
+  c.miss_rate = 0.05;
+  c.max_trials = 40;
+  return c;
+}
+
+Config config_for(Config c, Design design) {
+  if (design == Design::blocked) {
+    c.unit = kSimBlock;
+    c.min_trials = c.look_every = 2 * kSimBlock;
+  }
+  return c;
+}
+
 std::vector<Scenario> standard_scenarios() {
   std::vector<Scenario> out;
   const double effects[] = {0, 0.01, 0.05, -0.05};
@@ -116,28 +210,30 @@ std::vector<Scenario> standard_scenarios() {
       for (double e : effects) out.push_back({n, cv, e, Direction::higher});
   for (Noise n : {Noise::normal, Noise::outlier})
     for (double e : effects) out.push_back({n, 0.03, e, Direction::lower});
-  for (double e : effects) out.push_back({Noise::quantized, 0.03, e, Direction::higher});
+  for (Noise n :
+       {Noise::quantized, Noise::bimodal, Noise::bursts, Noise::flip_state, Noise::period3,
+        Noise::period4, Noise::period3_locked, Noise::period4_locked, Noise::drift_fast})
+    for (double e : effects) out.push_back({n, 0.03, e, Direction::higher});
+  for (double e : effects)
+    out.push_back({Noise::block_offset, 0.02, e, Direction::higher, Design::blocked});
+  for (double e : effects)
+    out.push_back({Noise::flip_state, 0.03, e, Direction::higher, Design::blocked});
   out.push_back({Noise::spread, 0.03, 0, Direction::higher});
+  out.push_back({Noise::spread, 0.03, 0.01, Direction::higher});
   return out;
 }
 
 ScenarioResult simulate(const Scenario& s, const SimOptions& o, std::uint64_t index) {
   ScenarioResult r;
   r.scenario = s;
-  Config config = o.config;
+  Config config = config_for(o.config, s.design);
   config.direction = s.direction;
   std::vector<unsigned> looks = look_points(config);
   unsigned most = std::max({config.max_trials, o.fixed_small, o.fixed_large});
   std::vector<double> a, b;
   for (unsigned rep = 0; rep < o.reps; ++rep) {
-    std::uint64_t seed = mix(mix(mix(o.seed) ^ index) ^ rep);
-    Draw draw(seed);
-    a.clear();
-    b.clear();
-    std::vector<Arm> order = trial_order(Design::interleaved, most, seed);
-    for (std::size_t t = 0; t < order.size(); ++t)
-      (order[t] == Arm::baseline ? a : b).push_back(trial_value(s, draw, t, order[t]));
-
+    std::uint64_t seed = rep_seed(o, index, rep);
+    run_trials(s, seed, most, a, b);
     Verdict v = Verdict::more_trials;
     unsigned used = 0;
     for (unsigned n : looks) {
@@ -149,18 +245,46 @@ ScenarioResult simulate(const Scenario& s, const SimOptions& o, std::uint64_t in
     count(r.sequential, v, used);
     count(r.fixed_small, fixed_n(config, o.fixed_small, a, b), o.fixed_small);
     count(r.fixed_large, fixed_n(config, o.fixed_large, a, b), o.fixed_large);
-
     // The naive rule as a one-shot tuner applies it: baseline first, then candidate.
+    Draw draw(mix(seed ^ 0x6e61697665ULL));
+    Machine m;
     double sum_a = 0, sum_b = 0;
     for (std::size_t t = 0; t < 8; ++t) {
       Arm arm = t < 5 ? Arm::baseline : Arm::candidate;
-      (arm == Arm::baseline ? sum_a : sum_b) += trial_value(s, draw, t, arm);
+      if (t == 5) m.flip_state = s.cv * draw.normal();
+      if (t % kSimBlock == 0) m.block_offset = kBlockOffsetSd * draw.normal();
+      (arm == Arm::baseline ? sum_a : sum_b) += trial_value(s, draw, m, t, arm);
     }
     double gain = sum_b / 3 - sum_a / 5;
     bool keep = s.direction == Direction::higher ? gain > 0 : gain < 0;
     count(r.naive, keep ? Verdict::keep : Verdict::no_gain, 4);
   }
   return r;
+}
+
+unsigned fixed_trials_needed(const Scenario& s, const SimOptions& o, std::uint64_t index) {
+  Config config = config_for(o.config, s.design);
+  config.direction = s.direction;
+  unsigned unit = config.unit;
+  // The smallest n (in units) whose fixed test keeps >= 1 - miss_rate, by bisection
+  // over the same replications (power grows with n up to simulation noise).
+  auto power = [&](unsigned n_units) {
+    unsigned n = n_units * unit, keeps = 0;
+    std::vector<double> a, b;
+    for (unsigned rep = 0; rep < o.reps; ++rep) {
+      run_trials(s, rep_seed(o, index, rep), n, a, b);
+      keeps += fixed_n(config, n, a, b) == Verdict::keep;
+    }
+    return static_cast<double>(keeps) / o.reps;
+  };
+  unsigned lo = (5 + unit - 1) / unit, hi = 400 / unit;
+  if (power(hi) < 1 - config.miss_rate) return 0;
+  while (lo < hi) {
+    unsigned mid = (lo + hi) / 2;
+    if (power(mid) >= 1 - config.miss_rate) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo * unit;
 }
 
 }  // namespace tuner::verify

@@ -68,12 +68,22 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
       std::erase_if(loop_opts.guard_interfaces,
                     [&](const std::string& n) { return !seen->count(n); });
   }
+  // One error budget for the run: the profile's false_keep_rate is shared equally by
+  // every test that can keep something: each measured group, and the rest of a group
+  // after a bisect (tuner/verify/README.md, "One error budget per run").
+  unsigned keep_tests = 0;
+  for (const std::string& group : groups)
+    if (benches->for_group(group))
+      keep_tests += 1 + (group_policy(profile, group).bisect && run->knobs_of(group).size() > 1);
+  double share = loop_opts.decision.false_keep_rate / std::max(1u, keep_tests);
   VerifyLoop loop(*run, root, clock, loop_opts, std::move(progress));
   return run->drive([&](const std::string& group) -> Status {
     GroupPolicy policy = group_policy(profile, group);
-    auto outcome =
-        loop.verify_group({group, benches->for_group(group), policy.keep_if_neutral,
-                           design_of(*run, group), policy.bisect, benches->watches_for(group)});
+    GroupPlan plan_of_group{
+        group,         benches->for_group(group),  policy.keep_if_neutral, design_of(*run, group),
+        policy.bisect, benches->watches_for(group)};
+    plan_of_group.false_keep_rate = share;
+    auto outcome = loop.verify_group(plan_of_group);
     if (!outcome.ok()) return outcome.error();
     return Ok{};
   });
