@@ -18,6 +18,12 @@ std::string pct(double v) {
 
 }  // namespace
 
+std::string noise_note(const verify::Stats& s, unsigned max_trials) {
+  if (!(s.power_at_max < 0.8) || s.trials_needed <= max_trials) return "";
+  return fmt::format("; noisy: about {} trials per arm needed (max {})", s.trials_needed,
+                     max_trials);
+}
+
 std::string format_effect(double effect, double low, double high) {
   if (std::isnan(effect)) return "-";
   return fmt::format("{} [{}, {}]", pct(effect), pct(low), pct(high));
@@ -36,6 +42,7 @@ verify::ProgressFn ProgressLine::callback() {
     std::string line = fmt::format("verify {}{}: trial {}/{} ({}) {}", term_.bold(p.group),
                                    step.empty() ? "" : " [" + step + "]", p.trial, p.max_trials,
                                    p.arm == verify::Arm::baseline ? "baseline" : "candidate", est);
+    line += noise_note(p.stats, p.max_trials / 2);
     fmt::print(stderr, "\r\033[K{}", term_.printable(line));
     std::fflush(stderr);
     drawn_ = true;

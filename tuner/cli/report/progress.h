@@ -3,6 +3,8 @@
 // terminal or JSON goes to stdout.
 #pragma once
 
+#include <string>
+
 #include "tuner/cli/report/term.h"
 #include "tuner/verify/loop.h"
 
@@ -21,6 +23,10 @@ class ProgressLine {
   bool on_ = false;
   bool drawn_ = false;
 };
+
+/// The noise pre-check in words ("; noisy: about 120 trials per arm needed (max 40)")
+/// when a gain of power_effect is unlikely to be found by max_trials; "" otherwise.
+std::string noise_note(const verify::Stats& s, unsigned max_trials);
 
 /// "+4.1% [+1.2%, +7.0%]" from effect and interval (NaN: "-").
 std::string format_effect(double effect, double low, double high);
