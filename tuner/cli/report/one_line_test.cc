@@ -27,7 +27,10 @@ TEST_CASE("one line: a newline in a hostname, a group or a node's file name is e
 
   RunReport run;
   run.run_id = "20261201T000000Z-abcd";
-  run.groups.push_back({"sysctl\n  group all (kept: gain)", GroupDecision::rolled_back, {}, {}});
+  run.groups.push_back({"sysctl\n  group all (kept: gain)",
+                        GroupDecision::rolled_back,
+                        {},
+                        nlohmann::json::object()});
   std::string text = kPlain.printable(format_run_report(run, kPlain));
   CHECK(text.find("  group sysctl\\n  group all (kept: gain) (rolled_back") != std::string::npos);
   CHECK(text.find("\n  group all") == std::string::npos);
