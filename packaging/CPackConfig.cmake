@@ -16,6 +16,20 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "init-system-helpers (>= 1.54~)")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_GENERATOR DEB)
+# The package installs under the prefix the binary was configured with, so the binary
+# finds its profiles (CMAKE_INSTALL_FULL_DATADIR/tuner/profiles) where the package puts
+# them. Debian's is /usr (the default here, CMakeLists.txt); the units call /usr/bin/tuner.
+set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
+if(NOT CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+  # Read by cpack when it starts: a package from another prefix would hold a binary that
+  # searches CMAKE_INSTALL_PREFIX for profiles and units that call /usr/bin/tuner.
+  set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_BINARY_DIR}/CPackRefusePrefix.cmake)
+  file(WRITE ${CPACK_PROJECT_CONFIG_FILE}
+    "message(FATAL_ERROR \"the Debian package installs under /usr, but this build is "
+    "configured for ${CMAKE_INSTALL_PREFIX} (its binary searches "
+    "${CMAKE_INSTALL_FULL_DATADIR}/tuner/profiles): configure with "
+    "-DCMAKE_INSTALL_PREFIX=/usr\")\n")
+endif()
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA

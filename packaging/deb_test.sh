@@ -52,13 +52,18 @@ step "use it"
 tuner --version | grep -qx "tuner [0-9.]*" || fail "tuner --version: $(tuner --version)"
 page=$(MANWIDTH=80 man -P cat tuner 2>/dev/null) || fail "man tuner: no page"
 grep -q 'EXIT STATUS' <<<"$page" || fail "man tuner: no EXIT STATUS section"
-# The installed profiles, not the source tree's: an empty search path but the two.
-path=/etc/tuner/profiles:/usr/share/tuner/profiles
-tuner profiles --profile-path "$path" --json |
-  jq -e '[.profiles[].file] | index("/usr/share/tuner/profiles/balanced.toml") != null' \
-    >/dev/null || fail "tuner profiles does not list the installed balanced.toml"
-tuner plan --profile-path "$path" --profile throughput >"$build/plan.out" 2>&1 ||
+# As tuner-provision.service runs it: no options. The binary searches where the package
+# put the profiles (the prefix it was configured with), and never the source tree of the
+# machine that built it (that path may exist here, made by anyone).
+tuner profiles --json >"$build/profiles.json" 2>&1 || { cat "$build/profiles.json"; fail "tuner profiles"; }
+jq -e '.search_path == ["/etc/tuner/profiles", "/usr/share/tuner/profiles"]' "$build/profiles.json" \
+  >/dev/null || fail "the installed binary's search path: $(jq -c .search_path "$build/profiles.json")"
+jq -e '[.profiles[].file] | index("/usr/share/tuner/profiles/balanced.toml") != null' \
+  "$build/profiles.json" >/dev/null || fail "tuner profiles does not list the installed balanced.toml"
+tuner plan --profile throughput >"$build/plan.out" 2>&1 ||
   { cat "$build/plan.out"; fail "tuner plan --profile throughput with the installed profiles"; }
+tuner plan >"$build/plan.out" 2>&1 ||
+  { cat "$build/plan.out"; fail "tuner plan (automatic selection) with the installed profiles"; }
 bash -c 'source /usr/share/bash-completion/completions/tuner && complete -p tuner' >/dev/null ||
   fail "bash completion does not load"
 systemd-analyze verify /lib/systemd/system/tuner-restore.service \

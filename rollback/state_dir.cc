@@ -4,7 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <vector>
+
 #include <fmt/core.h>
+
+#include "base/file_trust.h"
 
 namespace tuner {
 
@@ -46,16 +50,15 @@ Result<UniqueFd> open_private_dir(int dirfd, const std::string& name, const std:
     return errno_error("cannot open state directory", shown);
   }
   if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", shown);
-  std::string problem;
   // A reader (status, history as a monitoring user) may trust a directory root owns:
-  // nobody else could have written it. Whoever writes must own it.
-  bool trusted_owner = st.st_uid == ::geteuid() || (!create && st.st_uid == 0);
-  if (!trusted_owner)
-    problem =
-        fmt::format("is owned by uid {}, not by uid {} that runs tuner", st.st_uid, ::geteuid());
-  else if (st.st_mode & (S_IWGRP | S_IWOTH))
-    problem =
-        fmt::format("is group- or world-writable (mode {:04o}); expected 0700", st.st_mode & 07777);
+  // nobody else could have written it. Whoever writes must own it. The same rule as
+  // for profiles (base/file_trust.h), without the sticky exception: nobody else writes.
+  std::vector<uid_t> owners = {::geteuid()};
+  if (!create) owners.push_back(0);
+  std::string problem = untrusted_because(st, owners, false);
+  if (problem.starts_with("is owned"))
+    problem += fmt::format(", not by uid {} that runs tuner", ::geteuid());
+  else if (!problem.empty()) problem += "; expected 0700";
   if (!problem.empty()) return Error::invalid(problem + "; refusing to use it", shown);
   return fd;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "base/file_trust.h"
+
 namespace tuner::bench {
 
 namespace {
@@ -43,6 +45,10 @@ Status ExecBenchmark::check() {
     return bench_error(config_,
                        fmt::format("command {}: {}", config_.command[0], path.error().message()));
   }
+  // It runs as root: as a profile, only a program no other user could have written.
+  if (Status trusted = check_trusted_path(*path, "benchmark program"); !trusted.ok())
+    return bench_error(
+        config_, fmt::format("command {}: {}", config_.command[0], trusted.error().message()));
   return Ok{};
 }
 

@@ -1,5 +1,6 @@
 #include "probes/bench/exec.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +12,7 @@
 
 #include "base/runner_fake.h"
 #include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tuner;
 using namespace tuner::bench;
@@ -99,6 +101,29 @@ TEST_CASE("exec bench: check() finds the program and validates the config up fro
   c.metric = {MetricExpr::Kind::regex, "no group"};
   CHECK(ExecBenchmark(c).check().error().message().find("'metric': regex 'no group' has no "
                                                         "capture group") != std::string::npos);
+}
+
+TEST_CASE("exec bench: as root, a program another user could have written is refused") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root (chown; the check only applies to root)");
+    return;
+  }
+  testing::TempDir tmp;
+  std::string prog = tmp.write("bench.sh", "#!/bin/sh\necho '1 ops/s'\n");
+  REQUIRE(::chmod(prog.c_str(), 0755) == 0);
+  ExecConfig c = iperf3_config(5299);
+  c.command = {prog};
+  CHECK(ExecBenchmark(c).check().ok());
+  REQUIRE(::chown(prog.c_str(), 65534, 65534) == 0);
+  Status s = ExecBenchmark(c).check();
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message() == "bench 'iperf3-loopback': command " + prog + ": " + prog +
+                                   ": benchmark program is owned by uid 65534 (nobody); root "
+                                   "uses no benchmark program another user could have written");
+  REQUIRE(::chown(prog.c_str(), 0, 0) == 0);
+  REQUIRE(::chmod(prog.c_str(), 0777) == 0);
+  CHECK(ExecBenchmark(c).check().error().message().find("group- or world-writable") !=
+        std::string::npos);
 }
 
 TEST_CASE("exec bench: a real command, its real output, lower-is-better") {

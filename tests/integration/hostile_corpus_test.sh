@@ -5,7 +5,11 @@
 #     100,000 deep, 4 MiB of keys, NUL and escape bytes, not UTF-8): plan and apply;
 #   - captures (--root) with special files where files belong: FIFOs, /dev/zero,
 #     symlink loops, directories, garbage and non-UTF-8 bytes in /proc and /sys;
-#   - state directories holding FIFOs, garbage, NUL bytes, wrong types, directories.
+#   - state directories holding FIFOs, garbage, NUL bytes, wrong types, directories;
+#   - profiles another user planted where root searches (owned by nobody, in a
+#     directory anyone may write), which must never load or win automatic selection;
+#   - output files (--report, --prometheus) that are /dev/null, /dev/zero, a FIFO or
+#     stdout, in a private mount namespace over a tmpfs /dev.
 # Each case must end, within 20 s and 1 GiB of address space, in exit 0 or 2 (a state
 # directory: also 1, with the way out; status 4, an unfinished run; rollback 3), with a
 # "tuner: " message when it fails, never a signal
@@ -162,6 +166,97 @@ state_case traversal-journal 'printf "{\"type\":\"begin\",\"run_id\":\"20261201T
 state_case traversal-run-id 'printf "{\"type\":\"begin\",\"run_id\":\"../../../etc\",\"kind\":\"apply\",\"profiles\":[],\"time\":\"x\",\"pid\":1}\n" >runs/20261201T000000Z-0006.journal'
 state_case runs-fifo 'rmdir runs; mkfifo runs'
 state_case runs-file 'rmdir runs; echo x >runs'
+
+# --- profiles another user planted ----------------------------------------------
+# A profile whose [match] holds on any machine (so it would win automatic selection)
+# and that changes a sysctl of this namespace, planted where root would search it:
+# in a directory owned by nobody, as a file owned by nobody, and in a root directory
+# anyone may write. Named, it is refused (2) with the path and the owner; unnamed, it is
+# left out of the choice with the same words, and balanced is chosen.
+planted_case() {  # planted_case NAME DIR FILE WHY
+  local name=$1 dir=$2 file=$3 why=$4
+  run_case "planted:$name plan by path" "2" "$TUNER" plan --profile "$file" --json
+  grep -qF "$file: " "$WORK/err" && grep -qF "$why" "$WORK/err" ||
+    fail "planted:$name: the refusal names no path or owner: $(cat "$WORK/err")"
+  run_case "planted:$name apply by path" "2" "$TUNER" apply --profile "$file" --no-verify --yes --state-dir "$WORK/never"
+  [ ! -e "$WORK/never" ] || fail "planted:$name: a refused apply created its state dir"
+  run_case "planted:$name automatic" "0" "$TUNER" plan --json --profile-path "$dir:$src/profiles"
+  python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["profiles"]; assert "aaa-planted" not in p, p' "$WORK/out" ||
+    fail "planted:$name: the planted profile won automatic selection: $(head -c 500 "$WORK/out")"
+  grep -qF "left out of automatic selection: $file: " "$WORK/err" && grep -qF "$why" "$WORK/err" ||
+    fail "planted:$name: no warning names the planted profile and its owner: $(cat "$WORK/err")"
+}
+plant() {  # plant DIR: the winning profile, as DIR/aaa-planted.toml
+  mkdir -p "$1"
+  printf '[profile]\nname = "aaa-planted"\n[match]\nnuma_nodes = ">=1"\n[sysctl]\n"net.core.somaxconn" = 17\n' >"$1/aaa-planted.toml"
+}
+# Root's own copy wins: the [match] holds here, so the refusals below are the owner's.
+plant "$WORK/own"
+run_case "planted:control" "0" "$TUNER" plan --json --profile-path "$WORK/own:$src/profiles"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["profiles"] == ["aaa-planted"]' "$WORK/out" ||
+  fail "planted:control: root's own copy of the profile did not win: $(head -c 500 "$WORK/out")"
+plant "$WORK/theirs" && chown -R 65534:65534 "$WORK/theirs"
+planted_case nobody-dir "$WORK/theirs" "$WORK/theirs/aaa-planted.toml" "is owned by uid 65534"
+plant "$WORK/file" && chown 65534:65534 "$WORK/file/aaa-planted.toml"
+planted_case nobody-file "$WORK/file" "$WORK/file/aaa-planted.toml" "profile is owned by uid 65534"
+plant "$WORK/open/profiles" && chmod 0777 "$WORK/open"
+planted_case open-dir "$WORK/open/profiles" "$WORK/open/profiles/aaa-planted.toml" \
+  "directory $WORK/open above the profile is group- or world-writable (mode 0777)"
+
+# --- output targets (--report, --prometheus) --------------------------------------
+# /dev/null, /dev/zero, /dev/stdout and a FIFO as output files, in a private mount
+# namespace whose /dev is a tmpfs made like the real one: a binary that replaced them
+# would replace these, never the host's. A special file is refused (2) and left as it
+# is; stdout by any name, and the device that is stdout, are written through.
+devtest=$WORK/devtest
+mkdir -p "$devtest"
+cat >"$devtest/run.sh" <<'SH'
+set -u
+tuner=$1 out=$2 profile=$3
+mount -t tmpfs -o mode=0755 tmpfs /dev || exit 77
+mknod -m 666 /dev/null c 1 3 && mknod -m 666 /dev/zero c 1 5 && mknod -m 666 /dev/urandom c 1 9 &&
+  mkfifo /dev/fifo &&
+  ln -s /proc/self/fd /dev/fd && ln -s /proc/self/fd/1 /dev/stdout || exit 77
+bad=0
+no() { echo "FAIL: $*"; bad=1; }
+kind() { stat -c %F "$1"; }
+runs() {  # runs WANT_RC ARGS...: stdout to $out/o, stderr to $out/e
+  local want=$1 rc; shift
+  timeout -s KILL 20 "$tuner" "$@" >"$out/o" 2>"$out/e" </dev/null; rc=$?
+  [ "$rc" = "$want" ] || no "exit $rc, not $want: tuner $* ($(head -c 300 "$out/e"))"
+}
+for t in /dev/null /dev/zero; do
+  runs 2 probe --prometheus "$t"
+  grep -qF -- "--prometheus: $t: is a character device, not a regular file" "$out/e" || no "$t: $(cat "$out/e")"
+  [ "$(kind "$t")" = "character special file" ] || no "$t became a $(kind "$t")"
+  runs 2 apply --profile "$profile" --no-verify --yes --state-dir "$out/never" --report "$t"
+  [ "$(kind "$t")" = "character special file" ] || no "$t became a $(kind "$t") (apply --report)"
+  runs 2 status --state-dir "$out/never" --prometheus "$t"
+  [ "$(kind "$t")" = "character special file" ] || no "$t became a $(kind "$t") (status)"
+done
+runs 2 probe --prometheus /dev/fifo
+[ "$(kind /dev/fifo)" = "fifo" ] || no "/dev/fifo became a $(kind /dev/fifo)"
+[ ! -e "$out/never" ] || no "a refused apply or status made its state dir"
+for t in /dev/stdout /dev/fd/1; do
+  runs 0 probe --prometheus "$t"
+  grep -q '^tuner_node_info{' "$out/o" || no "$t: the metrics did not reach stdout"
+  [ "$(kind "$t")" = "symbolic link" ] || no "$t became a $(kind "$t")"
+done
+# /dev/null while it is stdout: written through (discarded), exit 0, still the device.
+timeout -s KILL 20 "$tuner" probe --prometheus /dev/null >/dev/null 2>"$out/e" </dev/null ||
+  no "probe --prometheus /dev/null >/dev/null: exit $? ($(head -c 300 "$out/e"))"
+[ "$(kind /dev/null)" = "character special file" ] || no "/dev/null became a $(kind /dev/null) (as stdout)"
+exit $bad
+SH
+printf '[profile]\nname = "empty"\n' >"$devtest/empty.toml"
+cases=$((cases + 1))
+set +e
+unshare -m bash "$devtest/run.sh" "$TUNER" "$devtest" "$devtest/empty.toml" >"$devtest/log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 77 ] && echo "SKIP: output targets: no private mount namespace with a tmpfs /dev here"
+[ "$rc" = 0 ] || [ "$rc" = 77 ] || fail "output targets: $(cat "$devtest/log")"
+[ -c /dev/null ] || fail "the host's /dev/null is not a character device any more"
 
 [ "$(snapshot_net)" = "$before" ] || fail "the namespace's sysctls changed"
 echo "PASS: hostile_corpus ($cases cases)"

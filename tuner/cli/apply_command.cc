@@ -59,7 +59,8 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "tuner apply: apply a profile, journaled so it can be rolled back.\n"
       "Refuses while an earlier run is unfinished (see 'tuner rollback').\n"
       "Without a terminal, --yes is required. Exit: 0 done or nothing to change,\n"
-      "1 failure (changes rolled back; not root; another tuner running), 2 bad input");
+      "1 failure (changes rolled back; not root; another tuner running), 2 bad input,\n"
+      "5 the run stands but --report or --prometheus could not be written");
   std::vector<std::string> profiles, bench;
   std::string report_file, prometheus_file;
   desc.add_options()("profile", po::value(&profiles)->value_name("PROFILE"),
@@ -81,6 +82,8 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("apply", args, desc, {}, vm, g)) return 0;
+  check_output_option(vm, "report");
+  check_output_option(vm, "prometheus");
   if (vm.count("root") || vm.count("topology"))
     fail_input("apply changes the live machine only; --root and --topology are for "
                "'tuner plan' and 'tuner probe'. Nothing was changed");

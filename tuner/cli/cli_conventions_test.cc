@@ -1,7 +1,7 @@
 // The command line as scripts and people meet it: global options anywhere, help for a
 // command, --version, no option guessing, metavariables in help, one "tuner:" prefix,
 // warnings on stderr, colour only where it can show, and every exit code the README
-// documents (0, 1, 2, 3, and exec's pass-through).
+// documents (0, 1, 2, 3, 4, 5, and exec's pass-through).
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
@@ -144,6 +144,12 @@ TEST_CASE("cli: every documented exit code") {
   REQUIRE(::chown(foreign.path.c_str(), 65534, 65534) == 0);
   auto r = run_tuner("history --state-dir " + foreign.path);
   CHECK(r.code == (::geteuid() == 65534 ? 0 : 1));
+  // 5: the work is done but an output file could not be written (the directory is
+  // not one tuner may create files in). apply's own 5 (its run stands):
+  // tests/integration/json_schemas_test.sh.
+  auto unwritten = run_tuner("probe --prometheus /proc/tuner-test.prom");
+  CHECK(unwritten.code == 5);
+  CHECK(unwritten.err.find("/proc/tuner-test.prom") != std::string::npos);
   // exec: the command's own status.
   CHECK(run_tuner("exec --near node:0 --allow-unbound -- sh -c 'exit 7'").code == 7);
 }

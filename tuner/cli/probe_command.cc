@@ -24,6 +24,7 @@ int probe_command(GlobalOptions& g, const std::vector<std::string>& args) {
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("probe", args, desc, {}, vm, g)) return 0;
+  check_output_option(vm, "prometheus");
   Target target = open_target(vm);
   Inventory inv = probe_target(target);
   if (vm.count("json")) {

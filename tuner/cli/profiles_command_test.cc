@@ -1,10 +1,13 @@
 // `tuner profiles` end to end through the real binary: listing, broken profiles,
-// JSON contract and usage errors.
+// JSON contract, usage errors, and which directories a binary searches.
+#include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/runner.h"
 #include "tests/support/cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -122,4 +125,27 @@ TEST_CASE("profiles cli: automatic selection on captured real machines") {
       if (p["selected"] == true) selected = p["name"];
     CHECK(selected == m.expected);
   }
+}
+
+TEST_CASE("profiles cli: the source tree is searched only by a binary in its build tree") {
+  const std::string source = TUNER_SOURCE_PROFILES;
+  Run built = run_tuner("profiles --json --topology " + kDgx2);
+  REQUIRE_MESSAGE(built.code == 0, built.err);
+  json path = json::parse(built.out)["search_path"];
+  CHECK(std::find(path.begin(), path.end(), source) != path.end());
+  // The same binary anywhere else (installed, or copied by someone) does not: the
+  // source tree's path is the build machine's, and anyone may make it on this one.
+  tuner::testing::TempDir tmp;
+  std::string copy = tmp.path + "/tuner";
+  std::filesystem::copy_file(TUNER_BINARY, copy);
+  std::filesystem::permissions(copy, std::filesystem::perms::owner_all);
+  tuner::RunSpec spec;
+  spec.argv = {copy, "profiles", "--json", "--topology", kDgx2};
+  auto moved = tuner::ProcessRunner().run(spec);
+  REQUIRE(moved.ok());
+  REQUIRE_MESSAGE(moved->success(), moved->err);
+  path = json::parse(moved->out)["search_path"];
+  CHECK(std::find(path.begin(), path.end(), source) == path.end());
+  // What it searches ends in the installed data directory, where that exists.
+  if (std::filesystem::is_directory(TUNER_DATA_PROFILES)) CHECK(path.back() == TUNER_DATA_PROFILES);
 }

@@ -107,19 +107,49 @@ TEST_CASE("prometheus: a label value that is not UTF-8 is made valid (U+FFFD)") 
   CHECK(p.text().find("{nic=\"eth\xef\xbf\xbd\"} 1\n") != std::string::npos);
 }
 
-TEST_CASE("prometheus: the file is replaced, not written through a symlink; failures exit 1") {
+TEST_CASE("prometheus: a symlink is neither followed nor replaced; a failed write exits 5") {
   TempDir dir;
   dir.write("target", "keep me\n");
   REQUIRE(::symlink((dir.path + "/target").c_str(), (dir.path + "/link.prom").c_str()) == 0);
   auto r = run_tuner("probe --prometheus " + dir.path + "/link.prom");
-  REQUIRE(r.code == 0);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(dir.path + "/link.prom: is a symlink") != std::string::npos);
   CHECK(testing::read_text(dir.path + "/target") == "keep me\n");
   struct stat st {};
   REQUIRE(::lstat((dir.path + "/link.prom").c_str(), &st) == 0);
-  CHECK(S_ISREG(st.st_mode));
+  CHECK(S_ISLNK(st.st_mode));
+  // The probe ran; only its file could not be written: 5, not 1 (README "Exit codes").
   auto bad = run_tuner("probe --prometheus " + dir.path + "/no/such/dir/x.prom");
-  CHECK(bad.code == 1);
+  CHECK(bad.code == 5);
   CHECK(bad.err.find("--prometheus") != std::string::npos);
+}
+
+TEST_CASE("prometheus: a status that fails says so in its textfile (tuner_status_error 1)") {
+  TempDir dir;
+  std::string prom = dir.path + "/status.prom";
+  auto good = run_tuner("status --state-dir " + dir.path + "/state --prometheus " + prom);
+  REQUIRE_MESSAGE(good.code == 0, good.err);
+  std::string healthy = testing::read_text(prom);
+  CHECK(healthy.find("\ntuner_status_error 0\n") != std::string::npos);
+  CHECK(healthy.find("\ntuner_drifted_settings 0\n") != std::string::npos);
+  // A state directory that is refused (anyone may write it): status cannot tell, and the
+  // old "no drift" must not stay behind for node_exporter to read as healthy.
+  REQUIRE(::mkdir((dir.path + "/loose").c_str(), 0700) == 0);
+  REQUIRE(::chmod((dir.path + "/loose").c_str(), 0777) == 0);
+  auto bad = run_tuner("status --state-dir " + dir.path + "/loose --prometheus " + prom);
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("writable") != std::string::npos);
+  std::string failed = testing::read_text(prom);
+  CHECK(failed.find("\ntuner_status_error 1\n") != std::string::npos);
+  CHECK(failed.find("tuner_drifted_settings") == std::string::npos);
+  CHECK(failed.find("tuner_status_timestamp_seconds ") != std::string::npos);
+  // A damaged state.json: the same.
+  REQUIRE(::mkdir((dir.path + "/damaged").c_str(), 0700) == 0);
+  dir.write("damaged/state.json", "{not json");
+  REQUIRE(run_tuner("status --state-dir " + dir.path + "/state --prometheus " + prom).code == 0);
+  auto damaged = run_tuner("status --state-dir " + dir.path + "/damaged --prometheus " + prom);
+  CHECK(damaged.code == 1);
+  CHECK(testing::read_text(prom).find("\ntuner_status_error 1\n") != std::string::npos);
 }
 
 }  // namespace tuner

@@ -12,6 +12,7 @@
 
 #include "base/fd_io.h"
 #include "base/result.h"
+#include "base/strings.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/report/fleet.h"
 
@@ -74,7 +75,8 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   }
   if (!bad.empty()) {
     std::string list;
-    for (const std::string& b : bad) list += "\n  " + b;
+    // One line per file, whatever its name holds (a newline cannot forge another).
+    for (const std::string& b : bad) list += "\n  " + escape_controls(b);
     fail_input(fmt::format("report: {} of {} files are not tuner reports; nothing summarized:{}",
                            bad.size(), bad.size() + reports.size(), list));
   }

@@ -50,6 +50,19 @@ Lock take_lock(const StateDir& dir) {
   return std::move(lock).value();
 }
 
+void fail_output(const std::string& message) {
+  throw FatalError(static_cast<ExitCode>(kExitOutputNotWritten), message);
+}
+
+void check_output_option(const boost::program_options::variables_map& vm, const char* option) {
+  if (!vm.count(option)) return;
+  const std::string& file = vm[option].as<std::string>();
+  if (file.empty()) fail_input(fmt::format("--{} needs a file name", option));
+  auto target = check_output_target(file);
+  if (!target.ok())
+    fail_input(fmt::format("--{}: {}; nothing was done", option, target.error().message()));
+}
+
 void print_run_report(const RunReport& r, bool json, const std::string& report_file,
                       const GlobalOptions& g) {
   nlohmann::json doc = run_report_json(r);
@@ -62,8 +75,8 @@ void print_run_report(const RunReport& r, bool json, const std::string& report_f
   std::cout.flush();
   if (!report_file.empty()) {
     if (Status s = write_file_atomic(report_file, json_text(doc), 0600); !s.ok())
-      fail_runtime(s.error().message() + " (--report; what the run did stands: see 'tuner " +
-                   "history')");
+      fail_output(s.error().message() + " (--report; what the run did stands: see 'tuner " +
+                  "history')");
   }
 }
 
@@ -74,7 +87,7 @@ double unix_now() {
 
 void write_prometheus(const std::string& file, const std::string& text) {
   if (Status s = write_file_atomic(file, text, 0644); !s.ok())
-    fail_runtime(s.error().message() + " (--prometheus)");
+    fail_output(s.error().message() + " (--prometheus)");
 }
 
 }  // namespace tuner

@@ -1,7 +1,9 @@
 // Special files where tuner expects a file, end to end through the binary: a FIFO, a
 // character device, a link out of a capture, a file that is not a topology. Each must
 // end quickly in exit 2 with a message naming the file, never a hang or a memory blow-up
-// (each run has a timeout and, outside ASan, a 2 GiB address-space limit).
+// (each run has a timeout and, outside ASan, a 2 GiB address-space limit). Output files
+// (--report, --prometheus) the same way: a special file there is refused and left as it
+// is, never replaced; stdout by any name is written through.
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -11,10 +13,14 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <doctest/doctest.h>
 
+#include "base/fd_io.h"
 #include "tests/support/cli.h"
+#include "tests/support/files.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_dir.h"
 
@@ -176,4 +182,73 @@ TEST_CASE("special files: a FIFO in the state directory is an error, never a wai
       CHECK_FALSE(run_tuner(cmd + dir, kBounded).timed_out);
     }
   }
+}
+
+TEST_CASE("special files: an output target that is not a regular file is refused, never replaced") {
+  TempDir tmp, state;
+  std::string empty_profile = tmp.write("empty.toml", "[profile]\nname = \"empty\"\n");
+  tmp.write("target", "keep me\n");
+  std::vector<std::pair<std::string, std::string>> targets;  // path, what it is
+  REQUIRE(::mkfifo((tmp / "fifo.prom").c_str(), 0600) == 0);
+  targets.emplace_back(tmp / "fifo.prom", "a FIFO");
+  fs::create_directory(tmp / "dir.prom");
+  targets.emplace_back(tmp / "dir.prom", "a directory");
+  fs::create_symlink(tmp / "target", tmp / "link.prom");
+  // What /dev/null is, made here (the host's own is tried only in a private mount
+  // namespace: tests/integration/hostile_corpus_test.sh).
+  if (::mknod((tmp / "null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0)
+    targets.emplace_back(tmp / "null", "a character device");
+  else MESSAGE("mknod needs CAP_MKNOD here: " << std::strerror(errno) << "; no device case");
+  std::string in_state = " --state-dir " + shell_quote(state / "s");
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"probe", "--prometheus"},
+      {"status" + in_state, "--prometheus"},
+      {"apply --no-verify --yes --profile " + empty_profile + in_state, "--report"},
+      {"apply --no-verify --yes --profile " + empty_profile + in_state, "--prometheus"},
+  };
+  auto check_kept = [&](const std::string& path, const std::string& what) {
+    struct stat st {};
+    REQUIRE(::lstat(path.c_str(), &st) == 0);
+    CHECK(std::string(tuner::file_type_name(st.st_mode)) == what);
+  };
+  for (const auto& [cmd, option] : commands) {
+    for (const auto& [path, what] : targets) {
+      INFO(cmd << " " << option << " " << path);
+      check_refused(run_tuner(cmd + " " + option + " " + path, kBounded),
+                    "tuner: " + option + ": " + path + ": is " + what +
+                        ", not a regular file; refusing to replace it; nothing was done");
+      check_kept(path, what);
+    }
+    INFO(cmd << " " << option << " a symlink");
+    check_refused(run_tuner(cmd + " " + option + " " + tmp / "link.prom", kBounded),
+                  option + ": " + tmp / "link.prom" + ": is a symlink; tuner neither follows " +
+                      "nor replaces one here (name the file itself)");
+    check_kept(tmp / "link.prom", "a symlink");
+    CHECK(tuner::testing::read_text(tmp / "target") == "keep me\n");
+    // An empty name is not "no file" (item 26 of issue 21).
+    check_refused(run_tuner(cmd + " " + option + " ''", kBounded), option + " needs a file name");
+  }
+  CHECK_FALSE(fs::exists(state / "s"));  // refused before apply or status made anything
+}
+
+TEST_CASE("special files: stdout by any name is written through, not replaced") {
+  for (std::string name : {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}) {
+    INFO(name);
+    CliRun r = run_tuner("probe --prometheus " + name, kBounded);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("tuner_node_info{") != std::string::npos);
+  }
+  // A character device that is this process's stdout (what `>/dev/null` makes): written
+  // through it; the same device is refused above while stdout is something else.
+  TempDir tmp;
+  std::string null = tmp / "null";
+  if (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    MESSAGE("mknod needs CAP_MKNOD here: " << std::strerror(errno) << "; skipped");
+    return;
+  }
+  CliRun r = run_tuner("probe --prometheus " + null + " >" + null, kBounded);
+  CHECK(r.code == 0);
+  struct stat st {};
+  REQUIRE(::lstat(null.c_str(), &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
 }

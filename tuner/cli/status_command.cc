@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "base/result.h"
 #include "rollback/rollback.h"
 #include "rollback/state.h"
@@ -24,24 +25,32 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc(
       "tuner status: kept settings versus live values.\n"
       "Exit 0 no drift, 3 drift (a live value differs, is gone or cannot be read),\n"
-      "4 an unfinished run (apply refuses until 'tuner rollback' or --abandon), 1 error");
+      "4 an unfinished run (apply refuses until 'tuner rollback' or --abandon), 1 error\n"
+      "(--prometheus then says tuner_status_error 1), 5 --prometheus not written");
   std::string prometheus_file;
   desc.add_options()("json", "print {\"schema\":\"tuner.status/1\",...}")(
       "prometheus", po::value(&prometheus_file)->value_name("FILE"),
       "also write kept and drifted counts as Prometheus metrics to FILE");
   po::variables_map vm;
   if (!parse_options("status", args, desc, {}, vm, g)) return 0;
+  check_output_option(vm, "prometheus");
+  // A status that cannot be told still replaces the textfile: an old "no drift" left
+  // behind would read as healthy for ever (tuner_status_error 1 says it is not).
+  auto fail = [&](const std::string& message) {
+    if (prometheus_file.empty()) fail_runtime(message);
+    Status s = write_file_atomic(prometheus_file, prometheus_status_error(unix_now()), 0644);
+    fail_runtime(s.ok() ? message : message + "; and " + s.error().message() + " (--prometheus)");
+  };
   State state;
   std::optional<RunSummary> unfinished;
   auto dir = StateDir::open(g.state_dir, false);
-  if (!dir.ok() && dir.error().err != ENOENT)
-    fail_runtime(dir.error().message() + " (--state-dir)");
+  if (!dir.ok() && dir.error().err != ENOENT) fail(dir.error().message() + " (--state-dir)");
   if (dir.ok()) {
     auto s = load_state(*dir);
-    if (!s.ok()) fail_runtime(s.error().message());
+    if (!s.ok()) fail(s.error().message());
     state = std::move(s).value();
     auto u = find_unfinished_run(*dir);
-    if (!u.ok()) fail_runtime(u.error().message());
+    if (!u.ok()) fail(u.error().message());
     unfinished = *u;
   }
   LiveKnobs knobs;

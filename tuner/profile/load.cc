@@ -1,4 +1,5 @@
 // Finding profile files, reading them safely, and resolving includes.
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
 
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "base/fd_io.h"
+#include "base/file_trust.h"
 #include "tuner/profile/merge.h"
 #include "tuner/profile/parse.h"
 #include "tuner/profile/profile.h"
@@ -43,9 +45,19 @@ std::string dir_of(const std::string& p) {
 std::string base_of(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
 
 /// The whole profile, through the bounded reader: a regular file of at most 1 MiB (a
-/// FIFO cannot hang the load).
+/// FIFO cannot hang the load). As root, only one no other user could have written
+/// (base/file_trust.h), checked on the descriptor that is then read.
 Result<std::string> read_profile_text(const std::string& path) {
-  auto text = read_file(path, {.max_bytes = kMaxProfileBytes, .regular_only = true});
+  const ReadLimits limits{.max_bytes = kMaxProfileBytes, .regular_only = true};
+  auto fd = open_for_read(AT_FDCWD, path, path, limits);
+  Result<std::string> text = Error::invalid("");
+  if (fd.ok()) {
+    if (Status trusted = check_trusted_fd(fd->get(), path, "profile"); !trusted.ok())
+      return trusted.error();
+    text = read_fd(fd->get(), path, limits);
+  } else {
+    text = fd.error();
+  }
   if (!text.ok()) {
     Error e = text.error();
     e.what = "cannot read profile (1 MiB limit): " + e.what;
@@ -149,7 +161,13 @@ bool is_profile_name(std::string_view s) {
 
 std::vector<std::string> profile_search_path(const std::vector<std::string>& configured) {
   std::vector<std::string> wanted = configured;
-  if (wanted.empty()) wanted = {"/etc/tuner/profiles", TUNER_DATA_PROFILES, TUNER_SOURCE_PROFILES};
+  if (wanted.empty()) {
+    wanted = {"/etc/tuner/profiles", TUNER_DATA_PROFILES};
+    // The source tree's profiles only for a binary that runs from its build tree: an
+    // installed one must not read a path of the machine it was built on, which anyone
+    // may create on this one.
+    if (build_tree_owner() >= 0) wanted.push_back(TUNER_SOURCE_PROFILES);
+  }
   std::vector<std::string> out;
   for (const std::string& d : wanted)
     if (is_dir(d) && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);

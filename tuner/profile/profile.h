@@ -188,8 +188,10 @@ struct Profile {
 Status check_bench_names(const Profile& p);
 
 /// The directories searched for profile names, in order: the configured ones
-/// (--profile-path) if any, else /etc/tuner/profiles, the installed data directory and
-/// the source tree's profiles/. Only directories that exist are returned.
+/// (--profile-path) if any, else /etc/tuner/profiles, the installed data directory
+/// (CMAKE_INSTALL_FULL_DATADIR/tuner/profiles) and, for a binary running from its build
+/// tree (base/file_trust.h build_tree_owner), the source tree's profiles/. Only
+/// directories that exist are returned.
 std::vector<std::string> profile_search_path(const std::vector<std::string>& configured);
 
 /// True for a profile name ([A-Za-z0-9_-]+); anything else (a '/', a .toml suffix) is
@@ -197,7 +199,9 @@ std::vector<std::string> profile_search_path(const std::vector<std::string>& con
 bool is_profile_name(std::string_view s);
 
 /// Loads a profile by name (searched in path) or by path to a .toml file, with its
-/// includes. Errors name file:line:col.
+/// includes. Errors name file:line:col. As root, a profile or included file that
+/// another user could have written (it, or a directory above it) is refused, naming
+/// the path and its owner (base/file_trust.h).
 Result<Profile> load_profile(const std::string& name_or_path,
                              const std::vector<std::string>& search_path);
 

@@ -5,6 +5,8 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
+
 namespace tuner {
 
 namespace {
@@ -14,6 +16,14 @@ using nlohmann::json;
 std::string join(const std::vector<std::string>& v, const char* sep = ",") {
   std::string out;
   for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+/// join for the text: each part stays on the line it is put on (a newline in a node's
+/// file name is shown as \n, not as a line of its own).
+std::string join_shown(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + escape_controls(s);
   return out;
 }
 
@@ -172,31 +182,34 @@ std::string format_fleet_text(const FleetSummary& s, const Term& t) {
   if (!s.outcomes.empty()) out += "\n" + t.bold("outcomes") + "\n";
   for (const Outcome& o : s.outcomes) {
     std::string what;
-    if (!o.kept.empty()) what += "kept " + o.kept;
+    if (!o.kept.empty()) what += "kept " + escape_controls(o.kept);
     if (!o.rolled_back.empty())
-      what += (what.empty() ? "" : "; ") + ("rolled back " + o.rolled_back);
-    if (!o.applied.empty()) what += (what.empty() ? "" : "; ") + ("applied " + o.applied);
+      what += (what.empty() ? "" : "; ") + ("rolled back " + escape_controls(o.rolled_back));
+    if (!o.applied.empty())
+      what += (what.empty() ? "" : "; ") + ("applied " + escape_controls(o.applied));
     if (what.empty()) what = "nothing changed";
     if (o.failed) what = t.red("FAILED") + " " + what;
     out += fmt::format("  {:>5} nodes  {}\n", o.nodes.size(), what);
     if (&o != &s.outcomes.front() || o.failed)
-      out += "         " + t.dim(join(o.nodes, ", ")) + "\n";
+      out += "         " + t.dim(join_shown(o.nodes)) + "\n";
   }
   if (!s.differing.empty())
     out += "\n" + t.bold("differences") + " (facts not equal on every node)\n";
   for (const FactSpread& f : s.differing) {
     bool first = true;
     for (const FactSpread::Value& v : f.values) {
-      std::string line =
-          fmt::format("  {:<28} {:<24} {:>5} nodes", first ? f.fact : "", v.value, v.nodes.size());
+      std::string line = fmt::format("  {:<28} {:<24} {:>5} nodes",
+                                     escape_controls(first ? f.fact : ""), escape_controls(v.value),
+                                     v.nodes.size());
       // The majority needs no names; every other value lists its nodes, highlighted.
       if (first) out += line + "\n";
-      else out += t.yellow(line) + "  " + join(v.nodes, ", ") + "\n";
+      else out += t.yellow(line) + "  " + join_shown(v.nodes) + "\n";
       first = false;
     }
   }
   if (!s.common.empty()) out += "\n" + t.bold("equal on every node") + "\n";
-  for (const auto& [k, v] : s.common) out += fmt::format("  {:<28} {}\n", k, v);
+  for (const auto& [k, v] : s.common)
+    out += fmt::format("  {:<28} {}\n", escape_controls(k), escape_controls(v));
   return out;
 }
 

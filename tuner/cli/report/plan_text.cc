@@ -8,6 +8,8 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
+
 namespace tuner {
 namespace {
 
@@ -137,7 +139,8 @@ std::string format_plan(const Plan& plan, const Term& term) {
       members.push_back(&plan.changes[i]);
     ++groups;
     std::string how = verification(plan, group);
-    out += "\n" + term.bold(group) + (how.empty() ? "" : "  " + term.dim("(" + how + ")")) + "\n";
+    out += "\n" + term.bold(escape_controls(group)) +
+           (how.empty() ? "" : "  " + term.dim("(" + how + ")")) + "\n";
     for (const Entry& e : entries_of(members)) {
       const Change& c = *e.change;
       if (e.pattern.empty()) out += "  " + term.yellow("~") + " " + c.knob + "\n";

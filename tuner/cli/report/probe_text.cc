@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
+
 namespace tuner {
 namespace {
 
@@ -25,8 +27,11 @@ std::string human_bytes(uint64_t b) {
 std::string format_probe_report(const Inventory& inv, const Term& t) {
   std::string out;
   const Host& h = inv.host;
-  out += t.bold("host") + fmt::format("  {} kernel {} cpu {}{}\n", or_unknown(h.hostname),
-                                      or_unknown(h.kernel), or_unknown(h.cpu_model),
+  // Each on one line whatever it holds: a newline in a hostname cannot forge a line.
+  out += t.bold("host") + fmt::format("  {} kernel {} cpu {}{}\n",
+                                      escape_controls(or_unknown(h.hostname)),
+                                      escape_controls(or_unknown(h.kernel)),
+                                      escape_controls(or_unknown(h.cpu_model)),
                                       h.hypervisor ? " (virtual: " + *h.hypervisor + ")" : "");
   if (!h.isolcpus.empty() || !h.nohz_full.empty())
     out += fmt::format("      isolcpus {} nohz_full {}\n", h.isolcpus.to_string(),

@@ -150,6 +150,17 @@ std::string prometheus_status(std::size_t kept, std::size_t drifted, bool unfini
   p.sample({}, static_cast<double>(drifted));
   p.metric("tuner_unfinished_run", "1 while a run is unfinished (apply refuses until rollback).");
   p.sample({}, unfinished ? 1 : 0);
+  p.metric("tuner_status_error", "1 when tuner status failed (the counts are then unknown).");
+  p.sample({}, 0);
+  p.metric("tuner_status_timestamp_seconds", "When status ran (Unix time).");
+  p.sample({}, now);
+  return p.text();
+}
+
+std::string prometheus_status_error(double now) {
+  PromText p;
+  p.metric("tuner_status_error", "1 when tuner status failed (the counts are then unknown).");
+  p.sample({}, 1);
   p.metric("tuner_status_timestamp_seconds", "When status ran (Unix time).");
   p.sample({}, now);
   return p.text();

@@ -38,8 +38,13 @@ std::string prometheus_probe(const Inventory& inv, double now_seconds);
 /// An apply's outcome: each group's decision, effect and changes; the run's time,
 /// whether it changed anything, its errors.
 std::string prometheus_run(const RunReport& r, double now_seconds);
-/// status: kept settings, how many drifted, whether a run is unfinished, the time.
+/// status: kept settings, how many drifted, whether a run is unfinished, the time,
+/// and tuner_status_error 0.
 std::string prometheus_status(std::size_t kept, std::size_t drifted, bool unfinished,
                               double now_seconds);
+/// A status that failed (state directory refused, state.json damaged, a journal that
+/// cannot be read): tuner_status_error 1 and the time, no counts (they are unknown;
+/// an alert on tuner_status_error or absent counts fires).
+std::string prometheus_status_error(double now_seconds);
 
 }  // namespace tuner

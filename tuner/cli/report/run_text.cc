@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
 #include "tuner/cli/report/progress.h"
 
 namespace tuner {
@@ -87,8 +88,8 @@ std::string format_run_report(const RunReport& r, const Term& term) {
   out += fmt::format("run {}\n", term.bold(r.run_id));
   for (const auto& g : r.groups) {
     std::string outcome = g.stats.value("outcome", std::string());
-    out += fmt::format("  group {} ({}{})\n", g.name, group_decision_name(g.decision),
-                       outcome.empty() ? "" : ": " + outcome);
+    out += fmt::format("  group {} ({}{})\n", escape_controls(g.name),
+                       group_decision_name(g.decision), outcome.empty() ? "" : ": " + outcome);
     out += format_group_stats(g.stats, term);
     for (const auto& c : g.changes) {
       std::string before = c.before ? *c.before : "?";

@@ -278,6 +278,10 @@ from ansible.module_utils.basic import AnsibleModule
 
 # Statuses in a history entry whose changes are still in force (tuner's RunStatus).
 IN_FORCE = ('finished', 'unfinished', 'rollback_failed')
+# tuner's exit 5: the command did its work (an apply's run stands) but an output file
+# (--report, --prometheus) could not be written. Success, with tuner's message as a
+# warning; never exit 1, which means the run was rolled back.
+OUTPUT_NOT_WRITTEN = 5
 
 
 class Tuner(object):
@@ -379,7 +383,9 @@ def applied(module, tuner):
             if p['benchmarks'] or p['budget']:
                 module.warn('benchmarks and budget are ignored with verify=false')
         rc, report, out, err = tuner.run('apply', args)
-        if rc != 0:
+        if rc == OUTPUT_NOT_WRITTEN:
+            module.warn('tuner apply: the run stands, but: %s' % err.strip())
+        elif rc != 0:
             # A run report when the run began; a tuner.error/1 document when it did not.
             ran = isinstance(report, dict) and report.get('schema') == 'tuner.run/1'
             extra = {'report': report} if ran else {}
