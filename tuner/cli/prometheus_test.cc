@@ -83,7 +83,10 @@ TEST_CASE("prometheus: probe, status and a run parse with prometheus_client") {
   r.run_id = "20261201T000000Z-abcd";
   r.changed = true;
   r.profiles = {"throughput", "local \"x\"\\y"};  // label escaping
-  r.groups = {{"sysctl", GroupDecision::kept, {}, {{"effect", 0.034}, {"bench", "tcp"}}},
+  r.groups = {{"sysctl",
+               GroupDecision::kept,
+               {},
+               {{"effect", 0.034}, {"bench", "tcp"}, {"outcome", "gain"}}},
               {"vm", GroupDecision::applied, {}, {}}};
   dir.write("run.prom", prometheus_run(r, 1.7e9));
   families = parse(dir.path + "/run.prom", err);

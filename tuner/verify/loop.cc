@@ -12,71 +12,59 @@ namespace tuner::verify {
 
 namespace {
 
-nlohmann::json number_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
 Direction direction_of(bench::Direction d) {
   return d == bench::Direction::lower ? Direction::lower : Direction::higher;
 }
 
-nlohmann::json guards_json(const bench::GuardDelta& a, const bench::GuardDelta& b,
-                           const std::vector<bench::GuardTrip>& trips) {
-  nlohmann::json out = nlohmann::json::array();
+std::vector<GuardResult> guards_of(const bench::GuardDelta& a, const bench::GuardDelta& b,
+                                   const std::vector<bench::GuardTrip>& trips) {
+  using bench::GuardMetric;
+  std::vector<GuardResult> out;
   auto per_trial = [](uint64_t n, unsigned trials) {
     return trials ? static_cast<double>(n) / trials : 0.0;
   };
-  out.push_back({{"metric", "tcp_retrans_pct"},
-                 {"baseline", a.retrans_pct()},
-                 {"candidate", b.retrans_pct()}});
+  auto add = [&](GuardMetric metric, const std::string& interface, double base, double cand) {
+    GuardResult g;
+    g.metric = metric;
+    g.interface = interface;
+    g.baseline = base;
+    g.candidate = cand;
+    out.push_back(std::move(g));
+  };
+  add(GuardMetric::tcp_retrans_pct, "", a.retrans_pct(), b.retrans_pct());
   for (const auto& [name, nb] : b.nics) {
     auto it = a.nics.find(name);
     bench::NicCounters na = it == a.nics.end() ? bench::NicCounters{} : it->second;
-    out.push_back({{"metric", "nic_drops"},
-                   {"interface", name},
-                   {"baseline", per_trial(na.drops(), a.trials)},
-                   {"candidate", per_trial(nb.drops(), b.trials)}});
-    out.push_back({{"metric", "nic_errors"},
-                   {"interface", name},
-                   {"baseline", per_trial(na.errors(), a.trials)},
-                   {"candidate", per_trial(nb.errors(), b.trials)}});
-    out.push_back({{"metric", "link_flaps"},
-                   {"interface", name},
-                   {"baseline", per_trial(na.carrier_changes, a.trials)},
-                   {"candidate", per_trial(nb.carrier_changes, b.trials)}});
+    add(GuardMetric::nic_drops, name, per_trial(na.drops(), a.trials),
+        per_trial(nb.drops(), b.trials));
+    add(GuardMetric::nic_errors, name, per_trial(na.errors(), a.trials),
+        per_trial(nb.errors(), b.trials));
+    add(GuardMetric::link_flaps, name, per_trial(na.carrier_changes, a.trials),
+        per_trial(nb.carrier_changes, b.trials));
   }
-  for (nlohmann::json& g : out) {
-    g["tripped"] = false;
+  for (GuardResult& g : out)
     for (const bench::GuardTrip& t : trips)
-      if (g["metric"] == bench::guard_metric_name(t.metric) &&
-          g.value("interface", std::string()) == t.interface) {
-        g["tripped"] = true;
-        g["limit"] = t.max_increase;
-        g["text"] = t.text;
+      if (g.metric == t.metric && g.interface == t.interface) {
+        g.tripped = true;
+        g.limit = t.max_increase;
+        g.text = t.text;
       }
-  }
   return out;
 }
 
-}  // namespace
-
-nlohmann::json stats_json(const Stats& s, const std::string& bench, const std::string& unit,
-                          Verdict verdict) {
-  return {{"bench", bench},
-          {"unit", unit},
-          {"verdict", std::string(verdict_name(verdict))},
-          {"baseline", number_or_null(s.baseline_median)},
-          {"candidate", number_or_null(s.candidate_median)},
-          {"effect", number_or_null(s.effect)},
-          {"ci", {number_or_null(s.ci_low), number_or_null(s.ci_high)}},
-          {"ci_level", s.ci_level},
-          {"p", number_or_null(s.p)},
-          {"trials", {{"baseline", s.trials}, {"candidate", s.trials}}},
-          {"look", s.look},
-          {"looks", s.looks},
-          {"alpha_spent", s.alpha_spent},
-          {"scale", std::string(scale_name(s.scale))}};
+/// A decision's numbers for one benchmark, at the trials it used.
+template <typename T = BenchStats>
+T bench_stats(const Decision& d, const std::string& bench, const std::string& unit) {
+  T b;
+  b.bench = bench;
+  b.unit = unit;
+  b.verdict = d.verdict;
+  b.stats = d.stats;
+  b.trials_baseline = b.trials_candidate = d.stats.trials;
+  return b;
 }
+
+}  // namespace
 
 struct VerifyLoop::Arms {
   std::vector<double> baseline, candidate;
@@ -97,9 +85,9 @@ struct VerifyLoop::Measured {
   Arms arms;
   Decision decision;
   std::vector<bench::GuardTrip> trips;
-  nlohmann::json watches = nlohmann::json::array();  // each watch's numbers
-  std::vector<std::string> watch_harm;               // "benchmark NAME: effect ..." for proven harm
-  std::string failure;                               // the benchmark failed: why
+  std::vector<WatchResult> watches;     // each watch's numbers
+  std::vector<std::string> watch_harm;  // "benchmark NAME: effect ..." for proven harm
+  std::string failure;                  // the benchmark failed: why
   bool over_budget = false;
   std::uint64_t seed = 0;  // of the trial order
   std::string order;       // "ABBA...": the trials as run
@@ -113,42 +101,43 @@ namespace {
 
 using Measured = VerifyLoop::Measured;
 
-/// The numbers of a measurement, as journaled and reported.
-nlohmann::json measured_json(const Measured& m, const std::string& bench, Design design) {
-  nlohmann::json j = stats_json(m.decision.stats, bench, m.arms.unit, m.decision.verdict);
-  j["design"] = std::string(design_name(design));
-  j["seed"] = m.seed;
-  j["order"] = m.order;
-  j["washes"] = m.washes;
-  if (std::isfinite(m.decision.stats.power_at_max)) {
-    j["power_at_max"] = m.decision.stats.power_at_max;
-    j["trials_needed"] = m.decision.stats.trials_needed;
-  }
-  j["trials"] = {{"baseline", m.arms.baseline.size()}, {"candidate", m.arms.candidate.size()}};
-  j["guards"] = guards_json(m.arms.guards_baseline, m.arms.guards_candidate, m.trips);
-  if (!m.watches.empty()) j["watches"] = m.watches;
+/// The numbers of a measurement, as journaled and reported. T: Comparison, or a bisect's
+/// step or rest.
+template <typename T = Comparison>
+T comparison_of(const Measured& m, const std::string& bench, Design design) {
+  T c = bench_stats<T>(m.decision, bench, m.arms.unit);
+  c.design = design;
+  c.trials_baseline = static_cast<unsigned>(m.arms.baseline.size());
+  c.trials_candidate = static_cast<unsigned>(m.arms.candidate.size());
+  c.guards = guards_of(m.arms.guards_baseline, m.arms.guards_candidate, m.trips);
+  c.watches = m.watches;
+  c.seed = m.seed;
+  c.order = m.order;
+  c.washes = m.washes;
   if (!m.failure.empty()) {
-    j["error"] = m.failure;
+    c.error = m.failure;
   } else if (m.tripped()) {
     std::string text;
     for (const auto& t : m.trips) text += (text.empty() ? "" : "; ") + t.text;
     for (const auto& t : m.watch_harm) text += (text.empty() ? "" : "; ") + t;
-    j["error"] = "guard tripped: " + text;
+    c.error = "guard tripped: " + text;
   }
-  return j;
+  return c;
 }
 
 /// Keep or roll back, and why, from a measurement of the whole group (or of what a
 /// bisect left of it).
-std::pair<GroupDecision, std::string> classify(const Measured& m, bool keep_if_neutral) {
+std::pair<GroupDecision, Reason> classify(const Measured& m, bool keep_if_neutral) {
   using D = GroupDecision;
-  if (!m.failure.empty()) return {D::rolled_back, "bench_failed"};
-  if (m.tripped()) return {D::rolled_back, "guard"};
-  if (m.decision.verdict == Verdict::keep) return {D::kept, "gain"};
-  if (m.decision.verdict == Verdict::harm) return {D::rolled_back, "harm"};
-  if (keep_if_neutral) return {D::kept, "neutral_kept"};
-  if (m.over_budget) return {D::rolled_back, "budget"};
-  return {D::rolled_back, std::string(verdict_name(m.decision.verdict))};
+  if (!m.failure.empty()) return {D::rolled_back, Reason::bench_failed};
+  if (m.tripped()) return {D::rolled_back, Reason::guard};
+  if (m.decision.verdict == Verdict::keep) return {D::kept, Reason::gain};
+  if (m.decision.verdict == Verdict::harm) return {D::rolled_back, Reason::harm};
+  if (keep_if_neutral) return {D::kept, Reason::neutral_kept};
+  if (m.over_budget) return {D::rolled_back, Reason::budget};
+  // What is left: no_gain, or inconclusive (measure() turns more_trials into it).
+  return {D::rolled_back,
+          m.decision.verdict == Verdict::no_gain ? Reason::no_gain : Reason::inconclusive};
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -353,11 +342,11 @@ void VerifyLoop::check_watches(Config cfg, Measured& out) const {
     auto h = decide(harm_cfg, a, b);
     bool harm = h.ok() && h->verdict == Verdict::harm;
     bool blocks_keep = out.decision.verdict == Verdict::keep && !non_inferior;
-    nlohmann::json j = stats_json(d->stats, w.bench, w.unit, d->verdict);
-    j["margin"] = -wc.min_effect;
-    j["non_inferior"] = non_inferior;
-    j["tripped"] = harm || blocks_keep;
-    out.watches.push_back(std::move(j));
+    auto watch = bench_stats<WatchResult>(*d, w.bench, w.unit);
+    watch.margin = -wc.min_effect;
+    watch.non_inferior = non_inferior;
+    watch.tripped = harm || blocks_keep;
+    out.watches.push_back(std::move(watch));
     if (harm || blocks_keep)
       out.watch_harm.push_back(
           fmt::format("benchmark {}: effect {:+.1f}% [{:+.1f}%, {:+.1f}%], {}", w.bench,
@@ -371,17 +360,16 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   GroupOutcome out;
   if (!g.bench) {
     // Nothing here can see this group's effect: say so; keep it only when asked to.
-    out.stats = {{"reason", "no benchmark on this node can measure this group"}};
+    out.unmeasured = "no benchmark on this node can measure this group";
     if (g.keep_if_neutral) {
       if (Status s = run_.write_group(g.name); !s.ok()) return s.error();
       out.decision = GroupDecision::kept;
-      out.reason = "not_measurable_kept";
+      out.reason = Reason::not_measurable_kept;
     } else {
       out.decision = GroupDecision::rolled_back;
-      out.reason = "not_measurable";
+      out.reason = Reason::not_measurable;
     }
-    out.stats["outcome"] = out.reason;
-    if (Status s = run_.decide(g.name, out.decision, out.stats); !s.ok()) return s.error();
+    if (Status s = run_.decide(g.name, out.decision, to_json(out)); !s.ok()) return s.error();
     return out;
   }
 
@@ -403,29 +391,27 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   auto [decision, reason] = classify(*m, g.keep_if_neutral);
   out.decision = decision;
   out.reason = reason;
-  out.stats = measured_json(*m, g.bench->name(), g.design);
+  out.measured = comparison_of(*m, g.bench->name(), g.design);
 
-  bool bisectable = reason == "harm" || reason == "guard" || reason == "no_gain" ||
-                    reason == "inconclusive";
+  bool bisectable = reason == Reason::harm || reason == Reason::guard ||
+                    reason == Reason::no_gain || reason == Reason::inconclusive;
   if (decision == GroupDecision::rolled_back && g.bisect && written.size() > 1 && bisectable) {
     auto b = bisect(g, cfg, std::move(out));
     if (!b.ok()) return b.error();
     out = std::move(b).value();
   }
-  out.stats["outcome"] = out.reason;
-  out.stats["run_seed"] = options_.seed;
-  out.stats["alpha_share"] = cfg.false_keep_rate;
+  out.run_seed = options_.seed;
+  out.alpha_share = cfg.false_keep_rate;
   if (!overhead_ms_.empty())
-    out.stats["overhead_ms"] = {
-        {"median", median(overhead_ms_)},
-        {"max", *std::max_element(overhead_ms_.begin(), overhead_ms_.end())}};
+    out.overhead_ms =
+        Overhead{median(overhead_ms_), *std::max_element(overhead_ms_.begin(), overhead_ms_.end())};
   // Leave the machine as decided: the last trial may have run on either arm.
   if (out.decision == GroupDecision::rolled_back) {
     if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
-  } else if (out.reason != "partly_kept") {  // bisect() left the rest live
+  } else if (out.reason != Reason::partly_kept) {  // bisect() left the rest live
     if (auto s = set_live(g.name, written); !s.ok()) return s.error();
   }
-  if (Status s = run_.decide(g.name, out.decision, out.stats); !s.ok()) return s.error();
+  if (Status s = run_.decide(g.name, out.decision, to_json(out)); !s.ok()) return s.error();
   ++group_index_;
   return out;
 }
@@ -435,9 +421,8 @@ Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, G
   // found in log2(n) steps of two measurements at most. When neither half hurts alone
   // the knobs hurt only together (or the group only failed to help): the set stays.
   std::vector<std::string> written = run_.written_knobs(g.name);
-  nlohmann::json steps = nlohmann::json::array();
+  Bisect b;
   std::vector<std::string> suspects = written;
-  bool complete = true;
   std::string stopped;
   // A half is asked only "does it hurt?": no early stop for futility, which would end a
   // half that helps a little before its harm or innocence shows (README.md, bisect).
@@ -446,21 +431,21 @@ Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, G
   auto try_subset = [&](const std::vector<std::string>& subset) -> Result<std::optional<bool>> {
     auto m = measure(g, subset, half_cfg, "bisect " + join(subset));
     if (!m.ok()) return m.error();
-    nlohmann::json j = measured_json(*m, g.bench->name(), g.design);
-    j["knobs"] = subset;
-    std::string verdict = m->hurts()            ? (m->trips.empty() ? "harm" : "guard")
-                          : !m->failure.empty() ? "bench_failed"
-                          : m->over_budget      ? "budget"
-                                                : "no_harm";
-    j["outcome"] = verdict;
-    steps.push_back(std::move(j));
+    auto step = comparison_of<BisectStep>(*m, g.bench->name(), g.design);
+    step.knobs = subset;
+    using S = StepOutcome;
+    step.outcome = m->hurts()            ? (m->trips.empty() ? S::harm : S::guard)
+                   : !m->failure.empty() ? S::bench_failed
+                   : m->over_budget      ? S::budget
+                                         : S::no_harm;
+    b.steps.push_back(std::move(step));
     if (!m->failure.empty() || m->over_budget) {
-      stopped = verdict;
+      stopped = step_outcome_name(b.steps.back().outcome);
       return std::optional<bool>();
     }
     return std::optional<bool>(m->hurts());
   };
-  while (suspects.size() > 1 && complete) {
+  while (suspects.size() > 1 && b.complete) {
     std::size_t half = suspects.size() / 2;
     std::vector<std::string> first(suspects.begin(), suspects.begin() + static_cast<long>(half));
     std::vector<std::string> second(suspects.begin() + static_cast<long>(half), suspects.end());
@@ -469,7 +454,7 @@ Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, G
       auto hurts = try_subset(*part);
       if (!hurts.ok()) return hurts.error();
       if (!hurts->has_value()) {
-        complete = false;
+        b.complete = false;
         break;
       }
       if (**hurts) {
@@ -482,16 +467,15 @@ Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, G
   }
 
   GroupOutcome out = std::move(whole);
-  nlohmann::json b = {{"steps", steps}, {"complete", complete}};
-  if (!complete) {
-    b["note"] = "bisect stopped: " + stopped;
-    out.stats["bisect"] = b;
+  if (!b.complete) {
+    b.note = "bisect stopped: " + stopped;
+    out.bisect = std::move(b);
     return out;
   }
-  b["culprit"] = suspects;
+  b.culprit = suspects;
   if (suspects.size() == written.size()) {
-    b["note"] = "no part of the group hurts on its own";
-    out.stats["bisect"] = b;
+    b.note = "no part of the group hurts on its own";
+    out.bisect = std::move(b);
     return out;
   }
   // Verify what is left without the culprit, as a group of its own.
@@ -503,19 +487,19 @@ Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, G
   auto m = measure(g, rest, rest_cfg, "without " + join(suspects));
   if (!m.ok()) return m.error();
   auto [decision, reason] = classify(*m, g.keep_if_neutral);
-  nlohmann::json r = measured_json(*m, g.bench->name(), g.design);
-  r["knobs"] = rest;
-  r["outcome"] = reason;
-  b["rest"] = r;
+  BisectRest& r = b.rest.emplace(comparison_of<BisectRest>(*m, g.bench->name(), g.design));
+  r.knobs = rest;
+  r.outcome = reason;
   if (decision == GroupDecision::kept) {
     if (auto s = set_live(g.name, rest); !s.ok()) return s.error();
     out.decision = GroupDecision::kept;
-    out.reason = "partly_kept";
-    b["note"] = "kept without " + join(suspects);
+    out.reason = Reason::partly_kept;
+    b.note = "kept without " + join(suspects);
   } else {
-    b["note"] = "the rest of the group, without " + join(suspects) + ", was not kept: " + reason;
+    b.note = "the rest of the group, without " + join(suspects) +
+             ", was not kept: " + reason_name(reason);
   }
-  out.stats["bisect"] = b;
+  out.bisect = std::move(b);
   return out;
 }
 

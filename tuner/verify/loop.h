@@ -3,7 +3,7 @@
 // candidate (B) settings in the schedule's order, sample the guards around every
 // trial, decide with decide() at each look, and keep the group only when its gain is
 // proven and no guard tripped; otherwise put it back. Every decision goes into the
-// journal with its numbers. The write-ahead protocol underneath (rollback/apply.h)
+// journal with its numbers (a GroupOutcome, outcome.h). The write-ahead protocol underneath (rollback/apply.h)
 // makes a crash at any point leave a journal that `tuner rollback` undoes.
 #pragma once
 
@@ -14,8 +14,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "base/clock.h"
 #include "base/result.h"
 #include "probes/bench/bench.h"
@@ -23,6 +21,7 @@
 #include "probes/root.h"
 #include "rollback/apply.h"
 #include "tuner/verify/decision.h"
+#include "tuner/verify/outcome.h"
 #include "tuner/verify/schedule.h"
 
 namespace tuner::verify {
@@ -74,17 +73,6 @@ struct Progress {
 };
 using ProgressFn = std::function<void(const Progress&)>;
 
-/// Why a group ended as it did.
-// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
-struct GroupOutcome {
-  GroupDecision decision = GroupDecision::rolled_back;
-  /// "gain", "neutral_kept", "no_gain", "harm", "inconclusive", "guard",
-  /// "bench_failed", "budget", "not_measurable", "not_measurable_kept", and
-  /// "partly_kept" (a bisect put back the knobs that hurt and kept the rest)
-  std::string reason;
-  nlohmann::json stats;  // the numbers, as journaled and reported
-};
-
 /// Runs the loop over every group of run (already prepared and begun by the caller),
 /// deciding each one. A failed knob write is returned as an Error; the caller must
 /// then abort the run (ApplyRun::abort), as apply without verification does.
@@ -129,10 +117,5 @@ class VerifyLoop {
   std::uint64_t group_index_ = 0;    // groups decided so far: derive_seed's group
   std::uint64_t step_index_ = 0;     // measurements of this group so far: its step
 };
-
-/// Stats as the journal and tuner.run/1 carry them: medians, effect, ci [low, high],
-/// p, trials per arm; NaN and infinities become null.
-nlohmann::json stats_json(const Stats& s, const std::string& bench, const std::string& unit,
-                          Verdict verdict);
 
 }  // namespace tuner::verify

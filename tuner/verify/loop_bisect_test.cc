@@ -20,22 +20,23 @@ TEST_CASE("verify loop bisect: the knob that hurts is found and the rest is kept
   RunReport report;
   auto out = rig.bisect(bench, {}, &report);
   REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
+  INFO(to_json(*out).dump(1));
   CHECK(out->decision == GroupDecision::kept);
-  CHECK(out->reason == "partly_kept");
-  CHECK(out->stats["outcome"] == "partly_kept");
-  CHECK(out->stats["verdict"] == "harm");  // the whole group's own numbers stay on top
-  const auto& b = out->stats["bisect"];
-  CHECK(b["complete"] == true);
-  CHECK(strings_of(b["culprit"]) == std::vector<std::string>{"sysctl:c"});
-  CHECK(strings_of(b["rest"]["knobs"]) ==
-        std::vector<std::string>{"sysctl:a", "sysctl:b", "sysctl:d"});
-  CHECK(b["rest"]["outcome"] == "gain");
+  CHECK(out->reason == Reason::partly_kept);
+  REQUIRE(out->measured);
+  CHECK(out->measured->verdict == Verdict::harm);  // the whole group's own numbers stay on top
+  REQUIRE(out->bisect);
+  const Bisect& b = *out->bisect;
+  CHECK(b.complete);
+  CHECK(b.culprit == std::vector<std::string>{"sysctl:c"});
+  REQUIRE(b.rest);
+  CHECK(b.rest->knobs == std::vector<std::string>{"sysctl:a", "sysctl:b", "sysctl:d"});
+  CHECK(b.rest->outcome == Reason::gain);
   // Halves of 4, then of 2: {a,b} no harm, {c,d} harm, {c} harm.
-  REQUIRE(b["steps"].size() == 3);
-  CHECK(b["steps"][0]["outcome"] == "no_harm");
-  CHECK(b["steps"][1]["outcome"] == "harm");
-  CHECK(b["steps"][2]["outcome"] == "harm");
+  REQUIRE(b.steps.size() == 3);
+  CHECK(b.steps[0].outcome == StepOutcome::no_harm);
+  CHECK(b.steps[1].outcome == StepOutcome::harm);
+  CHECK(b.steps[2].outcome == StepOutcome::harm);
   // The machine holds the rest; the culprit is back.
   CHECK(rig.m.values["sysctl:a"] == "tuned");
   CHECK(rig.m.values["sysctl:b"] == "tuned");
@@ -53,6 +54,7 @@ TEST_CASE("verify loop bisect: the knob that hurts is found and the rest is kept
   // The journal's decision carries the bisect; a rollback of the run puts all back.
   JournalRecord d = rig.decision_record();
   CHECK(d.decision == "kept");
+  CHECK(d.stats["outcome"] == "partly_kept");
   CHECK(strings_of(d.stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:c"});
   auto text = read_journal(rig.dir, report.run_id);
   REQUIRE(text.ok());
@@ -65,11 +67,11 @@ TEST_CASE("verify loop bisect: a guard names the knob that trips it") {
   KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 500}}}, 5);
   auto out = rig.bisect(bench);
   REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->stats["bisect"]["steps"][0]["outcome"] == "no_harm");
-  CHECK(out->stats["bisect"]["steps"][1]["outcome"] == "guard");
-  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
-  CHECK(out->reason == "partly_kept");
+  INFO(to_json(*out).dump(1));
+  CHECK(out->bisect->steps[0].outcome == StepOutcome::no_harm);
+  CHECK(out->bisect->steps[1].outcome == StepOutcome::guard);
+  CHECK(out->bisect->culprit == std::vector<std::string>{"sysctl:b"});
+  CHECK(out->reason == Reason::partly_kept);
   CHECK(rig.m.values["sysctl:a"] == "tuned");
   CHECK(rig.m.values["sysctl:b"] == "default");
 }
@@ -80,13 +82,12 @@ TEST_CASE("verify loop bisect: knobs that hurt only together stay together, roll
   bench.together_ = -0.25;
   auto out = rig.bisect(bench);
   REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
+  INFO(to_json(*out).dump(1));
   CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->reason == "harm");
-  CHECK(out->stats["bisect"]["steps"].size() == 2);
-  CHECK(strings_of(out->stats["bisect"]["culprit"]) ==
-        std::vector<std::string>{"sysctl:a", "sysctl:b"});
-  CHECK(out->stats["bisect"]["note"] == "no part of the group hurts on its own");
+  CHECK(out->reason == Reason::harm);
+  CHECK(out->bisect->steps.size() == 2);
+  CHECK(out->bisect->culprit == std::vector<std::string>{"sysctl:a", "sysctl:b"});
+  CHECK(out->bisect->note == "no part of the group hurts on its own");
   CHECK(rig.m.values["sysctl:a"] == "default");
   CHECK(rig.m.values["sysctl:b"] == "default");
 }
@@ -96,10 +97,10 @@ TEST_CASE("verify loop bisect: a rest that does not earn its keep is rolled back
   KnobsBench bench = rig.bench({{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
   auto out = rig.bisect(bench);
   REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
+  INFO(to_json(*out).dump(1));
   CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
-  CHECK(out->stats["bisect"]["rest"]["outcome"] != "gain");
+  CHECK(out->bisect->culprit == std::vector<std::string>{"sysctl:b"});
+  CHECK(out->bisect->rest->outcome != Reason::gain);
   CHECK(rig.m.values["sysctl:a"] == "default");
   CHECK(rig.m.values["sysctl:b"] == "default");
   auto state = load_state(rig.dir);
@@ -112,15 +113,15 @@ TEST_CASE("verify loop bisect: off unless asked, and never for a kept or unmeasu
   KnobsBench bench = rig.bench({{"sysctl:a", {0.0, 0}}, {"sysctl:b", {-0.25, 0}}}, 3);
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
-  CHECK(out->reason == "harm");
-  CHECK_FALSE(out->stats.contains("bisect"));
+  CHECK(out->reason == Reason::harm);
+  CHECK_FALSE(out->bisect.has_value());
 
   Rig kept({"sysctl:a", "sysctl:b"});
   KnobsBench good = kept.bench({{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 0}}}, 3);
   auto k = kept.bisect(good);
   REQUIRE(k.ok());
-  CHECK(k->reason == "gain");
-  CHECK_FALSE(k->stats.contains("bisect"));
+  CHECK(k->reason == Reason::gain);
+  CHECK_FALSE(k->bisect.has_value());
   CHECK(kept.m.values["sysctl:a"] == "tuned");
   CHECK(kept.m.values["sysctl:b"] == "tuned");
 }
@@ -133,10 +134,10 @@ TEST_CASE("verify loop bisect: past the budget it stops, says so, and rolls all 
   o.settle = std::chrono::milliseconds(250);  // the fake clock advances only by settling
   auto out = rig.bisect(bench, o);
   REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
+  INFO(to_json(*out).dump(1));
   CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->stats["bisect"]["complete"] == false);
-  CHECK(out->stats["bisect"]["note"] == "bisect stopped: budget");
+  CHECK(out->bisect->complete == false);
+  CHECK(out->bisect->note == "bisect stopped: budget");
   CHECK(rig.m.values["sysctl:a"] == "default");
   CHECK(rig.m.values["sysctl:b"] == "default");
 }
@@ -156,9 +157,8 @@ TEST_CASE("verify loop bisect: three small gains are rescued from one larger los
                                  static_cast<unsigned>(seed));
     auto out = rig.bisect(bench);
     REQUIRE(out.ok());
-    bool found = out->stats.contains("bisect") &&
-                 strings_of(out->stats["bisect"].value("culprit", nlohmann::json::array())) ==
-                     std::vector<std::string>{"sysctl:d"};
+    bool found = out->bisect && out->bisect->culprit &&
+                 *out->bisect->culprit == std::vector<std::string>{"sysctl:d"};
     rescued += found && rig.m.values["sysctl:a"] == "tuned" &&
                rig.m.values["sysctl:d"] == "default";
   }

@@ -16,9 +16,9 @@ TEST_CASE("verify loop: a real 10% gain is kept, journaled with its numbers, and
   KnobsBench bench = rig.bench({{"sysctl:x", {0.10}}}, 7);
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
-  INFO(out->stats.dump());
+  INFO(to_json(*out).dump());
   CHECK(out->decision == GroupDecision::kept);
-  CHECK(out->reason == "gain");
+  CHECK(out->reason == Reason::gain);
   CHECK(rig.m.values["sysctl:x"] == "tuned");
   JournalRecord d = rig.decision_record();
   CHECK(d.decision == "kept");
@@ -41,7 +41,7 @@ TEST_CASE("verify loop: no effect is rolled back and the machine is as before") 
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK((out->reason == "no_gain" || out->reason == "inconclusive"));
+  CHECK((out->reason == Reason::no_gain || out->reason == Reason::inconclusive));
   CHECK(rig.m.values["sysctl:x"] == "default");
   auto state = load_state(rig.dir);
   REQUIRE(state.ok());
@@ -55,7 +55,7 @@ TEST_CASE("verify loop: harm is rolled back early, whatever keep_if_neutral says
   auto out = rig.verify(bench, /*keep_if_neutral=*/true);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->reason == "harm");
+  CHECK(out->reason == Reason::harm);
   CHECK(rig.m.values["sysctl:x"] == "default");
   CHECK(bench.runs_ < 60);  // stopped before the budget of 30 per arm
 }
@@ -66,7 +66,7 @@ TEST_CASE("verify loop: keep_if_neutral keeps a group with no proven effect") {
   auto out = rig.verify(bench, /*keep_if_neutral=*/true);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::kept);
-  CHECK(out->reason == "neutral_kept");
+  CHECK(out->reason == Reason::neutral_kept);
   CHECK(rig.m.values["sysctl:x"] == "tuned");
 }
 
@@ -76,12 +76,13 @@ TEST_CASE("verify loop: a gain that raises retransmits trips the guard and is ro
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->reason == "guard");
-  CHECK(out->stats["error"].get<std::string>().find("tcp_retrans_pct") != std::string::npos);
+  CHECK(out->reason == Reason::guard);
+  REQUIRE(out->measured);
+  CHECK(out->measured->error.find("tcp_retrans_pct") != std::string::npos);
   CHECK(rig.m.values["sysctl:x"] == "default");
   bool tripped = false;
-  for (const auto& g : out->stats["guards"])
-    if (g["metric"] == "tcp_retrans_pct") tripped = g["tripped"].get<bool>();
+  for (const GuardResult& g : out->measured->guards)
+    if (g.metric == bench::GuardMetric::tcp_retrans_pct) tripped = g.tripped;
   CHECK(tripped);
 }
 
@@ -92,8 +93,9 @@ TEST_CASE("verify loop: a benchmark that fails rolls the group back and says why
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->reason == "bench_failed");
-  CHECK(out->stats["error"].get<std::string>().find("exit status 3") != std::string::npos);
+  CHECK(out->reason == Reason::bench_failed);
+  REQUIRE(out->measured);
+  CHECK(out->measured->error.find("exit status 3") != std::string::npos);
   CHECK(rig.m.values["sysctl:x"] == "default");
 }
 
@@ -106,7 +108,7 @@ TEST_CASE("verify loop: past the time budget the group ends inconclusive and goe
   auto out = rig.verify(bench, false, o);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->reason == "budget");
+  CHECK(out->reason == Reason::budget);
   CHECK(rig.m.values["sysctl:x"] == "default");
 }
 
@@ -121,7 +123,8 @@ TEST_CASE("verify loop: a group nothing can measure is not applied unless kept w
   VerifyLoop loop(*run, rig.root, rig.clock, {});
   auto out = loop.verify_group({"irq", nullptr, false, Design::interleaved, false, {}});
   REQUIRE(out.ok());
-  CHECK(out->reason == "not_measurable");
+  CHECK(out->reason == Reason::not_measurable);
+  CHECK_FALSE(out->measured.has_value());
   CHECK(rig.m.values["sysctl:x"] == "default");
   CHECK(rig.m.writes.empty());
   auto report = run->finish();

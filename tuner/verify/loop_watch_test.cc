@@ -47,16 +47,16 @@ TEST_CASE("verify loop watches: a gain that makes a watching benchmark worse goe
   rig.watches = {&lat};
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
+  INFO(to_json(*out).dump(1));
   CHECK(out->decision == GroupDecision::rolled_back);
-  CHECK(out->reason == "guard");
-  CHECK(out->stats["verdict"] == "keep");  // the main metric alone would have kept it
-  REQUIRE(out->stats["watches"].size() == 1);
-  CHECK(out->stats["watches"][0]["bench"] == "lat");
-  CHECK(out->stats["watches"][0]["tripped"] == true);
-  CHECK(out->stats["watches"][0]["effect"].get<double>() < -0.2);
-  CHECK(out->stats["error"].get<std::string>().find("benchmark lat: effect -") !=
-        std::string::npos);
+  CHECK(out->reason == Reason::guard);
+  REQUIRE(out->measured);
+  CHECK(out->measured->verdict == Verdict::keep);  // the main metric alone would have kept it
+  REQUIRE(out->measured->watches.size() == 1);
+  CHECK(out->measured->watches[0].bench == "lat");
+  CHECK(out->measured->watches[0].tripped);
+  CHECK(out->measured->watches[0].stats.effect < -0.2);
+  CHECK(out->measured->error.find("benchmark lat: effect -") != std::string::npos);
   CHECK(lat.runs_ == bench.runs_);  // run in every trial
   CHECK(rig.m.values["sysctl:a"] == "default");
 }
@@ -68,9 +68,13 @@ TEST_CASE("verify loop watches: a watch with no proven harm lets the gain stay")
   rig.watches = {&lat};
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->reason == "gain");
-  CHECK(out->stats["watches"][0]["tripped"] == false);
+  INFO(to_json(*out).dump(1));
+  CHECK(out->reason == Reason::gain);
+  REQUIRE(out->measured);
+  REQUIRE(out->measured->watches.size() == 1);
+  CHECK_FALSE(out->measured->watches[0].tripped);
+  CHECK(out->measured->watches[0].non_inferior);  // a loss of 2% is ruled out
+  CHECK(out->measured->watches[0].margin == doctest::Approx(0.02));
   CHECK(rig.m.values["sysctl:a"] == "tuned");
 }
 
@@ -82,8 +86,9 @@ TEST_CASE("verify loop watches: a watch that fails rolls the group back and says
   rig.watches = {&lat};
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
-  CHECK(out->reason == "bench_failed");
-  CHECK(out->stats["error"] == "benchmark lat failed on the candidate: lat: timed out after 5s");
+  CHECK(out->reason == Reason::bench_failed);
+  REQUIRE(out->measured);
+  CHECK(out->measured->error == "benchmark lat failed on the candidate: lat: timed out after 5s");
   CHECK(rig.m.values["sysctl:a"] == "default");
 }
 
@@ -94,9 +99,9 @@ TEST_CASE("verify loop watches: bisect finds the knob a watch blames") {
   rig.watches = {&lat};
   auto out = rig.bisect(bench);
   REQUIRE(out.ok());
-  INFO(out->stats.dump(1));
-  CHECK(out->reason == "partly_kept");
-  CHECK(strings_of(out->stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:b"});
+  INFO(to_json(*out).dump(1));
+  CHECK(out->reason == Reason::partly_kept);
+  CHECK(out->bisect->culprit == std::vector<std::string>{"sysctl:b"});
   CHECK(rig.m.values["sysctl:a"] == "tuned");
   CHECK(rig.m.values["sysctl:b"] == "default");
 }

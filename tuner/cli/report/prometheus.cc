@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "tuner/verify/outcome.h"
 
 namespace tuner {
 
@@ -131,12 +132,10 @@ std::string prometheus_run(const RunReport& r, double now) {
   p.metric("tuner_group_effect_ratio",
            "Each verified group's measured effect (relative; positive = better).");
   for (const GroupReport& g : r.groups) {
-    if (!g.stats.is_object() || !g.stats.contains("effect") || !g.stats["effect"].is_number())
-      continue;
-    std::string bench = g.stats.contains("bench") && g.stats["bench"].is_string()
-                            ? g.stats["bench"].get<std::string>()
-                            : "";
-    p.sample({{"group", g.name}, {"bench", bench}}, g.stats["effect"].get<double>());
+    if (g.stats.empty()) continue;  // applied without verification
+    auto o = verify::outcome_from_json(g.stats);
+    if (!o.ok() || !o->measured || !std::isfinite(o->measured->stats.effect)) continue;
+    p.sample({{"group", g.name}, {"bench", o->measured->bench}}, o->measured->stats.effect);
   }
   return p.text();
 }

@@ -1,6 +1,7 @@
 #include "tuner/cli/report/run_text.h"
 
 #include <cmath>
+#include <optional>
 
 #include <fmt/core.h>
 
@@ -11,74 +12,66 @@ namespace tuner {
 
 namespace {
 
-/// "+12.0% [+8.1%, +15.9%]" from a stats object's effect and ci; "-" when unknown.
-std::string effect_of(const nlohmann::json& m) {
-  auto number = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() : NAN; };
-  nlohmann::json ci = m.value("ci", nlohmann::json::array());
-  auto at = [&](std::size_t i) { return ci.is_array() && ci.size() > i ? number(ci[i]) : NAN; };
-  return format_effect(number(m.value("effect", nlohmann::json())), at(0), at(1));
+using verify::BenchStats;
+
+/// "+12.0% [+8.1%, +15.9%]" from a benchmark's effect and ci; "-" when unknown.
+std::string effect_of(const BenchStats& b) {
+  return format_effect(b.stats.effect, b.stats.ci_low, b.stats.ci_high);
 }
 
-std::string knob_list(const nlohmann::json& knobs) {
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : "-"; }
+
+std::string knob_list(const std::vector<std::string>& knobs) {
   std::string out;
-  if (!knobs.is_array()) return out;
-  for (const auto& k : knobs)
-    if (k.is_string()) out += (out.empty() ? "" : ", ") + k.get<std::string>();
+  for (const auto& k : knobs) out += (out.empty() ? "" : ", ") + k;
   return out;
 }
 
 /// One line per bisect measurement: which knobs, what they did alone, the effect.
-std::string format_bisect(const nlohmann::json& b, const Term& term) {
+std::string format_bisect(const verify::Bisect& b, const Term& term) {
   std::string out = "    " + term.bold("bisect") + ": ";
-  if (b.contains("culprit")) out += "hurts: " + knob_list(b["culprit"]);
-  if (b.contains("note"))
-    out += (b.contains("culprit") ? "; " : "") + b.value("note", std::string());
+  if (b.culprit) out += "hurts: " + knob_list(*b.culprit);
+  if (!b.note.empty()) out += (b.culprit ? "; " : "") + b.note;
   out += "\n";
-  auto line = [&](const nlohmann::json& m, const std::string& what) {
-    return fmt::format("      {}{}: {}, effect {}\n", what,
-                       knob_list(m.value("knobs", nlohmann::json())),
-                       m.value("outcome", std::string()), effect_of(m));
+  auto line = [&](const verify::Comparison& m, const std::vector<std::string>& knobs,
+                  const char* outcome, const std::string& what) {
+    return fmt::format("      {}{}: {}, effect {}\n", what, knob_list(knobs), outcome,
+                       effect_of(m));
   };
-  for (const auto& step : b.value("steps", nlohmann::json::array())) out += line(step, "alone ");
-  if (b.contains("rest")) out += line(b["rest"], "the rest ");
+  for (const auto& step : b.steps)
+    out += line(step, step.knobs, verify::step_outcome_name(step.outcome), "alone ");
+  if (b.rest)
+    out += line(*b.rest, b.rest->knobs, verify::reason_name(b.rest->outcome), "the rest ");
   return out;
 }
 
 }  // namespace
 
-std::string format_group_stats(const nlohmann::json& s, const Term& term) {
-  if (!s.is_object()) return "";
+std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) {
   std::string out;
-  auto num = [](const nlohmann::json& v) {
-    return v.is_number() ? fmt::format("{:.4g}", v.get<double>()) : std::string("-");
-  };
-  if (s.contains("bench")) {
-    out += fmt::format("    {}: baseline {} -> candidate {} {}, effect {}, p {}, trials {}+{}\n",
-                       s.value("bench", ""), num(s["baseline"]), num(s["candidate"]),
-                       s.value("unit", ""), effect_of(s), num(s["p"]),
-                       s["trials"].value("baseline", 0u), s["trials"].value("candidate", 0u));
-  }
   bool tripped = false;
-  if (s.contains("watches") && s["watches"].is_array())
-    for (const auto& w : s["watches"]) {
-      tripped = tripped || w.value("tripped", false);
-      out += fmt::format("    watch {}: baseline {} -> candidate {} {}, effect {}{}\n",
-                         w.value("bench", ""), num(w.value("baseline", nlohmann::json())),
-                         num(w.value("candidate", nlohmann::json())), w.value("unit", ""),
-                         effect_of(w),
-                         w.value("tripped", false) ? " " + term.red("harm") : std::string());
+  if (const auto& m = o.measured) {
+    out += fmt::format("    {}: baseline {} -> candidate {} {}, effect {}, p {}, trials {}+{}\n",
+                       m->bench, num(m->stats.baseline_median), num(m->stats.candidate_median),
+                       m->unit, effect_of(*m), num(m->stats.p), m->trials_baseline,
+                       m->trials_candidate);
+    for (const auto& w : m->watches) {
+      tripped = tripped || w.tripped;
+      out += fmt::format("    watch {}: baseline {} -> candidate {} {}, effect {}{}\n", w.bench,
+                         num(w.stats.baseline_median), num(w.stats.candidate_median), w.unit,
+                         effect_of(w), w.tripped ? " " + term.red("harm") : std::string());
     }
-  if (s.contains("guards"))
-    for (const auto& gd : s["guards"])
-      if (gd.value("tripped", false)) {
-        out += "    " + term.red("guard ") + gd.value("text", std::string()) + "\n";
+    for (const auto& gd : m->guards)
+      if (gd.tripped) {
+        out += "    " + term.red("guard ") + gd.text + "\n";
         tripped = true;
       }
-  // A tripped guard's error repeats the lines above.
-  if (s.contains("error") && !(tripped && s.value("outcome", "") == "guard"))
-    out += "    " + s.value("error", std::string()) + "\n";
-  if (s.contains("reason")) out += "    " + s.value("reason", std::string()) + "\n";
-  if (s.contains("bisect") && s["bisect"].is_object()) out += format_bisect(s["bisect"], term);
+    // A tripped guard's error repeats the lines above.
+    if (!m->error.empty() && !(tripped && o.reason == verify::Reason::guard))
+      out += "    " + m->error + "\n";
+  }
+  if (!o.unmeasured.empty()) out += "    " + o.unmeasured + "\n";
+  if (o.bisect) out += format_bisect(*o.bisect, term);
   return out;
 }
 
@@ -87,10 +80,20 @@ std::string format_run_report(const RunReport& r, const Term& term) {
   if (r.run_id.empty()) return "nothing to change\n";
   out += fmt::format("run {}\n", term.bold(r.run_id));
   for (const auto& g : r.groups) {
-    std::string outcome = g.stats.value("outcome", std::string());
+    // A group applied without verification has no numbers.
+    std::optional<verify::GroupOutcome> o;
+    std::string unreadable;
+    if (!g.stats.empty()) {
+      auto read = verify::outcome_from_json(g.stats);
+      if (read.ok()) o = std::move(read).value();
+      else unreadable = read.error().message();
+    }
     out += fmt::format("  group {} ({}{})\n", escape_controls(g.name),
-                       group_decision_name(g.decision), outcome.empty() ? "" : ": " + outcome);
-    out += format_group_stats(g.stats, term);
+                       group_decision_name(g.decision),
+                       o ? std::string(": ") + verify::reason_name(o->reason) : "");
+    if (o) out += format_group_stats(*o, term);
+    if (!unreadable.empty())
+      out += "    " + term.yellow("numbers unreadable: ") + unreadable + "\n";
     for (const auto& c : g.changes) {
       std::string before = c.before ? *c.before : "?";
       std::string name = change_status_name(c.status);

@@ -3,17 +3,17 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "rollback/run_report.h"
 #include "tuner/cli/report/term.h"
+#include "tuner/verify/outcome.h"
 
 namespace tuner {
 
 /// A verified group's numbers for people: benchmark medians, effect with interval, p,
 /// trials, tripped guards, why it failed.
-std::string format_group_stats(const nlohmann::json& stats, const Term& term);
-/// Human-readable report: one line per change, with why for skipped and failed ones.
+std::string format_group_stats(const verify::GroupOutcome& outcome, const Term& term);
+/// Human-readable report: one line per change, with why for skipped and failed ones; a
+/// verified group's numbers (its `stats`, read with verify::outcome_from_json).
 std::string format_run_report(const RunReport& r, const Term& term);
 
 }  // namespace tuner

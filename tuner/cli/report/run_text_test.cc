@@ -4,9 +4,20 @@
 
 using namespace tuner;
 
+namespace {
+
+/// A group's numbers as the report reads them from a tuner.run/1 document.
+std::string group_text(const std::string& stats) {
+  auto o = verify::outcome_from_json(nlohmann::json::parse(stats));
+  REQUIRE_MESSAGE(o.ok(), o.error().message());
+  return format_group_stats(*o, Term(ColorMode::never, 1));
+}
+
+}  // namespace
+
 TEST_CASE("run text: a bisected group shows what hurt, each step, and the rest") {
   // The shape VerifyLoop journals (tuner/verify/loop_test.cc checks it there).
-  auto stats = nlohmann::json::parse(R"({
+  std::string text = group_text(R"({
     "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 8e8, "effect": -0.2,
     "ci": [-0.25, -0.15], "p": 1, "trials": {"baseline": 5, "candidate": 5},
     "outcome": "partly_kept",
@@ -16,8 +27,6 @@ TEST_CASE("run text: a bisected group shows what hurt, each step, and the rest")
                  "effect": 0.5, "ci": [0.4, 0.6]}],
       "rest": {"knobs": ["sysctl:net.ipv4.tcp_rmem", "sysctl:net.ipv4.tcp_wmem"],
                "outcome": "gain", "effect": 40, "ci": [38, 45]}}})");
-  Term term(ColorMode::never, 1);
-  std::string text = format_group_stats(stats, term);
   INFO(text);
   CHECK(text.find("bisect: hurts: sysctl:net.ipv4.ip_default_ttl; kept without "
                   "sysctl:net.ipv4.ip_default_ttl\n") != std::string::npos);
@@ -28,24 +37,37 @@ TEST_CASE("run text: a bisected group shows what hurt, each step, and the rest")
 }
 
 TEST_CASE("run text: a bisect stopped early says why, with no culprit") {
-  auto stats = nlohmann::json::parse(
-      R"({"bisect": {"complete": false, "note": "bisect stopped: budget", "steps": []}})");
-  Term term(ColorMode::never, 1);
-  CHECK(format_group_stats(stats, term) == "    bisect: bisect stopped: budget\n");
+  CHECK(group_text(R"({"outcome": "no_gain",
+    "bisect": {"complete": false, "note": "bisect stopped: budget", "steps": []}})") ==
+        "    bisect: bisect stopped: budget\n");
 }
 
 TEST_CASE("run text: a watching benchmark's harm is shown once, on its own line") {
-  auto stats = nlohmann::json::parse(R"({
+  std::string text = group_text(R"({
     "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 1.2e9, "effect": 0.2,
     "ci": [0.15, 0.25], "p": 0.004, "trials": {"baseline": 5, "candidate": 5},
     "outcome": "guard", "error": "guard tripped: benchmark lat: effect -30.0% [-35.0%, -25.0%]",
     "guards": [{"metric": "tcp_retrans_pct", "baseline": 0, "candidate": 0, "tripped": false}],
     "watches": [{"bench": "lat", "unit": "us", "baseline": 100, "candidate": 130,
                  "effect": -0.3, "ci": [-0.35, -0.25], "tripped": true}]})");
-  Term term(ColorMode::never, 1);
-  std::string text = format_group_stats(stats, term);
   INFO(text);
   CHECK(text.find("    watch lat: baseline 100 -> candidate 130 us, effect -30.0% [-35.0%, -25.0%] "
                   "harm\n") != std::string::npos);
   CHECK(text.find("guard tripped") == std::string::npos);
+}
+
+TEST_CASE("run text: a group without numbers shows none; damaged numbers are said, not fatal") {
+  RunReport r;
+  r.run_id = "20261201T000000Z-abcd";
+  r.groups = {{"vm", GroupDecision::applied, {}, nlohmann::json::object()},
+              {"net",
+               GroupDecision::rolled_back,
+               {},
+               {{"outcome", "harm"}, {"bench", "tcp"}, {"effect", "12%"}}}};
+  std::string text = format_run_report(r, Term(ColorMode::never, 1));
+  INFO(text);
+  CHECK(text.find("  group vm (applied)\n") != std::string::npos);
+  CHECK(text.find(
+            "  group net (rolled_back)\n    numbers unreadable: stats.effect: not a number\n") !=
+        std::string::npos);
 }

@@ -1,0 +1,145 @@
+// What the verify loop decided about one group, and the numbers behind it, as a struct
+// the compiler checks. Its JSON (the journal's decision record, tuner.run/1's group
+// `stats`, DESIGN.md) is written by to_json() and read back by outcome_from_json(),
+// here and nowhere else: the loop builds a GroupOutcome, the renderers read one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "probes/bench/guards.h"
+#include "rollback/run_report.h"
+#include "tuner/verify/decision.h"
+#include "tuner/verify/schedule.h"
+
+namespace tuner::verify {
+
+/// Why a group ended as it did (JSON `stats.outcome`).
+enum class Reason {
+  gain,                 ///< kept: the gain is proven
+  neutral_kept,         ///< kept: no proven effect, and the group is keep_if_neutral
+  no_gain,              ///< a gain of power_effect is ruled out
+  harm,                 ///< proven worse
+  inconclusive,         ///< max_trials ran out with nothing proven
+  guard,                ///< a guard tripped, or a watching benchmark proved harm
+  bench_failed,         ///< a benchmark failed or reported nothing
+  budget,               ///< the loop's time budget ran out
+  not_measurable,       ///< no benchmark can see the group: not written
+  not_measurable_kept,  ///< no benchmark can see it, kept because keep_if_neutral
+  partly_kept,          ///< a bisect put back the knobs that hurt and kept the rest
+};
+const char* reason_name(Reason r);
+/// nullopt for a name this version does not know.
+std::optional<Reason> parse_reason(std::string_view name);
+/// kept for gain, neutral_kept, not_measurable_kept and partly_kept; else rolled_back.
+GroupDecision decision_of(Reason r);
+
+/// What one half of a bisect did alone (JSON `bisect.steps[].outcome`).
+enum class StepOutcome { harm, guard, no_harm, bench_failed, budget };
+const char* step_outcome_name(StepOutcome s);
+std::optional<StepOutcome> parse_step_outcome(std::string_view name);
+
+/// One benchmark's decision numbers: its name and unit, the verdict, decide()'s Stats
+/// (JSON: baseline/candidate medians, effect, ci, ci_level, p, look, looks, alpha_spent,
+/// scale; NaN and infinities are null) and the trials run per arm.
+struct BenchStats {
+  std::string bench, unit;
+  Verdict verdict = Verdict::more_trials;
+  Stats stats;
+  unsigned trials_baseline = 0, trials_candidate = 0;
+};
+
+/// One guard over both arms: per-trial counts (percent for tcp_retrans_pct).
+struct GuardResult {
+  bench::GuardMetric metric = bench::GuardMetric::tcp_retrans_pct;
+  std::string interface;  // "" for tcp_retrans_pct
+  double baseline = 0, candidate = 0;
+  bool tripped = false;
+  double limit = 0;  // the max_increase that was passed, when tripped
+  std::string text;  // when tripped: "tcp_retrans_pct: 0.30% -> 7.80%, limit +1.00%"
+};
+
+/// A watching benchmark, tested for harm at the same trials as the main one.
+struct WatchResult : BenchStats {
+  bool tripped = false;  // harm proven, or a keep it was not shown non-inferior for
+  /// The loss it had to be shown smaller than (JSON `margin`, `non_inferior`); nullopt
+  /// in documents of versions before non-inferiority.
+  std::optional<double> margin;
+  bool non_inferior = false;
+};
+
+/// One measurement of a candidate (the group, a bisect half, the rest of a group)
+/// against the baseline: the main benchmark's numbers, guards, watches, and why it
+/// failed or what tripped.
+struct Comparison : BenchStats {
+  Design design = Design::interleaved;
+  /// The trial order: its seed, the letters run ("ABBA..."), the washes between units
+  /// (JSON `seed`, `order`, `washes`; written when the order is known).
+  std::uint64_t seed = 0;
+  std::string order;
+  unsigned washes = 0;
+  std::vector<GuardResult> guards;
+  std::vector<WatchResult> watches;  // JSON: only when there are some
+  std::string error;                 // a benchmark failed, or "guard tripped: ..."
+};
+
+struct BisectStep : Comparison {
+  std::vector<std::string> knobs;
+  StepOutcome outcome = StepOutcome::no_harm;
+};
+
+struct BisectRest : Comparison {
+  std::vector<std::string> knobs;
+  Reason outcome = Reason::inconclusive;
+};
+
+/// After a rejection: the halves measured alone, the knobs that hurt, and what became
+/// of the rest of the group.
+struct Bisect {
+  std::vector<BisectStep> steps;
+  bool complete = true;  // false: stopped by a failed benchmark or the budget
+  std::optional<std::vector<std::string>> culprit;  // when complete
+  std::optional<BisectRest> rest;                   // when the culprit is not the group
+  std::string note;
+};
+
+/// The loop's own time per trial, in milliseconds.
+struct Overhead {
+  double median = 0, max = 0;
+};
+
+/// Why a group ended as it did, with its numbers.
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
+struct GroupOutcome {
+  GroupDecision decision = GroupDecision::rolled_back;
+  Reason reason = Reason::inconclusive;
+  /// The whole group's numbers; nullopt when no benchmark measured it. A bisect's
+  /// numbers are in `bisect`: these stay the whole group's.
+  std::optional<Comparison> measured;
+  /// Why there are no numbers (JSON `reason`): "no benchmark on this node can measure
+  /// this group".
+  std::string unmeasured;
+  std::optional<Bisect> bisect;
+  std::optional<Overhead> overhead_ms;
+  nlohmann::json soak;  // null: no soak
+  /// The run's seed (apply --seed replays it) and this group's share of the run's
+  /// false_keep_rate (JSON `run_seed`, `alpha_share`).
+  std::optional<std::uint64_t> run_seed;
+  std::optional<double> alpha_share;
+};
+
+/// The JSON the journal and tuner.run/1 carry (DESIGN.md, schemas/tuner.run-1).
+nlohmann::json to_json(const GroupOutcome& o);
+/// Reads what to_json() writes, and what earlier versions of tuner wrote: keys it
+/// does not know are ignored, keys it misses keep their defaults. A key of the wrong
+/// type, an unknown outcome or verdict is an Error naming its path (`stats.bisect.
+/// steps[1].ci`). `decision` is decision_of(reason).
+Result<GroupOutcome> outcome_from_json(const nlohmann::json& stats);
+
+}  // namespace tuner::verify
