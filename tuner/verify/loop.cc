@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include "tuner/verify/guard_decision.h"
+#include "tuner/verify/soak.h"
 #include "tuner/verify/stats.h"
 
 namespace tuner::verify {
@@ -18,44 +20,6 @@ nlohmann::json number_or_null(double v) {
 
 Direction direction_of(bench::Direction d) {
   return d == bench::Direction::lower ? Direction::lower : Direction::higher;
-}
-
-nlohmann::json guards_json(const bench::GuardDelta& a, const bench::GuardDelta& b,
-                           const std::vector<bench::GuardTrip>& trips) {
-  nlohmann::json out = nlohmann::json::array();
-  auto per_trial = [](uint64_t n, unsigned trials) {
-    return trials ? static_cast<double>(n) / trials : 0.0;
-  };
-  out.push_back({{"metric", "tcp_retrans_pct"},
-                 {"baseline", a.retrans_pct()},
-                 {"candidate", b.retrans_pct()}});
-  for (const auto& [name, nb] : b.nics) {
-    auto it = a.nics.find(name);
-    bench::NicCounters na = it == a.nics.end() ? bench::NicCounters{} : it->second;
-    out.push_back({{"metric", "nic_drops"},
-                   {"interface", name},
-                   {"baseline", per_trial(na.drops(), a.trials)},
-                   {"candidate", per_trial(nb.drops(), b.trials)}});
-    out.push_back({{"metric", "nic_errors"},
-                   {"interface", name},
-                   {"baseline", per_trial(na.errors(), a.trials)},
-                   {"candidate", per_trial(nb.errors(), b.trials)}});
-    out.push_back({{"metric", "link_flaps"},
-                   {"interface", name},
-                   {"baseline", per_trial(na.carrier_changes, a.trials)},
-                   {"candidate", per_trial(nb.carrier_changes, b.trials)}});
-  }
-  for (nlohmann::json& g : out) {
-    g["tripped"] = false;
-    for (const bench::GuardTrip& t : trips)
-      if (g["metric"] == bench::guard_metric_name(t.metric) &&
-          g.value("interface", std::string()) == t.interface) {
-        g["tripped"] = true;
-        g["limit"] = t.max_increase;
-        g["text"] = t.text;
-      }
-  }
-  return out;
 }
 
 }  // namespace
@@ -225,7 +189,7 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     auto& side_values = arm == Arm::baseline ? arms.watches[i].baseline : arms.watches[i].candidate;
     side_values.push_back(watched[i]->metrics.front().value);
   }
-  bench::GuardDelta d = bench::guard_delta(*before, *after);
+  bench::GuardDelta d = bench::guard_delta(*before, *after, *m);
   if (arm == Arm::baseline) {
     arms.baseline.push_back(main.value);
     arms.guards_baseline += d;
@@ -272,8 +236,7 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
   if (out.decision.verdict == Verdict::more_trials && out.failure.empty())
     out.decision.verdict = Verdict::inconclusive;
   if (out.failure.empty()) {
-    out.trips =
-        bench::check_guards(out.arms.guards_baseline, out.arms.guards_candidate, options_.guards);
+    out.trips = guard_trips(out.arms.guards_baseline, out.arms.guards_candidate, options_.guards);
     check_watches(cfg, out);
   }
   return out;
@@ -307,9 +270,19 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
     // Nothing here can see this group's effect: say so; keep it only when asked to.
     out.stats = {{"reason", "no benchmark on this node can measure this group"}};
     if (g.keep_if_neutral) {
-      if (Status s = run_.write_group(g.name); !s.ok()) return s.error();
-      out.decision = GroupDecision::kept;
-      out.reason = "not_measurable_kept";
+      // The node's own traffic is the witness: guards before and after the write.
+      SoakOptions so{
+          g.soak.value_or(options_.soak), options_.guards, options_.guard_interfaces, {}};
+      auto soaked = soak_group(root_, clock_, so, [&] { return run_.write_group(g.name); });
+      if (!soaked.ok()) return soaked.error();
+      if (soaked->ran) out.stats["soak"] = soaked->json;
+      out.decision = soaked->tripped ? GroupDecision::rolled_back : GroupDecision::kept;
+      out.reason = soaked->tripped ? "guard" : "not_measurable_kept";
+      if (soaked->tripped) {
+        out.stats["error"] = "guard tripped: " + tripped_text(*soaked);
+        live_ = run_.written_knobs(g.name);
+        if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
+      }
     } else {
       out.decision = GroupDecision::rolled_back;
       out.reason = "not_measurable";

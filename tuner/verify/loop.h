@@ -43,6 +43,9 @@ struct GroupPlan {
   /// Other benchmarks run beside `bench` in every trial: they do not decide a gain, but
   /// proven harm on any of them rolls the group back like a guard (outcome "guard").
   std::vector<bench::Benchmark*> watches;
+  /// The guard soak's window for a group without a benchmark ([group.NAME] soak);
+  /// unset: LoopOptions::soak.
+  std::optional<std::chrono::milliseconds> soak = std::nullopt;
 };
 
 struct LoopOptions {
@@ -52,6 +55,7 @@ struct LoopOptions {
   std::chrono::milliseconds settle{100};      // after each flip, before measuring
   std::chrono::seconds budget{600};           // the whole loop; past it: inconclusive
   unsigned block = 3;                         // trials per block in the blocked design
+  std::chrono::milliseconds soak{30'000};     // [verify] soak: guard windows, bench = [] groups
   std::uint64_t seed = 1;
 };
 
