@@ -82,6 +82,15 @@ jq -e '.stats.soak.decision == "tripped" and .stats.soak.window_s == 2
 jq -e '.decision == "kept" and .stats.outcome == "not_measurable_kept" and .stats.soak.decision == "passed"' \
   <<<"$(group harmless)" >/dev/null || fail "harmless group not kept: $(group harmless)"
 [ "$(sysctl_get net.ipv4.tcp_fin_timeout)" = 31 ] || fail "tcp_fin_timeout is $(sysctl_get net.ipv4.tcp_fin_timeout)"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  src=${TUNER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+  python3 "$src/tests/schema/validate.py" "$WORK/soak.json" >/dev/null || fail "soak.json: $(python3 "$src/tests/schema/validate.py" "$WORK/soak.json" 2>&1 | head -3)"
+  # The schema is not vacuous: a soak with a decision it does not know is refused.
+  jq '(.groups[] | select(.name == "ttl") | .stats.soak.decision) = "maybe"' "$WORK/soak.json" >"$WORK/broken.json"
+  if python3 "$src/tests/schema/validate.py" "$WORK/broken.json" >/dev/null 2>&1; then fail "a broken soak validated"; fi
+else
+  note "   python3-jsonschema is not installed: the report is not validated"
+fi
 note "   $(jq -r '.stats.error' <<<"$(group ttl)")"
 note "   harmless: $(jq -c '.stats.soak.guards[0] | {baseline, candidate, p, tripped}' <<<"$(group harmless)")"
 expect_rc 0 t rollback --last
