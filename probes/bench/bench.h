@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,12 +33,26 @@ struct Metric {
   Direction direction = Direction::higher;
 };
 
+/// What the benchmark's own TCP connections sent and retransmitted (TCP_INFO's
+/// tcpi_segs_out and tcpi_total_retrans, read on each client socket as it ends): the
+/// retransmit guard's source when there is one, undiluted by the rest of the node.
+struct ConnectionCounters {
+  uint64_t segs_out = 0, retrans = 0;
+  ConnectionCounters& operator+=(const ConnectionCounters& o) {
+    segs_out += o.segs_out;
+    retrans += o.retrans;
+    return *this;
+  }
+};
+
 /// What one run measured. The first metric is the main one, the one a keep/roll-back
 /// decision is made on; the others are reported beside it.
 struct Measurement {
   std::vector<Metric> metrics;
   /// Wall time the run took (for the report and the time budget).
   std::chrono::nanoseconds elapsed{0};
+  /// Set by benchmarks that open their own TCP connections (tcp); absent otherwise.
+  std::optional<ConnectionCounters> connections;
 };
 
 class Benchmark {

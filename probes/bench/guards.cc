@@ -93,6 +93,8 @@ Result<std::map<std::string, NicCounters>> parse_net_dev(std::string_view text) 
         return Error{fmt::format("line {}: '{}' is not a counter", line_no, f[i]), "/proc/net/dev",
                      0};
     NicCounters c;
+    c.rx_packets = *v[1];
+    c.tx_packets = *v[9];
     c.rx_errors = *v[2];
     c.rx_dropped = *v[3];
     c.tx_errors = *v[10];
@@ -148,6 +150,8 @@ GuardDelta& GuardDelta::operator+=(const GuardDelta& o) {
   out_segs += o.out_segs;
   retrans_segs += o.retrans_segs;
   trials += o.trials;
+  connections += o.connections;
+  connection_trials += o.connection_trials;
   for (const auto& [name, c] : o.nics) {
     NicCounters& t = nics[name];
     t.rx_dropped += c.rx_dropped;
@@ -155,6 +159,8 @@ GuardDelta& GuardDelta::operator+=(const GuardDelta& o) {
     t.rx_errors += c.rx_errors;
     t.tx_errors += c.tx_errors;
     t.carrier_changes += c.carrier_changes;
+    t.rx_packets += c.rx_packets;
+    t.tx_packets += c.tx_packets;
   }
   return *this;
 }
@@ -168,12 +174,34 @@ GuardDelta guard_delta(const GuardSample& before, const GuardSample& after) {
     auto b = before.nics.find(name);
     NicCounters zero;
     const NicCounters& bc = b == before.nics.end() ? zero : b->second;
-    d.nics[name] =
-        NicCounters{increase(bc.rx_dropped, a.rx_dropped), increase(bc.tx_dropped, a.tx_dropped),
-                    increase(bc.rx_errors, a.rx_errors), increase(bc.tx_errors, a.tx_errors),
-                    increase(bc.carrier_changes, a.carrier_changes)};
+    d.nics[name] = NicCounters{increase(bc.rx_dropped, a.rx_dropped),
+                               increase(bc.tx_dropped, a.tx_dropped),
+                               increase(bc.rx_errors, a.rx_errors),
+                               increase(bc.tx_errors, a.tx_errors),
+                               increase(bc.carrier_changes, a.carrier_changes),
+                               increase(bc.rx_packets, a.rx_packets),
+                               increase(bc.tx_packets, a.tx_packets)};
   }
   return d;
+}
+
+GuardDelta guard_delta(const GuardSample& before, const GuardSample& after, const Measurement& m) {
+  GuardDelta d = guard_delta(before, after);
+  if (m.connections) {
+    d.connections = *m.connections;
+    d.connection_trials = 1;
+  }
+  return d;
+}
+
+const char* retrans_source_name(RetransSource s) {
+  return s == RetransSource::benchmark_connections ? "benchmark_connections" : "namespace";
+}
+
+RetransSource retrans_source(const GuardDelta& baseline, const GuardDelta& candidate) {
+  return baseline.has_connections() && candidate.has_connections()
+             ? RetransSource::benchmark_connections
+             : RetransSource::namespace_counter;
 }
 
 GuardLimits GuardLimits::defaults() {

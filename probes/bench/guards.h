@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "probes/bench/bench.h"
 #include "probes/root.h"
 
 namespace tuner::bench {
@@ -45,6 +46,9 @@ struct NicCounters {
   /// rx_dropped is /proc/net/dev's rx "drop": rx_dropped + rx_missed_errors.
   uint64_t rx_dropped = 0, tx_dropped = 0, rx_errors = 0, tx_errors = 0;
   uint64_t carrier_changes = 0;
+  /// Traffic, to tell "no drops" from "nothing to drop" (the guard soak).
+  uint64_t rx_packets = 0, tx_packets = 0;
+  uint64_t packets() const { return rx_packets + tx_packets; }
   uint64_t drops() const { return rx_dropped + tx_dropped; }
   uint64_t errors() const { return rx_errors + tx_errors; }
 };
@@ -74,6 +78,14 @@ struct GuardDelta {
   uint64_t out_segs = 0, retrans_segs = 0;
   std::map<std::string, NicCounters> nics;
   unsigned trials = 0;
+  /// The benchmark's own connections (Measurement::connections), summed over the
+  /// connection_trials trials that reported them.
+  ConnectionCounters connections;
+  unsigned connection_trials = 0;
+
+  /// True when every trial reported its own connections: the retransmit guard then
+  /// judges those, not the namespace's counter.
+  bool has_connections() const { return trials > 0 && connection_trials == trials; }
 
   /// RetransSegs / OutSegs in percent; 0 without traffic.
   double retrans_pct() const;
@@ -84,6 +96,8 @@ struct GuardDelta {
 /// after - before, one trial. A counter that went down was reset (driver reload): its
 /// delta is its value after.
 GuardDelta guard_delta(const GuardSample& before, const GuardSample& after);
+/// The same, with the trial's own connections when the benchmark reported them.
+GuardDelta guard_delta(const GuardSample& before, const GuardSample& after, const Measurement& m);
 
 struct GuardLimit {
   GuardMetric metric;
@@ -112,10 +126,20 @@ struct GuardTrip {
   std::string interface;  // "" for tcp_retrans_pct
   double baseline = 0, candidate = 0, max_increase = 0;
   std::string text;
+  /// The count test's p-value (tuner/verify/guard_decision.h); 0 from check_guards.
+  double p = 0;
 };
 
+/// Where tcp_retrans_pct's counts come from: the benchmark's own connections when every
+/// trial of both arms reported them, else the namespace's /proc/net/snmp counter.
+enum class RetransSource { benchmark_connections, namespace_counter };
+/// "benchmark_connections" / "namespace", as the run document spells it.
+const char* retrans_source_name(RetransSource s);
+RetransSource retrans_source(const GuardDelta& baseline, const GuardDelta& candidate);
+
 /// Compares the candidate arm's counters with the baseline arm's: a guard trips when the
-/// candidate's value exceeds the baseline's by more than its max_increase. Counters are
+/// candidate's value exceeds the baseline's by more than its max_increase: a raw
+/// difference, with no test. The verify loop decides with verify::judge_guards instead. Counters are
 /// compared per trial and per interface. Empty when nothing tripped.
 std::vector<GuardTrip> check_guards(const GuardDelta& baseline, const GuardDelta& candidate,
                                     const GuardLimits& limits);

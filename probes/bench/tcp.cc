@@ -115,6 +115,7 @@ Result<TcpResult> TcpBenchmark::measure() {
   if (!streams.ok()) return bench_error(config_, streams.error().message());
   r.bytes = streams->bytes;
   r.throughput_bps = streams->bits_per_second();
+  r.connections = streams->connections;
   if (config_.rr_duration > 0ms) {
     auto rr = tcp::run_rr(t->endpoint, config_.rr_duration, config_.rr_size, config_.cpus);
     if (!rr.ok()) return bench_error(config_, rr.error().message());
@@ -122,6 +123,7 @@ Result<TcpResult> TcpBenchmark::measure() {
     r.transactions = p.count;
     r.rr_p50_us = static_cast<double>(p.p50) / 1e3;
     r.rr_p99_us = static_cast<double>(p.p99) / 1e3;
+    r.connections += rr->connections;
   }
   return r;
 }
@@ -136,6 +138,7 @@ Result<Measurement> TcpBenchmark::run() {
     m.metrics.push_back(Metric{"rr_latency_p50", r->rr_p50_us, "us", Direction::lower});
     m.metrics.push_back(Metric{"rr_latency_p99", r->rr_p99_us, "us", Direction::lower});
   }
+  m.connections = r->connections;
   m.elapsed = Clock::now() - t0;
   return m;
 }

@@ -55,6 +55,8 @@ struct TcpResult {
   uint64_t bytes = 0;
   double rr_p50_us = 0, rr_p99_us = 0;
   uint64_t transactions = 0;
+  /// Segments the client's sockets sent and retransmitted, both phases (TCP_INFO).
+  ConnectionCounters connections;
 };
 
 class TcpBenchmark : public Benchmark {
@@ -65,7 +67,7 @@ class TcpBenchmark : public Benchmark {
   /// there and closed); peer: a server answers a hello within 2 s.
   Status check() override;
   /// Metrics: throughput (bit/s, higher), rr_latency_p50 and rr_latency_p99 (us, lower;
-  /// absent when rr_duration is 0).
+  /// absent when rr_duration is 0); connections: the client sockets' TCP_INFO counters.
   Result<Measurement> run() override;
   /// The measurement without Metric wrapping (tests, and the README's figures).
   Result<TcpResult> measure();

@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 
 #include "probes/bench/bench_bind.h"
+#include "probes/bench/tcp_info.h"
 
 namespace tuner::bench::tcp {
 
@@ -45,6 +46,7 @@ Result<Socket> open_session(const Endpoint& server, const Hello& h,
 struct Stream {
   Socket sock;
   uint64_t sent = 0, counted = 0;
+  ConnectionCounters connections;
   Clock::time_point end{};
   Status status = Ok{};
 };
@@ -73,6 +75,13 @@ void send_until(Stream& s, Clock::time_point stop_at, uint32_t write_size) {
   }
   s.end = Clock::now();
   for (uint8_t b : count) s.counted = (s.counted << 8) | b;
+  // Every byte is acknowledged now: the socket's counters are final for this stream.
+  auto info = connection_counters(fd);
+  if (!info.ok()) {
+    s.status = info.error();
+    return;
+  }
+  s.connections = *info;
 }
 
 }  // namespace
@@ -132,6 +141,7 @@ Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
                                st[i].counted, st[i].sent),
                    server.text(), 0};
     r.bytes += st[i].counted;
+    r.connections += st[i].connections;
     last = std::max(last, st[i].end);
   }
   r.elapsed = last - start;
@@ -168,6 +178,9 @@ Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds durati
   worker.join();
   if (!bound.ok()) return bound.error();
   if (r.rtt_ns.empty()) return Error{"rr: no transaction completed", server.text(), 0};
+  auto info = connection_counters(sock->fd());
+  if (!info.ok()) return info.error();
+  r.connections = *info;
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/cpuset.h"
+#include "probes/bench/bench.h"
 #include "probes/bench/tcp_wire.h"
 
 namespace tuner::bench::tcp {
@@ -17,6 +18,8 @@ struct StreamResult {
   /// From the common start to the last stream's byte count arriving: every byte counted
   /// was received in this time.
   std::chrono::nanoseconds elapsed{0};
+  /// TCP_INFO of every stream's socket once the server had counted all its bytes.
+  ConnectionCounters connections;
   double bits_per_second() const;
 };
 
@@ -29,6 +32,8 @@ Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
 struct RrResult {
   /// Round-trip times of every transaction, in nanoseconds.
   std::vector<int64_t> rtt_ns;
+  /// TCP_INFO of the connection at the end of the phase.
+  ConnectionCounters connections;
 };
 
 /// One connection (TCP_NODELAY), `size`-byte request and response, one at a time, for

@@ -3,6 +3,7 @@
 // and the verify loop (which acts on it).
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,9 @@ struct GroupPolicy {
   /// The group's `bench`, else [verify]'s. The first decides, the others watch for
   /// harm; empty: nothing measures this group ("not measurable").
   std::vector<std::string> bench;
-  bool keep_if_neutral = false;  // [group.NAME] only; false when not written
-  bool bisect = false;           // [group.NAME] bisect, else [verify] bisect
+  bool keep_if_neutral = false;            // [group.NAME] only; false when not written
+  bool bisect = false;                     // [group.NAME] bisect, else [verify] bisect
+  std::chrono::milliseconds soak{30'000};  // [group.NAME] soak, else [verify] soak
 };
 
 GroupPolicy group_policy(const Profile& profile, const std::string& group);

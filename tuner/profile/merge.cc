@@ -106,6 +106,7 @@ void merge_into(Profile& base, const Profile& over) {
     else if (f == "max_trials") v.max_trials = o.max_trials;
     else if (f == "guards") v.guards = o.guards;
     else if (f == "bisect") v.bisect = o.bisect;
+    else if (f == "soak") v.soak = o.soak;
     if (std::find(v.set_fields.begin(), v.set_fields.end(), f) == v.set_fields.end())
       v.set_fields.push_back(f);
   }
@@ -120,6 +121,7 @@ void merge_into(Profile& base, const Profile& over) {
       if (f == "keep_if_neutral") base_group.keep_if_neutral = g.keep_if_neutral;
       else if (f == "bisect") base_group.bisect = g.bisect;
       else if (f == "bench") base_group.bench = g.bench;
+      else if (f == "soak") base_group.soak = g.soak;
       if (std::find(base_group.set_fields.begin(), base_group.set_fields.end(), f) ==
           base_group.set_fields.end())
         base_group.set_fields.push_back(f);

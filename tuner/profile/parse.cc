@@ -314,7 +314,7 @@ class Parser : public TomlReader {
       const toml::table& g = table(v, ctx);
       Status name = check_plain_name(k.str(), "group name");
       if (!name.ok()) fail(k.source(), fmt::format("{}: {}", ctx, name.error().what));
-      check_keys(g, ctx, {"keep_if_neutral", "bisect", "bench", "members"});
+      check_keys(g, ctx, {"keep_if_neutral", "bisect", "bench", "members", "soak"});
       GroupSettings gs;
       gs.name = std::string(k.str());
       gs.loc = loc(g.source());
@@ -324,6 +324,7 @@ class Parser : public TomlReader {
         if (gk.str() == "keep_if_neutral") gs.keep_if_neutral = boolean(gv, what);
         else if (gk.str() == "bisect") gs.bisect = boolean(gv, what);
         else if (gk.str() == "bench") gs.bench = bench_names(gv, what);
+        else if (gk.str() == "soak") gs.soak = parse_soak(file_, gv, what);
         else members(gv, what, gs);
       }
       out_.profile.groups[gs.name] = std::move(gs);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "probes/bench/guards.h"
+#include "tuner/profile/parse_bench.h"
 #include "tuner/profile/toml_reader.h"
 
 namespace tuner {
@@ -16,8 +17,9 @@ class VerifyParser : public TomlReader {
   explicit VerifyParser(const std::string& file) : TomlReader(file) {}
 
   VerifySettings parse(const toml::table& t) const {
-    check_keys(t, "[verify]",
-               {"bench", "min_effect", "false_keep_rate", "max_trials", "guards", "bisect"});
+    check_keys(
+        t, "[verify]",
+        {"bench", "min_effect", "false_keep_rate", "max_trials", "guards", "bisect", "soak"});
     VerifySettings vs;
     for (auto&& [k, v] : t) {
       std::string what = fmt::format("'{}' in [verify]", k.str());
@@ -45,9 +47,21 @@ class VerifyParser : public TomlReader {
         for (const toml::node& e : *v.as_array()) vs.guards.push_back(guard(e));
       } else if (k.str() == "bisect") {
         vs.bisect = boolean(v, what);
+      } else if (k.str() == "soak") {
+        vs.soak = soak(v, what);
       }
     }
     return vs;
+  }
+
+  std::chrono::milliseconds soak(const toml::node& v, const std::string& what) const {
+    std::string text = string(v, what);
+    auto d = parse_duration(text);
+    if (!d || *d > std::chrono::minutes(10))
+      fail(v.source(), fmt::format("{} = \"{}\": expected a duration from \"0s\" (no soak) to "
+                                   "\"10m\", such as \"30s\"",
+                                   what, text));
+    return *d;
   }
 
   Guard guard(const toml::node& n) const {
@@ -80,6 +94,11 @@ class VerifyParser : public TomlReader {
 
 VerifySettings parse_verify_table(const std::string& file, const toml::table& t) {
   return VerifyParser(file).parse(t);
+}
+
+std::chrono::milliseconds parse_soak(const std::string& file, const toml::node& v,
+                                     const std::string& what) {
+  return VerifyParser(file).soak(v, what);
 }
 
 }  // namespace tuner

@@ -3,6 +3,7 @@
 // the planner sees one flat Profile.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -138,8 +139,12 @@ struct VerifySettings {
   unsigned max_trials = 40;  // per arm and group, 5..1000
   std::vector<Guard> guards;
   bool bisect = false;  // bisect a rejected group (each group may override)
+  /// Guard soak windows for groups no benchmark measures (each group may override);
+  /// 0: none.
+  std::chrono::milliseconds soak{30'000};
   /// The fields a profile set explicitly ("bench", "min_effect", "false_keep_rate",
-  /// "max_trials", "guards", "bisect"): only those override a parent's on include or merge.
+  /// "max_trials", "guards", "bisect", "soak"): only those override a parent's on include
+  /// or merge.
   std::vector<std::string> set_fields;
 };
 
@@ -154,13 +159,14 @@ struct GroupMember {
 struct GroupSettings {
   std::string name;
   bool keep_if_neutral = false;
-  std::optional<bool> bisect;  // overrides [verify].bisect for this group
+  std::optional<bool> bisect;                     // overrides [verify].bisect for this group
+  std::optional<std::chrono::milliseconds> soak;  // overrides [verify].soak
   /// Overrides [verify].bench for this group when set; `bench = []` says no benchmark
   /// on any node can measure it ("not measurable": kept only with keep_if_neutral).
   std::optional<std::vector<std::string>> bench;
   std::vector<GroupMember> members;  // already applied: the settings' .group says it
   SourceLoc loc;
-  /// The fields a [group.NAME] table wrote ("keep_if_neutral", "bisect", "bench"): on
+  /// The fields a [group.NAME] table wrote ("keep_if_neutral", "bisect", "bench", "soak"): on
   /// include or merge only those override the parent's, and members accumulate.
   std::vector<std::string> set_fields;
 };

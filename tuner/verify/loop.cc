@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include "tuner/verify/guard_decision.h"
+#include "tuner/verify/soak.h"
 #include "tuner/verify/stats.h"
 
 namespace tuner::verify {
@@ -16,39 +18,33 @@ Direction direction_of(bench::Direction d) {
   return d == bench::Direction::lower ? Direction::lower : Direction::higher;
 }
 
+// Every guard row the loop shows, judged against no limit here (the source and counts
+// of each arm); the limits, p-values and texts of the tripped ones come from `trips`.
 std::vector<GuardResult> guards_of(const bench::GuardDelta& a, const bench::GuardDelta& b,
                                    const std::vector<bench::GuardTrip>& trips) {
   using bench::GuardMetric;
+  bench::GuardLimits all;
+  for (GuardMetric m : {GuardMetric::tcp_retrans_pct, GuardMetric::nic_drops,
+                        GuardMetric::nic_errors, GuardMetric::link_flaps})
+    all.set({m, 0});
   std::vector<GuardResult> out;
-  auto per_trial = [](uint64_t n, unsigned trials) {
-    return trials ? static_cast<double>(n) / trials : 0.0;
-  };
-  auto add = [&](GuardMetric metric, const std::string& interface, double base, double cand) {
+  for (const GuardJudgement& j : judge_guards(a, b, all)) {
     GuardResult g;
-    g.metric = metric;
-    g.interface = interface;
-    g.baseline = base;
-    g.candidate = cand;
-    out.push_back(std::move(g));
-  };
-  add(GuardMetric::tcp_retrans_pct, "", a.retrans_pct(), b.retrans_pct());
-  for (const auto& [name, nb] : b.nics) {
-    auto it = a.nics.find(name);
-    bench::NicCounters na = it == a.nics.end() ? bench::NicCounters{} : it->second;
-    add(GuardMetric::nic_drops, name, per_trial(na.drops(), a.trials),
-        per_trial(nb.drops(), b.trials));
-    add(GuardMetric::nic_errors, name, per_trial(na.errors(), a.trials),
-        per_trial(nb.errors(), b.trials));
-    add(GuardMetric::link_flaps, name, per_trial(na.carrier_changes, a.trials),
-        per_trial(nb.carrier_changes, b.trials));
-  }
-  for (GuardResult& g : out)
+    g.metric = j.metric;
+    g.interface = j.interface;
+    if (j.metric == GuardMetric::tcp_retrans_pct) g.source = bench::retrans_source_name(j.source);
+    g.baseline = j.baseline;
+    g.candidate = j.candidate;
+    g.counts = j.counts;
     for (const bench::GuardTrip& t : trips)
-      if (g.metric == t.metric && g.interface == t.interface) {
+      if (t.metric == j.metric && t.interface == j.interface) {
         g.tripped = true;
         g.limit = t.max_increase;
+        g.p = t.p;
         g.text = t.text;
       }
+    out.push_back(std::move(g));
+  }
   return out;
 }
 
@@ -224,7 +220,7 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     auto& side_values = arm == Arm::baseline ? arms.watches[i].baseline : arms.watches[i].candidate;
     side_values.push_back(watched[i]->metrics.front().value);
   }
-  bench::GuardDelta d = bench::guard_delta(*before, *after);
+  bench::GuardDelta d = bench::guard_delta(*before, *after, *m);
   if (arm == Arm::baseline) {
     arms.baseline.push_back(main.value);
     arms.guards_baseline += d;
@@ -290,8 +286,7 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
   if (out.decision.verdict == Verdict::more_trials && out.failure.empty())
     out.decision.verdict = Verdict::inconclusive;
   if (out.failure.empty()) {
-    out.trips =
-        bench::check_guards(out.arms.guards_baseline, out.arms.guards_candidate, options_.guards);
+    out.trips = guard_trips(out.arms.guards_baseline, out.arms.guards_candidate, options_.guards);
     check_watches(cfg, out);
   }
   return out;
@@ -362,9 +357,19 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
     // Nothing here can see this group's effect: say so; keep it only when asked to.
     out.unmeasured = "no benchmark on this node can measure this group";
     if (g.keep_if_neutral) {
-      if (Status s = run_.write_group(g.name); !s.ok()) return s.error();
-      out.decision = GroupDecision::kept;
-      out.reason = Reason::not_measurable_kept;
+      // The node's own traffic is the witness: guards before and after the write.
+      SoakOptions so{
+          g.soak.value_or(options_.soak), options_.guards, options_.guard_interfaces, {}};
+      auto soaked = soak_group(root_, clock_, so, [&] { return run_.write_group(g.name); });
+      if (!soaked.ok()) return soaked.error();
+      if (soaked->ran) out.soak = soaked->json;
+      out.decision = soaked->tripped ? GroupDecision::rolled_back : GroupDecision::kept;
+      out.reason = soaked->tripped ? Reason::guard : Reason::not_measurable_kept;
+      if (soaked->tripped) {
+        out.error = "guard tripped: " + tripped_text(*soaked);
+        live_ = run_.written_knobs(g.name);
+        if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
+      }
     } else {
       out.decision = GroupDecision::rolled_back;
       out.reason = Reason::not_measurable;

@@ -42,6 +42,9 @@ struct GroupPlan {
   /// Other benchmarks run beside `bench` in every trial: they do not decide a gain, but
   /// proven harm on any of them rolls the group back like a guard (outcome "guard").
   std::vector<bench::Benchmark*> watches;
+  /// The guard soak's window for a group without a benchmark ([group.NAME] soak);
+  /// unset: LoopOptions::soak.
+  std::optional<std::chrono::milliseconds> soak = std::nullopt;
   /// This group's share of the run's false-keep rate (for the group, and again for
   /// the rest after a bisect); 0: LoopOptions::decision's rate, unshared.
   double false_keep_rate = 0;
@@ -54,6 +57,7 @@ struct LoopOptions {
   std::chrono::milliseconds settle{100};      // after each flip, before measuring
   std::chrono::seconds budget{600};           // the whole loop; past it: inconclusive
   unsigned block = 3;                         // trials per arm per unit, blocked design
+  std::chrono::milliseconds soak{30'000};     // [verify] soak: guard windows, bench = [] groups
   /// The run's seed: each measurement's order comes from it, the group's index and the
   /// step (derive_seed). apply draws it fresh from the kernel; --seed N replays.
   std::uint64_t seed = 1;

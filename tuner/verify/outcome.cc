@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace tuner::verify {
 
@@ -79,8 +80,13 @@ json comparison_json(const Comparison& c) {
                {"candidate", g.candidate},
                {"tripped", g.tripped}};
     if (!g.interface.empty()) gj["interface"] = g.interface;
+    if (!g.source.empty()) gj["source"] = g.source;
+    if (g.counts)
+      gj["counts"] = {{"baseline", {{"events", g.counts->x_b}, {"exposure", g.counts->t_b}}},
+                      {"candidate", {{"events", g.counts->x_c}, {"exposure", g.counts->t_c}}}};
     if (g.tripped) {
       gj["limit"] = g.limit;
+      if (g.p) gj["p"] = *g.p;
       gj["text"] = g.text;
     }
     j["guards"].push_back(std::move(gj));
@@ -245,6 +251,19 @@ class Reader {
       flag(g, "tripped", at, r.tripped);
       number(g, "limit", at, r.limit);
       text(g, "text", at, r.text);
+      text(g, "source", at, r.source);
+      if (find(g, "p")) number(g, "p", at, r.p.emplace());
+      if (const json* c = find(g, "counts"); c && object(*c, at + ".counts")) {
+        Counts& n = r.counts.emplace();
+        for (auto [arm, x, t] :
+             {std::tuple{"baseline", &n.x_b, &n.t_b}, std::tuple{"candidate", &n.x_c, &n.t_c}}) {
+          std::string where = at + ".counts." + arm;
+          const json* side = find(*c, arm);
+          if (!side || !object(*side, where)) continue;
+          seed(*side, "events", where, *x);
+          number(*side, "exposure", where, *t);
+        }
+      }
       c.guards.push_back(std::move(r));
     });
     each(o, "watches", path, [&](const json& w, const std::string& at) {
@@ -336,6 +355,7 @@ json to_json(const GroupOutcome& o) {
   if (o.overhead_ms)
     j["overhead_ms"] = {{"median", o.overhead_ms->median}, {"max", o.overhead_ms->max}};
   if (!o.soak.is_null()) j["soak"] = o.soak;
+  if (!o.measured && !o.error.empty()) j["error"] = o.error;
   if (o.run_seed) j["run_seed"] = *o.run_seed;
   if (o.alpha_share) j["alpha_share"] = *o.alpha_share;
   return j;
@@ -354,6 +374,7 @@ Result<GroupOutcome> outcome_from_json(const json& stats) {
   // "bench" with them); a group no benchmark can measure has a "reason" instead.
   if (stats.contains("bench")) in.comparison(stats, path, o.measured.emplace());
   in.text(stats, "reason", path, o.unmeasured);
+  if (!o.measured) in.text(stats, "error", path, o.error);
   if (const json* b = in.find(stats, "bisect")) in.bisect(*b, path + ".bisect", o.bisect.emplace());
   if (const json* v = in.find(stats, "overhead_ms"); v && in.object(*v, path + ".overhead_ms")) {
     Overhead& oh = o.overhead_ms.emplace();

@@ -15,6 +15,7 @@
 #include "base/result.h"
 #include "probes/bench/guards.h"
 #include "rollback/run_report.h"
+#include "tuner/verify/count_tests.h"
 #include "tuner/verify/decision.h"
 #include "tuner/verify/schedule.h"
 
@@ -63,6 +64,13 @@ struct GuardResult {
   bool tripped = false;
   double limit = 0;  // the max_increase that was passed, when tripped
   std::string text;  // when tripped: "tcp_retrans_pct: 0.30% -> 7.80%, limit +1.00%"
+  /// tcp_retrans_pct: whose segments were counted, "benchmark_connections" or
+  /// "namespace" ("" in older documents).
+  std::string source;
+  /// Events and exposure per arm (retransmits of segments; counts of trials), and the
+  /// count test's p when it tripped; nullopt in older documents.
+  std::optional<Counts> counts;
+  std::optional<double> p;
 };
 
 /// A watching benchmark, tested for harm at the same trials as the main one.
@@ -132,6 +140,8 @@ struct GroupOutcome {
   /// false_keep_rate (JSON `run_seed`, `alpha_share`).
   std::optional<std::uint64_t> run_seed;
   std::optional<double> alpha_share;
+  /// Why an unmeasured group went back (the soak's guard tripped); JSON `error`.
+  std::string error;
 };
 
 /// The JSON the journal and tuner.run/1 carry (DESIGN.md, schemas/tuner.run-1).

@@ -163,7 +163,7 @@ TEST_CASE("outcome: documents tuner wrote, this version and earlier, read back u
 TEST_CASE("outcome: keys this version does not know are ignored") {
   json doc = fixture("gain.json");
   doc["ordering_v9"] = "ABBABAAB";
-  doc["guards"][0]["source"] = "tcp_info";
+  doc["guards"][0]["witness_v9"] = "tcp_info";
   doc["something_new"] = {{"x", 1}};
   auto o = outcome_from_json(doc);
   REQUIRE_MESSAGE(o.ok(), o.error().message());

@@ -31,6 +31,7 @@ LoopOptions loop_options(const Profile& profile, const Inventory& inventory, con
   o.decision.min_effect = profile.verify.min_effect;
   o.decision.false_keep_rate = profile.verify.false_keep_rate;
   o.decision.max_trials = std::max(profile.verify.max_trials, o.decision.min_trials);
+  o.soak = profile.verify.soak;
   for (const Guard& g : profile.verify.guards)
     if (auto m = bench::parse_guard_metric(g.metric)) o.guards.set({*m, g.max_increase});
   for (const Nic& n : inventory.nics)
@@ -79,9 +80,13 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
   VerifyLoop loop(*run, root, clock, loop_opts, std::move(progress));
   return run->drive([&](const std::string& group) -> Status {
     GroupPolicy policy = group_policy(profile, group);
-    GroupPlan plan_of_group{
-        group,         benches->for_group(group),  policy.keep_if_neutral, design_of(*run, group),
-        policy.bisect, benches->watches_for(group)};
+    GroupPlan plan_of_group{group,
+                            benches->for_group(group),
+                            policy.keep_if_neutral,
+                            design_of(*run, group),
+                            policy.bisect,
+                            benches->watches_for(group),
+                            policy.soak};
     plan_of_group.false_keep_rate = share;
     auto outcome = loop.verify_group(plan_of_group);
     if (!outcome.ok()) return outcome.error();

@@ -1,0 +1,130 @@
+#include "tuner/verify/count_tests.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tuner::verify {
+
+namespace {
+
+constexpr int kMaxIter = 1'000'000;
+constexpr double kEps = 1e-15;
+constexpr double kTiny = 1e-300;
+
+/// Regularized lower incomplete gamma P(a, x), a > 0 (series below a + 1, else the
+/// continued fraction of Q).
+double gamma_p(double a, double x) {
+  if (x <= 0) return 0.0;
+  double log_front = a * std::log(x) - x - std::lgamma(a);
+  if (x < a + 1) {
+    double term = 1.0 / a, sum = term;
+    for (int n = 1; n < kMaxIter; ++n) {
+      term *= x / (a + n);
+      sum += term;
+      if (std::fabs(term) < std::fabs(sum) * kEps) break;
+    }
+    return std::min(1.0, sum * std::exp(log_front));
+  }
+  double b = x + 1 - a, c = 1 / kTiny, d = 1 / b, h = d;
+  for (int i = 1; i < kMaxIter; ++i) {
+    double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = b + an / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1) < kEps) break;
+  }
+  return std::max(0.0, 1.0 - std::exp(log_front) * h);
+}
+
+/// The continued fraction of the incomplete beta function (modified Lentz).
+double beta_cf(double a, double b, double x) {
+  double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m < kMaxIter; ++m) {
+    int m2 = 2 * m;
+    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + aa / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + aa / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1) < kEps) break;
+  }
+  return h;
+}
+
+/// Regularized incomplete beta I_x(a, b).
+double beta_i(double a, double b, double x) {
+  if (x <= 0) return 0.0;
+  if (x >= 1) return 1.0;
+  double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
+                     b * std::log1p(-x);
+  if (x < (a + 1) / (a + b + 2)) return std::exp(log_front) * beta_cf(a, b, x) / a;
+  return 1.0 - std::exp(log_front) * beta_cf(b, a, 1 - x) / b;
+}
+
+}  // namespace
+
+double poisson_upper_tail(uint64_t k, double mu) {
+  if (k == 0) return 1.0;
+  if (!(mu > 0)) return 0.0;
+  if (std::isinf(mu)) return 1.0;
+  return std::clamp(gamma_p(static_cast<double>(k), mu), 0.0, 1.0);
+}
+
+double binomial_upper_tail(uint64_t k, uint64_t n, double p) {
+  if (k == 0) return 1.0;
+  if (k > n || !(p > 0)) return 0.0;
+  if (p >= 1) return 1.0;
+  return std::clamp(beta_i(static_cast<double>(k), static_cast<double>(n - k + 1), p), 0.0, 1.0);
+}
+
+double poisson_upper_bound(uint64_t x, double gamma) {
+  // P(X <= x | mu) = 1 - P(X >= x + 1 | mu) falls from 1 to 0 as mu grows: bisect.
+  auto cdf = [&](double mu) { return 1.0 - poisson_upper_tail(x + 1, mu); };
+  double lo = static_cast<double>(x), hi = 2.0 * static_cast<double>(x) + 50.0;
+  while (cdf(hi) > gamma) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    double mid = 0.5 * (lo + hi);
+    (cdf(mid) > gamma ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+double rate_ratio_p(const Counts& c, double ratio) {
+  uint64_t n = c.x_b + c.x_c;
+  if (n == 0 || c.x_c == 0) return 1.0;
+  if (!(c.t_b > 0)) return 1.0;  // nothing to compare against
+  double pi = ratio * c.t_c / (ratio * c.t_c + c.t_b);
+  return binomial_upper_tail(c.x_c, n, pi);
+}
+
+double Margin::bound(double rate_b) const {
+  double b = rate_b + add;
+  if (std::isfinite(ratio)) b = std::min(b, ratio * rate_b + floor);
+  return b;
+}
+
+double rate_margin_p(const Counts& c, const Margin& m, double gamma) {
+  if (c.x_c == 0 || !(c.t_b > 0) || !(c.t_c > 0)) return 1.0;
+  double upper = poisson_upper_bound(c.x_b, gamma) / c.t_b;
+  return std::min(1.0, gamma + poisson_upper_tail(c.x_c, c.t_c * m.bound(upper)));
+}
+
+}  // namespace tuner::verify

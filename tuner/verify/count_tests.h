@@ -1,0 +1,48 @@
+// Exact tests on counts: is a rate of events (retransmitted segments per segment sent,
+// drops or carrier changes per trial) proven higher in the candidate arm than the
+// baseline's by more than a margin? The guards (guard_decision.h) decide with these.
+// Events are modelled as Poisson counts over an exposure (segments, trials, windows):
+// exact for independent rare events, conservative for retransmits (a binomial count
+// varies less than a Poisson count of the same mean).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace tuner::verify {
+
+/// P(X >= k) for X ~ Poisson(mu).
+double poisson_upper_tail(uint64_t k, double mu);
+/// P(X >= k) for X ~ Binomial(n, p).
+double binomial_upper_tail(uint64_t k, uint64_t n, double p);
+/// The exact (Garwood) upper confidence bound of a Poisson mean from one count x:
+/// the mean at which P(X <= x) = gamma.
+double poisson_upper_bound(uint64_t x, double gamma);
+
+/// Two arms' counts: x events over an exposure t (segments, trials, windows).
+struct Counts {
+  uint64_t x_b = 0;
+  double t_b = 0;
+  uint64_t x_c = 0;
+  double t_c = 0;
+};
+
+/// Exact conditional test of H0: rate_c <= ratio * rate_b. Given the total, the
+/// candidate's count is Binomial(total, ratio t_c / (ratio t_c + t_b)) at the boundary;
+/// the p-value is its upper tail at x_c. 1 when there are no events.
+double rate_ratio_p(const Counts& c, double ratio = 1.0);
+
+/// The null boundary of a margin test: rate_c <= min(rate_b + add, ratio * rate_b + floor).
+struct Margin {
+  double add = 0;  // absolute increase allowed, per unit of exposure
+  double ratio = std::numeric_limits<double>::infinity();
+  double floor = 0;  // only with a finite ratio
+  double bound(double rate_b) const;
+};
+
+/// Test of H0: rate_c <= m.bound(rate_b) with the baseline rate a nuisance (Berger and
+/// Boos 1994): gamma + P(X_c >= x_c) at rate_c = m.bound(U), where U is the
+/// 1 - gamma upper confidence bound of the baseline rate. Valid at any level >= gamma.
+double rate_margin_p(const Counts& c, const Margin& m, double gamma);
+
+}  // namespace tuner::verify

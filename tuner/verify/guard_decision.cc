@@ -1,0 +1,168 @@
+#include "tuner/verify/guard_decision.h"
+
+#include <fmt/core.h>
+
+namespace tuner::verify {
+
+namespace {
+
+using bench::GuardMetric;
+
+uint64_t pick(GuardMetric m, const bench::NicCounters& n) {
+  return m == GuardMetric::nic_drops    ? n.drops()
+         : m == GuardMetric::nic_errors ? n.errors()
+                                        : n.carrier_changes;
+}
+
+double rate(uint64_t x, double t) { return t > 0 ? static_cast<double>(x) / t : 0.0; }
+
+/// The retransmit counts of one arm from the chosen source.
+std::pair<uint64_t, uint64_t> retrans_counts(const bench::GuardDelta& d, bench::RetransSource s) {
+  if (s == bench::RetransSource::benchmark_connections)
+    return {d.connections.retrans, d.connections.segs_out};
+  return {d.retrans_segs, d.out_segs};
+}
+
+GuardJudgement judge_retrans(const bench::GuardDelta& b, const bench::GuardDelta& c, double limit,
+                             const bench::GuardLimits& limits, const GuardTestConfig& cfg) {
+  GuardJudgement j;
+  j.metric = GuardMetric::tcp_retrans_pct;
+  j.source = bench::retrans_source(b, c);
+  auto [xb, nb] = retrans_counts(b, j.source);
+  auto [xc, nc] = retrans_counts(c, j.source);
+  j.counts = {xb, static_cast<double>(nb), xc, static_cast<double>(nc)};
+  j.baseline = 100 * rate(xb, j.counts.t_b);
+  j.candidate = 100 * rate(xc, j.counts.t_c);
+  j.limit = limit;
+  if (nb < limits.min_out_segs || nc < limits.min_out_segs) {
+    j.judged = false;
+    j.note = fmt::format("too little TCP traffic to judge: {} and {} segments, {} needed per arm",
+                         nb, nc, limits.min_out_segs);
+    return j;
+  }
+  double delta = limit / 100;
+  j.p = delta > 0 ? rate_margin_p(j.counts, {delta, cfg.retrans_ratio, cfg.retrans_floor * delta},
+                                  cfg.gamma)
+                  : rate_ratio_p(j.counts, 1.0);
+  j.tripped = j.p <= cfg.level;
+  return j;
+}
+
+GuardJudgement judge_counter(GuardMetric m, const std::string& ifname, const bench::GuardDelta& b,
+                             const bench::GuardDelta& c, double limit, const GuardTestConfig& cfg) {
+  GuardJudgement j;
+  j.metric = m;
+  j.interface = ifname;
+  auto bi = b.nics.find(ifname);
+  auto ci = c.nics.find(ifname);
+  uint64_t xb = bi == b.nics.end() ? 0 : pick(m, bi->second);
+  uint64_t xc = ci == c.nics.end() ? 0 : pick(m, ci->second);
+  j.counts = {xb, static_cast<double>(b.trials), xc, static_cast<double>(c.trials)};
+  j.baseline = rate(xb, j.counts.t_b);
+  j.candidate = rate(xc, j.counts.t_c);
+  j.limit = limit;
+  if (b.trials == 0 || c.trials == 0) {
+    j.judged = false;
+    j.note = "no trials on one arm";
+    return j;
+  }
+  // A zero limit is a ratio of one: the conditional test is exact and the most powerful.
+  j.p = limit > 0 ? rate_margin_p(j.counts, {limit}, cfg.gamma) : rate_ratio_p(j.counts, 1.0);
+  j.tripped = j.p <= cfg.level;
+  return j;
+}
+
+std::string trip_text(const GuardJudgement& j) {
+  const char* name = bench::guard_metric_name(j.metric);
+  if (j.metric == GuardMetric::tcp_retrans_pct)
+    return fmt::format("{}: {:.2f}% -> {:.2f}%, limit +{:.2f}% ({} of {} and {} of {} segments "
+                       "retransmitted, {}; p = {:.2g})",
+                       name, j.baseline, j.candidate, j.limit, j.counts.x_b, j.counts.t_b,
+                       j.counts.x_c, j.counts.t_c, bench::retrans_source_name(j.source), j.p);
+  return fmt::format("{} {}: {:g} -> {:g} per trial, limit +{:g} ({} in {:g} and {} in {:g} "
+                     "trials; p = {:.2g})",
+                     name, j.interface, j.baseline, j.candidate, j.limit, j.counts.x_b,
+                     j.counts.t_b, j.counts.x_c, j.counts.t_c, j.p);
+}
+
+nlohmann::json counts_json(const Counts& c) {
+  return {{"baseline", {{"events", c.x_b}, {"exposure", c.t_b}}},
+          {"candidate", {{"events", c.x_c}, {"exposure", c.t_c}}}};
+}
+
+}  // namespace
+
+std::vector<GuardJudgement> judge_guards(const bench::GuardDelta& b, const bench::GuardDelta& c,
+                                         const bench::GuardLimits& limits,
+                                         const GuardTestConfig& cfg) {
+  std::vector<GuardJudgement> out;
+  for (const bench::GuardLimit& l : limits.limits) {
+    if (l.metric == GuardMetric::tcp_retrans_pct) {
+      out.push_back(judge_retrans(b, c, l.max_increase, limits, cfg));
+      continue;
+    }
+    for (const auto& [ifname, counters] : c.nics)
+      out.push_back(judge_counter(l.metric, ifname, b, c, l.max_increase, cfg));
+  }
+  for (GuardJudgement& j : out)
+    if (j.tripped) j.text = trip_text(j);
+  return out;
+}
+
+std::vector<bench::GuardTrip> guard_trips(const bench::GuardDelta& b, const bench::GuardDelta& c,
+                                          const bench::GuardLimits& limits,
+                                          const GuardTestConfig& cfg) {
+  std::vector<bench::GuardTrip> trips;
+  for (const GuardJudgement& j : judge_guards(b, c, limits, cfg))
+    if (j.tripped)
+      trips.push_back({j.metric, j.interface, j.baseline, j.candidate, j.limit, j.text, j.p});
+  return trips;
+}
+
+nlohmann::json guard_json(const GuardJudgement& j) {
+  nlohmann::json g = {{"metric", bench::guard_metric_name(j.metric)}};
+  if (j.metric == GuardMetric::tcp_retrans_pct) g["source"] = bench::retrans_source_name(j.source);
+  else g["interface"] = j.interface;
+  g["baseline"] = j.baseline;
+  g["candidate"] = j.candidate;
+  g["counts"] = counts_json(j.counts);
+  g["limit"] = j.limit;
+  g["judged"] = j.judged;
+  g["p"] = j.p;
+  g["tripped"] = j.tripped;
+  if (j.tripped) g["text"] = j.text;
+  if (!j.note.empty()) g["note"] = j.note;
+  return g;
+}
+
+nlohmann::json guards_json(const bench::GuardDelta& a, const bench::GuardDelta& b,
+                           const std::vector<bench::GuardTrip>& trips) {
+  // Every row the loop always showed, judged against no limit here: the limits and
+  // p-values of the tripped ones come from `trips`.
+  bench::GuardLimits all;
+  for (GuardMetric m : {GuardMetric::tcp_retrans_pct, GuardMetric::nic_drops,
+                        GuardMetric::nic_errors, GuardMetric::link_flaps})
+    all.set({m, 0});
+  nlohmann::json out = nlohmann::json::array();
+  for (const GuardJudgement& j : judge_guards(a, b, all)) {
+    nlohmann::json g = {{"metric", bench::guard_metric_name(j.metric)}};
+    if (j.metric == GuardMetric::tcp_retrans_pct)
+      g["source"] = bench::retrans_source_name(j.source);
+    else g["interface"] = j.interface;
+    g["baseline"] = j.baseline;
+    g["candidate"] = j.candidate;
+    g["counts"] = counts_json(j.counts);
+    g["tripped"] = false;
+    for (const bench::GuardTrip& t : trips)
+      if (t.metric == j.metric && t.interface == j.interface) {
+        g["tripped"] = true;
+        g["limit"] = t.max_increase;
+        g["p"] = t.p;
+        g["text"] = t.text;
+      }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace tuner::verify

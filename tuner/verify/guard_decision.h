@@ -1,0 +1,70 @@
+// Guards as tests: a guard trips only when a count test proves, at a one-sided level,
+// that the candidate's rate of retransmits, drops, errors or carrier changes exceeds
+// the baseline's by more than its limit (README.md "Guards"). A raw difference of two
+// small counts is noise: at 0.01 background events per trial, "any increase" over a
+// zero limit rolled back 9-24% of harmless groups.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "probes/bench/guards.h"
+#include "tuner/verify/count_tests.h"
+
+namespace tuner::verify {
+
+struct GuardTestConfig {
+  /// One-sided level of each guard's test.
+  double level = 0.01;
+  /// Part of `level` spent on the baseline rate's confidence bound (Berger-Boos).
+  double gamma = 0.001;
+  /// tcp_retrans_pct also trips on a proven rise beyond ratio x the baseline rate plus
+  /// floor x the limit: a ratio is not diluted by segments that cannot retransmit
+  /// (loopback), a difference in points is (README.md "Guards").
+  double retrans_ratio = 2.0;
+  double retrans_floor = 0.1;
+};
+
+/// One guard on one interface (none for tcp_retrans_pct), judged.
+struct GuardJudgement {
+  bench::GuardMetric metric = bench::GuardMetric::tcp_retrans_pct;
+  std::string interface;
+  bench::RetransSource source = bench::RetransSource::namespace_counter;  // tcp only
+  /// Events and exposure per arm: retransmits of segments; counts of trials (the
+  /// soak: of windows).
+  Counts counts;
+  double baseline = 0, candidate = 0;  // percent, or events per trial
+  double limit = 0;                    // max_increase, in the same unit
+  double p = 1;
+  bool judged = true;  // false: too little traffic to judge (note says so)
+  bool tripped = false;
+  std::string text;  // the report's line, "tcp_retrans_pct: 0.30% -> 7.80%, limit +0.50%, ..."
+  std::string note;
+};
+
+/// Judges every guard of `limits`: tcp_retrans_pct once (on the benchmark's own
+/// connections when both arms have them, else the namespace counter), each counter
+/// guard once per interface of the candidate arm.
+std::vector<GuardJudgement> judge_guards(const bench::GuardDelta& baseline,
+                                         const bench::GuardDelta& candidate,
+                                         const bench::GuardLimits& limits,
+                                         const GuardTestConfig& config = {});
+
+/// The tripped ones, as the loop's GuardTrip.
+std::vector<bench::GuardTrip> guard_trips(const bench::GuardDelta& baseline,
+                                          const bench::GuardDelta& candidate,
+                                          const bench::GuardLimits& limits,
+                                          const GuardTestConfig& config = {});
+
+/// One judgement as the run document's guard row: metric, interface, baseline,
+/// candidate, tripped, limit, p, counts, source (tcp), text (tripped), note.
+nlohmann::json guard_json(const GuardJudgement& j);
+
+/// The verify loop's guard rows for a measurement: every guard metric per interface,
+/// with the source and counts of each arm; limit, p and text where `trips` has one.
+nlohmann::json guards_json(const bench::GuardDelta& baseline, const bench::GuardDelta& candidate,
+                           const std::vector<bench::GuardTrip>& trips);
+
+}  // namespace tuner::verify

@@ -1,0 +1,145 @@
+#include "tuner/verify/guard_decision.h"
+
+#include <doctest/doctest.h>
+
+using namespace tuner;
+using namespace tuner::verify;
+using bench::GuardDelta;
+using bench::GuardMetric;
+
+namespace {
+
+/// An arm of `trials` trials: namespace TCP counters and eth0's counters.
+GuardDelta arm(unsigned trials, uint64_t segs, uint64_t retrans, uint64_t drops = 0,
+               uint64_t errors = 0, uint64_t flaps = 0) {
+  GuardDelta d;
+  d.trials = trials;
+  d.out_segs = segs;
+  d.retrans_segs = retrans;
+  bench::NicCounters& n = d.nics["eth0"];
+  n.rx_dropped = drops;
+  n.rx_errors = errors;
+  n.carrier_changes = flaps;
+  return d;
+}
+
+bench::GuardLimits shipped() {
+  bench::GuardLimits l = bench::GuardLimits::defaults();
+  l.set({GuardMetric::tcp_retrans_pct, 0.5});
+  return l;
+}
+
+const GuardJudgement& find(const std::vector<GuardJudgement>& js, GuardMetric m) {
+  for (const GuardJudgement& j : js)
+    if (j.metric == m) return j;
+  FAIL("no judgement");
+  return js.front();
+}
+
+}  // namespace
+
+TEST_CASE("guards: the field case trips, on the NIC alone and diluted to 5% of the segments") {
+  // 0.3% -> 7.8% of 100000 segments per arm.
+  auto trips = guard_trips(arm(5, 100000, 300), arm(5, 100000, 7800), shipped());
+  REQUIRE(trips.size() == 1);
+  CHECK(trips[0].metric == GuardMetric::tcp_retrans_pct);
+  CHECK(trips[0].p == doctest::Approx(0.001));  // the floor: gamma, spent on the baseline bound
+  CHECK(trips[0].text.find("tcp_retrans_pct: 0.30% -> 7.80%, limit +0.50%") == 0);
+  CHECK(trips[0].text.find("namespace") != std::string::npos);
+  // The NIC carries 5000 of the 100000: 0.015% -> 0.39%, +0.375 points, below the
+  // +0.5 limit in points; the old rule could not trip, the ratio margin does.
+  auto diluted = judge_guards(arm(5, 100000, 15), arm(5, 100000, 390), shipped());
+  CHECK(find(diluted, GuardMetric::tcp_retrans_pct).tripped);
+  CHECK(bench::check_guards(arm(5, 100000, 15), arm(5, 100000, 390), shipped()).empty());
+}
+
+TEST_CASE("guards: no trip on background noise the raw difference rolled back") {
+  // One flap and one error in the candidate arm, none in the baseline: the old rule
+  // trips on both zero limits.
+  GuardDelta a = arm(10, 200000, 200), b = arm(10, 200000, 260, 0, 1, 1);
+  CHECK(bench::check_guards(a, b, shipped()).size() == 2);
+  CHECK(guard_trips(a, b, shipped()).empty());
+  // Stray drops at 3 per trial on both arms, a few more in one: within +10 per trial.
+  CHECK(guard_trips(arm(10, 200000, 200, 30), arm(10, 200000, 200, 45), shipped()).empty());
+}
+
+TEST_CASE("guards: flaps, errors and drops trip on proven increases") {
+  // 8 carrier changes against none: p = 0.5^8.
+  auto js = judge_guards(arm(10, 0, 0), arm(10, 0, 0, 0, 0, 8), shipped());
+  const GuardJudgement& flaps = find(js, GuardMetric::link_flaps);
+  CHECK(flaps.tripped);
+  CHECK(flaps.p == doctest::Approx(1.0 / 256));
+  CHECK(flaps.interface == "eth0");
+  CHECK(flaps.text.find("link_flaps eth0: 0 -> 0.8 per trial, limit +0") == 0);
+  // 6 against none is not proof at 1%: 0.5^6 = 0.016.
+  CHECK_FALSE(
+      find(judge_guards(arm(10, 0, 0), arm(10, 0, 0, 0, 0, 6), shipped()), GuardMetric::link_flaps)
+          .tripped);
+  // A ring too small under load: thousands of drops.
+  CHECK(
+      find(judge_guards(arm(10, 0, 0, 20), arm(10, 0, 0, 15000), shipped()), GuardMetric::nic_drops)
+          .tripped);
+  // 25 per trial against 2: +23, but is +10 proven with 10 trials? Yes, 250 vs 20 + 100.
+  CHECK(find(judge_guards(arm(10, 0, 0, 20), arm(10, 0, 0, 250), shipped()), GuardMetric::nic_drops)
+            .tripped);
+  // 8 per trial against 2: +6, under the limit.
+  CHECK_FALSE(
+      find(judge_guards(arm(10, 0, 0, 20), arm(10, 0, 0, 80), shipped()), GuardMetric::nic_drops)
+          .tripped);
+}
+
+TEST_CASE(
+    "guards: the benchmark's own connections are the retransmit source when both arms have them") {
+  GuardDelta a = arm(5, 1'000'000, 100), b = arm(5, 1'000'000, 100);
+  // The benchmark's own connections retransmit 5% on the candidate; the namespace's
+  // counter, full of other traffic, barely moves.
+  a.connections = {50000, 10};
+  a.connection_trials = 5;
+  b.connections = {50000, 2500};
+  b.connection_trials = 5;
+  auto js = judge_guards(a, b, shipped());
+  const GuardJudgement& t = find(js, GuardMetric::tcp_retrans_pct);
+  CHECK(t.source == bench::RetransSource::benchmark_connections);
+  CHECK(t.counts.x_c == 2500);
+  CHECK(t.tripped);
+  CHECK(t.text.find("benchmark_connections") != std::string::npos);
+  // One trial without them (a benchmark that does not open connections): the namespace.
+  b.connection_trials = 4;
+  const GuardJudgement& n = find(judge_guards(a, b, shipped()), GuardMetric::tcp_retrans_pct);
+  CHECK(n.source == bench::RetransSource::namespace_counter);
+  CHECK_FALSE(n.tripped);
+}
+
+TEST_CASE("guards: too little TCP traffic is not judged, and says so") {
+  auto js = judge_guards(arm(5, 50, 0), arm(5, 50, 10), shipped());
+  const GuardJudgement& t = find(js, GuardMetric::tcp_retrans_pct);
+  CHECK_FALSE(t.judged);
+  CHECK_FALSE(t.tripped);
+  CHECK(t.note == "too little TCP traffic to judge: 50 and 50 segments, 1000 needed per arm");
+  nlohmann::json j = guard_json(t);
+  CHECK(j["judged"] == false);
+  CHECK(j["note"] == t.note);
+  CHECK(j["source"] == "namespace");
+}
+
+TEST_CASE("guards: the loop's rows keep their shape and add source, counts and p") {
+  GuardDelta a = arm(5, 100000, 300), b = arm(5, 100000, 7800);
+  auto trips = guard_trips(a, b, shipped());
+  nlohmann::json rows = guards_json(a, b, trips);
+  REQUIRE(rows.size() == 4);  // tcp, and eth0's drops, errors and flaps
+  const nlohmann::json& tcp = rows[0];
+  CHECK(tcp["metric"] == "tcp_retrans_pct");
+  CHECK_FALSE(tcp.contains("interface"));
+  CHECK(tcp["source"] == "namespace");
+  CHECK(tcp["baseline"] == doctest::Approx(0.3));
+  CHECK(tcp["candidate"] == doctest::Approx(7.8));
+  CHECK(tcp["tripped"] == true);
+  CHECK(tcp["limit"] == 0.5);
+  CHECK(tcp["p"].get<double>() <= 0.0011);
+  CHECK(tcp["text"] == trips[0].text);
+  CHECK(tcp["counts"]["candidate"]["events"] == 7800);
+  CHECK(tcp["counts"]["candidate"]["exposure"] == 100000);
+  CHECK(rows[1]["interface"] == "eth0");
+  CHECK(rows[1]["tripped"] == false);
+  CHECK_FALSE(rows[1].contains("limit"));
+}

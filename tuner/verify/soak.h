@@ -1,0 +1,56 @@
+// The guard soak: for a group no benchmark can measure (`bench = []`: IRQ placement,
+// NIC channels, the NAPI budget), the node's own traffic is the only witness. The
+// guards are sampled over a window before the group is written and over the same
+// window after, and judged with the same count tests as the verify loop's trials
+// (guard_decision.h), each window counting as one trial. A proven increase rolls the
+// group back; with no traffic on the watched interfaces there is nothing to judge,
+// and the report says so (README.md "Guards").
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/clock.h"
+#include "base/result.h"
+#include "probes/bench/guards.h"
+#include "probes/root.h"
+#include "tuner/verify/guard_decision.h"
+
+namespace tuner::verify {
+
+struct SoakOptions {
+  /// Each window's length; 0 disables the soak (the group is written and nothing judged).
+  std::chrono::milliseconds window{30'000};
+  bench::GuardLimits limits = bench::GuardLimits::defaults();
+  std::vector<std::string> interfaces;  // NICs whose drops, errors, flaps count
+  GuardTestConfig test;
+};
+
+struct SoakResult {
+  /// False when the window is 0: the group was written and nothing sampled.
+  bool ran = false;
+  /// Enough TCP segments, or any packet on a watched interface, in both windows.
+  bool traffic = false;
+  bool tripped = false;
+  std::vector<GuardJudgement> guards;
+  /// "no traffic on eth0 during the soak", or empty.
+  std::string note;
+  /// The run document's stats.soak: windows, counts, per-guard decisions, note.
+  nlohmann::json json;
+};
+
+/// Samples the guards for a window, calls write(), samples for another window from
+/// just before the write (so a flap the write causes is counted), and judges. An error
+/// of write() is returned as is (the caller aborts the run); an error reading the
+/// counters after the write is returned too, so the caller rolls back.
+Result<SoakResult> soak_group(const Root& root, Clock& clock, const SoakOptions& options,
+                              const std::function<Status()>& write);
+
+/// "GUARD TEXT; GUARD TEXT" for the tripped guards (the run's error line).
+std::string tripped_text(const SoakResult& r);
+
+}  // namespace tuner::verify

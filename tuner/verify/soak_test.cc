@@ -1,0 +1,259 @@
+#include "tuner/verify/soak.h"
+
+#include <filesystem>
+#include <functional>
+
+#include <doctest/doctest.h>
+#include <fmt/core.h>
+
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
+#include "tuner/verify/loop_rig_test.h"
+
+using namespace tuner;
+using namespace tuner::verify;
+
+namespace {
+
+/// A node whose counters move while the clock sleeps: `segs` segments per second, of
+/// which `retrans` (a fraction) are retransmitted; `packets` per second through eth0.
+struct Node {
+  std::string path;
+  uint64_t out_segs = 1000, retrans_segs = 10, packets = 500, carrier = 2;
+  double segs_per_s = 2000, retrans = 0.001, packets_per_s = 1000, flaps_per_s = 0;
+  /// When set, the retransmit rate now (it may read the machine's knobs).
+  std::function<double()> retrans_now;
+  explicit Node(std::string dir) : path(std::move(dir)) {
+    std::filesystem::create_directories(path + "/proc/net");
+    std::filesystem::create_directories(path + "/sys/class/net/eth0");
+    write();
+  }
+  void write() const {
+    testing::write_file(
+        path + "/proc/net/snmp",
+        fmt::format("Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens "
+                    "AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts "
+                    "InCsumErrors\nTcp: 1 200 120000 -1 18 4 0 2 0 42026 {} {} 0 3 0\n",
+                    out_segs, retrans_segs));
+    testing::write_file(
+        path + "/proc/net/dev",
+        fmt::format("Inter-|   Receive                                                |  Transmit\n"
+                    " face |bytes    packets errs drop fifo frame compressed multicast|bytes    "
+                    "packets errs drop fifo colls carrier compressed\n"
+                    "  eth0: 100 {} 0 0 0 0 0 0 100 {} 0 0 0 0 0 0\n",
+                    packets, packets));
+    testing::write_file(path + "/sys/class/net/eth0/carrier_changes", fmt::format("{}\n", carrier));
+  }
+  void run_for(Clock::duration d) {
+    double s = std::chrono::duration<double>(d).count();
+    auto segs = static_cast<uint64_t>(segs_per_s * s);
+    out_segs += segs;
+    retrans_segs +=
+        static_cast<uint64_t>(static_cast<double>(segs) * (retrans_now ? retrans_now() : retrans));
+    packets += static_cast<uint64_t>(packets_per_s * s);
+    carrier += static_cast<uint64_t>(flaps_per_s * s);
+    write();
+  }
+};
+
+/// A clock on which sleeping lets the node run.
+class NodeClock final : public Clock {
+ public:
+  explicit NodeClock(Node& n) : n_(n) {}
+  time_point now() override { return now_; }
+  void sleep_for(duration d) override {
+    now_ += d;
+    slept_ += d;
+    n_.run_for(d);
+  }
+  duration slept_{0};
+
+ private:
+  Node& n_;
+  time_point now_{};
+};
+
+SoakOptions options(std::chrono::milliseconds window = std::chrono::seconds(30)) {
+  SoakOptions o;
+  o.window = window;
+  o.limits.set({bench::GuardMetric::tcp_retrans_pct, 0.5});
+  o.interfaces = {"eth0"};
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("soak: retransmits that rise after the write trip the guard") {
+  testing::TempDir tmp;
+  Node node(tmp.path);
+  NodeClock clock(node);
+  auto root = Root::open(node.path);
+  REQUIRE(root.ok());
+  int writes = 0;
+  auto r = soak_group(*root, clock, options(), [&]() -> Status {
+    ++writes;
+    node.retrans = 0.03;  // the change: 0.1% -> 3%
+    return Ok{};
+  });
+  REQUIRE(r.ok());
+  CHECK(writes == 1);
+  CHECK(clock.slept_ == std::chrono::seconds(60));
+  CHECK(r->ran);
+  CHECK(r->traffic);
+  CHECK(r->tripped);
+  CHECK(r->note.empty());
+  CHECK(tripped_text(*r).find("tcp_retrans_pct: 0.10% -> 3.00%, limit +0.50%") == 0);
+  const nlohmann::json& j = r->json;
+  CHECK(j["decision"] == "tripped");
+  CHECK(j["window_s"] == 30.0);
+  CHECK(j["windows"]["before"]["seconds"] == 30.0);
+  CHECK(j["windows"]["before"]["tcp"]["out_segs"] == 60000);
+  CHECK(j["windows"]["before"]["tcp"]["retrans_segs"] == 60);
+  CHECK(j["windows"]["after"]["tcp"]["retrans_segs"] == 1800);
+  CHECK(j["windows"]["after"]["interfaces"]["eth0"]["packets"] == 60000);
+  CHECK(j["guards"][0]["metric"] == "tcp_retrans_pct");
+  CHECK(j["guards"][0]["source"] == "namespace");
+  CHECK(j["guards"][0]["tripped"] == true);
+}
+
+TEST_CASE("soak: the same traffic after a harmless write passes") {
+  testing::TempDir tmp;
+  Node node(tmp.path);
+  NodeClock clock(node);
+  auto root = Root::open(node.path);
+  REQUIRE(root.ok());
+  auto r = soak_group(*root, clock, options(), [] { return Status(Ok{}); });
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->tripped);
+  CHECK(r->traffic);
+  CHECK(r->json["decision"] == "passed");
+  CHECK_FALSE(r->json.contains("note"));
+}
+
+TEST_CASE("soak: a link that starts flapping after the write trips link_flaps") {
+  testing::TempDir tmp;
+  Node node(tmp.path);
+  NodeClock clock(node);
+  auto root = Root::open(node.path);
+  REQUIRE(root.ok());
+  auto r = soak_group(*root, clock, options(), [&]() -> Status {
+    node.flaps_per_s = 0.5;  // 15 carrier changes in the window
+    return Ok{};
+  });
+  REQUIRE(r.ok());
+  CHECK(r->tripped);
+  CHECK(tripped_text(*r).find("link_flaps eth0: 0 -> 15 per trial") == 0);
+}
+
+TEST_CASE("soak: with no traffic it says so and judges nothing it cannot see") {
+  testing::TempDir tmp;
+  Node node(tmp.path);
+  node.segs_per_s = node.packets_per_s = 0;
+  NodeClock clock(node);
+  auto root = Root::open(node.path);
+  REQUIRE(root.ok());
+  auto r = soak_group(*root, clock, options(std::chrono::seconds(5)), [] { return Status(Ok{}); });
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->traffic);
+  CHECK_FALSE(r->tripped);
+  CHECK(r->note == "no traffic on eth0 during the soak");
+  CHECK(r->json["decision"] == "no_traffic");
+  CHECK(r->json["note"] == r->note);
+  CHECK(r->json["window_s"] == 5.0);
+}
+
+TEST_CASE("soak: a window of 0 writes and samples nothing; errors are returned") {
+  testing::TempDir tmp;
+  Node node(tmp.path);
+  NodeClock clock(node);
+  auto root = Root::open(node.path);
+  REQUIRE(root.ok());
+  int writes = 0;
+  auto r = soak_group(*root, clock, options(std::chrono::milliseconds(0)), [&]() -> Status {
+    ++writes;
+    return Ok{};
+  });
+  REQUIRE(r.ok());
+  CHECK(writes == 1);
+  CHECK_FALSE(r->ran);
+  CHECK(clock.slept_.count() == 0);
+  CHECK(r->json.is_null());
+
+  auto failed =
+      soak_group(*root, clock, options(), [] { return Status(Error::io("EPERM", "sysctl:x")); });
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().what == "EPERM");
+
+  // An interface that vanished is an error, not "no drops".
+  SoakOptions gone = options();
+  gone.interfaces = {"eth9"};
+  auto missing = soak_group(*root, clock, gone, [] { return Status(Ok{}); });
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().what.find("eth9") != std::string::npos);
+}
+
+namespace {
+
+using loop_test::Rig;
+
+/// The verify loop on a bench = [] group "irq" of sysctl:x, kept when neutral, on a node
+/// whose retransmits are `tuned_retrans` while sysctl:x is tuned.
+struct SoakRig {
+  Rig rig;
+  Node node{rig.root_dir()};
+  NodeClock clock{node};
+  Result<GroupOutcome> verify(double tuned_retrans, RunReport* report) {
+    node.retrans_now = [this, tuned_retrans] {
+      return rig.m.values["sysctl:x"] == "tuned" ? tuned_retrans : 0.001;
+    };
+    Plan plan;
+    plan.profiles = {"test"};
+    plan.changes.push_back({"sysctl:x", "irq", std::string("default"), "tuned", ""});
+    auto run = ApplyRun::prepare(plan, rig.dir, rig.factory(), {});
+    REQUIRE(run.ok());
+    REQUIRE(run->begin().ok());
+    LoopOptions o;
+    o.guards.set({bench::GuardMetric::tcp_retrans_pct, 0.5});
+    o.guard_interfaces = {"eth0"};
+    o.soak = std::chrono::seconds(20);
+    VerifyLoop loop(*run, rig.root, clock, o);
+    auto out = loop.verify_group({"irq", nullptr, true, Design::interleaved, false, {}, {}});
+    if (out.ok()) {
+      auto r = run->finish();
+      REQUIRE(r.ok());
+      *report = *r;
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("verify loop: a bench = [] group that raises retransmits is rolled back by the soak") {
+  SoakRig s;
+  RunReport report;
+  auto out = s.verify(0.05, &report);
+  REQUIRE(out.ok());
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(out->reason == Reason::guard);
+  CHECK(s.rig.m.values["sysctl:x"] == "default");
+  CHECK(s.clock.slept_ >= std::chrono::seconds(40));
+  CHECK(out->soak["decision"] == "tripped");
+  CHECK(out->soak["window_s"] == 20.0);
+  CHECK(out->error.find("guard tripped: tcp_retrans_pct") == 0);
+  CHECK(to_json(*out)["error"] == out->error);
+  CHECK(report.groups[0].changes[0].status != ChangeStatus::applied);
+}
+
+TEST_CASE("verify loop: a harmless bench = [] group passes the soak and is kept") {
+  SoakRig s;
+  RunReport report;
+  auto out = s.verify(0.001, &report);
+  REQUIRE(out.ok());
+  CHECK(out->decision == GroupDecision::kept);
+  CHECK(out->reason == Reason::not_measurable_kept);
+  CHECK(s.rig.m.values["sysctl:x"] == "tuned");
+  CHECK(out->soak["decision"] == "passed");
+  CHECK(out->error.empty());
+  CHECK_FALSE(to_json(*out).contains("error"));
+}
