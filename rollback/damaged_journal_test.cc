@@ -7,12 +7,14 @@
 
 #include <map>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "base/strings.h"
 #include "rollback/apply.h"
 #include "rollback/fake_machine_test.h"
 #include "rollback/rollback.h"
+#include "rollback/run_summary.h"
 #include "rollback/state.h"
 #include "tests/support/temp_dir.h"
 
@@ -186,4 +188,35 @@ TEST_CASE("journal: a field of the wrong type is a damaged record, never coerced
   CHECK(bad.error().message() == "runs/x.journal:4: \"knob\" is not a string");
   CHECK(
       decode_record(R"({"type":"intent","knob":"sysctl:a","before":"","after":"6"})", "f:1").ok());
+}
+
+TEST_CASE("journal: an end status this version does not know is damage, not finished") {
+  for (const char* status : {"finishd", "unfinished", "", "FINISHED"}) {
+    CAPTURE(status);
+    auto bad = decode_record(fmt::format(R"({{"type":"end","status":"{}"}})", status), "f:3");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message() == fmt::format("f:3: end record with unknown status '{}'", status));
+  }
+  for (const char* status : {"finished", "rolled_back", "rollback_failed", "abandoned"})
+    CHECK(decode_record(fmt::format(R"({{"type":"end","status":"{}"}})", status), "f:3").ok());
+  auto text = parse_journal("{\"type\":\"begin\",\"run_id\":\"r\",\"kind\":\"apply\"}\n"
+                            "{\"type\":\"end\",\"status\":\"done-ish\"}\n",
+                            "runs/r.journal");
+  CHECK(text.damaged.size() == 1);
+  CHECK(summarize_run("r", text).status == RunStatus::unfinished);
+}
+
+TEST_CASE("journal: a knob id that does not parse is damage (rebuild never copies it)") {
+  for (const char* id : {"nonsense", "sysctl:", "sysctl:../../etc/passwd", "irq:12x:affinity"}) {
+    CAPTURE(id);
+    auto bad = decode_record(
+        fmt::format(R"({{"type":"intent","knob":"{}","before":"1","after":"2"}})", id), "f:2");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message().starts_with("f:2: \"knob\" is not a knob id: "));
+  }
+  auto text = parse_journal(
+      "{\"type\":\"intent\",\"knob\":\"bogus\",\"group\":\"g\",\"before\":\"1\",\"after\":\"2\"}\n",
+      "runs/r.journal");
+  REQUIRE(text.damaged.size() == 1);
+  CHECK(text.damaged[0].knob == "bogus");  // named, so rollback can say its before is lost
 }
