@@ -75,7 +75,7 @@ TEST_CASE("state: atomic write round trip, no temp file left") {
 TEST_CASE("state: bad state.json names the file") {
   CHECK_FALSE(parse_state("{}", "state.json").ok());
   auto r =
-      parse_state("{\"schema\":\"tuner.state/1\",\"knobs\":{\"sysctl:a\":{}}}", "x/state.json");
+      parse_state("{\"schema\":\"tuner.state/1\",\"knobs\":{\"sysctl:t.a\":{}}}", "x/state.json");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().where == "x/state.json");
 }

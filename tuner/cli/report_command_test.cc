@@ -177,8 +177,6 @@ TEST_CASE("report: the playbook's files, one node per inventory name, failures c
         std::string::npos);
 }
 
-}  // namespace tuner
-
 TEST_CASE("report: fact values are cut at 1 KiB, facts past 256 a node left out, said so") {
   TempDir dir;
   nlohmann::json big{{"schema", "tuner.probe/1"}, {"node", {{"hostname", "big"}}}};
@@ -208,3 +206,5 @@ TEST_CASE("report: one node is \"1 node\"") {
   REQUIRE_MESSAGE(r.code == 0, r.err);
   CHECK(r.out.find("1 node: 0 runs (0 failed), 1 probe\n") != std::string::npos);
 }
+
+}  // namespace tuner
