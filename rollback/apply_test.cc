@@ -104,8 +104,8 @@ TEST_CASE("apply: a failed write rolls back everything this run wrote") {
   m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"}};
   m.fail.emplace("sysctl:t.c=30", errno_error("cannot write", "/proc/sys/c", EINVAL));
   auto r = apply_plan(
-      plan_of({{"sysctl:t.a", "g1", "10"}, {"sysctl:t.b", "g2", "20"}, {"sysctl:t.c", "g2", "30"}}), *sd,
-      factory(m), {});
+      plan_of({{"sysctl:t.a", "g1", "10"}, {"sysctl:t.b", "g2", "20"}, {"sysctl:t.c", "g2", "30"}}),
+      *sd, factory(m), {});
   REQUIRE(r.ok());
   CHECK(r->outcome == ApplyOutcome::rolled_back);
   CHECK(m.values == std::map<std::string, std::string>{
@@ -140,7 +140,8 @@ TEST_CASE("apply run: set_live writes only what differs, puts back newest first"
   FakeMachine m;
   m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"}};
   m.fail = {{"sysctl:t.b=20", Error::refused("read-only here", "sysctl:t.b")}};
-  Plan p = plan_of({{"sysctl:t.a", "g", "10"}, {"sysctl:t.b", "g", "20"}, {"sysctl:t.c", "g", "30"}});
+  Plan p =
+      plan_of({{"sysctl:t.a", "g", "10"}, {"sysctl:t.b", "g", "20"}, {"sysctl:t.c", "g", "30"}});
   auto run = ApplyRun::prepare(p, *sd, factory(m), {});
   REQUIRE(run.ok());
   REQUIRE(run->begin().ok());

@@ -178,7 +178,8 @@ TEST_CASE("journal: a field of the wrong type is a damaged record, never coerced
       decode_record(R"({"type":"intent","knob":"sysctl:t.a","before":"5","after":null})", "f:1")
           .ok());
   CHECK_FALSE(decode_record(R"({"type":"intent","knob":"sysctl:t.a","before":"5"})", "f:1").ok());
-  CHECK_FALSE(decode_record(R"({"type":"failed","knob":"sysctl:t.a","refused":"yes"})", "f:1").ok());
+  CHECK_FALSE(
+      decode_record(R"({"type":"failed","knob":"sysctl:t.a","refused":"yes"})", "f:1").ok());
   CHECK_FALSE(decode_record(R"({"type":"begin","profiles":["a",1]})", "f:1").ok());
   CHECK_FALSE(decode_record(R"({"type":"begin","pid":"12"})", "f:1").ok());
   CHECK_FALSE(decode_record(R"({"type":"decision","group":"g","stats":[1]})", "f:1").ok());
@@ -186,8 +187,8 @@ TEST_CASE("journal: a field of the wrong type is a damaged record, never coerced
   auto bad = decode_record(R"({"type":"done","knob":3})", "runs/x.journal:4");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message() == "runs/x.journal:4: \"knob\" is not a string");
-  CHECK(
-      decode_record(R"({"type":"intent","knob":"sysctl:t.a","before":"","after":"6"})", "f:1").ok());
+  CHECK(decode_record(R"({"type":"intent","knob":"sysctl:t.a","before":"","after":"6"})", "f:1")
+            .ok());
 }
 
 TEST_CASE("journal: an end status this version does not know is damage, not finished") {

@@ -57,8 +57,8 @@ std::unique_ptr<Applied> applied() {
   a->sd = std::move(sd).value();
   a->m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"}};
   auto r = apply_plan(
-      plan_of({{"sysctl:t.a", "g", "10"}, {"sysctl:t.b", "g", "20"}, {"sysctl:t.c", "g", "30"}}), a->sd,
-      factory(a->m), {});
+      plan_of({{"sysctl:t.a", "g", "10"}, {"sysctl:t.b", "g", "20"}, {"sysctl:t.c", "g", "30"}}),
+      a->sd, factory(a->m), {});
   REQUIRE(r.ok());
   REQUIRE(r->outcome == ApplyOutcome::applied);
   a->run_id = r->report.run_id;
@@ -77,8 +77,8 @@ TEST_CASE("apply: a knob that cannot be written is never restored, and nothing l
   // A read-only file refuses every write, the before-value too.
   m.fail.emplace("sysctl:t.ro=6", errno_error("cannot write", "/proc/sys/ro", EACCES));
   m.fail.emplace("sysctl:t.ro=5", errno_error("cannot write", "/proc/sys/ro", EACCES));
-  auto r =
-      apply_plan(plan_of({{"sysctl:t.a", "g", "10"}, {"sysctl:t.ro", "g", "6"}}), *sd, factory(m), {});
+  auto r = apply_plan(plan_of({{"sysctl:t.a", "g", "10"}, {"sysctl:t.ro", "g", "6"}}), *sd,
+                      factory(m), {});
   REQUIRE(r.ok());
   CHECK(r->outcome == ApplyOutcome::rolled_back);
   CHECK(m.log == std::vector<std::string>{"sysctl:t.a=10", "sysctl:t.ro=6", "sysctl:t.a=1"});
@@ -108,7 +108,8 @@ TEST_CASE("rollback: a knob whose object is gone is reported, the rest is restor
   auto st = statuses(*r);
   CHECK(st["sysctl:t.b"] == ChangeStatus::gone);
   CHECK(st["sysctl:t.a"] == ChangeStatus::restored);
-  CHECK(a->m.values == std::map<std::string, std::string>{{"sysctl:t.a", "1"}, {"sysctl:t.c", "3"}});
+  CHECK(a->m.values ==
+        std::map<std::string, std::string>{{"sysctl:t.a", "1"}, {"sysctl:t.c", "3"}});
   auto j = read_journal(a->sd, a->run_id);
   RunSummary s = summarize_run(a->run_id, *j);
   CHECK(s.status == RunStatus::rolled_back);

@@ -41,8 +41,10 @@ TEST_CASE("state rebuild: replaying the journals gives what apply and rollback k
   FakeMachine m;
   m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"},
               {"sysctl:t.d", "4"}, {"sysctl:t.e", "5"}, {"sysctl:t.f", "6"}};
-  applied(*sd, m,
-          plan_of({{"sysctl:t.a", "g1", "10"}, {"sysctl:t.b", "g1", "20"}, {"sysctl:t.c", "g2", "30"}}));
+  applied(
+      *sd, m,
+      plan_of(
+          {{"sysctl:t.a", "g1", "10"}, {"sysctl:t.b", "g1", "20"}, {"sysctl:t.c", "g2", "30"}}));
   // A later run sets b again: the first run's entry moves into `earlier`.
   applied(*sd, m, plan_of({{"sysctl:t.b", "g1", "21"}}));
   // A run rolled back keeps nothing.
@@ -56,8 +58,8 @@ TEST_CASE("state rebuild: replaying the journals gives what apply and rollback k
   applied(*sd, m, plan_of({{"sysctl:t.a", "g1", "10"}}), restore);
   // A verified group kept without the knob its bisect put back (partly_kept).
   {
-    auto run = ApplyRun::prepare(plan_of({{"sysctl:t.e", "v", "50"}, {"sysctl:t.f", "v", "60"}}), *sd,
-                                 factory(m), {});
+    auto run = ApplyRun::prepare(plan_of({{"sysctl:t.e", "v", "50"}, {"sysctl:t.f", "v", "60"}}),
+                                 *sd, factory(m), {});
     REQUIRE(run.ok());
     REQUIRE(run->begin().ok());
     REQUIRE(run->write_group("v").ok());
@@ -96,7 +98,8 @@ TEST_CASE("state rebuild: a damaged journal record is reported, the rest replaye
   REQUIRE(sd.ok());
   FakeMachine m;
   m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}};
-  std::string id = applied(*sd, m, plan_of({{"sysctl:t.a", "g1", "10"}, {"sysctl:t.b", "g2", "20"}}));
+  std::string id =
+      applied(*sd, m, plan_of({{"sysctl:t.a", "g1", "10"}, {"sysctl:t.b", "g2", "20"}}));
   std::string path = t.path + "/s/runs/" + id + ".journal";
   std::string text = testing::read_text(path);
   // Damage the first group's decision: its knob is no longer known to be kept.
