@@ -26,12 +26,14 @@ using Clock = std::chrono::steady_clock;
 
 /// Owns a descriptor; closes it once.
 
-/// One captured stream: keeps the first `limit` bytes, drops and flags the rest.
+/// One captured stream: keeps the first or the last `limit` bytes, drops the rest and
+/// flags it.
 struct Capture {
   UniqueFd fd;
   std::string* text;
   bool* truncated;
   std::size_t limit;
+  RunSpec::Keep keep;
 
   /// Reads what is there now. Returns false at end of file or on a read error.
   bool read_some() {
@@ -44,13 +46,31 @@ struct Capture {
         fd.reset();
         return false;
       }
-      std::size_t room = limit > text->size() ? limit - text->size() : 0;
-      std::size_t keep = std::min(room, static_cast<std::size_t>(n));
-      text->append(buf, keep);
-      if (keep < static_cast<std::size_t>(n)) *truncated = true;
+      if (keep == RunSpec::Keep::tail) append_tail(buf, static_cast<std::size_t>(n));
+      else append_head(buf, static_cast<std::size_t>(n));
       if (static_cast<std::size_t>(n) < sizeof buf) return true;
     }
     return true;  // a fast writer: let the caller check its clock
+  }
+
+  void append_head(const char* data, std::size_t n) {
+    std::size_t room = limit > text->size() ? limit - text->size() : 0;
+    std::size_t keep_n = std::min(room, n);
+    text->append(data, keep_n);
+    if (keep_n < n) *truncated = true;
+  }
+
+  /// Appends, and cuts the front once the text is twice the limit: memory stays under
+  /// 2 x limit and each byte is moved at most once or twice. finish() cuts to the limit.
+  void append_tail(const char* data, std::size_t n) {
+    text->append(data, n);
+    if (text->size() >= 2 * std::max<std::size_t>(limit, 1)) finish();
+  }
+
+  void finish() {
+    if (keep != RunSpec::Keep::tail || text->size() <= limit) return;
+    text->erase(0, text->size() - limit);
+    *truncated = true;
   }
 };
 
@@ -162,8 +182,8 @@ Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
   if (!pid.ok()) return pid.error();
   out_w.reset();
   err_w.reset();
-  Capture caps[2] = {{std::move(out_r), &r.out, &r.out_truncated, spec.max_output},
-                     {std::move(err_r), &r.err, &r.err_truncated, spec.max_output}};
+  Capture caps[2] = {{std::move(out_r), &r.out, &r.out_truncated, spec.max_output, spec.keep},
+                     {std::move(err_r), &r.err, &r.err_truncated, spec.max_output, spec.keep}};
   for (Capture& c : caps) ::fcntl(c.fd.get(), F_SETFL, O_NONBLOCK);
   UniqueFd pidfd(pidfd_open(*pid));
 
@@ -213,6 +233,7 @@ Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
       if (::poll(&p, 1, 0) <= 0 || !c.read_some()) break;
     }
   }
+  for (Capture& c : caps) c.finish();
   // A timed-out command's helpers die with it.
   if (r.timed_out) ::kill(-*pid, SIGKILL);
   while (::waitpid(*pid, &status, 0) < 0)

@@ -24,6 +24,10 @@ struct RunSpec {
   std::chrono::milliseconds kill_grace{2'000};
   /// Bytes kept of stdout and of stderr, each; the rest is read and dropped.
   std::size_t max_output = 16u << 20;
+  /// Which max_output bytes are kept: the first, or the last (a bounded ring: a
+  /// benchmark prints its summary, and an error its reason, at the end).
+  enum class Keep { head, tail };
+  Keep keep = Keep::head;
 };
 
 /// How a run ended. A command that ran and failed is a RunResult, not an Error: the
@@ -32,7 +36,7 @@ struct RunResult {
   int exit_code = -1;      // exit status when it exited, else -1
   int signal = 0;          // signal that killed it, else 0
   bool timed_out = false;  // killed by us at the timeout
-  std::string out, err;    // captured stdout and stderr (first max_output bytes)
+  std::string out, err;    // captured stdout and stderr (max_output bytes each, spec.keep)
   bool out_truncated = false, err_truncated = false;
   std::chrono::nanoseconds elapsed{0};
 

@@ -98,6 +98,24 @@ TEST_CASE("runner: output past the limit is dropped and flagged, and the child s
   CHECK_FALSE(r.err_truncated);
 }
 
+TEST_CASE("runner: Keep::tail keeps the last bytes, where a benchmark prints its summary") {
+  // 3 MB of progress, then the summary: the head would keep only progress.
+  RunSpec s = sh("head -c 3000000 /dev/zero | tr '\\0' p; echo; echo 'total: 42 ops/s'");
+  s.max_output = 1000;
+  s.keep = RunSpec::Keep::tail;
+  RunResult r = must_run(s);
+  CHECK(r.success());
+  CHECK(r.out.size() == 1000);
+  CHECK(r.out.ends_with("p\ntotal: 42 ops/s\n"));
+  CHECK(r.out_truncated);
+  // Under the limit nothing is cut or flagged.
+  s = sh("echo short");
+  s.keep = RunSpec::Keep::tail;
+  RunResult small = must_run(s);
+  CHECK(small.out == "short\n");
+  CHECK_FALSE(small.out_truncated);
+}
+
 TEST_CASE("runner: a daemon left holding the pipes does not hold up the run") {
   auto t0 = std::chrono::steady_clock::now();
   RunResult r = must_run(sh("sleep 3 & echo parent-done", 10s));

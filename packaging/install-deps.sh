@@ -9,7 +9,7 @@ set -euo pipefail
 build_pkgs=(
   g++ cmake make pkg-config
   libhwloc-dev libnuma-dev libmnl-dev libtomlplusplus-dev libboost-program-options-dev
-  nlohmann-json3-dev libfmt-dev doctest-dev
+  nlohmann-json3-dev libfmt-dev doctest-dev libre2-dev
 )
 test_pkgs=(
   iproute2 procps util-linux python3

@@ -39,13 +39,13 @@ TEST_CASE("apply: groups in plan order, journaled, state recorded") {
   auto sd = StateDir::open(t.path + "/s", true);
   REQUIRE(sd.ok());
   FakeMachine m;
-  m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"irq:5:affinity", "0-3"}};
+  m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"irq:5:affinity", "0-3"}};
   Plan p = plan_of(
-      {{"sysctl:a", "net", "10"}, {"sysctl:b", "net", "2"}, {"irq:5:affinity", "irq", "1"}});
+      {{"sysctl:t.a", "net", "10"}, {"sysctl:t.b", "net", "2"}, {"irq:5:affinity", "irq", "1"}});
   auto r = apply_plan(p, *sd, factory(m), {});
   REQUIRE(r.ok());
   CHECK(r->outcome == ApplyOutcome::applied);
-  CHECK(m.log == std::vector<std::string>{"sysctl:a=10", "irq:5:affinity=1"});  // b unchanged
+  CHECK(m.log == std::vector<std::string>{"sysctl:t.a=10", "irq:5:affinity=1"});  // b unchanged
   REQUIRE(r->report.groups.size() == 2);
   CHECK(r->report.groups[0].name == "net");
   CHECK(r->report.groups[0].changes.size() == 1);
@@ -58,8 +58,8 @@ TEST_CASE("apply: groups in plan order, journaled, state recorded") {
                                     T::decision, T::end});
   auto st = load_state(*sd);
   REQUIRE(st.ok());
-  CHECK(st->knobs["sysctl:a"].value == "10");
-  CHECK(st->knobs["sysctl:a"].before == "1");
+  CHECK(st->knobs["sysctl:t.a"].value == "10");
+  CHECK(st->knobs["sysctl:t.a"].before == "1");
   CHECK(st->knobs["irq:5:affinity"].run_id == r->report.run_id);
 
   // Idempotent: the second run finds nothing to change and writes no journal.
@@ -70,7 +70,7 @@ TEST_CASE("apply: groups in plan order, journaled, state recorded") {
 
   // And the run rolls back from its journal alone.
   REQUIRE(rollback_run(*sd, r->report.run_id, factory(m)).ok());
-  CHECK(m.values["sysctl:a"] == "1");
+  CHECK(m.values["sysctl:t.a"] == "1");
   CHECK(m.values["irq:5:affinity"] == "0-3");
   CHECK(load_state(*sd)->knobs.empty());
 }
@@ -101,15 +101,15 @@ TEST_CASE("apply: a failed write rolls back everything this run wrote") {
   auto sd = StateDir::open(t.path + "/s", true);
   REQUIRE(sd.ok());
   FakeMachine m;
-  m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}};
-  m.fail.emplace("sysctl:c=30", errno_error("cannot write", "/proc/sys/c", EINVAL));
+  m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"}};
+  m.fail.emplace("sysctl:t.c=30", errno_error("cannot write", "/proc/sys/c", EINVAL));
   auto r = apply_plan(
-      plan_of({{"sysctl:a", "g1", "10"}, {"sysctl:b", "g2", "20"}, {"sysctl:c", "g2", "30"}}), *sd,
-      factory(m), {});
+      plan_of({{"sysctl:t.a", "g1", "10"}, {"sysctl:t.b", "g2", "20"}, {"sysctl:t.c", "g2", "30"}}),
+      *sd, factory(m), {});
   REQUIRE(r.ok());
   CHECK(r->outcome == ApplyOutcome::rolled_back);
   CHECK(m.values == std::map<std::string, std::string>{
-                        {"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}});
+                        {"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"}});
   REQUIRE_FALSE(r->report.errors.empty());
   CHECK(r->report.errors[0].message.find("Invalid argument") != std::string::npos);
   CHECK(r->report.groups[0].decision == GroupDecision::rolled_back);
@@ -124,11 +124,11 @@ TEST_CASE("apply: a knob that cannot be read changes nothing") {
   auto sd = StateDir::open(t.path + "/s", true);
   REQUIRE(sd.ok());
   FakeMachine m;
-  m.values = {{"sysctl:a", "1"}};
-  auto r = apply_plan(plan_of({{"sysctl:a", "g", "2"}, {"sysctl:missing", "g", "3"}}), *sd,
+  m.values = {{"sysctl:t.a", "1"}};
+  auto r = apply_plan(plan_of({{"sysctl:t.a", "g", "2"}, {"sysctl:t.missing", "g", "3"}}), *sd,
                       factory(m), {});
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().where == "sysctl:missing");
+  CHECK(r.error().where == "sysctl:t.missing");
   CHECK(m.log.empty());
   CHECK(list_runs(*sd)->empty());
 }
@@ -138,39 +138,40 @@ TEST_CASE("apply run: set_live writes only what differs, puts back newest first"
   auto sd = StateDir::open(t.path + "/s", true);
   REQUIRE(sd.ok());
   FakeMachine m;
-  m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}};
-  m.fail = {{"sysctl:b=20", Error::refused("read-only here", "sysctl:b")}};
-  Plan p = plan_of({{"sysctl:a", "g", "10"}, {"sysctl:b", "g", "20"}, {"sysctl:c", "g", "30"}});
+  m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"}};
+  m.fail = {{"sysctl:t.b=20", Error::refused("read-only here", "sysctl:t.b")}};
+  Plan p =
+      plan_of({{"sysctl:t.a", "g", "10"}, {"sysctl:t.b", "g", "20"}, {"sysctl:t.c", "g", "30"}});
   auto run = ApplyRun::prepare(p, *sd, factory(m), {});
   REQUIRE(run.ok());
   REQUIRE(run->begin().ok());
   REQUIRE(run->write_group("g").ok());
   // b was refused: it is not among the knobs the loop may flip.
-  CHECK(run->written_knobs("g") == std::vector<std::string>{"sysctl:a", "sysctl:c"});
+  CHECK(run->written_knobs("g") == std::vector<std::string>{"sysctl:t.a", "sysctl:t.c"});
   m.log.clear();
-  REQUIRE(run->set_live("g", {"sysctl:a"}).ok());
-  CHECK(m.log == std::vector<std::string>{"sysctl:c=3"});
-  REQUIRE(run->set_live("g", {"sysctl:a"}).ok());  // already so: no write
+  REQUIRE(run->set_live("g", {"sysctl:t.a"}).ok());
+  CHECK(m.log == std::vector<std::string>{"sysctl:t.c=3"});
+  REQUIRE(run->set_live("g", {"sysctl:t.a"}).ok());  // already so: no write
   CHECK(m.log.size() == 1);
   REQUIRE(run->undo_group("g").ok());
   REQUIRE(run->redo_group("g").ok());
   CHECK(m.log ==
-        std::vector<std::string>{"sysctl:c=3", "sysctl:a=1", "sysctl:a=10", "sysctl:c=30"});
+        std::vector<std::string>{"sysctl:t.c=3", "sysctl:t.a=1", "sysctl:t.a=10", "sysctl:t.c=30"});
   // Kept with c put back: the report and state.json say a stays, c went back.
-  REQUIRE(run->set_live("g", {"sysctl:a"}).ok());
+  REQUIRE(run->set_live("g", {"sysctl:t.a"}).ok());
   REQUIRE(run->decide("g", GroupDecision::kept, {{"outcome", "partly_kept"}}).ok());
   auto report = run->finish();
   REQUIRE(report.ok());
   std::map<std::string, ChangeStatus> status;
   for (const auto& c : report->groups[0].changes) status[c.knob] = c.status;
-  CHECK(status["sysctl:a"] == ChangeStatus::applied);
-  CHECK(status["sysctl:b"] == ChangeStatus::skipped);
-  CHECK(status["sysctl:c"] == ChangeStatus::rolled_back);
+  CHECK(status["sysctl:t.a"] == ChangeStatus::applied);
+  CHECK(status["sysctl:t.b"] == ChangeStatus::skipped);
+  CHECK(status["sysctl:t.c"] == ChangeStatus::rolled_back);
   auto state = load_state(*sd);
   REQUIRE(state.ok());
-  CHECK(state->knobs.count("sysctl:a") == 1);
-  CHECK(state->knobs.count("sysctl:c") == 0);
-  CHECK(m.values["sysctl:c"] == "3");
+  CHECK(state->knobs.count("sysctl:t.a") == 1);
+  CHECK(state->knobs.count("sysctl:t.c") == 0);
+  CHECK(m.values["sysctl:t.c"] == "3");
 }
 
 TEST_CASE("apply run: an undo the kernel refuses is tried again after the group's others") {

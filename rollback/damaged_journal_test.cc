@@ -7,12 +7,14 @@
 
 #include <map>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "base/strings.h"
 #include "rollback/apply.h"
 #include "rollback/fake_machine_test.h"
 #include "rollback/rollback.h"
+#include "rollback/run_summary.h"
 #include "rollback/state.h"
 #include "tests/support/temp_dir.h"
 
@@ -23,9 +25,9 @@ using testing::FakeMachine;
 namespace {
 
 const std::map<std::string, std::string> kBefore = {
-    {"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}, {"sysctl:d", "4"}};
+    {"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"}, {"sysctl:t.d", "4"}};
 const std::map<std::string, std::string> kAfter = {
-    {"sysctl:a", "10"}, {"sysctl:b", "20"}, {"sysctl:c", "30"}, {"sysctl:d", "40"}};
+    {"sysctl:t.a", "10"}, {"sysctl:t.b", "20"}, {"sysctl:t.c", "30"}, {"sysctl:t.d", "40"}};
 
 /// A run that stopped after its second group's writes (no decision, no end): the
 /// journal a crash leaves, written by the real apply protocol.
@@ -43,7 +45,7 @@ Crashed crashed_run() {
   Plan p;
   p.profiles = {"test"};
   for (const auto& [knob, after] : kAfter)
-    p.changes.push_back({knob, knob < "sysctl:c" ? "g1" : "g2", {}, after, ""});
+    p.changes.push_back({knob, knob < "sysctl:t.c" ? "g1" : "g2", {}, after, ""});
   Crashed out;
   {
     auto run = ApplyRun::prepare(p, *sd, factory(m), {});
@@ -171,12 +173,13 @@ TEST_CASE("damaged journal: every line damaged in turn costs only that line") {
 
 TEST_CASE("journal: a field of the wrong type is a damaged record, never coerced") {
   CHECK_FALSE(
-      decode_record(R"({"type":"intent","knob":"sysctl:a","before":5,"after":"6"})", "f:1").ok());
+      decode_record(R"({"type":"intent","knob":"sysctl:t.a","before":5,"after":"6"})", "f:1").ok());
   CHECK_FALSE(
-      decode_record(R"({"type":"intent","knob":"sysctl:a","before":"5","after":null})", "f:1")
+      decode_record(R"({"type":"intent","knob":"sysctl:t.a","before":"5","after":null})", "f:1")
           .ok());
-  CHECK_FALSE(decode_record(R"({"type":"intent","knob":"sysctl:a","before":"5"})", "f:1").ok());
-  CHECK_FALSE(decode_record(R"({"type":"failed","knob":"sysctl:a","refused":"yes"})", "f:1").ok());
+  CHECK_FALSE(decode_record(R"({"type":"intent","knob":"sysctl:t.a","before":"5"})", "f:1").ok());
+  CHECK_FALSE(
+      decode_record(R"({"type":"failed","knob":"sysctl:t.a","refused":"yes"})", "f:1").ok());
   CHECK_FALSE(decode_record(R"({"type":"begin","profiles":["a",1]})", "f:1").ok());
   CHECK_FALSE(decode_record(R"({"type":"begin","pid":"12"})", "f:1").ok());
   CHECK_FALSE(decode_record(R"({"type":"decision","group":"g","stats":[1]})", "f:1").ok());
@@ -184,6 +187,37 @@ TEST_CASE("journal: a field of the wrong type is a damaged record, never coerced
   auto bad = decode_record(R"({"type":"done","knob":3})", "runs/x.journal:4");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message() == "runs/x.journal:4: \"knob\" is not a string");
-  CHECK(
-      decode_record(R"({"type":"intent","knob":"sysctl:a","before":"","after":"6"})", "f:1").ok());
+  CHECK(decode_record(R"({"type":"intent","knob":"sysctl:t.a","before":"","after":"6"})", "f:1")
+            .ok());
+}
+
+TEST_CASE("journal: an end status this version does not know is damage, not finished") {
+  for (const char* status : {"finishd", "unfinished", "", "FINISHED"}) {
+    CAPTURE(status);
+    auto bad = decode_record(fmt::format(R"({{"type":"end","status":"{}"}})", status), "f:3");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message() == fmt::format("f:3: end record with unknown status '{}'", status));
+  }
+  for (const char* status : {"finished", "rolled_back", "rollback_failed", "abandoned"})
+    CHECK(decode_record(fmt::format(R"({{"type":"end","status":"{}"}})", status), "f:3").ok());
+  auto text = parse_journal("{\"type\":\"begin\",\"run_id\":\"r\",\"kind\":\"apply\"}\n"
+                            "{\"type\":\"end\",\"status\":\"done-ish\"}\n",
+                            "runs/r.journal");
+  CHECK(text.damaged.size() == 1);
+  CHECK(summarize_run("r", text).status == RunStatus::unfinished);
+}
+
+TEST_CASE("journal: a knob id that does not parse is damage (rebuild never copies it)") {
+  for (const char* id : {"nonsense", "sysctl:", "sysctl:../../etc/passwd", "irq:12x:affinity"}) {
+    CAPTURE(id);
+    auto bad = decode_record(
+        fmt::format(R"({{"type":"intent","knob":"{}","before":"1","after":"2"}})", id), "f:2");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message().starts_with("f:2: \"knob\" is not a knob id: "));
+  }
+  auto text = parse_journal(
+      "{\"type\":\"intent\",\"knob\":\"bogus\",\"group\":\"g\",\"before\":\"1\",\"after\":\"2\"}\n",
+      "runs/r.journal");
+  REQUIRE(text.damaged.size() == 1);
+  CHECK(text.damaged[0].knob == "bogus");  // named, so rollback can say its before is lost
 }

@@ -13,6 +13,8 @@
 #include <fmt/core.h>
 
 #include "base/fd_io.h"
+#include "rollback/run_report.h"
+#include "tuner/knobs/knob_id.h"
 
 namespace tuner {
 
@@ -137,6 +139,19 @@ Result<JournalRecord> decode_record(std::string_view line, const std::string& wh
   bool needs_knob = r.type == RecordType::intent || r.type == RecordType::done ||
                     r.type == RecordType::failed || r.type == RecordType::rollback;
   if (needs_knob && r.knob.empty()) return Error::invalid(type + " record without a knob", where);
+  // A knob id no knob can be built from cannot be undone, restored or kept: damage, as a
+  // field of the wrong type is, so that `state rebuild` never copies it into state.json.
+  if (!r.knob.empty()) {
+    if (auto id = parse_knob_id(r.knob); !id.ok())
+      return Error::invalid("\"knob\" is not a knob id: " + id.error().what, where);
+  }
+  // An end status this version does not know is damage, never "finished": the run then
+  // reads as unfinished, and rollback or --abandon settles it.
+  if (r.type == RecordType::end) {
+    auto status = parse_run_status(r.status);
+    if (!status || *status == RunStatus::unfinished)
+      return Error::invalid("end record with unknown status '" + r.status + "'", where);
+  }
   // Rollback writes before back and compares the live value with after: an intent
   // missing either cannot be undone safely.
   if (r.type == RecordType::intent && !j.contains("before"))

@@ -55,10 +55,10 @@ std::unique_ptr<Applied> applied() {
   auto sd = StateDir::open(a->t.path + "/s", true);
   REQUIRE(sd.ok());
   a->sd = std::move(sd).value();
-  a->m.values = {{"sysctl:a", "1"}, {"sysctl:b", "2"}, {"sysctl:c", "3"}};
+  a->m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"}};
   auto r = apply_plan(
-      plan_of({{"sysctl:a", "g", "10"}, {"sysctl:b", "g", "20"}, {"sysctl:c", "g", "30"}}), a->sd,
-      factory(a->m), {});
+      plan_of({{"sysctl:t.a", "g", "10"}, {"sysctl:t.b", "g", "20"}, {"sysctl:t.c", "g", "30"}}),
+      a->sd, factory(a->m), {});
   REQUIRE(r.ok());
   REQUIRE(r->outcome == ApplyOutcome::applied);
   a->run_id = r->report.run_id;
@@ -73,25 +73,25 @@ TEST_CASE("apply: a knob that cannot be written is never restored, and nothing l
   auto sd = StateDir::open(t.path + "/s", true);
   REQUIRE(sd.ok());
   FakeMachine m;
-  m.values = {{"sysctl:a", "1"}, {"sysctl:ro", "5"}};
+  m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.ro", "5"}};
   // A read-only file refuses every write, the before-value too.
-  m.fail.emplace("sysctl:ro=6", errno_error("cannot write", "/proc/sys/ro", EACCES));
-  m.fail.emplace("sysctl:ro=5", errno_error("cannot write", "/proc/sys/ro", EACCES));
-  auto r =
-      apply_plan(plan_of({{"sysctl:a", "g", "10"}, {"sysctl:ro", "g", "6"}}), *sd, factory(m), {});
+  m.fail.emplace("sysctl:t.ro=6", errno_error("cannot write", "/proc/sys/ro", EACCES));
+  m.fail.emplace("sysctl:t.ro=5", errno_error("cannot write", "/proc/sys/ro", EACCES));
+  auto r = apply_plan(plan_of({{"sysctl:t.a", "g", "10"}, {"sysctl:t.ro", "g", "6"}}), *sd,
+                      factory(m), {});
   REQUIRE(r.ok());
   CHECK(r->outcome == ApplyOutcome::rolled_back);
-  CHECK(m.log == std::vector<std::string>{"sysctl:a=10", "sysctl:ro=6", "sysctl:a=1"});
-  CHECK(m.values == std::map<std::string, std::string>{{"sysctl:a", "1"}, {"sysctl:ro", "5"}});
+  CHECK(m.log == std::vector<std::string>{"sysctl:t.a=10", "sysctl:t.ro=6", "sysctl:t.a=1"});
+  CHECK(m.values == std::map<std::string, std::string>{{"sysctl:t.a", "1"}, {"sysctl:t.ro", "5"}});
   auto st = statuses(r->report);
-  CHECK(st["sysctl:a"] == ChangeStatus::rolled_back);
-  CHECK(st["sysctl:ro"] == ChangeStatus::failed);
+  CHECK(st["sysctl:t.a"] == ChangeStatus::rolled_back);
+  CHECK(st["sysctl:t.ro"] == ChangeStatus::failed);
   REQUIRE(r->report.errors.size() == 1);  // the write that failed, and nothing else
   CHECK(r->report.errors[0].message.find("Permission denied") != std::string::npos);
-  CHECK(r->report.errors[0].knob == "sysctl:ro");
+  CHECK(r->report.errors[0].knob == "sysctl:t.ro");
   auto records = rollback_records(*sd, r->report.run_id);
-  CHECK(records["sysctl:a"] == "restored");
-  CHECK(records["sysctl:ro"] == "not_applied");
+  CHECK(records["sysctl:t.a"] == "restored");
+  CHECK(records["sysctl:t.ro"] == "not_applied");
   auto j = read_journal(*sd, r->report.run_id);
   CHECK(summarize_run(r->report.run_id, *j).status == RunStatus::rolled_back);
   auto unfinished = find_unfinished_run(*sd);
@@ -101,14 +101,15 @@ TEST_CASE("apply: a knob that cannot be written is never restored, and nothing l
 
 TEST_CASE("rollback: a knob whose object is gone is reported, the rest is restored") {
   auto a = applied();
-  a->m.values.erase("sysctl:b");  // the interface it belonged to was deleted
+  a->m.values.erase("sysctl:t.b");  // the interface it belonged to was deleted
   auto r = rollback_run(a->sd, a->run_id, factory(a->m));
   REQUIRE(r.ok());
   CHECK(r->errors.empty());
   auto st = statuses(*r);
-  CHECK(st["sysctl:b"] == ChangeStatus::gone);
-  CHECK(st["sysctl:a"] == ChangeStatus::restored);
-  CHECK(a->m.values == std::map<std::string, std::string>{{"sysctl:a", "1"}, {"sysctl:c", "3"}});
+  CHECK(st["sysctl:t.b"] == ChangeStatus::gone);
+  CHECK(st["sysctl:t.a"] == ChangeStatus::restored);
+  CHECK(a->m.values ==
+        std::map<std::string, std::string>{{"sysctl:t.a", "1"}, {"sysctl:t.c", "3"}});
   auto j = read_journal(a->sd, a->run_id);
   RunSummary s = summarize_run(a->run_id, *j);
   CHECK(s.status == RunStatus::rolled_back);
@@ -117,25 +118,25 @@ TEST_CASE("rollback: a knob whose object is gone is reported, the rest is restor
 
   // Gone when the write finds it missing, too.
   auto b = applied();
-  b->m.fail.emplace("sysctl:c=3", errno_error("no such device", "sysctl:c", ENODEV));
+  b->m.fail.emplace("sysctl:t.c=3", errno_error("no such device", "sysctl:t.c", ENODEV));
   r = rollback_run(b->sd, b->run_id, factory(b->m));
   REQUIRE(r.ok());
   CHECK(r->errors.empty());
-  CHECK(statuses(*r)["sysctl:c"] == ChangeStatus::gone);
+  CHECK(statuses(*r)["sysctl:t.c"] == ChangeStatus::gone);
 }
 
 TEST_CASE("rollback: a value someone changed since is left as it is; --force restores it") {
   auto a = applied();
-  a->m.values["sysctl:b"] = "25";  // an operator's edit
+  a->m.values["sysctl:t.b"] = "25";  // an operator's edit
   auto r = rollback_run(a->sd, a->run_id, factory(a->m));
   REQUIRE(r.ok());
   CHECK(r->errors.empty());
-  CHECK(a->m.values["sysctl:b"] == "25");
-  CHECK(a->m.values["sysctl:a"] == "1");
-  CHECK(a->m.log == std::vector<std::string>{"sysctl:c=3", "sysctl:a=1"});
+  CHECK(a->m.values["sysctl:t.b"] == "25");
+  CHECK(a->m.values["sysctl:t.a"] == "1");
+  CHECK(a->m.log == std::vector<std::string>{"sysctl:t.c=3", "sysctl:t.a=1"});
   const ChangeReport* b = nullptr;
   for (const auto& c : r->groups.at(0).changes)
-    if (c.knob == "sysctl:b") b = &c;
+    if (c.knob == "sysctl:t.b") b = &c;
   REQUIRE(b);
   CHECK(b->status == ChangeStatus::changed_since);
   CHECK(b->error.find("changed by someone else") != std::string::npos);
@@ -144,7 +145,7 @@ TEST_CASE("rollback: a value someone changed since is left as it is; --force res
   auto j = read_journal(a->sd, a->run_id);
   RunSummary s = summarize_run(a->run_id, *j);
   CHECK(s.status == RunStatus::rolled_back);  // settled: apply may run again
-  CHECK(s.left == std::vector<std::string>{"sysctl:b"});
+  CHECK(s.left == std::vector<std::string>{"sysctl:t.b"});
   // tuner no longer keeps it: `restore` at boot must not write over the edit.
   CHECK(load_state(a->sd)->knobs.empty());
 
@@ -155,8 +156,8 @@ TEST_CASE("rollback: a value someone changed since is left as it is; --force res
   a->m.log.clear();
   auto forced = rollback_run(a->sd, a->run_id, factory(a->m), {.force = true});
   REQUIRE(forced.ok());
-  CHECK(a->m.log == std::vector<std::string>{"sysctl:b=2"});
-  CHECK(statuses(*forced)["sysctl:b"] == ChangeStatus::restored);
+  CHECK(a->m.log == std::vector<std::string>{"sysctl:t.b=2"});
+  CHECK(statuses(*forced)["sysctl:t.b"] == ChangeStatus::restored);
   j = read_journal(a->sd, a->run_id);
   s = summarize_run(a->run_id, *j);
   CHECK(s.left.empty());
@@ -167,26 +168,26 @@ TEST_CASE("rollback: a value someone changed since is left as it is; --force res
 TEST_CASE("rollback: a later run's value is named, and left too") {
   auto a = applied();
   // A later run sets b again; rolling back the older one out of order leaves it.
-  auto later = apply_plan(plan_of({{"sysctl:b", "g", "21"}}), a->sd, factory(a->m), {});
+  auto later = apply_plan(plan_of({{"sysctl:t.b", "g", "21"}}), a->sd, factory(a->m), {});
   REQUIRE(later.ok());
   auto r = rollback_run(a->sd, a->run_id, factory(a->m));
   REQUIRE(r.ok());
-  CHECK(a->m.values["sysctl:b"] == "21");
+  CHECK(a->m.values["sysctl:t.b"] == "21");
   std::string why;
   for (const auto& c : r->groups.at(0).changes)
-    if (c.knob == "sysctl:b") why = c.error;
+    if (c.knob == "sysctl:t.b") why = c.error;
   CHECK(why.find("changed by run " + later->report.run_id) != std::string::npos);
   auto st = load_state(a->sd);
   REQUIRE(st.ok());
-  CHECK(st->knobs.at("sysctl:b").run_id == later->report.run_id);
-  CHECK(st->knobs.at("sysctl:b").earlier.empty());
+  CHECK(st->knobs.at("sysctl:t.b").run_id == later->report.run_id);
+  CHECK(st->knobs.at("sysctl:t.b").earlier.empty());
 }
 
 TEST_CASE("rollback: a value already back is not written again") {
   auto a = applied();
-  a->m.values["sysctl:c"] = "3";  // put back by hand
+  a->m.values["sysctl:t.c"] = "3";  // put back by hand
   auto r = rollback_run(a->sd, a->run_id, factory(a->m));
   REQUIRE(r.ok());
-  CHECK(a->m.log == std::vector<std::string>{"sysctl:b=2", "sysctl:a=1"});
-  CHECK(statuses(*r)["sysctl:c"] == ChangeStatus::restored);
+  CHECK(a->m.log == std::vector<std::string>{"sysctl:t.b=2", "sysctl:t.a=1"});
+  CHECK(statuses(*r)["sysctl:t.c"] == ChangeStatus::restored);
 }

@@ -69,7 +69,7 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
              rec(RecordType::intent, "sysctl:a.y", "10", "20")});
   State st;
   st.knobs["sysctl:a.x"] = {"2", "1", id, "sysctl", {}};
-  st.knobs["sysctl:other"] = {"5", "4", "20261128T000000Z-0000", "sysctl", {}};
+  st.knobs["sysctl:t.other"] = {"5", "4", "20261128T000000Z-0000", "sysctl", {}};
   REQUIRE(save_state(*sd, st).ok());
 
   auto unfinished = find_unfinished_run(*sd);
@@ -91,7 +91,7 @@ TEST_CASE("rollback: from the journal alone, failures reported, state updated") 
   auto after = load_state(*sd);
   REQUIRE(after.ok());
   CHECK(after->knobs.count("sysctl:a.x") == 0);  // restored: no longer kept
-  CHECK(after->knobs.count("sysctl:other") == 1);
+  CHECK(after->knobs.count("sysctl:t.other") == 1);
 
   // One knob failed: the run still needs attention, and apply keeps refusing.
   auto text = read_journal(*sd, id);

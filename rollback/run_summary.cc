@@ -23,8 +23,8 @@ RunSummary summarize_run(const std::string& run_id, const JournalText& journal) 
       case RecordType::rollback_begin: s.status = RunStatus::unfinished; break;
       case RecordType::rollback: last_rollback[r.knob] = r.status; break;
       case RecordType::end:
-        // An end status this version does not know still ends the run.
-        s.status = parse_run_status(r.status).value_or(RunStatus::finished);
+        // The journal reader refuses an end status it does not know (damage).
+        s.status = parse_run_status(r.status).value_or(RunStatus::unfinished);
         break;
       case RecordType::decision: break;
     }

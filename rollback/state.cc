@@ -1,6 +1,8 @@
 #include "rollback/state.h"
 
 #include "base/fd_io.h"
+#include "base/json_nesting.h"
+#include "tuner/knobs/knob_id.h"
 
 #include <algorithm>
 #include <string_view>
@@ -80,6 +82,7 @@ bool forget_knob(State& s, const std::string& id, const std::string& run_id) {
 }
 
 Result<State> parse_state(std::string_view text, const std::string& where) {
+  if (Status depth = check_json_nesting(text, where); !depth.ok()) return depth.error();
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Error::invalid("not a JSON object", where);
   auto schema = j.find("schema");
@@ -90,6 +93,13 @@ Result<State> parse_state(std::string_view text, const std::string& where) {
   if (knobs == j.end()) return s;
   if (!knobs->is_object()) return Error::invalid("\"knobs\" is not an object", where);
   for (const auto& [id, v] : knobs->items()) {
+    if (auto parsed = parse_knob_id(id); !parsed.ok()) {
+      auto group = v.is_object() ? v.find("group") : v.end();
+      s.damaged[id] = {"not a knob id: " + parsed.error().what,
+                       group != v.end() && group->is_string() ? group->get<std::string>() : "",
+                       v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+      continue;
+    }
     auto k = kept_from_json(v, id);
     if (!k.ok()) return k.error().context(where);
     if (auto e = v.find("earlier"); e != v.end()) {
@@ -118,6 +128,8 @@ std::string encode_state(const State& s) {
       j["knobs"][id]["earlier"] = earlier;
     }
   }
+  for (const auto& [id, d] : s.damaged)
+    j["knobs"][id] = nlohmann::json::parse(d.raw, nullptr, false);
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

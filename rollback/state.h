@@ -23,11 +23,25 @@ struct KeptKnob {
   std::vector<KeptKnob> earlier;
 };
 
-struct State {
-  std::map<std::string, KeptKnob> knobs;  // by knob id
+/// An entry of state.json whose id does not parse as a knob id: nothing can restore,
+/// read or roll it back. Kept as it was written (so saving state.json loses nothing a
+/// person may want to see), reported by `status` and `restore`, and dropped by `tuner
+/// state rebuild`, which never copies such ids from a journal.
+struct DamagedKnob {
+  std::string why;    // "not a knob id: ..."
+  std::string group;  // its "group" when that is a string, for reports
+  std::string raw;    // the entry's JSON text
 };
 
-/// Parses state.json text; `where` names the file in errors.
+struct State {
+  std::map<std::string, KeptKnob> knobs;       // by knob id
+  std::map<std::string, DamagedKnob> damaged;  // by the id as written
+};
+
+/// Parses state.json text; `where` names the file in errors. Arrays and objects nested
+/// deeper than kMaxJsonNesting are refused before parsing (base/json_nesting.h). An
+/// entry whose id does not parse goes to `damaged`, not to `knobs`; a field of the
+/// wrong type in a good entry makes the whole file an error.
 Result<State> parse_state(std::string_view text, const std::string& where);
 std::string encode_state(const State& s);
 

@@ -74,7 +74,8 @@ TEST_CASE("state: atomic write round trip, no temp file left") {
 
 TEST_CASE("state: bad state.json names the file") {
   CHECK_FALSE(parse_state("{}", "state.json").ok());
-  auto r = parse_state("{\"schema\":\"tuner.state/1\",\"knobs\":{\"a\":{}}}", "x/state.json");
+  auto r =
+      parse_state("{\"schema\":\"tuner.state/1\",\"knobs\":{\"sysctl:t.a\":{}}}", "x/state.json");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().where == "x/state.json");
 }
@@ -118,4 +119,32 @@ TEST_CASE("state: a state.json that is a FIFO is refused at once") {
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().is(ErrorKind::invalid));
   CHECK(s.error().message().find("state.json: not a regular file") != std::string::npos);
+}
+
+TEST_CASE("state: an id that does not parse is damaged, set apart, and saved as it was") {
+  std::string text = R"({"schema":"tuner.state/1","knobs":{
+    "sysctl:net.core.somaxconn":{"value":"8010","before":"4096","run_id":"r1","group":"g"},
+    "sysctl:../../etc/passwd":{"value":"x","group":"g2"},
+    "nonsense":[1,2]}})";
+  auto s = parse_state(text, "x/state.json");
+  REQUIRE(s.ok());
+  REQUIRE(s->knobs.size() == 1);
+  CHECK(s->knobs.at("sysctl:net.core.somaxconn").value == "8010");
+  REQUIRE(s->damaged.size() == 2);
+  CHECK(s->damaged.at("sysctl:../../etc/passwd").why.starts_with("not a knob id: "));
+  CHECK(s->damaged.at("sysctl:../../etc/passwd").group == "g2");
+  CHECK(s->damaged.at("nonsense").group.empty());
+  // Saved again (an apply rewrites state.json), nothing is lost or changed.
+  auto again = parse_state(encode_state(*s), "re-encoded");
+  REQUIRE(again.ok());
+  CHECK(again->damaged.at("nonsense").raw == "[1,2]");
+  CHECK(encode_state(*again) == encode_state(*s));
+}
+
+TEST_CASE("state: nested 100,000 deep is refused at its line and column, no crash") {
+  std::string deep = R"({"schema":"tuner.state/1","knobs":{"x":)" + std::string(100'000, '[') +
+                     std::string(100'000, ']') + "}}";
+  auto s = parse_state(deep, "x/state.json");
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message().find("nest deeper than 256") != std::string::npos);
 }

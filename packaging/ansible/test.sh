@@ -303,7 +303,7 @@ grep -q max_trails "$WORK/reports-failing/h1.error.json" || fail "no error repor
 grep -q tuner.failure/1 "$WORK/reports-failing/h1.error.json" || fail "h1.error.json: no schema"
 # The fleet summary ran on the controller before the failed canary was stopped.
 check "$LAST" 'Summarize the fleet (tuner report)' h1 'r["rc"] == 0' \
-  '"1 nodes: 1 runs (1 failed), 1 probes" in r["stdout"]' '"FAILED" in r["stdout"]'
+  '"1 node: 1 run (1 failed), 1 probe" in r["stdout"]' '"FAILED" in r["stdout"]'
 check "$LAST" 'Stop the rollout at a node where tuner failed' h1 'r["failed"] is True' \
   '"exit 2" in r["msg"]'
 for h in h2 h3 h4 h5; do
@@ -342,7 +342,7 @@ done
 ls "$WORK/reports-good" | sed 's/^/    /'
 # One summary per batch: the canary alone, then the whole fleet (five nodes on one
 # machine: the file names, not the shared host name, tell them apart).
-check "$LAST" 'Summarize the fleet (tuner report)' h1 '"1 nodes: 1 runs (0 failed), 1 probes" in r["stdout"]'
+check "$LAST" 'Summarize the fleet (tuner report)' h1 '"1 node: 1 run (0 failed), 1 probe" in r["stdout"]'
 check "$LAST" 'Summarize the fleet (tuner report)' h2 '"5 nodes: 5 runs (0 failed), 5 probes" in r["stdout"]' \
   '"kept" in r["stdout"] or "applied" in r["stdout"]'
 "$TUNER" report "$WORK/reports-good" | sed 's/^/    | /'

@@ -1,5 +1,7 @@
 #include "probes/bench/exec.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "base/file_trust.h"
@@ -58,15 +60,25 @@ Result<Measurement> ExecBenchmark::run() {
   RunSpec spec;
   spec.argv = config_.command;
   spec.timeout = config_.timeout;
+  // The metric is the last match: keep the end of the output (and of stderr, whose
+  // last lines are the error).
+  spec.keep = RunSpec::Keep::tail;
+  const auto start = std::chrono::steady_clock::now();
   auto r = runner_->run(spec);
   const std::string& prog = config_.command[0];
   if (!r.ok()) return bench_error(config_, r.error().message());
   if (!r->success())
     return bench_error(config_, fmt::format("{} {}{}", prog, r->describe(spec), stderr_note(*r)));
-  auto value = extract_metric(r->out, config_.metric);
+  // The timeout bounds the run and finding its metric together; a command that used it
+  // all still gets a second to be read.
+  const auto deadline =
+      std::max(start + config_.timeout, std::chrono::steady_clock::now() + std::chrono::seconds(1));
+  auto value = extract_metric(r->out, config_.metric, deadline);
   if (!value.ok()) {
     std::string note =
-        r->out_truncated ? fmt::format(" (stdout was cut at {} bytes)", spec.max_output) : "";
+        r->out_truncated
+            ? fmt::format(" (only the last {} bytes of stdout were kept)", spec.max_output)
+            : "";
     return bench_error(config_, fmt::format("no metric in the output of {}: {}{}{}", prog,
                                             value.error().what, note, stderr_note(*r)));
   }

@@ -2,21 +2,13 @@
 
 #include <charconv>
 #include <cmath>
-// GCC 12's <regex> trips its own -Wmaybe-uninitialized under -fsanitize at -O1 and up
-// (a false positive inside libstdc++'s _State move); -Werror builds must not fail on it.
-// Clang has no such warning, and -Werror makes an unknown group an error there.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <regex>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include <memory>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
+#include <re2/re2.h>
 
+#include "base/json_nesting.h"
 #include "base/strings.h"
 
 namespace tuner::bench {
@@ -25,30 +17,62 @@ namespace {
 
 using nlohmann::json;
 
+/// nlohmann's message without its "[json.exception.parse_error.101] " id.
+std::string json_what(const json::exception& e) {
+  std::string_view what = e.what();
+  if (what.starts_with("[json.exception.")) {
+    std::size_t close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  return std::string(what);
+}
+
 std::string clip(std::string_view s, std::size_t n = 60) {
   if (s.size() <= n) return std::string(s);
   return std::string(s.substr(0, n)) + "...";
 }
 
-Result<std::regex> compile(const std::string& pattern) {
-  try {
-    std::regex re(pattern, std::regex::ECMAScript);
-    if (re.mark_count() < 1)
-      return Error{fmt::format("regex '{}' has no capture group: put the number in ( )", pattern),
-                   "", 0};
-    return re;
-  } catch (const std::regex_error& e) {
-    return Error{fmt::format("regex '{}' is not valid: {}", pattern, e.what()), "", 0};
-  }
+/// RE2: linear in the text, no recursion per character (std::regex overflowed the stack
+/// on a 50,000-character line), and it never prints (log_errors off).
+Result<std::unique_ptr<RE2>> compile(const std::string& pattern) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  auto re = std::make_unique<RE2>(pattern, options);
+  if (!re->ok())
+    return Error{fmt::format("regex '{}' is not valid RE2 syntax: {}", pattern, re->error()), "",
+                 0};
+  if (re->NumberOfCapturingGroups() < 1)
+    return Error{fmt::format("regex '{}' has no capture group: put the number in ( )", pattern), "",
+                 0};
+  return re;
+}
+
+/// The line of text that ends at `end` (exclusive), and moves `end` to the end of the
+/// line before it: '\n', '\r' and "\r\n" end a line, so each redraw of a progress
+/// meter ("\r 10%\r 20%") is a line of its own.
+std::string_view previous_line(std::string_view text, std::size_t& end) {
+  std::size_t nl = end == 0 ? std::string_view::npos : text.find_last_of("\r\n", end - 1);
+  std::size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+  std::string_view line = text.substr(begin, end - begin);
+  end = nl == std::string_view::npos ? 0 : nl;
+  if (end > 0 && text[end] == '\n' && text[end - 1] == '\r') --end;
+  return line;
+}
+
+Error out_of_time(const std::string& pattern, std::size_t bytes) {
+  return Error{fmt::format("regex '{}' ran out of time in {} bytes of output (the benchmark's "
+                           "timeout covers finding its metric)",
+                           pattern, bytes),
+               "", 0};
 }
 
 Result<json::json_pointer> parse_pointer(const std::string& text) {
   try {
     return json::json_pointer(text);
   } catch (const json::exception& e) {
-    return Error{
-        fmt::format("json pointer '{}' is not valid (it looks like /a/0/b): {}", text, e.what()),
-        "", 0};
+    return Error{fmt::format("json pointer '{}' is not valid (it looks like /a/0/b): {}", text,
+                             json_what(e)),
+                 "", 0};
   }
 }
 
@@ -101,19 +125,34 @@ Result<double> parse_number(std::string_view text) {
   return v;
 }
 
-Result<double> extract_regex(std::string_view text, const std::string& pattern) {
+Result<double> extract_regex(std::string_view text, const std::string& pattern, Deadline deadline) {
   auto re = compile(pattern);
   if (!re.ok()) return re.error();
+  // The last line that matches holds the answer: search lines from the end, so the usual
+  // case (a summary at the end) reads little, and a line that does not match costs one
+  // linear search. The clock bounds the whole, read every 256 searches (~20 ns a read).
   std::string last;
   bool found = false;
-  for (std::string_view line : split(text, '\n')) {
-    using It = std::regex_iterator<std::string_view::const_iterator>;
-    for (It it(line.begin(), line.end(), *re), end; it != end; ++it) {
-      if (!(*it)[1].matched) continue;
-      last = (*it)[1].str();
-      found = true;
+  re2::StringPiece group[2];
+  std::size_t searches = 0;
+  for (std::size_t end = text.size(); !found && end > 0;) {
+    // An empty line holds no number (a pattern that matches nothing would capture "").
+    re2::StringPiece line(previous_line(text, end));
+    if (line.empty()) continue;
+    for (std::size_t at = 0; at <= line.size();) {
+      if (++searches % 256 == 0 && std::chrono::steady_clock::now() > deadline)
+        return out_of_time(pattern, text.size());
+      if (!(*re)->Match(line, at, line.size(), RE2::UNANCHORED, group, 2)) break;
+      if (group[1].data() != nullptr) {
+        last.assign(group[1].data(), group[1].size());
+        found = true;
+      }
+      auto match_end = static_cast<std::size_t>(group[0].data() + group[0].size() - line.data());
+      at = match_end > at ? match_end : at + 1;  // an empty match moves on by one
     }
   }
+  if (!found && std::chrono::steady_clock::now() > deadline)
+    return out_of_time(pattern, text.size());
   if (!found)
     return Error{
         fmt::format("regex '{}' matched nothing in {} bytes of output", pattern, text.size()), "",
@@ -143,11 +182,14 @@ Result<double> extract_json(std::string_view text, const std::string& pointer) {
     return Error{
         fmt::format("output is not JSON: no line starts with '{{' or '[' in {} bytes", text.size()),
         "", 0};
+  // nlohmann parses deep documents, but dump() and the error paths here recurse.
+  if (Status depth = check_json_nesting(text, "stdout"); !depth.ok())
+    return Error{"output is not usable JSON: " + depth.error().message(), "", 0};
   json doc;
   try {
     doc = json::parse(text.substr(begin, end + 1 - begin));
   } catch (const json::exception& e) {
-    return Error{fmt::format("output is not JSON: {}", e.what()), "", 0};
+    return Error{fmt::format("output is not JSON: {}", json_what(e)), "", 0};
   }
   if (!doc.contains(*ptr))
     return Error{fmt::format("no value at json pointer {}{}", pointer, nearest_parent(doc, *ptr)),
@@ -166,8 +208,8 @@ Result<double> extract_json(std::string_view text, const std::string& pointer) {
                "", 0};
 }
 
-Result<double> extract_metric(std::string_view text, const MetricExpr& m) {
-  return m.kind == MetricExpr::Kind::regex ? extract_regex(text, m.expr)
+Result<double> extract_metric(std::string_view text, const MetricExpr& m, Deadline deadline) {
+  return m.kind == MetricExpr::Kind::regex ? extract_regex(text, m.expr, deadline)
                                            : extract_json(text, m.expr);
 }
 

@@ -53,6 +53,8 @@ TEST_CASE("exec bench: runs the argument vector with its timeout and reports the
   REQUIRE(fake->runs.size() == 1);
   CHECK(fake->runs[0].argv == b.config().command);
   CHECK(fake->runs[0].timeout == 20s);
+  // The metric is the last match: the end of a long output is what is kept.
+  CHECK(fake->runs[0].keep == RunSpec::Keep::tail);
 }
 
 TEST_CASE("exec bench: a failed, killed or silent command is an error naming bench and program") {
@@ -143,6 +145,39 @@ TEST_CASE("exec bench: a real command, its real output, lower-is-better") {
   auto t0 = std::chrono::steady_clock::now();
   CHECK(error_of(ExecBenchmark(c).run()).find("timed out after 200 ms") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - t0 < 3s);
+}
+
+TEST_CASE("exec bench: the summary after 20 MiB of progress is found (the tail is kept)") {
+  ExecConfig c;
+  c.name = "chatty";
+  c.command = {"sh", "-c", "yes 'progress: 1 ops/s' | head -c 20000000; echo 'total: 99 ops/s'"};
+  c.metric = {MetricExpr::Kind::regex, R"(total: ([0-9.]+) ops/s)"};
+  c.unit = "ops/s";
+  c.timeout = 20s;
+  auto m = ExecBenchmark(c).run();
+  REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message()));
+  CHECK(m->metrics[0].value == 99);
+}
+
+TEST_CASE("exec bench: finding the metric is bounded by the timeout (plus 1 s to read)") {
+  // One 16 MiB line of 2 million matches, the last one the metric: RE2 is linear per
+  // search, and the timeout bounds the searches together.
+  ExecConfig c;
+  c.name = "many-matches";
+  c.command = {"sh", "-c", "yes '1 ops/s' | tr '\\n' ' ' | head -c 16777200; echo ' 7 ops/s'"};
+  c.metric = {MetricExpr::Kind::regex, R"(([0-9]+) ops/s)"};
+  c.unit = "ops/s";
+  c.timeout = 1s;
+  auto t0 = std::chrono::steady_clock::now();
+  auto m = ExecBenchmark(c).run();
+  auto took = std::chrono::steady_clock::now() - t0;
+  // Either it was found in time, or the error says the time ran out; never later.
+  if (m.ok()) CHECK(m->metrics[0].value == 7);
+  else
+    CHECK_MESSAGE((m.error().message().find("ran out of time") != std::string::npos ||
+                   m.error().message().find("timed out") != std::string::npos),
+                  m.error().message());
+  CHECK(took < 2500ms);
 }
 
 TEST_CASE("exec bench: iperf3 -J over loopback (live)") {

@@ -6,6 +6,8 @@
 #include <string>
 #include <tuple>
 
+#include <fmt/core.h>
+
 #include "probes/bench/bench_bind.h"
 #include "probes/bench/membw_triad.h"
 
@@ -38,9 +40,10 @@ Status check_free_memory(const MembwPlan& plan) {
     auto free_bytes = node_free_bytes(n.node);
     if (!free_bytes.ok()) return free_bytes.error();
     if (2 * need > *free_bytes)
-      return Error{"needs " + std::to_string(need >> 20) + " MiB (3 arrays) but only " +
-                       std::to_string(*free_bytes >> 20) +
-                       " MiB are free; lower array_bytes or cache_multiple",
+      return Error{fmt::format("needs {} MiB (3 arrays), more than half of the {} MiB free "
+                               "(a benchmark may use at most half of a node's free memory); "
+                               "lower array_bytes or cache_multiple",
+                               need >> 20, *free_bytes >> 20),
                    "membw: " + node_name(n.node), ENOMEM};
   }
   return Ok{};

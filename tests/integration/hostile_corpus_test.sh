@@ -10,6 +10,10 @@
 #     directory anyone may write), which must never load or win automatic selection;
 #   - output files (--report, --prometheus) that are /dev/null, /dev/zero, a FIFO or
 #     stdout, in a private mount namespace over a tmpfs /dev.
+#   - benchmark output (tuner bench, exec benchmarks): a 50,000-character line, JSON
+#     100,000 deep, 20 MB before the summary, a '\r' progress meter, 2 million
+#     matches against a 1 s timeout; bench --serve/--trials numbers out of range;
+#   - tuner report on 4 reports of 20 MiB with 200,000 distinct facts each.
 # Each case must end, within 20 s and 1 GiB of address space, in exit 0 or 2 (a state
 # directory: also 1, with the way out; status 4, an unfinished run; rollback 3), with a
 # "tuner: " message when it fails, never a signal
@@ -41,8 +45,9 @@ $(head -c 2000 "$WORK/err")"
   [[ " $allowed " == *" $rc "* ]] || fail "$name: exit $rc, expected one of {$allowed}: $*
 $(head -c 2000 "$WORK/err")"
   if [ "$rc" = 1 ] || [ "$rc" = 2 ]; then  # 3 and 4 are answers (drift, unfinished run)
-    # A run that failed says so in its report (stdout "error: ..."), others on stderr.
-    grep -q '^tuner: ' "$WORK/err" || grep -q '^error: ' "$WORK/out" ||
+    # A run or benchmark that failed says so in its report (stdout "error: ...",
+    # indented under its benchmark), others on stderr.
+    grep -q '^tuner: ' "$WORK/err" || grep -q '^ *error: ' "$WORK/out" ||
       fail "$name: exit $rc without a 'tuner: ' message"
   fi
   if grep -qi 'internal error\|terminate called\|what():' "$WORK/err"; then
@@ -257,6 +262,79 @@ set -e
 [ "$rc" = 77 ] && echo "SKIP: output targets: no private mount namespace with a tmpfs /dev here"
 [ "$rc" = 0 ] || [ "$rc" = 77 ] || fail "output targets: $(cat "$devtest/log")"
 [ -c /dev/null ] || fail "the host's /dev/null is not a character device any more"
+# A run that ended with an `end` status this version does not know is unfinished (4).
+s=$WORK/state-end-status
+mkdir -p "$s/runs" && chmod 700 "$s"
+printf '{"type":"begin","run_id":"20261201T000000Z-0007","kind":"apply","profiles":[],"time":"x","pid":1}\n{"type":"end","status":"finishd"}\n' >"$s/runs/20261201T000000Z-0007.journal"
+run_case "state:unknown-end-status status" "4" "$TUNER" status --state-dir "$s"
+run_case "state:unknown-end-status history" "0" "$TUNER" history --state-dir "$s"
+grep -q "damaged record skipped: end record with unknown status 'finishd'" "$WORK/out" ||
+  fail "unknown end status: not named: $(cat "$WORK/out" "$WORK/err")"
+rm -rf "$s"
+
+# --- benchmark output (exec benchmarks through `tuner bench`) --------------------
+# bench_case NAME CODES METRIC TIMEOUT ARGV...: a [bench.NAME] running ARGV.
+bench_case() {
+  local name=$1 codes=$2 metric=$3 timeout=$4 argv; shift 4
+  # JSON strings are TOML basic strings: the arguments' quotes and backslashes survive.
+  argv=$(python3 -c 'import json, sys; print(", ".join(map(json.dumps, sys.argv[1:])))' "$@")
+  printf '[profile]\nname = "%s"\n[bench.%s]\nkind = "exec"\ncommand = [%s]\nmetric = %s\nunit = "ops/s"\ntimeout = "%s"\n' \
+    "$name" "$name" "$argv" "$metric" "$timeout" >"$WORK/$name.toml"
+  local t0 t1
+  t0=$(date +%s%N)
+  run_case "bench:$name" "$codes" "$TUNER" bench "$name" --profile "$WORK/$name.toml"
+  t1=$(date +%s%N)
+  BENCH_MS=$(((t1 - t0) / 1000000))
+}
+# A 50,000-character line overflowed std::regex's recursion (SIGSEGV).
+bench_case long-line 0 "{ regex = '([0-9.]+) ops/s' }" 10s \
+  python3 -c "print('1.' + '0' * 50000 + ' ops/s')"
+grep -q ' 1 ops/s' "$WORK/out" || fail "long-line: $(head -c 500 "$WORK/out")"
+# JSON 100,000 deep: its error message dump()ed it, recursing per level (SIGSEGV).
+bench_case deep-json 1 '{ json = "/0" }' 10s python3 -c "print('[' * 100000 + ']' * 100000)"
+grep -q 'nest deeper than 256' "$WORK/out" || fail "deep-json: $(head -c 500 "$WORK/out")"
+# The summary after 20 MB of progress: only the first 16 MiB used to be kept.
+bench_case tail 0 "{ regex = 'total: ([0-9.]+) ops/s' }" 20s \
+  sh -c "yes 'progress: 1 ops/s' | head -c 20000000; echo 'total: 99 ops/s'"
+grep -q ' 99 ops/s' "$WORK/out" || fail "tail: $(head -c 500 "$WORK/out")"
+# A '\r' progress meter: each redraw is a line.
+bench_case meter 0 "{ regex = '^\\s*([0-9.]+) ops/s$' }" 10s \
+  python3 -c "import sys; sys.stdout.write('\\r 10 ops/s\\r 20 ops/s\\r 30.5 ops/s\\n')"
+grep -q ' 30.5 ops/s' "$WORK/out" || fail "meter: $(head -c 500 "$WORK/out")"
+# 16 MiB on one line, 2 million matches: finding the metric is bounded by the timeout
+# (1 s, plus 1 s to read), whatever the engine's speed here.
+bench_case many-matches "0 1" "{ regex = '([0-9]+) ops/s' }" 1s \
+  sh -c "yes '1 ops/s' | tr '\\n' ' ' | head -c 16777200; echo ' 7 ops/s'"
+[ "$BENCH_MS" -lt 6000 ] || fail "many-matches: took $BENCH_MS ms with a 1 s timeout"
+for bad in "--port -1" "--port 0" "--port 65536" "--lifetime -1" "--lifetime 0" "--lifetime 86401"; do
+  # shellcheck disable=SC2086
+  run_case "bench --serve $bad" 2 "$TUNER" bench --serve $bad
+  grep -q "^tuner: bench: --" "$WORK/err" || fail "bench --serve $bad: $(cat "$WORK/err")"
+done
+run_case "bench --trials 0" 2 "$TUNER" bench tcp --trials 0
+grep -q "^tuner: bench: --trials must be 1 to 1000, not 0" "$WORK/err" || fail "--trials: $(cat "$WORK/err")"
+
+# --- tuner report: bounded memory and output --------------------------------------
+# 4 reports of 20 MiB, each a 4 MiB kernel fact and 200,000 distinct facts: 4 x 40 MiB
+# took 1 GiB (bad_alloc) before facts were bounded (1 KiB a value, 256 a document).
+fleet=$WORK/fleet
+mkdir -p "$fleet"
+python3 - "$fleet" <<'PY'
+import sys
+for n in range(4):
+    with open('%s/n%d.probe.json' % (sys.argv[1], n), 'w') as f:
+        f.write('{"schema":"tuner.probe/1","node":{"hostname":"n%d","kernel":"%s"'
+                % (n, 'k' * (4 << 20)))
+        for i in range(200000):
+            f.write(',"f%d_%07d":"%s"' % (n, i, 'v' * 80))
+        f.write('}}')
+PY
+run_case "report:huge-facts" 0 "$TUNER" report "$fleet"
+[ "$(stat -c %s "$WORK/out")" -lt $((1 << 20)) ] || fail "report: $(stat -c %s "$WORK/out") bytes of output"
+grep -q '\[truncated, 4194304 bytes\]' "$WORK/out" || fail "report: the kernel fact was not cut"
+grep -q 'n0.probe.json: 199746 facts past 256 left out' "$WORK/err" ||
+  fail "report: no warning: $(head -c 500 "$WORK/err")"
+rm -rf "$fleet"
 
 [ "$(snapshot_net)" = "$before" ] || fail "the namespace's sysctls changed"
 echo "PASS: hostile_corpus ($cases cases)"

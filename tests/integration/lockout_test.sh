@@ -6,7 +6,8 @@
 #  - a value changed by hand after apply: status shows it, rollback leaves it (exit 3),
 #    --force restores it;
 #  - an unfinished run: status exits 4;
-#  - garbage in state.json: the error names 'tuner state rebuild', which mends it.
+#  - garbage in state.json: the error names 'tuner state rebuild', which mends it;
+#  - a knob id in state.json that does not parse: restore skips it, rebuild drops it.
 source "$(dirname "$0")/lib.sh"
 enter_netns "$@"
 set -e
@@ -206,4 +207,37 @@ expect_rc 0 t status
 expect_rc 0 t rollback --last
 [ "$(sysctl_get net.core.somaxconn)" = "$somax0" ] || fail "somaxconn"
 [ "$(sysctl_get net.ipv4.tcp_syn_retries)" = "$syn0" ] || fail "syn_retries"
+
+note "a knob id that does not parse: restore skips it and restores the rest; rebuild drops it"
+expect_rc 0 t apply --profile "$profile" --no-verify --yes
+run=$(newest_run)
+bad_id='sysctl:net..core/../x'
+python3 - "$STATE/state.json" "$bad_id" "$run" <<'PY'
+import json, sys
+path, bad, run = sys.argv[1:]
+s = json.load(open(path))
+s["knobs"][bad] = {"value": "1", "before": "0", "run_id": run, "group": "sysctl"}
+json.dump(s, open(path, "w"))
+PY
+# The same id in the run's journal, written and kept by its group: a damaged journal.
+python3 - "$STATE/runs/$run.journal" "$bad_id" <<'PY'
+import json, sys
+path, bad = sys.argv[1:]
+lines = open(path).read().splitlines(True)
+at = next(i for i, l in enumerate(lines) if json.loads(l)["type"] == "decision")
+extra = [json.dumps({"type": "intent", "knob": bad, "group": json.loads(lines[at])["group"],
+                     "before": "0", "after": "1"}) + "\n",
+         json.dumps({"type": "done", "knob": bad, "readback": "1"}) + "\n"]
+open(path, "w").write("".join(lines[:at] + extra + lines[at:]))
+PY
+echo 4096 >"$(sysctl_file net.core.somaxconn)"  # drift, for restore to mend
+expect_rc 0 t restore
+[ "$(sysctl_get net.core.somaxconn)" = 8010 ] || fail "restore did not restore the good knob: $OUT"
+grep -q "$bad_id" <<<"$OUT" && grep -q "not a knob id" <<<"$OUT" || fail "restore: bad id not reported: $OUT"
+expect_rc 3 t status
+grep -q "not a knob id" <<<"$OUT" || fail "status: $OUT"
+expect_rc 0 t state rebuild
+grep -q "damaged record skipped" <<<"$OUT" || fail "rebuild did not report the damaged records: $OUT"
+! grep -qF "$bad_id" "$STATE/state.json" || fail "state rebuild copied the bad id"
+expect_rc 0 t status
 echo PASS

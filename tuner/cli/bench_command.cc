@@ -21,17 +21,27 @@ namespace tuner {
 
 namespace {
 
+/// The longest --serve --lifetime, as tcp::serve() bounds it (tcp_server.h).
+constexpr long long kMaxLifetime = 24 * 3600;
+
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int /*signal*/) { g_stop = 1; }
 
 int serve(const po::variables_map& vm) {
   bench::tcp::ServeOptions o;
   std::string host = vm.count("address") ? vm["address"].as<std::string>() : "0.0.0.0";
-  uint16_t port = vm.count("port") ? vm["port"].as<uint16_t>() : bench::kServePort;
-  auto at = bench::tcp::parse_endpoint(host, port);
+  // Read as signed 64-bit: an unsigned option takes "-1" as its largest value.
+  long long port = vm.count("port") ? vm["port"].as<long long>() : bench::kServePort;
+  if (port < 1 || port > 65535)
+    fail_input(fmt::format("bench: --port must be 1 to 65535, not {}", port));
+  long long lifetime = vm["lifetime"].as<long long>();
+  if (lifetime < 1 || lifetime > kMaxLifetime)
+    fail_input(fmt::format("bench: --lifetime must be 1 to {} seconds (24 h), not {}", kMaxLifetime,
+                           lifetime));
+  auto at = bench::tcp::parse_endpoint(host, static_cast<uint16_t>(port));
   if (!at.ok()) fail_input(at.error().message());
   o.server.at = *at;
-  o.lifetime = std::chrono::seconds(vm["lifetime"].as<unsigned>());
+  o.lifetime = std::chrono::seconds(lifetime);
   o.on_listening = [](uint16_t port) {
     fmt::print(stderr, "tuner bench --serve: listening on port {}\n", port);
   };
@@ -54,21 +64,22 @@ int bench_command(GlobalOptions& g, const std::vector<std::string>& args) {
   desc.add_options()("name", po::value(&names)->value_name("NAME"),
                      "benchmark to run (repeatable)")(
       "profile", po::value(&profiles)->value_name("P"), "profile whose [bench.*] tables to use")(
-      "trials", po::value<unsigned>()->default_value(1)->value_name("N"),
+      "trials", po::value<long long>()->default_value(1)->value_name("N"),
       "runs of each benchmark (1-1000)")("json", "print the tuner.bench/1 JSON document")(
       "serve", "serve tcp benchmark clients of another node (peer = ADDR)")(
       "address", po::value<std::string>()->value_name("ADDR"),
-      "with --serve: address to listen on")("port", po::value<uint16_t>()->value_name("PORT"),
-                                            "with --serve: port (default 5301)")(
-      "lifetime", po::value<unsigned>()->default_value(600)->value_name("SECONDS"),
-      "with --serve: stop after this long");
+      "with --serve: address to listen on")("port", po::value<long long>()->value_name("PORT"),
+                                            "with --serve: port 1-65535 (default 5301)")(
+      "lifetime", po::value<long long>()->default_value(600)->value_name("SECONDS"),
+      "with --serve: stop after this long (1 s to 24 h)");
   po::positional_options_description pos;
   pos.add("name", -1);
   po::variables_map vm;
   if (!parse_options("bench", args, desc, pos, vm, g)) return 0;
   if (vm.count("serve")) return serve(vm);
-  unsigned trials = vm["trials"].as<unsigned>();
-  if (trials < 1 || trials > 1000) fail_input("--trials must be 1 to 1000");
+  long long trials = vm["trials"].as<long long>();
+  if (trials < 1 || trials > 1000)
+    fail_input(fmt::format("bench: --trials must be 1 to 1000, not {}", trials));
 
   // The profile gives [bench.*] tables and the default names; the probe the topology.
   Target target{Root::live(), std::nullopt};
@@ -85,7 +96,7 @@ int bench_command(GlobalOptions& g, const std::vector<std::string>& args) {
     if (Status s = (*b)->check(); !s.ok())
       fail_input(fmt::format("benchmark '{}' cannot run here: {}", name, s.error().message()));
     BenchRun run{name, {}, {}};
-    for (unsigned i = 0; i < trials; ++i) {
+    for (long long i = 0; i < trials; ++i) {
       auto m = (*b)->run();
       if (!m.ok()) {
         run.error = m.error().message();

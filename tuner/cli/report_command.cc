@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fd_io.h"
+#include "base/json_nesting.h"
 #include "base/result.h"
 #include "base/strings.h"
 #include "tuner/cli/cli.h"
@@ -22,20 +23,54 @@ namespace tuner {
 
 namespace {
 
-/// FILE as is; DIR as its *.json files, sorted.
-std::vector<std::string> expand(const std::string& arg) {
+/// FILE as is; DIR as its *.json files, sorted. Subdirectories are not entered: their
+/// names go to `skipped`, for a note.
+std::vector<std::string> expand(const std::string& arg, std::vector<std::string>& skipped) {
   struct stat st {};
   if (::stat(arg.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return {arg};
   std::vector<std::string> files;
   if (DIR* d = ::opendir(arg.c_str())) {
     while (dirent* e = ::readdir(d)) {
       std::string name = e->d_name;
-      if (name.size() > 5 && name.ends_with(".json")) files.push_back(arg + "/" + name);
+      if (name == "." || name == "..") continue;
+      std::string path = arg + "/" + name;
+      struct stat sub {};
+      if (::stat(path.c_str(), &sub) == 0 && S_ISDIR(sub.st_mode)) skipped.push_back(path);
+      else if (name.size() > 5 && name.ends_with(".json")) files.push_back(path);
     }
     ::closedir(d);
   }
   std::sort(files.begin(), files.end());
+  std::sort(skipped.begin(), skipped.end());
   return files;
+}
+
+/// "tuner: warning: ..." on stderr, controls escaped (file names are anyone's).
+void warn(const std::string& message) {
+  fmt::print(stderr, "tuner: warning: {}\n", escape_controls(message));
+}
+
+/// Parses only what read_node_report reads (schema, node, groups' names and decisions,
+/// errors, msg, rc), and the first kMaxFactsPerNode of the node's facts (`facts` counts
+/// them all): a report padded with other data or millions of facts costs its text, not
+/// a DOM of it.
+nlohmann::json parse_report(const std::string& text, std::size_t& facts) {
+  using Event = nlohmann::json::parse_event_t;
+  std::string top;
+  facts = 0;
+  auto keep = [&](int depth, Event event, nlohmann::json& parsed) {
+    if (event != Event::key) return true;
+    const std::string& key = parsed.get_ref<const std::string&>();
+    if (depth == 1) {
+      top = key;
+      return key == "schema" || key == "node" || key == "groups" || key == "errors" ||
+             key == "msg" || key == "rc";
+    }
+    if (depth == 2 && top == "node") return ++facts <= kMaxFactsPerNode;
+    if (depth == 3 && top == "groups") return key == "name" || key == "decision";
+    return true;
+  };
+  return nlohmann::json::parse(text, keep, false);
 }
 
 }  // namespace
@@ -54,25 +89,52 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (!parse_options("report", args, desc, pos, vm, g)) return 0;
   if (inputs.empty()) fail_input("report: name the report files or directories to summarize");
   std::vector<NodeReport> reports;
-  std::vector<std::string> bad;
+  std::vector<std::string> bad, subdirs;
+  std::size_t fact_bytes = 0, facts_left_out = 0;
   for (const std::string& arg : inputs) {
-    for (const std::string& file : expand(arg)) {
+    for (const std::string& file : expand(arg, subdirs)) {
       // Reports are small; the limit keeps a wrong path (a disk image) from filling memory.
       auto text = read_file(file, ReadLimits{.max_bytes = 64u << 20, .regular_only = true});
       if (!text.ok()) {
         bad.push_back(text.error().message());
         continue;
       }
-      auto doc = nlohmann::json::parse(*text, nullptr, false);
+      if (Status depth = check_json_nesting(*text, file); !depth.ok()) {
+        bad.push_back(depth.error().message());
+        continue;
+      }
+      std::size_t facts = 0;
+      auto doc = parse_report(*text, facts);
       if (doc.is_discarded()) {
         bad.push_back(file + ": not JSON");
         continue;
       }
       auto r = read_node_report(doc, file);
-      if (!r.ok()) bad.push_back(r.error().message());
-      else reports.push_back(std::move(r).value());
+      if (!r.ok()) {
+        bad.push_back(r.error().message());
+        continue;
+      }
+      if (facts > kMaxFactsPerNode)
+        r->dropped.push_back(
+            fmt::format("{} facts past {}", facts - kMaxFactsPerNode, kMaxFactsPerNode));
+      for (const std::string& d : r->dropped) warn(fmt::format("report: {}: {} left out", file, d));
+      // The whole fleet's facts are bounded too: past it, a document counts without them.
+      for (const auto& [k, v] : r->facts) fact_bytes += k.size() + v.size();
+      if (fact_bytes > kMaxFleetFactBytes) {
+        facts_left_out += !r->facts.empty();
+        r->facts.clear();
+      }
+      reports.push_back(std::move(r).value());
     }
   }
+  for (const std::string& d : subdirs)
+    warn(fmt::format("report: {}: a directory, not read (name its files or the directory "
+                     "itself)",
+                     d));
+  if (facts_left_out)
+    warn(fmt::format("report: the facts of {} documents were left out: all facts together "
+                     "passed {} MiB",
+                     facts_left_out, kMaxFleetFactBytes >> 20));
   if (!bad.empty()) {
     std::string list;
     // One line per file, whatever its name holds (a newline cannot forge another).

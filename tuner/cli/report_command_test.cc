@@ -177,4 +177,34 @@ TEST_CASE("report: the playbook's files, one node per inventory name, failures c
         std::string::npos);
 }
 
+TEST_CASE("report: fact values are cut at 1 KiB, facts past 256 a node left out, said so") {
+  TempDir dir;
+  nlohmann::json big{{"schema", "tuner.probe/1"}, {"node", {{"hostname", "big"}}}};
+  big["node"]["kernel"] = std::string(100'000, 'k');
+  for (int i = 0; i < 1000; ++i) big["node"][fmt::format("z{:04}", i)] = std::to_string(i);
+  dir.write("big.probe.json", big.dump());
+  dir.write("small.probe.json", R"({"schema":"tuner.probe/1","node":{"kernel":"6.1"}})");
+  dir.write("sub/ignored.json", "{}");
+  auto r = run_tuner("report " + dir.path);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.out.find("2 nodes: 0 runs (0 failed), 2 probes") != std::string::npos);
+  CHECK(r.out.find(std::string(1024, 'k') + "... [truncated, 100000 bytes]") != std::string::npos);
+  CHECK(r.out.find(std::string(1025, 'k')) == std::string::npos);
+  // 256 facts of big, in the document's order: "hostname", "kernel", z0000..z0253; the
+  // rest are counted in a warning.
+  CHECK(r.out.find("z0253") != std::string::npos);
+  CHECK(r.out.find("z0254") == std::string::npos);
+  CHECK(r.err.find("big.probe.json: 746 facts past 256 left out") != std::string::npos);
+  CHECK(r.err.find("/sub: a directory, not read") != std::string::npos);
+  CHECK(r.out.size() < 64 * 1024);
+}
+
+TEST_CASE("report: one node is \"1 node\"") {
+  TempDir dir;
+  dir.write("a.probe.json", R"({"schema":"tuner.probe/1","node":{"kernel":"6.1"}})");
+  auto r = run_tuner("report " + dir.path);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.out.find("1 node: 0 runs (0 failed), 1 probe\n") != std::string::npos);
+}
+
 }  // namespace tuner

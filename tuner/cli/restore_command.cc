@@ -1,7 +1,7 @@
 // tuner restore: re-apply the kept settings of state.json (at boot), no benchmarks.
 // Journaled as a run of its own (kind "restore"), so it can be rolled back too; it
 // writes only what differs and leaves state.json as it is. A kept knob whose object is
-// gone is reported gone and skipped. Exit 0 restored or nothing to do, 1 failure (what
+// gone is reported gone and skipped; an entry whose id does not parse, skipped. Exit 0 restored or nothing to do, 1 failure (what
 // it wrote has been put back).
 #include <algorithm>
 #include <iostream>
@@ -60,6 +60,11 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
     }
     plan.changes.push_back({id, k.group, std::nullopt, k.value, "kept by run " + k.run_id});
   }
+  // An entry whose id does not parse (a damaged state.json) cannot be restored either:
+  // reported skipped, the others restored.
+  for (const auto& [id, d] : state->damaged)
+    gone.push_back(
+        {id, std::nullopt, "", ChangeStatus::skipped, d.why + "; 'tuner state rebuild' drops it"});
   // The order apply wrote them in: a governor before its policy's energy preference.
   order_changes(plan.changes);
   ApplyOptions options;
@@ -72,7 +77,9 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
       plan, dir, [&](const std::string& id) { return knobs.make(id); }, options);
   if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
   for (ChangeReport& c : gone) {
-    const std::string& group = state->knobs.at(c.knob).group;
+    auto kept = state->knobs.find(c.knob);
+    const std::string& group = kept != state->knobs.end() ? kept->second.group
+                                                          : state->damaged.at(c.knob).group;
     auto& groups = result->report.groups;
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const GroupReport& r) { return r.name == group; });

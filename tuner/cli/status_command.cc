@@ -74,6 +74,13 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
     drift += r.drifted();
     readings.push_back(std::move(r));
   }
+  // An entry whose id does not parse: nothing can read it, so it is drift to look at.
+  for (const auto& [id, d] : state.damaged) {
+    KeptReading r{
+        id, "", "", "", d.group, std::nullopt, d.why + "; 'tuner state rebuild' drops it"};
+    drift += r.drifted();
+    readings.push_back(std::move(r));
+  }
   if (!prometheus_file.empty())
     write_prometheus(prometheus_file,
                      prometheus_status(readings.size(), drift, unfinished.has_value(), unix_now()));

@@ -88,6 +88,7 @@ const BadCase kCases[] = {
   {"bench_kind.toml", "bench_kind.toml:2:8", "'kind' in [bench.x] = \"fio\": expected \"exec\", \"tcp\""},
   {"bench_exec_no_command.toml", "bench_exec_no_command.toml:1:1", "'command' must name a program"},
   {"bench_regex_no_group.toml", "bench_regex_no_group.toml:5:20", "has no capture group"},
+  {"bench_regex_not_re2.toml", "bench_regex_not_re2.toml:5:20", "regex '([0-9.]+)(?= ops/s)' is not valid RE2 syntax: invalid perl operator: (?="},
   {"bench_duration.toml", "bench_duration.toml:3:12", "expected a duration such as"},
   {"bench_streams.toml", "bench_streams.toml:3:11", "'streams' in [bench.x] = 0 is out of range"},
   {"bench_direction.toml", "bench_direction.toml:6:13", "must be \"higher\" or \"lower\""},

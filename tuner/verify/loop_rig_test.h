@@ -111,7 +111,7 @@ struct Rig {
   FakeClock clock;
   std::vector<std::string> knobs;
   std::vector<bench::Benchmark*> watches;
-  explicit Rig(std::vector<std::string> ids = {"sysctl:x"})
+  explicit Rig(std::vector<std::string> ids = {"sysctl:t.x"})
       : dir(open_dir(tmp.path)), root(open_root(tmp.path)), knobs(std::move(ids)) {
     ::chmod(tmp.path.c_str(), 0700);
     for (const auto& k : knobs) m.values[k] = "default";

@@ -13,13 +13,13 @@ using namespace tuner::verify::loop_test;
 
 TEST_CASE("verify loop: a real 10% gain is kept, journaled with its numbers, and stays") {
   Rig rig;
-  KnobsBench bench = rig.bench({{"sysctl:x", {0.10}}}, 7);
+  KnobsBench bench = rig.bench({{"sysctl:t.x", {0.10}}}, 7);
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
   INFO(to_json(*out).dump());
   CHECK(out->decision == GroupDecision::kept);
   CHECK(out->reason == Reason::gain);
-  CHECK(rig.m.values["sysctl:x"] == "tuned");
+  CHECK(rig.m.values["sysctl:t.x"] == "tuned");
   JournalRecord d = rig.decision_record();
   CHECK(d.decision == "kept");
   CHECK(d.stats["effect"].get<double>() > 0.05);
@@ -29,7 +29,7 @@ TEST_CASE("verify loop: a real 10% gain is kept, journaled with its numbers, and
   CHECK(d.stats["unit"] == "ops/s");
   auto state = load_state(rig.dir);
   REQUIRE(state.ok());
-  CHECK(state->knobs.count("sysctl:x") == 1);
+  CHECK(state->knobs.count("sysctl:t.x") == 1);
   // Both arms were measured, alternately: the knob was flipped back and forth.
   CHECK(rig.m.writes.size() > 4);
   CHECK(rig.clock.slept() > std::chrono::milliseconds(0));  // settled after flips
@@ -37,49 +37,49 @@ TEST_CASE("verify loop: a real 10% gain is kept, journaled with its numbers, and
 
 TEST_CASE("verify loop: no effect is rolled back and the machine is as before") {
   Rig rig;
-  KnobsBench bench = rig.bench({{"sysctl:x", {0.0}}}, 11);
+  KnobsBench bench = rig.bench({{"sysctl:t.x", {0.0}}}, 11);
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
   CHECK((out->reason == Reason::no_gain || out->reason == Reason::inconclusive));
-  CHECK(rig.m.values["sysctl:x"] == "default");
+  CHECK(rig.m.values["sysctl:t.x"] == "default");
   auto state = load_state(rig.dir);
   REQUIRE(state.ok());
-  CHECK(state->knobs.count("sysctl:x") == 0);
+  CHECK(state->knobs.count("sysctl:t.x") == 0);
   CHECK(rig.decision_record().decision == "rolled_back");
 }
 
 TEST_CASE("verify loop: harm is rolled back early, whatever keep_if_neutral says") {
   Rig rig;
-  KnobsBench bench = rig.bench({{"sysctl:x", {-0.15}}}, 3);
+  KnobsBench bench = rig.bench({{"sysctl:t.x", {-0.15}}}, 3);
   auto out = rig.verify(bench, /*keep_if_neutral=*/true);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
   CHECK(out->reason == Reason::harm);
-  CHECK(rig.m.values["sysctl:x"] == "default");
+  CHECK(rig.m.values["sysctl:t.x"] == "default");
   CHECK(bench.runs_ < 60);  // stopped before the budget of 30 per arm
 }
 
 TEST_CASE("verify loop: keep_if_neutral keeps a group with no proven effect") {
   Rig rig;
-  KnobsBench bench = rig.bench({{"sysctl:x", {0.0}}}, 5);
+  KnobsBench bench = rig.bench({{"sysctl:t.x", {0.0}}}, 5);
   auto out = rig.verify(bench, /*keep_if_neutral=*/true);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::kept);
   CHECK(out->reason == Reason::neutral_kept);
-  CHECK(rig.m.values["sysctl:x"] == "tuned");
+  CHECK(rig.m.values["sysctl:t.x"] == "tuned");
 }
 
 TEST_CASE("verify loop: a gain that raises retransmits trips the guard and is rolled back") {
   Rig rig;
-  KnobsBench bench = rig.bench({{"sysctl:x", {0.10, 500}}}, 7);  // 5% of segments
+  KnobsBench bench = rig.bench({{"sysctl:t.x", {0.10, 500}}}, 7);  // 5% of segments
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
   CHECK(out->reason == Reason::guard);
   REQUIRE(out->measured);
   CHECK(out->measured->error.find("tcp_retrans_pct") != std::string::npos);
-  CHECK(rig.m.values["sysctl:x"] == "default");
+  CHECK(rig.m.values["sysctl:t.x"] == "default");
   bool tripped = false;
   for (const GuardResult& g : out->measured->guards)
     if (g.metric == bench::GuardMetric::tcp_retrans_pct) tripped = g.tripped;
@@ -88,7 +88,7 @@ TEST_CASE("verify loop: a gain that raises retransmits trips the guard and is ro
 
 TEST_CASE("verify loop: a benchmark that fails rolls the group back and says why") {
   Rig rig;
-  KnobsBench bench = rig.bench({{"sysctl:x", {0.10}}}, 7);
+  KnobsBench bench = rig.bench({{"sysctl:t.x", {0.10}}}, 7);
   bench.fail_when_tuned_ = true;
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
@@ -96,12 +96,12 @@ TEST_CASE("verify loop: a benchmark that fails rolls the group back and says why
   CHECK(out->reason == Reason::bench_failed);
   REQUIRE(out->measured);
   CHECK(out->measured->error.find("exit status 3") != std::string::npos);
-  CHECK(rig.m.values["sysctl:x"] == "default");
+  CHECK(rig.m.values["sysctl:t.x"] == "default");
 }
 
 TEST_CASE("verify loop: past the time budget the group ends inconclusive and goes back") {
   Rig rig;
-  KnobsBench bench = rig.bench({{"sysctl:x", {0.10}}}, 7);
+  KnobsBench bench = rig.bench({{"sysctl:t.x", {0.10}}}, 7);
   LoopOptions o;
   o.budget = std::chrono::seconds(1);
   o.settle = std::chrono::milliseconds(400);  // the fake clock advances only by settling
@@ -109,14 +109,14 @@ TEST_CASE("verify loop: past the time budget the group ends inconclusive and goe
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
   CHECK(out->reason == Reason::budget);
-  CHECK(rig.m.values["sysctl:x"] == "default");
+  CHECK(rig.m.values["sysctl:t.x"] == "default");
 }
 
 TEST_CASE("verify loop: a group nothing can measure is not applied unless kept when neutral") {
   Rig rig;
   Plan plan;
   plan.profiles = {"test"};
-  plan.changes.push_back({"sysctl:x", "irq", std::string("default"), "tuned", ""});
+  plan.changes.push_back({"sysctl:t.x", "irq", std::string("default"), "tuned", ""});
   auto run = ApplyRun::prepare(plan, rig.dir, rig.factory(), {});
   REQUIRE(run.ok());
   REQUIRE(run->begin().ok());
@@ -125,7 +125,7 @@ TEST_CASE("verify loop: a group nothing can measure is not applied unless kept w
   REQUIRE(out.ok());
   CHECK(out->reason == Reason::not_measurable);
   CHECK_FALSE(out->measured.has_value());
-  CHECK(rig.m.values["sysctl:x"] == "default");
+  CHECK(rig.m.values["sysctl:t.x"] == "default");
   CHECK(rig.m.writes.empty());
   auto report = run->finish();
   REQUIRE(report.ok());

@@ -41,9 +41,9 @@ class LatencyWatch : public bench::Benchmark {
 }  // namespace
 
 TEST_CASE("verify loop watches: a gain that makes a watching benchmark worse goes back") {
-  Rig rig({"sysctl:a"});
-  KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}}, 7);
-  LatencyWatch lat(rig.m, "sysctl:a", 0.30, 8);
+  Rig rig({"sysctl:t.a"});
+  KnobsBench bench = rig.bench({{"sysctl:t.a", {0.10, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:t.a", 0.30, 8);
   rig.watches = {&lat};
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
@@ -58,13 +58,13 @@ TEST_CASE("verify loop watches: a gain that makes a watching benchmark worse goe
   CHECK(out->measured->watches[0].stats.effect < -0.2);
   CHECK(out->measured->error.find("benchmark lat: effect -") != std::string::npos);
   CHECK(lat.runs_ == bench.runs_);  // run in every trial
-  CHECK(rig.m.values["sysctl:a"] == "default");
+  CHECK(rig.m.values["sysctl:t.a"] == "default");
 }
 
 TEST_CASE("verify loop watches: a watch with no proven harm lets the gain stay") {
-  Rig rig({"sysctl:a"});
-  KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}}, 7);
-  LatencyWatch lat(rig.m, "sysctl:a", 0.0, 8);
+  Rig rig({"sysctl:t.a"});
+  KnobsBench bench = rig.bench({{"sysctl:t.a", {0.10, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:t.a", 0.0, 8);
   rig.watches = {&lat};
   auto out = rig.verify(bench);
   REQUIRE(out.ok());
@@ -75,13 +75,13 @@ TEST_CASE("verify loop watches: a watch with no proven harm lets the gain stay")
   CHECK_FALSE(out->measured->watches[0].tripped);
   CHECK(out->measured->watches[0].non_inferior);  // a loss of 2% is ruled out
   CHECK(out->measured->watches[0].margin == doctest::Approx(0.02));
-  CHECK(rig.m.values["sysctl:a"] == "tuned");
+  CHECK(rig.m.values["sysctl:t.a"] == "tuned");
 }
 
 TEST_CASE("verify loop watches: a watch that fails rolls the group back and says which") {
-  Rig rig({"sysctl:a"});
-  KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}}, 7);
-  LatencyWatch lat(rig.m, "sysctl:a", 0.0, 8);
+  Rig rig({"sysctl:t.a"});
+  KnobsBench bench = rig.bench({{"sysctl:t.a", {0.10, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:t.a", 0.0, 8);
   lat.fail_ = true;
   rig.watches = {&lat};
   auto out = rig.verify(bench);
@@ -89,19 +89,19 @@ TEST_CASE("verify loop watches: a watch that fails rolls the group back and says
   CHECK(out->reason == Reason::bench_failed);
   REQUIRE(out->measured);
   CHECK(out->measured->error == "benchmark lat failed on the candidate: lat: timed out after 5s");
-  CHECK(rig.m.values["sysctl:a"] == "default");
+  CHECK(rig.m.values["sysctl:t.a"] == "default");
 }
 
 TEST_CASE("verify loop watches: bisect finds the knob a watch blames") {
-  Rig rig({"sysctl:a", "sysctl:b"});
-  KnobsBench bench = rig.bench({{"sysctl:a", {0.10, 0}}, {"sysctl:b", {0.0, 0}}}, 7);
-  LatencyWatch lat(rig.m, "sysctl:b", 0.30, 8);
+  Rig rig({"sysctl:t.a", "sysctl:t.b"});
+  KnobsBench bench = rig.bench({{"sysctl:t.a", {0.10, 0}}, {"sysctl:t.b", {0.0, 0}}}, 7);
+  LatencyWatch lat(rig.m, "sysctl:t.b", 0.30, 8);
   rig.watches = {&lat};
   auto out = rig.bisect(bench);
   REQUIRE(out.ok());
   INFO(to_json(*out).dump(1));
   CHECK(out->reason == Reason::partly_kept);
-  CHECK(out->bisect->culprit == std::vector<std::string>{"sysctl:b"});
-  CHECK(rig.m.values["sysctl:a"] == "tuned");
-  CHECK(rig.m.values["sysctl:b"] == "default");
+  CHECK(out->bisect->culprit == std::vector<std::string>{"sysctl:t.b"});
+  CHECK(rig.m.values["sysctl:t.a"] == "tuned");
+  CHECK(rig.m.values["sysctl:t.b"] == "default");
 }

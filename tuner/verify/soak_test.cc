@@ -180,7 +180,7 @@ TEST_CASE("soak: a window of 0 writes and samples nothing; errors are returned")
   CHECK(r->json.is_null());
 
   auto failed =
-      soak_group(*root, clock, options(), [] { return Status(Error::io("EPERM", "sysctl:x")); });
+      soak_group(*root, clock, options(), [] { return Status(Error::io("EPERM", "sysctl:t.x")); });
   REQUIRE_FALSE(failed.ok());
   CHECK(failed.error().what == "EPERM");
 
@@ -204,11 +204,11 @@ struct SoakRig {
   NodeClock clock{node};
   Result<GroupOutcome> verify(double tuned_retrans, RunReport* report) {
     node.retrans_now = [this, tuned_retrans] {
-      return rig.m.values["sysctl:x"] == "tuned" ? tuned_retrans : 0.001;
+      return rig.m.values["sysctl:t.x"] == "tuned" ? tuned_retrans : 0.001;
     };
     Plan plan;
     plan.profiles = {"test"};
-    plan.changes.push_back({"sysctl:x", "irq", std::string("default"), "tuned", ""});
+    plan.changes.push_back({"sysctl:t.x", "irq", std::string("default"), "tuned", ""});
     auto run = ApplyRun::prepare(plan, rig.dir, rig.factory(), {});
     REQUIRE(run.ok());
     REQUIRE(run->begin().ok());
@@ -236,7 +236,7 @@ TEST_CASE("verify loop: a bench = [] group that raises retransmits is rolled bac
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::rolled_back);
   CHECK(out->reason == Reason::guard);
-  CHECK(s.rig.m.values["sysctl:x"] == "default");
+  CHECK(s.rig.m.values["sysctl:t.x"] == "default");
   CHECK(s.clock.slept_ >= std::chrono::seconds(40));
   CHECK(out->soak["decision"] == "tripped");
   CHECK(out->soak["window_s"] == 20.0);
@@ -252,7 +252,7 @@ TEST_CASE("verify loop: a harmless bench = [] group passes the soak and is kept"
   REQUIRE(out.ok());
   CHECK(out->decision == GroupDecision::kept);
   CHECK(out->reason == Reason::not_measurable_kept);
-  CHECK(s.rig.m.values["sysctl:x"] == "tuned");
+  CHECK(s.rig.m.values["sysctl:t.x"] == "tuned");
   CHECK(out->soak["decision"] == "passed");
   CHECK(out->error.empty());
   CHECK_FALSE(to_json(*out).contains("error"));

@@ -27,6 +27,11 @@ std::string join_shown(const std::vector<std::string>& v) {
   return out;
 }
 
+/// "1 node", "3 nodes".
+std::string count(std::size_t n, const char* noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 /// Most nodes first, then by value, so the output is the same for the same input.
 template <typename T>
 void by_size(std::vector<T>& v) {
@@ -48,6 +53,13 @@ std::string node_of_file(const std::string& file) {
   return "";
 }
 
+std::string bounded_text(std::string_view text) {
+  if (text.size() <= kMaxReportText) return std::string(text);
+  std::size_t cut = kMaxReportText;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... [truncated, {} bytes]", text.substr(0, cut), text.size());
+}
+
 Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
     return Error::invalid("not a tuner document (no \"schema\")", file);
@@ -61,8 +73,14 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
     return Error::invalid(
         "schema " + schema + ": expected tuner.run/1, tuner.probe/1 or tuner.failure/1", file);
   if (doc.contains("node") && doc["node"].is_object()) {
-    for (const auto& [k, v] : doc["node"].items())
-      if (v.is_string()) r.facts[k] = v.get<std::string>();
+    std::size_t past = 0;
+    for (const auto& [k, v] : doc["node"].items()) {
+      if (!v.is_string()) continue;
+      if (r.facts.size() < kMaxFactsPerNode)
+        r.facts[bounded_text(k)] = bounded_text(v.get_ref<const std::string&>());
+      else ++past;
+    }
+    if (past) r.dropped.push_back(fmt::format("{} facts past {}", past, kMaxFactsPerNode));
   }
   if (r.kind == "run") {
     if (doc.contains("groups") && doc["groups"].is_array()) {
@@ -70,18 +88,31 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
         if (!g.is_object() || !g.contains("name") || !g["name"].is_string() ||
             !g.contains("decision") || !g["decision"].is_string())
           return Error::invalid("a group without name and decision", file);
-        r.decisions[g["name"]] = g["decision"];
+        if (r.decisions.size() < kMaxGroupsPerNode)
+          r.decisions[bounded_text(g["name"].get_ref<const std::string&>())] =
+              bounded_text(g["decision"].get_ref<const std::string&>());
       }
+      if (doc["groups"].size() > kMaxGroupsPerNode)
+        r.dropped.push_back(fmt::format(
+            "{} groups past {}", doc["groups"].size() - kMaxGroupsPerNode, kMaxGroupsPerNode));
     }
     // Objects {"message", ...}; reports of tuner before 2026-12 had plain strings, and a
     // fleet may still hold nodes that run it.
     if (doc.contains("errors") && doc["errors"].is_array())
       for (const json& e : doc["errors"]) {
-        if (e.is_string()) r.errors.push_back(e);
-        else if (e.is_object() && e.contains("message") && e["message"].is_string())
-          r.errors.push_back(e["message"]);
-        else return Error::invalid("an error that is neither {\"message\"} nor a string", file);
+        const json* text = e.is_string() ? &e
+                           : e.is_object() && e.contains("message") && e["message"].is_string()
+                               ? &e["message"]
+                               : nullptr;
+        if (!text)
+          return Error::invalid("an error that is neither {\"message\"} nor a string", file);
+        if (r.errors.size() < kMaxErrorsPerNode)
+          r.errors.push_back(bounded_text(text->get_ref<const std::string&>()));
       }
+    if (doc.contains("errors") && doc["errors"].is_array() &&
+        doc["errors"].size() > kMaxErrorsPerNode)
+      r.dropped.push_back(fmt::format("{} errors past {}", doc["errors"].size() - kMaxErrorsPerNode,
+                                      kMaxErrorsPerNode));
   }
   if (r.kind == "failure") {
     // Written by the playbook when tuner failed before it could write a run report.
@@ -90,7 +121,7 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
     std::string rc = doc.contains("rc") && doc["rc"].is_number_integer()
                          ? " (exit " + std::to_string(doc["rc"].get<int>()) + ")"
                          : "";
-    r.errors.push_back(doc["msg"].get<std::string>() + rc);
+    r.errors.push_back(bounded_text(doc["msg"].get_ref<const std::string&>()) + rc);
   }
   r.node = node_of_file(file);
   if (r.node.empty()) {
@@ -177,8 +208,9 @@ FleetSummary summarize_fleet(const std::vector<NodeReport>& documents) {
 }
 
 std::string format_fleet_text(const FleetSummary& s, const Term& t) {
-  std::string out = t.bold("fleet") + fmt::format("  {} nodes: {} runs ({} failed), {} probes\n",
-                                                  s.nodes, s.runs, s.failed, s.probes);
+  std::string out = t.bold("fleet") + fmt::format("  {}: {} ({} failed), {}\n",
+                                                  count(s.nodes, "node"), count(s.runs, "run"),
+                                                  s.failed, count(s.probes, "probe"));
   if (!s.outcomes.empty()) out += "\n" + t.bold("outcomes") + "\n";
   for (const Outcome& o : s.outcomes) {
     std::string what;
@@ -189,7 +221,8 @@ std::string format_fleet_text(const FleetSummary& s, const Term& t) {
       what += (what.empty() ? "" : "; ") + ("applied " + escape_controls(o.applied));
     if (what.empty()) what = "nothing changed";
     if (o.failed) what = t.red("FAILED") + " " + what;
-    out += fmt::format("  {:>5} nodes  {}\n", o.nodes.size(), what);
+    out += fmt::format("  {:>5} {}  {}\n", o.nodes.size(), o.nodes.size() == 1 ? "node " : "nodes",
+                       what);
     if (&o != &s.outcomes.front() || o.failed)
       out += "         " + t.dim(join_shown(o.nodes)) + "\n";
   }
@@ -198,9 +231,9 @@ std::string format_fleet_text(const FleetSummary& s, const Term& t) {
   for (const FactSpread& f : s.differing) {
     bool first = true;
     for (const FactSpread::Value& v : f.values) {
-      std::string line = fmt::format("  {:<28} {:<24} {:>5} nodes",
+      std::string line = fmt::format("  {:<28} {:<24} {:>5} {}",
                                      escape_controls(first ? f.fact : ""), escape_controls(v.value),
-                                     v.nodes.size());
+                                     v.nodes.size(), v.nodes.size() == 1 ? "node" : "nodes");
       // The majority needs no names; every other value lists its nodes, highlighted.
       if (first) out += line + "\n";
       else out += t.yellow(line) + "  " + join_shown(v.nodes) + "\n";

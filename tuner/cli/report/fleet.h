@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,22 @@
 #include "tuner/cli/report/term.h"
 
 namespace tuner {
+
+/// Bounds on what one document adds to the summary, so that memory and output stay
+/// small whatever the reports hold (README "Fleet reports"): a fact's name and value,
+/// a group's name and an error are cut at kMaxReportText bytes (marked "...
+/// [truncated, N bytes]"); past kMaxFactsPerNode facts, kMaxGroupsPerNode groups and
+/// kMaxErrorsPerNode errors the rest of a document's are left out (noted in `dropped`).
+inline constexpr std::size_t kMaxReportText = 1024;
+inline constexpr std::size_t kMaxFactsPerNode = 256;
+inline constexpr std::size_t kMaxGroupsPerNode = 256;
+inline constexpr std::size_t kMaxErrorsPerNode = 32;
+/// All documents' facts together: past this many bytes, the facts of further documents
+/// are left out (tuner report says so on stderr).
+inline constexpr std::size_t kMaxFleetFactBytes = 64u << 20;
+
+/// `text` cut to kMaxReportText bytes on a UTF-8 boundary, marked as truncated.
+std::string bounded_text(std::string_view text);
 
 /// One node's report, reduced to what the summary compares.
 struct NodeReport {
@@ -26,6 +43,8 @@ struct NodeReport {
   std::map<std::string, std::string> decisions;
   std::vector<std::string> errors;
   std::map<std::string, std::string> facts;  // unknown facts are absent
+  /// What the bounds left out of this document, for a warning ("300 facts past 256").
+  std::vector<std::string> dropped;
 };
 
 /// Reads one document (tuner.run/1, tuner.probe/1, or tuner.failure/1: {"schema",
