@@ -1,6 +1,7 @@
 // tuner report FILE|DIR...: the fleet summary of reports a playbook fetched (tuner.run/1
 // from apply --report or --json, tuner.probe/1 from probe --json). A directory means
-// every *.json in it. Reads files only; changes nothing.
+// every *.json in it. Reads files only; changes nothing. Files it cannot read as a report
+// are skipped and named; exit 2 only when none could be read.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -43,7 +44,9 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc(
       "tuner report FILE|DIR...: summarize a fleet's reports (tuner.run/1, tuner.probe/1):\n"
       "what each node kept and rolled back, and the facts on which nodes differ.\n"
-      "Exit: 0 summarized, 2 a file that is not a tuner report");
+      "A file that is not a report this tuner reads (another program's, a newer\n"
+      "tuner's) is skipped with a warning; the rest is summarized.\n"
+      "Exit: 0 summarized, 2 nothing could be read");
   std::vector<std::string> inputs;
   desc.add_options()("json", "print the tuner.fleet/1 JSON document")(
       "file", po::value(&inputs)->value_name("FILE"), "report file or directory (repeatable)");
@@ -72,14 +75,20 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
       else reports.push_back(std::move(r).value());
     }
   }
-  if (!bad.empty()) {
+  if (reports.empty()) {
+    if (bad.empty()) fail_input("report: no *.json files in " + inputs.front());
     std::string list;
     for (const std::string& b : bad) list += "\n  " + b;
-    fail_input(fmt::format("report: {} of {} files are not tuner reports; nothing summarized:{}",
-                           bad.size(), bad.size() + reports.size(), list));
+    fail_input(fmt::format("report: none of {} files is a tuner report; nothing summarized:{}",
+                           bad.size(), list));
   }
-  if (reports.empty()) fail_input("report: no *.json files in " + inputs.front());
+  // One foreign or newer file must not hide the fleet (nor stop a rollout that
+  // summarizes after each batch): the rest is summarized, the file named.
+  Term err(g.color, 2);
+  for (const std::string& b : bad)
+    std::cerr << err.printable("tuner: " + err.yellow("warning") + ": report: skipped " + b + "\n");
   FleetSummary s = summarize_fleet(reports);
+  s.skipped = std::move(bad);
   Term term(g.color, 1);
   if (vm.count("json")) print_document(fleet_json(s));
   else std::cout << term.printable(format_fleet_text(s, term));

@@ -36,7 +36,7 @@ StateDir open_state_dir(const GlobalOptions& g, bool create);
 Lock take_lock(const StateDir& dir);
 
 /// Prints r (text or JSON) to stdout and, with report_file, the JSON there too
-/// (atomically). A report file that cannot be written is fatal (exit 1) after stdout
+/// (atomically), with its time set to now when it has none. A report file that cannot be written is fatal (exit 1) after stdout
 /// has the report: the caller's changes stand, and the message says so.
 void print_run_report(const RunReport& r, bool json, const std::string& report_file,
                       const GlobalOptions& g);
