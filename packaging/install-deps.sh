@@ -3,7 +3,8 @@
 #   install-deps.sh          build dependencies
 #   install-deps.sh --test   plus what the integration and VM tests, the fuzz targets
 #                            (clang and libFuzzer: fuzz/README.md) and the lint need
-#                            (ansible-core and ansible-test's sanity tools: packaging/ansible)
+#                            (ansible-core, ansible-test's sanity tools and ansible-lint:
+#                            packaging/ansible)
 set -euo pipefail
 
 build_pkgs=(
@@ -17,7 +18,7 @@ test_pkgs=(
   nftables iperf3 fio
   clang-format clang-tidy clang-14 libclang-rt-14-dev
   dpkg-dev lintian man-db groff-base systemd python3-prometheus-client python3-jsonschema
-  ansible-core pylint python3-pycodestyle yamllint python3-voluptuous
+  ansible-core pylint python3-pycodestyle yamllint python3-voluptuous ansible-lint
 )
 
 pkgs=("${build_pkgs[@]}")

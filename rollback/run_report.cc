@@ -64,6 +64,7 @@ nlohmann::json run_report_json(const RunReport& r) {
   nlohmann::json j;
   j["schema"] = "tuner.run/1";
   j["run_id"] = r.run_id.empty() ? nlohmann::json() : nlohmann::json(r.run_id);
+  j["time"] = r.time.empty() ? nlohmann::json() : nlohmann::json(r.time);
   j["changed"] = r.changed;
   j["profiles"] = r.profiles;
   j["groups"] = nlohmann::json::array();

@@ -80,6 +80,10 @@ struct RunMessage {
 
 struct RunReport {
   std::string run_id;  // empty when no run was started (nothing to change)
+  /// When the report was made, UTC "YYYY-MM-DDTHH:MM:SSZ" (journal.h utc_now), so that
+  /// reports tell rollouts apart even when no run was started; the CLI sets it when
+  /// printing. Empty: unknown (null in JSON).
+  std::string time;
   bool changed = false;
   std::vector<std::string> profiles;
   std::vector<GroupReport> groups;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ansible-galaxy collection build and ansible-test sanity on the tuner.node collection,
-# offline, with Debian's packages.
+# ansible-galaxy collection build, ansible-lint (production profile) and ansible-test
+# sanity on the tuner.node collection, offline, with Debian's packages.
 #   packaging/ansible/sanity.sh [ansible-test sanity options, e.g. --test validate-modules]
 #
 # ansible-test runs most sanity tests (ansible-doc, validate-modules, pep8, pylint,
@@ -15,6 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 collection=$here/ansible_collections/tuner/node
 command -v ansible-test >/dev/null || { echo "SKIP: ansible-test not installed (apt-get install ansible-core)"; exit 77; }
+command -v ansible-lint >/dev/null || { echo "SKIP: ansible-lint not installed (packaging/install-deps.sh --test)"; exit 77; }
 /usr/bin/python3 -c 'import pylint, pycodestyle, yamllint, voluptuous' 2>/dev/null ||
   { echo "SKIP: pylint, pycodestyle, yamllint or voluptuous missing (packaging/install-deps.sh --test)"; exit 77; }
 
@@ -27,9 +28,16 @@ out_dir=$(mktemp -d)
 trap 'rm -rf "$out_dir"' EXIT
 (cd "$collection" && ansible-galaxy collection build --output-path "$out_dir" >/dev/null)
 tar tzf "$out_dir"/tuner-node-*.tar.gz | sort | grep -x -e README.md -e plugins/modules/tuner.py \
-  -e plugins/modules/tuner_facts.py -e meta/runtime.yml | wc -l | grep -qx 4 ||
+  -e plugins/modules/tuner_facts.py -e meta/runtime.yml -e playbooks/canary.yml \
+  -e plugins/module_utils/tuner_cli.py -e plugins/module_utils/tuner_rollback.py | wc -l | grep -qx 7 ||
   { echo "FAIL: the built collection lacks a file: $(tar tzf "$out_dir"/tuner-node-*.tar.gz)"; exit 1; }
 echo "sanity: ansible-galaxy collection build: $(basename "$out_dir"/tuner-node-*.tar.gz)"
+
+# ansible-lint's production profile (the collection's .ansible-lint: offline, one
+# documented skip), the collection on the collections path so that its FQCNs resolve.
+(cd "$collection" && ANSIBLE_COLLECTIONS_PATH=$here ansible-lint --nocolor -q) ||
+  { echo "FAIL: ansible-lint (production profile) has findings"; exit 1; }
+echo "sanity: ansible-lint: production profile passed"
 
 python=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 cd "$collection"

@@ -75,7 +75,7 @@ def batches(task_name):
 
 r = results(sys.argv[2]).get(sys.argv[3])
 for expr in sys.argv[4:]:
-    if not eval(expr, {'r': r, 'results': results, 'batches': batches, 'doc': doc}):
+    if not eval(expr, {'r': r, 'results': results, 'batches': batches, 'doc': doc, 'json': json}):
         print('check failed: %s\n%s' % (expr, json.dumps(r, indent=2)[:6000]))
         sys.exit(1)
 PY
@@ -259,6 +259,131 @@ vars tuner_state='"rolled_back"'
 tune harm-rollback
 check "$LAST" tuner localhost 'r["changed"] is False' 'len(r["reports"]) == 1'
 
+note "rolled_back with an unfinished run (status exit 4): the run is rolled back"
+(TUNER_FAULT_AFTER_WRITES=2 exec "$TUNER" apply --state-dir "$STATE" --profile "$P/ans-one.toml" \
+  --no-verify --yes >/dev/null 2>&1) && fail "the fault did not stop apply"
+expect_rc 4 t status
+[ "$(snapshot_net)" != "$initial" ] || fail "the crashed apply changed nothing"
+vars tuner_state='"rolled_back"'
+tune unfinished-check --check --diff
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is True' 'r["status"]["unfinished_run"]' 'r["rc"] == 4'
+[ "$(snapshot_net)" != "$initial" ] || fail "check mode rolled back"
+tune unfinished --diff
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is True' 'r["cmd"][2][1] == "rollback"' \
+  '"--last" not in r["cmd"][2]' 'len(r["reports"]) == 1'
+[ "$(snapshot_net)" = "$initial" ] || fail "the unfinished run was not rolled back"
+expect_rc 0 t status
+
+note "a setting changed by hand since: check mode does not fail; the rollback leaves it, says so"
+vars tuner_profiles="[\"$P/ans-one.toml\"]"
+tune hand-apply
+rc_is 0
+sysctl_set() { echo "$2" >"$(sysctl_file "$1")"; }
+sysctl_set net.core.somaxconn $((somaxconn + 7))
+vars tuner_state='"rolled_back"'
+tune hand-check --check --diff
+rc_is 0
+check "$LAST" tuner localhost 'r.get("failed") is not True' 'r["changed"] is True' 'r["rc"] == 3' \
+  '[k["knob"] for k in r["left"]] == ["sysctl:net.core.somaxconn"]' \
+  '"would leave 1 setting someone changed" in r["msg"]' 'len(r["changes"]) == 2' \
+  "any('sysctl:net.core.somaxconn (now $((somaxconn + 7)))' in w for w in r['warnings'])"
+tune hand --diff
+rc_is 0
+check "$LAST" tuner localhost 'r.get("failed") is not True' 'r["changed"] is True' 'r["rc"] == 3' \
+  '"left 1 setting someone changed" in r["msg"]' '"sysctl:net.core.somaxconn (now" in r["msg"]' \
+  '"force: true" in r["msg"]' '[k["knob"] for k in r["left"]] == ["sysctl:net.core.somaxconn"]' \
+  'len(r["changes"]) == 2'
+show_diff
+[ "$(sysctl_get net.core.somaxconn)" = $((somaxconn + 7)) ] || fail "the hand-set value was not left"
+[ "$(sysctl_get net.ipv4.tcp_slow_start_after_idle)" = "$ssai" ] || fail "the rest did not go back"
+
+note "force: true puts back what the earlier rollback left"
+vars tuner_state='"rolled_back"' tuner_force=true
+tune hand-force
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is True' '"--force" in r["cmd"][-1]' 'r["left"] == []' \
+  "[(c['knob'], c['after']) for c in r['changes']] == [('sysctl:net.core.somaxconn', '$somaxconn')]"
+[ "$(snapshot_net)" = "$initial" ] || fail "force left values changed"
+
+note "force: true in one go: a setting changed by hand goes back too"
+vars tuner_profiles="[\"$P/ans-one.toml\"]"
+tune hand-apply2
+sysctl_set net.core.somaxconn $((somaxconn + 9))
+vars tuner_state='"rolled_back"' tuner_force=true
+tune hand-force2
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is True' 'r["left"] == []' 'r["rc"] == 0' 'len(r["changes"]) == 3'
+[ "$(snapshot_net)" = "$initial" ] || fail "force left values changed"
+
+note "exclusive: from ans-one to ans-two, ans-one's other settings go back"
+vars tuner_profiles="[\"$P/ans-one.toml\"]"
+tune excl-one
+rc_is 0
+EXCL="{'sysctl:net.core.somaxconn', 'sysctl:net.ipv4.tcp_keepalive_time', 'sysctl:net.ipv4.tcp_rmem', 'sysctl:net.ipv4.tcp_slow_start_after_idle'}"
+vars tuner_profiles="[\"$P/ans-two.toml\"]" tuner_exclusive=true
+tune excl-two-check --check --diff
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is True' "{c['knob'] for c in r['changes']} == $EXCL"
+tune excl-two --diff
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is True' 'len(r["reports"]) == 1' 'r["report"]["run_id"]' \
+  "{c['knob'] for c in r['changes']} == $EXCL" \
+  "'sysctl:net.core.somaxconn = $((somaxconn + 1000))\n' in r['diff']['before']" \
+  "'sysctl:net.core.somaxconn = $((somaxconn + 2000))\n' in r['diff']['after']"
+show_diff
+[ "$(sysctl_get net.core.somaxconn)" = $((somaxconn + 2000)) ] || fail "ans-two not applied"
+[ "$(sysctl_get net.ipv4.tcp_keepalive_time)" = $((keepalive - 1)) ] || fail "ans-two not applied"
+[ "$(sysctl_get net.ipv4.tcp_slow_start_after_idle)" = "$ssai" ] || fail "ans-one's setting kept"
+expect_rc 0 t status --json
+python3 -c 'import json, sys; k = [x["knob"] for x in json.loads(sys.argv[1])["knobs"]]
+assert sorted(k) == ["sysctl:net.core.somaxconn", "sysctl:net.ipv4.tcp_keepalive_time"], k' "$OUT" ||
+  fail "kept after exclusive: $OUT"
+tune excl-again
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is False' 'r["reports"] == []' 'r["changes"] == []'
+vars tuner_state='"rolled_back"'
+tune excl-rollback
+rc_is 0
+[ "$(snapshot_net)" = "$initial" ] || fail "exclusive: the rollback left values changed"
+
+note "a document of another shape: a message, not a traceback; probe errors as messages"
+cat >"$WORK/odd-tuner" <<'SH'
+#!/bin/sh
+case "$1" in
+  status) echo '{"schema": "tuner.status/1", "knobs": {"sysctl:x": 1}, "unfinished_run": null}' ;;
+  apply) echo '{"schema": "tuner.run/1", "run_id": null, "groups": [{"name": "g"}]}' ;;
+  plan) echo '{"schema": "tuner.plan/2", "changes": []}' ;;
+  probe) echo '{"schema": "tuner.probe/1", "errors": [{"probe": "nics", "message": "ethtool: no such device"}]}' ;;
+esac
+SH
+chmod +x "$WORK/odd-tuner"
+vars tuner_state='"rolled_back"' tuner_binary="\"$WORK/odd-tuner\""
+tune odd-status
+check "$LAST" tuner localhost 'r["failed"] is True' \
+  'r["msg"].startswith("tuner printed an unexpected document: ")' '"knobs" in r["msg"]' \
+  '"Traceback" not in json.dumps(r)'
+vars tuner_profiles='["x"]' tuner_binary="\"$WORK/odd-tuner\""
+tune odd-apply
+check "$LAST" tuner localhost 'r["failed"] is True' \
+  'r["msg"].startswith("tuner printed an unexpected document: ")' '"changes" in r["msg"]' \
+  '"Traceback" not in json.dumps(r)'
+tune odd-plan --check
+check "$LAST" tuner localhost 'r["failed"] is True' '"tuner.plan/2" in r["msg"]'
+cat >"$WORK/odd-facts.yml" <<'YML'
+- name: tuner_facts with probe errors
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: tuner_facts
+      tuner.node.tuner_facts:
+        binary: "{{ tuner_binary }}"
+YML
+play odd-facts -i localhost, -c local "$WORK/odd-facts.yml" -e "@$WORK/vars.json"
+rc_is 0
+check "$LAST" tuner_facts localhost 'r["warnings"] == ["tuner probe: nics: ethtool: no such device"]'
+
 # ---------------------------------------------------------------------------------
 note "canary.yml: five hosts, each its own network namespace and state dir"
 HOSTS="h1 h2 h3 h4 h5"
@@ -284,8 +409,8 @@ print(json.dumps({'tuner_nodes': {'hosts': {h: {
     'tuner_profiles': [odd.get(h, profile)]} for h in hosts.split()}}}, indent=2))
 PY
 }
-canary() {
-  play "$1" -i "$WORK/inventory.yml" "$here/playbooks/canary.yml" \
+canary() {  # canary NAME ARGS...: tuner.node.canary from the collection, reports under $WORK/reports-NAME
+  play "$1" -i "$WORK/inventory.yml" tuner.node.canary \
     -e '{"tuner_verify": false, "tuner_become": false}' -e "tuner_reports_dir=$WORK/reports-$1" \
     -e "tuner_report_binary=$TUNER" "${@:2}"
 }
@@ -294,13 +419,19 @@ for h in $HOSTS; do fresh[$h]=$(ns_snapshot "$h"); done
 
 note "a failing canary (h1 gets a bad profile) stops the rollout: h2..h5 untouched"
 inventory h1 "$P/ans-bad.toml"
-canary failing
+canary failing -e tuner_rollout=reused
 [ "$RC" != 0 ] || fail "the play passed with a failing canary"
 grep -E '^(fatal: |NO MORE HOSTS|h[1-5] +:)' "$WORK/failing.err" | cut -c1-160 | sed 's/^/    | /'
 check "$LAST" 'Apply the profiles' h1 'r["failed"] is True' 'r["rc"] == 2' '"max_trails" in r["msg"]' \
   'batches("Apply the profiles") == [["h1"]]' 'sorted(results("Describe the node (tuner probe)")) == ["h1"]'
-grep -q max_trails "$WORK/reports-failing/h1.error.json" || fail "no error report for h1"
-grep -q tuner.failure/1 "$WORK/reports-failing/h1.error.json" || fail "h1.error.json: no schema"
+failing=$WORK/reports-failing/reused
+python3 - "$failing/h1.error.json" <<'PY' || fail "h1.error.json: $(cat "$failing/h1.error.json")"
+import json, re, sys
+e = json.load(open(sys.argv[1]))
+assert e['schema'] == 'tuner.failure/1' and e['rc'] == 2 and 'max_trails' in e['msg'], e
+assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', e['time']), e
+assert e['task'] == 'Apply the profiles' and e['run_id'] is None, e
+PY
 # The fleet summary ran on the controller before the failed canary was stopped.
 check "$LAST" 'Summarize the fleet (tuner report)' h1 'r["rc"] == 0' \
   '"1 node: 1 run (1 failed), 1 probe" in r["stdout"]' '"FAILED" in r["stdout"]'
@@ -309,43 +440,88 @@ check "$LAST" 'Stop the rollout at a node where tuner failed' h1 'r["failed"] is
 for h in h2 h3 h4 h5; do
   [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h changed after the canary failed"
   [ ! -e "$WORK/$h/state" ] || fail "tuner ran on $h after the canary failed"
-  [ ! -e "$WORK/reports-failing/$h.probe.json" ] || fail "the second batch started"
+  [ ! -e "$failing/$h.probe.json" ] || fail "the second batch started"
 done
 for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h changed"; done
 
-note "--check --diff over the fleet: every host would change, none does"
+note "a canary whose probe fails: its error report, the summary, then the stop"
+inventory
+printf '#!/bin/sh\n[ "$1" != probe ] || { echo "tuner: probe: /sys: Permission denied" >&2; exit 1; }\nexec %s "$@"\n' \
+  "$WORK/h1/tuner" >"$WORK/h1/tuner-noprobe"
+chmod +x "$WORK/h1/tuner-noprobe"
+play noprobe -i "$WORK/inventory.yml" tuner.node.canary -e '{"tuner_verify": false, "tuner_become": false}' \
+  -e "tuner_reports_dir=$WORK/reports-noprobe" -e "tuner_report_binary=$TUNER" \
+  -e "{\"tuner_binary\": \"$WORK/h1/tuner-noprobe\"}" -l h1
+[ "$RC" != 0 ] || fail "the play passed with a failing probe"
+noprobe=$(echo "$WORK"/reports-noprobe/*)
+grep -q 'Permission denied' "$noprobe/h1.error.json" || fail "no error report for h1's probe"
+grep -q '"task": "Describe the node (tuner probe)"' "$noprobe/h1.error.json" || fail "h1.error.json: no task"
+check "$LAST" 'Summarize the fleet (tuner report)' h1 '"1 runs (1 failed)" in r["stdout"]' \
+  '"Permission denied" not in r["stdout"] or True'
+check "$LAST" 'Stop the rollout at a node where tuner failed' h1 'r["failed"] is True' \
+  '"Permission denied" in r["msg"]'
+[ ! -e "$WORK/h1/state" ] || fail "tuner applied on h1 after its probe failed"
+
+note "--check --diff over the fleet: every host would change, none does; no probe in the diff"
 inventory
 canary check --check --diff
 rc_is 0
 check "$LAST" 'Apply the profiles' h3 'all(x["changed"] for x in results("Apply the profiles").values())' \
   'len(results("Apply the profiles")) == 5' '"diff" in r'
+check "$LAST" 'Copy the probe to the controller' h3 'not r.get("diff")' 'r["changed"] is False'
 check "$LAST" 'Summarize the fleet (tuner report)' h2 'r.get("skipped") is True'
+! grep -q 'tuner.probe/1' "$WORK/check.err" || fail "--check --diff printed a probe"
+lines=$(wc -l <"$WORK/check.err")
+echo "    --check --diff: $lines lines for 5 hosts"
+[ "$lines" -lt 300 ] || fail "--check --diff printed $lines lines"
 for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "check mode changed $h"; done
 
-note "a good canary: h1 first, then h2..h5; every report on the controller"
-canary good
+note "a good canary: h1 first, then h2..h5; every report in the rollout's own directory"
+# A foreign and a newer document in the directory: skipped with a warning, the rollout
+# goes on (tuner report exits 0).
+mkdir -p "$WORK/reports-good/reused"
+echo '{"schema": "tuner.run/2", "groups": "other"}' >"$WORK/reports-good/reused/newer.json"
+echo '{"kind": "someone else'"'"'s"}' >"$WORK/reports-good/reused/notes.json"
+# The failing rollout's files, reused name: h1's old error must not count.
+cp "$failing/h1.error.json" "$WORK/reports-good/reused/"
+canary good -e tuner_rollout=reused
 rc_is 0
+good=$WORK/reports-good/reused
 check "$LAST" 'Apply the profiles' h5 'r["changed"] is True' \
   'batches("Apply the profiles") == [["h1"], ["h2", "h3", "h4", "h5"]]'
+[ ! -e "$good/h1.error.json" ] || fail "h1's error of an earlier rollout survived"
 for h in $HOSTS; do
-  python3 - "$WORK/reports-good" "$h" <<'PY' || fail "reports of $h"
-import json, sys
+  python3 - "$good" "$h" <<'PY' || fail "reports of $h"
+import json, re, sys
 d, h = sys.argv[1:]
 run = json.load(open('%s/%s.run.json' % (d, h)))
 probe = json.load(open('%s/%s.probe.json' % (d, h)))
 assert run['schema'] == 'tuner.run/1' and run['changed'] is True and run['run_id'], run
+assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', run['time']), run
 assert probe['schema'] == 'tuner.probe/1', probe['schema']
 PY
   ip netns exec "tuner-ans-$$-$h" cat /proc/sys/net/core/somaxconn | grep -qx $((somaxconn + 1000)) ||
     fail "$h: somaxconn not applied"
 done
-ls "$WORK/reports-good" | sed 's/^/    /'
+ls "$good" | sed 's/^/    /'
 # One summary per batch: the canary alone, then the whole fleet (five nodes on one
 # machine: the file names, not the shared host name, tell them apart).
-check "$LAST" 'Summarize the fleet (tuner report)' h1 '"1 node: 1 run (0 failed), 1 probe" in r["stdout"]'
+check "$LAST" 'Summarize the fleet (tuner report)' h1 '"1 node: 1 run (0 failed), 1 probe" in r["stdout"]' \
+  '"skipped 2 files" in r["stdout"]' '"tuner.run/2 is newer" in r["stderr"]'
 check "$LAST" 'Summarize the fleet (tuner report)' h2 '"5 nodes: 5 runs (0 failed), 5 probes" in r["stdout"]' \
   '"kept" in r["stdout"] or "applied" in r["stdout"]'
-"$TUNER" report "$WORK/reports-good" | sed 's/^/    | /'
+"$TUNER" report "$good" 2>/dev/null | sed 's/^/    | /'
+
+note "the same again: nothing changes, the rerun says so (changed=0), a directory of its own"
+canary again
+rc_is 0
+grep -E '^h[1-5] +:' "$WORK/again.err" | sed 's/^/    | /'
+[ "$(grep -cE '^h[1-5] +: ok=[0-9]+ +changed=0 ' "$WORK/again.err")" = 5 ] ||
+  fail "the rerun reported changes: $(grep -E '^h[1-5] +:' "$WORK/again.err")"
+again=$(ls "$WORK/reports-again")
+[[ $again =~ ^[0-9]{8}T[0-9]{6}Z$ ]] || fail "the rollout's directory is not named by its time: $again"
+check "$LAST" 'Summarize the fleet (tuner report)' h2 '"5 nodes: 5 runs (0 failed), 5 probes" in r["stdout"]' \
+  '"nothing changed" in r["stdout"]'
 
 note "the fleet rolled back with the module: every namespace as it was"
 play fleet-rollback -i "$WORK/inventory.yml" "$here/tests/tune.yml" -e '{"tuner_state": "rolled_back"}'

@@ -137,6 +137,8 @@ TEST_CASE("plan command: a captured root is read, never written") {
   CHECK(j["changes"][0]["knob"] == "sysctl:net.core.rmem_max");
   CHECK(j["changes"][0]["current"] == "212992");
   CHECK(j["unchanged"] == 1);
+  // Named, so that a tool can tell the settings the profile covers (Ansible's exclusive).
+  CHECK(j["unchanged_knobs"] == json{"sysctl:vm.swappiness"});
   CHECK(snapshot(root.path) == before);
 }
 

@@ -1,6 +1,7 @@
 // tuner report FILE|DIR...: the fleet summary of reports a playbook fetched (tuner.run/1
 // from apply --report or --json, tuner.probe/1 from probe --json). A directory means
-// every *.json in it. Reads files only; changes nothing.
+// every *.json in it. Reads files only; changes nothing. Files it cannot read as a report
+// are skipped and named; exit 2 only when none could be read.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -50,8 +51,8 @@ void warn(const std::string& message) {
   fmt::print(stderr, "tuner: warning: {}\n", escape_controls(message));
 }
 
-/// Parses only what read_node_report reads (schema, node, groups' names and decisions,
-/// errors, msg, rc), and the first kMaxFactsPerNode of the node's facts (`facts` counts
+/// Parses only what read_node_report reads (schema, time, run_id, node, groups' names
+/// and decisions, errors, msg, rc), and the first kMaxFactsPerNode of the node's facts (`facts` counts
 /// them all): a report padded with other data or millions of facts costs its text, not
 /// a DOM of it.
 nlohmann::json parse_report(const std::string& text, std::size_t& facts) {
@@ -63,8 +64,8 @@ nlohmann::json parse_report(const std::string& text, std::size_t& facts) {
     const std::string& key = parsed.get_ref<const std::string&>();
     if (depth == 1) {
       top = key;
-      return key == "schema" || key == "node" || key == "groups" || key == "errors" ||
-             key == "msg" || key == "rc";
+      return key == "schema" || key == "time" || key == "run_id" || key == "node" ||
+             key == "groups" || key == "errors" || key == "msg" || key == "rc";
     }
     if (depth == 2 && top == "node") return ++facts <= kMaxFactsPerNode;
     if (depth == 3 && top == "groups") return key == "name" || key == "decision";
@@ -79,7 +80,9 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc(
       "tuner report FILE|DIR...: summarize a fleet's reports (tuner.run/1, tuner.probe/1):\n"
       "what each node kept and rolled back, and the facts on which nodes differ.\n"
-      "Exit: 0 summarized, 2 a file that is not a tuner report");
+      "A file that is not a report this tuner reads (another program's, a newer\n"
+      "tuner's) is skipped with a warning; the rest is summarized.\n"
+      "Exit: 0 summarized, 2 nothing could be read");
   std::vector<std::string> inputs;
   desc.add_options()("json", "print the tuner.fleet/1 JSON document")(
       "file", po::value(&inputs)->value_name("FILE"), "report file or directory (repeatable)");
@@ -135,15 +138,22 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
     warn(fmt::format("report: the facts of {} documents were left out: all facts together "
                      "passed {} MiB",
                      facts_left_out, kMaxFleetFactBytes >> 20));
-  if (!bad.empty()) {
+  if (reports.empty()) {
+    if (bad.empty()) fail_input("report: no *.json files in " + inputs.front());
     std::string list;
     // One line per file, whatever its name holds (a newline cannot forge another).
     for (const std::string& b : bad) list += "\n  " + escape_controls(b);
-    fail_input(fmt::format("report: {} of {} files are not tuner reports; nothing summarized:{}",
-                           bad.size(), bad.size() + reports.size(), list));
+    fail_input(fmt::format("report: none of {} files is a tuner report; nothing summarized:{}",
+                           bad.size(), list));
   }
-  if (reports.empty()) fail_input("report: no *.json files in " + inputs.front());
+  // One foreign or newer file must not hide the fleet (nor stop a rollout that
+  // summarizes after each batch): the rest is summarized, the file named.
+  Term err(g.color, 2);
+  for (const std::string& b : bad)
+    std::cerr << err.printable("tuner: " + err.yellow("warning") + ": report: skipped " +
+                               escape_controls(b) + "\n");
   FleetSummary s = summarize_fleet(reports);
+  s.skipped = std::move(bad);
   Term term(g.color, 1);
   if (vm.count("json")) print_document(fleet_json(s));
   else std::cout << term.printable(format_fleet_text(s, term));

@@ -1,6 +1,8 @@
 // tuner report on a generated fleet: 1,000 real tuner.run/1 documents (the run report
 // serializer, node facts of a captured DGX Spark), three nodes with an older BIOS and
 // one that failed. The odd ones must be named; the majority must not.
+#include <unistd.h>
+
 #include <doctest/doctest.h>
 
 #include <fmt/core.h>
@@ -84,21 +86,123 @@ TEST_CASE("report: a fleet of 1000 with three old BIOSes and one failure") {
   CHECK(text.out.find("FAILED") != std::string::npos);
 }
 
-TEST_CASE("report: files that are not reports are named; nothing is summarized") {
+TEST_CASE("report: files it cannot read are skipped and named; the rest is summarized") {
   TempDir dir;
   write_fleet(dir, 2, {}, -1);
   dir.write("broken.json", "{\"schema\": \"tuner.run/1\", \"groups\": [{\"name\": 3}]}");
   dir.write("other.json", "{\"schema\": \"tuner.plan/1\"}");
   dir.write("text.json", "not json");
-  auto r = run_tuner("report " + dir.path);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.find("3 of 5 files are not tuner reports") != std::string::npos);
-  CHECK(r.err.find("broken.json: a group without name and decision") != std::string::npos);
-  CHECK(r.err.find("schema tuner.plan/1") != std::string::npos);
-  CHECK(r.err.find("text.json: not JSON") != std::string::npos);
+  dir.write("newer.json", R"({"schema": "tuner.run/2", "groups": "changed shape"})");
+  auto r = run_tuner("report --color never " + dir.path);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.out.find("2 nodes: 2 runs (0 failed)") != std::string::npos);
+  CHECK(r.out.find("skipped 4 files") != std::string::npos);
+  for (const char* why :
+       {"broken.json: a group without name and decision", "schema tuner.plan/1",
+        "text.json: not JSON", "newer.json: schema tuner.run/2 is newer than this tuner reads"}) {
+    CAPTURE(why);
+    CHECK(r.out.find(why) != std::string::npos);
+    CHECK(r.err.find(std::string("warning: report: skipped ") + dir.path) != std::string::npos);
+    CHECK(r.err.find(why) != std::string::npos);
+  }
+  auto j = run_tuner("report --json " + dir.path);
+  REQUIRE(j.code == 0);
+  auto doc = nlohmann::json::parse(j.out);
+  CHECK(doc["nodes"] == 2);
+  CHECK(doc["skipped"].size() == 4);
+  CHECK(doc["duplicates"].empty());
+
+  // Nothing readable: exit 2, every file named.
+  TempDir foreign;
+  foreign.write("other.json", "{\"schema\": \"tuner.plan/1\"}");
+  foreign.write("text.json", "not json");
+  auto none = run_tuner("report " + foreign.path);
+  CHECK(none.code == 2);
+  CHECK(none.out.empty());
+  CHECK(none.err.find("none of 2 files is a tuner report") != std::string::npos);
+  CHECK(none.err.find("text.json: not JSON") != std::string::npos);
   CHECK(run_tuner("report").code == 2);
   CHECK(run_tuner("report /dev/zero").code == 2);  // not a regular file: refused, no hang
+}
+
+TEST_CASE("report: a node with two run reports is flagged; the newest counts in any order") {
+  // Two rollouts' files for one node (old/ and new/, or one directory reused): merging
+  // them made the summary depend on the order of the arguments.
+  auto run = [](const char* time, const char* run_id, const char* decision) {
+    nlohmann::json j = {
+        {"schema", "tuner.run/1"},
+        {"run_id", run_id},
+        {"time", time},
+        {"changed", true},
+        {"profiles", {"p"}},
+        {"errors", {}},
+        {"warnings", {}},
+        {"groups",
+         {{{"name", "sysctl"}, {"decision", decision}, {"stats", nullptr}, {"changes", {}}}}}};
+    return j.dump();
+  };
+  TempDir old_dir, new_dir;
+  old_dir.write("h1.run.json", run("2026-11-30T10:00:00Z", "20261130T100000Z-0001", "rolled_back"));
+  new_dir.write("h1.run.json", run("2026-12-01T10:00:00Z", "20261201T100000Z-0002", "kept"));
+  for (const std::string& args :
+       {old_dir.path + " " + new_dir.path, new_dir.path + " " + old_dir.path}) {
+    CAPTURE(args);
+    auto r = run_tuner("report --json " + args);
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    auto s = nlohmann::json::parse(r.out);
+    CHECK(s["nodes"] == 1);
+    REQUIRE(s["outcomes"].size() == 1);
+    CHECK(s["outcomes"][0]["kept"] == "sysctl");
+    CHECK(s["outcomes"][0]["rolled_back"] == "");
+    REQUIRE(s["duplicates"].size() == 1);
+    CHECK(s["duplicates"][0]["node"] == "h1");
+    CHECK(s["duplicates"][0]["used"] == new_dir.path + "/h1.run.json");
+    CHECK(s["duplicates"][0]["ignored"] == nlohmann::json{old_dir.path + "/h1.run.json"});
+  }
+  auto text = run_tuner("report --color never " + old_dir.path + " " + new_dir.path);
+  CHECK(text.out.find("h1: 2 run documents: the newest counts: " + new_dir.path) !=
+        std::string::npos);
+
+  // A failure of an earlier rollout beside a later good run: the run counts, flagged.
+  TempDir stale;
+  stale.write("h2.run.json", run("2026-12-01T10:00:00Z", "20261201T100000Z-0003", "kept"));
+  stale.write("h2.error.json", R"({"schema": "tuner.failure/1", "node": "h2", "rc": 2,
+      "msg": "bad profile", "time": "2026-11-30T09:00:00Z", "run_id": null})");
+  auto r = run_tuner("report --json " + stale.path);
+  REQUIRE(r.code == 0);
+  auto s = nlohmann::json::parse(r.out);
+  CHECK(s["failed"] == 0);
+  REQUIRE(s["duplicates"].size() == 1);
+  CHECK(s["duplicates"][0]["used"] == stale.path + "/h2.run.json");
+  // The failure of the run the report is of counts (the playbook writes both).
+  stale.write("h2.error.json", R"({"schema": "tuner.failure/1", "node": "h2", "rc": 1,
+      "msg": "rolled back", "time": "2026-12-01T10:00:05Z", "run_id": "20261201T100000Z-0003"})");
+  s = nlohmann::json::parse(run_tuner("report --json " + stale.path).out);
+  CHECK(s["failed"] == 1);
+  CHECK(s["duplicates"].empty());
+  // A later failure (tuner refused, no run) beside an earlier good run: the failure.
+  stale.write("h2.error.json", R"({"schema": "tuner.failure/1", "node": "h2", "rc": 2,
+      "msg": "bad profile", "time": "2026-12-02T09:00:00Z"})");
+  s = nlohmann::json::parse(run_tuner("report --json " + stale.path).out);
+  CHECK(s["failed"] == 1);
+  REQUIRE(s["duplicates"].size() == 1);
+  CHECK(s["duplicates"][0]["used"] == stale.path + "/h2.error.json");
+}
+
+TEST_CASE("report: a run report always has its time, a run or not") {
+  // restore with a state directory never used: a report with nothing done.
+  TempDir dir;
+  auto r = run_tuner("restore --json --state-dir " + dir.path + "/none");
+  if (::geteuid() != 0) return;  // restore is root's
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["run_id"].is_null());
+  REQUIRE(j["time"].is_string());
+  const std::string t = j["time"];
+  CHECK(t.size() == 20);
+  CHECK(t[4] == '-');
+  CHECK(t[10] == 'T');
+  CHECK(t.back() == 'Z');
 }
 
 TEST_CASE("report: errors are objects; an older tuner's plain strings still count") {
@@ -115,7 +219,7 @@ TEST_CASE("report: errors are objects; an older tuner's plain strings still coun
   CHECK(j["failed"] == 2);
   dir.write("bad.json", R"({"schema": "tuner.run/1", "groups": [], "errors": [{"knob": "x"}]})");
   r = run_tuner("report " + dir.path);
-  CHECK(r.code == 2);
+  CHECK(r.code == 0);  // skipped, named
   CHECK(r.err.find("bad.json: an error that is neither") != std::string::npos);
 }
 
@@ -172,7 +276,7 @@ TEST_CASE("report: the playbook's files, one node per inventory name, failures c
 
   dir.write("h4.error.json", R"({"schema": "tuner.failure/1", "rc": 2})");
   auto bad = run_tuner("report " + dir.path);
-  CHECK(bad.code == 2);
+  CHECK(bad.code == 0);  // skipped, named
   CHECK(bad.err.find("h4.error.json: a tuner.failure/1 document without \"msg\"") !=
         std::string::npos);
 }

@@ -12,6 +12,7 @@
 #include "base/atomic_file.h"
 #include "base/strings.h"
 #include "probes/netlink.h"
+#include "rollback/journal.h"
 #include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/run_text.h"
 
@@ -63,8 +64,11 @@ void check_output_option(const boost::program_options::variables_map& vm, const 
     fail_input(fmt::format("--{}: {}; nothing was done", option, target.error().message()));
 }
 
-void print_run_report(const RunReport& r, bool json, const std::string& report_file,
+void print_run_report(const RunReport& report, bool json, const std::string& report_file,
                       const GlobalOptions& g) {
+  // Every report the CLI prints has its time, a run or not (nothing to change).
+  RunReport r = report;
+  if (r.time.empty()) r.time = utc_now();
   nlohmann::json doc = run_report_json(r);
   if (json) {
     print_document(doc);

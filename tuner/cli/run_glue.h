@@ -49,8 +49,9 @@ inline constexpr int kExitOutputNotWritten = 5;
 void check_output_option(const boost::program_options::variables_map& vm, const char* option);
 
 /// Prints r (text or JSON) to stdout and, with report_file, the JSON there too
-/// (atomically). A report file that cannot be written is exit 5 after stdout has the
-/// report: the caller's changes stand, and the message says so.
+/// (atomically), with its time set to now when it has none. A report file that cannot
+/// be written is exit 5 after stdout has the report: the caller's changes stand, and
+/// the message says so.
 void print_run_report(const RunReport& r, bool json, const std::string& report_file,
                       const GlobalOptions& g);
 

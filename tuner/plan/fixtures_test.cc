@@ -149,6 +149,13 @@ void check_machine(Inventory inv, const std::string& what) {
   REQUIRE(again.ok());
   CHECK(again->changes.empty());
   CHECK(again->unchanged == plan->changes.size() + plan->unchanged);
+  // The same settings, named: every change of the first plan is unchanged in the second.
+  std::vector<std::string> covered = plan->unchanged_knobs;
+  for (const Change& c : plan->changes) covered.push_back(c.knob);
+  std::sort(covered.begin(), covered.end());
+  std::vector<std::string> named = again->unchanged_knobs;
+  std::sort(named.begin(), named.end());
+  CHECK(named == covered);
 
   // Isolate the first two cores of every node (or its first core when it has only
   // two): nothing may land there, the rest of the rules still hold.

@@ -28,7 +28,11 @@ struct Plan {
   std::vector<Change> changes;        // deterministic order: by group, then knob kind, then id
   std::vector<PlanGroup> groups;      // one per group of changes, in plan order
   unsigned unchanged = 0;             // settings already as desired
-  std::vector<std::string> notes;     // things a reviewer should know (fallbacks, skips)
+  /// Their knob ids (natural order): with `changes`, every setting the profiles cover,
+  /// so that a tool can tell a kept setting the profiles no longer set (the Ansible
+  /// module's exclusive option).
+  std::vector<std::string> unchanged_knobs;
+  std::vector<std::string> notes;  // things a reviewer should know (fallbacks, skips)
 };
 
 }  // namespace tuner

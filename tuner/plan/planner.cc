@@ -11,8 +11,12 @@ namespace tuner {
 namespace planner_detail {
 
 void PlanBuilder::add(Change change, bool already_desired) {
-  if (already_desired) ++plan.unchanged;
-  else plan.changes.push_back(std::move(change));
+  if (already_desired) {
+    ++plan.unchanged;
+    plan.unchanged_knobs.push_back(std::move(change.knob));
+  } else {
+    plan.changes.push_back(std::move(change));
+  }
 }
 
 void PlanBuilder::note(const std::string& subject, std::string text) {
@@ -189,6 +193,7 @@ Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
   }
   b.flush_notes();
   order_changes(b.plan.changes);
+  std::sort(b.plan.unchanged_knobs.begin(), b.plan.unchanged_knobs.end(), natural_less);
   for (const Change& c : b.plan.changes)
     if (b.plan.groups.empty() || b.plan.groups.back().name != c.group) {
       GroupPolicy g = group_policy(profile, c.group);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <tuple>
 
 #include <fmt/core.h>
 
@@ -60,6 +61,28 @@ std::string bounded_text(std::string_view text) {
   return fmt::format("{}... [truncated, {} bytes]", text.substr(0, cut), text.size());
 }
 
+namespace {
+
+/// "tuner.run/2" and the like: a document of a newer tuner than this one.
+bool newer_schema(const std::string& schema) {
+  for (std::string_view known : {"tuner.run/", "tuner.probe/", "tuner.failure/"})
+    if (schema.starts_with(known)) {
+      std::string_view v = std::string_view(schema).substr(known.size());
+      return !v.empty() && v != "1" && v.find_first_not_of("0123456789") == v.npos;
+    }
+  return false;
+}
+
+/// A string member, or "" when it is absent or null.
+Result<std::string> optional_string(const json& doc, const char* key, const std::string& file) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->is_null()) return std::string();
+  if (!it->is_string()) return Error::invalid(fmt::format("\"{}\" is not a string", key), file);
+  return it->get<std::string>();
+}
+
+}  // namespace
+
 Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
     return Error::invalid("not a tuner document (no \"schema\")", file);
@@ -69,9 +92,21 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
   if (schema == "tuner.run/1") r.kind = "run";
   else if (schema == "tuner.probe/1") r.kind = "probe";
   else if (schema == "tuner.failure/1") r.kind = "failure";
+  else if (newer_schema(schema))
+    return Error::invalid("schema " + schema +
+                              " is newer than this tuner reads (tuner.run/1, tuner.probe/1, "
+                              "tuner.failure/1): summarize with the nodes' tuner version",
+                          file);
   else
     return Error::invalid(
         "schema " + schema + ": expected tuner.run/1, tuner.probe/1 or tuner.failure/1", file);
+  if (r.kind != "probe") {
+    for (auto [key, field] : {std::pair{"time", &r.time}, {"run_id", &r.run_id}}) {
+      auto v = optional_string(doc, key, file);
+      if (!v.ok()) return v.error();
+      *field = std::move(v).value();
+    }
+  }
   if (doc.contains("node") && doc["node"].is_object()) {
     std::size_t past = 0;
     for (const auto& [k, v] : doc["node"].items()) {
@@ -133,25 +168,71 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
 
 namespace {
 
+/// Newest first: by time, then run id, then file name, so that the same files give the
+/// same answer in any order.
+bool newer(const NodeReport* a, const NodeReport* b) {
+  return std::tie(a->time, a->run_id, a->source) > std::tie(b->time, b->run_id, b->source);
+}
+
+/// The newest of one node's documents of one kind; the others named in dups.
+const NodeReport* newest(std::vector<const NodeReport*> docs, const std::string& kind,
+                         std::vector<Duplicate>& dups) {
+  if (docs.empty()) return nullptr;
+  std::sort(docs.begin(), docs.end(), newer);
+  if (docs.size() > 1) {
+    Duplicate d{docs[0]->node,
+                docs[0]->source,
+                {},
+                fmt::format("{} {} documents: the newest counts", docs.size(), kind)};
+    for (std::size_t i = 1; i < docs.size(); ++i) d.ignored.push_back(docs[i]->source);
+    dups.push_back(std::move(d));
+  }
+  return docs[0];
+}
+
+/// A failure and a run report of one node that cannot be one rollout's: the failure
+/// names another run, or names none beside a run that reported no error (the playbook
+/// writes a failure beside a run report only when that run failed).
+bool other_runs(const NodeReport& run, const NodeReport& failure) {
+  if (!failure.run_id.empty()) return failure.run_id != run.run_id;
+  return run.errors.empty();
+}
+
 /// One entry per node: a node's probe, run and failure documents merged (the run's
 /// facts over the probe's; a failure or a run's errors make the run failed).
-std::vector<NodeReport> merge_by_node(const std::vector<NodeReport>& reports) {
-  std::map<std::string, NodeReport> by_node;
-  for (const NodeReport& r : reports) {
-    auto [it, fresh] = by_node.try_emplace(r.node, r);
-    if (fresh) continue;
-    NodeReport& m = it->second;
-    for (const auto& [k, v] : r.facts)
-      if (r.kind != "probe" || !m.facts.contains(k)) m.facts[k] = v;
-    if (r.kind != "probe") {
-      if (m.kind == "probe") m.kind = r.kind;
-      for (const auto& [g, d] : r.decisions) m.decisions[g] = d;
-      m.errors.insert(m.errors.end(), r.errors.begin(), r.errors.end());
-    }
-  }
+std::vector<NodeReport> merge_by_node(const std::vector<NodeReport>& reports,
+                                      std::vector<Duplicate>& dups) {
+  std::map<std::string, std::map<std::string, std::vector<const NodeReport*>>> by_node;
+  for (const NodeReport& r : reports) by_node[r.node][r.kind].push_back(&r);
   std::vector<NodeReport> out;
   out.reserve(by_node.size());
-  for (auto& [node, r] : by_node) out.push_back(std::move(r));
+  for (auto& [node, kinds] : by_node) {
+    const NodeReport* probe = newest(kinds["probe"], "probe", dups);
+    const NodeReport* run = newest(kinds["run"], "run", dups);
+    const NodeReport* failure = newest(kinds["failure"], "failure", dups);
+    if (run && failure && other_runs(*run, *failure)) {
+      // The newer counts; without times to tell, the failure (a node is not shown as
+      // fine on a guess).
+      bool run_counts = !run->time.empty() && !failure->time.empty() && run->time > failure->time;
+      const NodeReport*& old = run_counts ? failure : run;
+      dups.push_back({node,
+                      (run_counts ? run : failure)->source,
+                      {old->source},
+                      "a run report and a failure of different rollouts: the newer counts"});
+      old = nullptr;
+    }
+    NodeReport m;
+    m.node = node;
+    m.kind = run ? "run" : failure ? "failure" : "probe";
+    for (const NodeReport* r : {probe, run, failure}) {
+      if (!r) continue;
+      for (const auto& [k, v] : r->facts)
+        if (r->kind != "probe" || !m.facts.contains(k)) m.facts[k] = v;
+      for (const auto& [g, d] : r->decisions) m.decisions[g] = d;
+      m.errors.insert(m.errors.end(), r->errors.begin(), r->errors.end());
+    }
+    out.push_back(std::move(m));
+  }
   return out;
 }
 
@@ -160,7 +241,7 @@ std::vector<NodeReport> merge_by_node(const std::vector<NodeReport>& reports) {
 FleetSummary summarize_fleet(const std::vector<NodeReport>& documents) {
   FleetSummary s;
   for (const NodeReport& r : documents) s.probes += r.kind == "probe";
-  const std::vector<NodeReport> reports = merge_by_node(documents);
+  const std::vector<NodeReport> reports = merge_by_node(documents, s.duplicates);
   s.nodes = reports.size();
   for (const NodeReport& r : reports) s.runs += r.kind != "probe";
   std::map<std::string, std::map<std::string, std::vector<std::string>>> values;  // fact -> v
@@ -211,6 +292,16 @@ std::string format_fleet_text(const FleetSummary& s, const Term& t) {
   std::string out = t.bold("fleet") + fmt::format("  {}: {} ({} failed), {}\n",
                                                   count(s.nodes, "node"), count(s.runs, "run"),
                                                   s.failed, count(s.probes, "probe"));
+  // What was left out comes first: a summary of part of the fleet must say so.
+  if (!s.skipped.empty())
+    out += "\n" + t.yellow(fmt::format("skipped {}", count(s.skipped.size(), "file"))) +
+           " (not reports this tuner reads)\n";
+  for (const std::string& why : s.skipped) out += "  " + escape_controls(why) + "\n";
+  if (!s.duplicates.empty())
+    out += "\n" + t.yellow("duplicates") + " (one node, several reports: the newest counts)\n";
+  for (const Duplicate& d : s.duplicates)
+    out += fmt::format("  {}: {}: {}; not {}\n", escape_controls(d.node), escape_controls(d.why),
+                       escape_controls(d.used), join_shown(d.ignored));
   if (!s.outcomes.empty()) out += "\n" + t.bold("outcomes") + "\n";
   for (const Outcome& o : s.outcomes) {
     std::string what;
@@ -247,7 +338,10 @@ std::string format_fleet_text(const FleetSummary& s, const Term& t) {
 }
 
 json fleet_json(const FleetSummary& s) {
-  json outcomes = json::array(), differing = json::array();
+  json outcomes = json::array(), differing = json::array(), duplicates = json::array();
+  for (const Duplicate& d : s.duplicates)
+    duplicates.push_back(
+        {{"node", d.node}, {"used", d.used}, {"ignored", d.ignored}, {"why", d.why}});
   for (const Outcome& o : s.outcomes)
     outcomes.push_back({{"kept", o.kept},
                         {"rolled_back", o.rolled_back},
@@ -262,7 +356,8 @@ json fleet_json(const FleetSummary& s) {
   }
   return {{"schema", "tuner.fleet/1"}, {"nodes", s.nodes},   {"runs", s.runs},
           {"probes", s.probes},        {"failed", s.failed}, {"outcomes", outcomes},
-          {"differing", differing},    {"common", s.common}};
+          {"differing", differing},    {"common", s.common}, {"duplicates", duplicates},
+          {"skipped", s.skipped}};
 }
 
 }  // namespace tuner

@@ -39,6 +39,9 @@ struct NodeReport {
   std::string node;
   std::string source;  // the file
   std::string kind;    // "run", "probe" or "failure" (tuner.failure/1: the run failed)
+  /// When the document was made ("YYYY-MM-DDTHH:MM:SSZ", UTC) and the run it is about;
+  /// empty when it does not say (reports of tuner before 2026-12, probes).
+  std::string time, run_id;
   /// run: group name -> decision (kept, rolled_back, applied); failed runs have errors.
   std::map<std::string, std::string> decisions;
   std::vector<std::string> errors;
@@ -71,15 +74,32 @@ struct Outcome {
   std::vector<std::string> nodes;
 };
 
+/// A node with more than one document of a kind (two run reports: two rollouts' files in
+/// one directory, or two directories), or a failure from another run than its run
+/// report: the newest counts, the others are named, never merged.
+struct Duplicate {
+  std::string node;
+  std::string used;                  // the file that counts
+  std::vector<std::string> ignored;  // the files that do not
+  std::string why;
+};
+
 struct FleetSummary {
   std::size_t nodes = 0, runs = 0, probes = 0, failed = 0;
+  std::vector<Duplicate> duplicates;  // by node
+  /// Files that could not be read as a tuner report ("FILE: why"): the caller's, named
+  /// in the summary; the rest is still summarized.
+  std::vector<std::string> skipped;
   std::vector<Outcome> outcomes;              // most common first
   std::vector<FactSpread> differing;          // facts with more than one value; others are equal
   std::map<std::string, std::string> common;  // facts equal on every node
 };
 
 /// Documents of one node (same `node`) count as one node: its probe, run and failure
-/// merged. nodes, runs (nodes with a run or a failure) and failed count nodes; probes
+/// merged. Of several runs (or failures, or probes) of one node the newest counts (by
+/// time, then run id, then file name: never by the order given) and the node is listed
+/// in `duplicates`; so is a failure that belongs to another run than the node's run
+/// report. nodes, runs (nodes with a run or a failure) and failed count nodes; probes
 /// counts probe documents.
 FleetSummary summarize_fleet(const std::vector<NodeReport>& documents);
 std::string format_fleet_text(const FleetSummary& s, const Term& t);

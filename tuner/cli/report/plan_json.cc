@@ -19,9 +19,13 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
                       {"measurable", !g.bench.empty()},
                       {"keep_if_neutral", g.keep_if_neutral},
                       {"bisect", g.bisect}});
-  return {{"schema", "tuner.plan/1"},      {"profiles", plan.profiles},
-          {"changes", std::move(changes)}, {"groups", std::move(groups)},
-          {"unchanged", plan.unchanged},   {"notes", plan.notes}};
+  return {{"schema", "tuner.plan/1"},
+          {"profiles", plan.profiles},
+          {"changes", std::move(changes)},
+          {"groups", std::move(groups)},
+          {"unchanged", plan.unchanged},
+          {"unchanged_knobs", plan.unchanged_knobs},
+          {"notes", plan.notes}};
 }
 
 }  // namespace tuner

@@ -51,7 +51,10 @@ options:
       - C(applied) applies the profiles (C(tuner apply --yes --json)).
       - C(rolled_back) rolls back every run whose changes tuner still keeps (an
         unfinished, crashed run first, then C(tuner rollback --last) until none is
-        left). I(profile), I(verify), I(benchmarks) and I(budget) are ignored.
+        left). I(profile), I(verify), I(benchmarks), I(budget) and I(exclusive) are
+        ignored.
+      - A setting someone changed since tuner set it is left as it is (tuner's rule;
+        the task warns and returns it in C(left)) unless I(force=true).
     type: str
     choices: [applied, rolled_back]
     default: applied
@@ -102,6 +105,30 @@ options:
         C(/usr/share/tuner/profiles)).
     type: list
     elements: path
+  force:
+    description:
+      - Put back settings someone changed since tuner set them too (C(tuner rollback
+        --force)), and those an earlier rollback left for that reason.
+      - Without it such a setting stays as that person set it; the task warns, names
+        it in C(left) and does not fail (tuner ended the run; a rerun has nothing to
+        do).
+      - Used by I(state=rolled_back) and by I(exclusive=true).
+    type: bool
+    default: false
+  exclusive:
+    description:
+      - With I(state=applied), leave only the given profiles' settings in force, like
+        TuneD's C(previous=replaced). When tuner keeps a setting that these profiles
+        do not set (the node moves from profile A to B), every run still in force is
+        rolled back first (newest first, as I(state=rolled_back)), then the profiles
+        are applied. Settings both set go back and are applied again (and verified
+        again with I(verify=true)); C(changes) and the diff show each setting's value
+        before the task and after it.
+      - When every kept setting is one these profiles set, nothing is rolled back, so a
+        rerun changes nothing.
+      - Needs a tuner whose C(tuner plan --json) lists C(unchanged_knobs).
+    type: bool
+    default: false
   binary:
     description:
       - The tuner executable. A bare name is looked up in C(PATH) (and the sbin
@@ -118,6 +145,9 @@ notes:
   - With I(state=rolled_back), a setting tuner changed but does not keep (the verify
     loop put it back) is taken to be at its old value already; C(tuner status)
     reports live values only for kept settings.
+  - In check mode with I(exclusive=true) the diff shows the settings that are not in
+    the new profiles going back and the planned changes; settings both set, which a
+    real run rolls back and applies again, are not listed.
   - In check mode with I(state=rolled_back) the diff shows the value each kept
     setting had before the newest run that set it (what C(tuner status) reports); a
     setting changed by several kept runs goes back further, to its value before the
@@ -160,6 +190,19 @@ EXAMPLES = r'''
   tuner.node.tuner:
     state: rolled_back
   become: true
+
+- name: The same, also where someone changed a setting by hand since
+  tuner.node.tuner:
+    state: rolled_back
+    force: true
+  become: true
+
+- name: Move the node from its old profile to latency, keeping nothing of the old one
+  tuner.node.tuner:
+    profile: latency
+    verify: false
+    exclusive: true
+  become: true
 '''
 
 RETURN = r'''
@@ -190,7 +233,7 @@ reports:
   description:
     - The C(tuner.run/1) reports of every C(tuner rollback) run, in the order run
       (newest apply first). Empty when there was nothing to roll back.
-  returned: state is rolled_back, not in check mode
+  returned: state is rolled_back, or exclusive is true; not in check mode
   type: list
   elements: dict
   sample:
@@ -228,7 +271,7 @@ status:
   description:
     - The C(tuner.status/1) document of C(tuner status --json) taken before rolling
       back (kept settings, their live values, an unfinished run).
-  returned: state is rolled_back
+  returned: state is rolled_back, or exclusive is true
   type: dict
   sample:
     schema: tuner.status/1
@@ -246,6 +289,8 @@ changes:
   description:
     - Every setting that changed (or, in check mode, would change), in order, with its
       value before and after.
+    - C(before) is null where no tuner document shows it (a setting an earlier rollback
+      left, put back with I(force=true)); the diff shows it as C((unknown)).
   returned: always
   type: list
   elements: dict
@@ -253,6 +298,22 @@ changes:
     - knob: sysctl:net.core.somaxconn
       before: "4096"
       after: "8191"
+left:
+  description:
+    - Settings a rollback left because someone changed them since tuner set them (in
+      check mode, would leave), with their value now; I(force=true) puts them back.
+  returned: state is rolled_back, or exclusive is true
+  type: list
+  elements: dict
+  sample:
+    - knob: sysctl:net.core.somaxconn
+      live: "1024"
+msg:
+  description: What the task left as it was, when it left something (see C(left)).
+  returned: when a setting was left
+  type: str
+  sample: "tuner rollback left 1 setting someone changed since tuner set it:
+    sysctl:net.core.somaxconn (now 1024); force: true puts it back"
 cmd:
   description: The argument vectors tuner was run with, in order.
   returned: always
@@ -260,7 +321,10 @@ cmd:
   elements: list
   sample: [[/usr/bin/tuner, apply, --color, never, --yes, --json, --profile, network-throughput, --bench, tcp]]
 rc:
-  description: tuner's exit code (of the last command run).
+  description:
+    - tuner's exit code (of the last command run). Not 0 on success where tuner says
+      more than success with it (C(tuner status) 3 drift or 4 an unfinished run,
+      C(tuner rollback) 3 a setting left).
   returned: when tuner ran
   type: int
   sample: 0
@@ -271,86 +335,34 @@ stderr:
   sample: ""
 '''
 
-import json
-import os
 
 from ansible.module_utils.basic import AnsibleModule
-
-# Statuses in a history entry whose changes are still in force (tuner's RunStatus).
-IN_FORCE = ('finished', 'unfinished', 'rollback_failed')
+from ansible_collections.tuner.node.plugins.module_utils.tuner_cli import (
+    Tuner, UnexpectedDocument, find_binary)
+from ansible_collections.tuner.node.plugins.module_utils.tuner_rollback import (
+    left_message, merge_changes, predict_rollback, roll_back, status_of)
+# What a document of another shape raises while it is read.
+SHAPE_ERRORS = (UnexpectedDocument, KeyError, TypeError, AttributeError, ValueError,
+                IndexError)
 # tuner's exit 5: the command did its work (an apply's run stands) but an output file
 # (--report, --prometheus) could not be written. Success, with tuner's message as a
 # warning; never exit 1, which means the run was rolled back.
 OUTPUT_NOT_WRITTEN = 5
 
 
-class Tuner(object):
-    """Runs the tuner binary with an argument vector and parses its JSON."""
-
-    def __init__(self, module, binary):
-        self.module = module
-        self.binary = binary
-        self.cmds = []
-        self.rc = None
-        self.stderr = None
-
-    def global_args(self):
-        p = self.module.params
-        args = ['--color', 'never']
-        if p['state_dir']:
-            args += ['--state-dir', p['state_dir']]
-        if p['profile_path']:
-            args += ['--profile-path', ':'.join(p['profile_path'])]
-        return args
-
-    def run(self, command, args):
-        argv = [self.binary, command] + self.global_args() + args
-        self.cmds.append(argv)
-        rc, out, err = self.module.run_command(argv, check_rc=False)
-        self.rc, self.stderr = rc, err
-        doc = None
-        if out.strip():
-            try:
-                doc = json.loads(out)
-            except ValueError:
-                doc = None
-        return rc, doc, out, err
-
-    def fail(self, rc, doc, out, err, **extra):
-        """Fails the task with tuner's own message: its stderr, else the errors of its
-        JSON report, else what it printed."""
-        msg = err.strip()
-        if not msg and isinstance(doc, dict) and doc.get('schema') == 'tuner.error/1':
-            msg = doc.get('message', '')
-        if not msg and isinstance(doc, dict) and doc.get('errors'):
-            msg = '; '.join(e.get('message', str(e)) if isinstance(e, dict) else str(e)
-                            for e in doc['errors'])
-        if not msg and doc is None:
-            msg = out.strip()
-        self.module.fail_json(msg=msg or 'tuner exited with code %d' % rc, rc=rc,
-                              stdout=out, stderr=err, cmd=self.cmds, **extra)
-
-    def run_json(self, command, args, ok=(0,)):
-        rc, doc, out, err = self.run(command, args)
-        if rc not in ok:
-            self.fail(rc, doc, out, err)
-        if not isinstance(doc, dict):
-            self.module.fail_json(msg='tuner %s printed no JSON document' % command, rc=rc,
-                                  stdout=out, stderr=err, cmd=self.cmds)
-        return doc
-
-
-def find_binary(module, binary):
-    if os.sep in binary:
-        if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-            module.fail_json(msg='tuner binary %s is not an executable file' % binary)
-        return binary
-    return module.get_bin_path(binary, required=True)
+def global_args(p):
+    args = ['--color', 'never']
+    if p['state_dir']:
+        args += ['--state-dir', p['state_dir']]
+    if p['profile_path']:
+        args += ['--profile-path', ':'.join(p['profile_path'])]
+    return args
 
 
 def diff_of(changes, before_header, after_header):
     def lines(key):
-        return ''.join('%s = %s\n' % (c['knob'], c[key]) for c in changes)
+        return ''.join('%s = %s\n' % (c['knob'], '(unknown)' if c[key] is None else c[key])
+                       for c in changes)
     return {'before': lines('before'), 'after': lines('after'),
             'before_header': before_header, 'after_header': after_header}
 
@@ -362,14 +374,46 @@ def profile_args(p):
     return args
 
 
+def note_left(module, result, left, would):
+    result['left'] = left
+    if left:
+        result['msg'] = left_message(left, would)
+        module.warn(result['msg'])
+
+
 def applied(module, tuner):
     p = module.params
     label = ', '.join(p['profile']) or 'best match'
+    result = {}
+    plan = None
+    before = []  # changes of the rollback exclusive makes first
+    if module.check_mode or p['exclusive']:
+        plan = tuner.run_json('plan', ['--json'] + profile_args(p), 'tuner.plan/1')
+    if p['exclusive']:
+        status = status_of(tuner)
+        if not isinstance(plan.get('unchanged_knobs'), list):
+            module.fail_json(msg='exclusive needs a tuner whose plan lists unchanged_knobs '
+                                 '(tuner plan --json of December 2026 or later); this one '
+                                 'does not', cmd=tuner.cmds)
+        covered = set(c['knob'] for c in plan['changes']) | set(plan['unchanged_knobs'])
+        stray = set(k['knob'] for k in status['knobs']) - covered
+        result['status'] = status
+        if module.check_mode:
+            before, left, pending = predict_rollback(tuner, status, p['force'], stray)
+            result['changed'] = pending
+            note_left(module, result, left, True)
+        elif stray or status.get('unfinished_run'):
+            reports, before, left = roll_back(tuner, status, p['force'])
+            result['reports'] = reports
+            note_left(module, result, left, False)
+        else:
+            result['reports'] = []
+            result['left'] = []
     if module.check_mode:
-        plan = tuner.run_json('plan', ['--json'] + profile_args(p))
         changes = [{'knob': c['knob'], 'before': c['current'], 'after': c['desired']}
-                   for c in plan.get('changes', [])]
-        result = dict(changed=bool(changes), plan=plan, changes=changes)
+                   for c in plan['changes']]
+        result.update(plan=plan, changes=merge_changes(before, changes))
+        result['changed'] = bool(result['changes']) or result.get('changed', False)
         header = 'planned by tuner (profile %s)' % label
     else:
         args = ['--yes', '--json'] + profile_args(p)
@@ -389,72 +433,45 @@ def applied(module, tuner):
             # A run report when the run began; a tuner.error/1 document when it did not.
             ran = isinstance(report, dict) and report.get('schema') == 'tuner.run/1'
             extra = {'report': report} if ran else {}
+            if 'reports' in result:
+                extra['reports'] = result['reports']
             tuner.fail(rc, report, out, err, **extra)
         if not isinstance(report, dict):
             module.fail_json(msg='tuner apply printed no JSON document', rc=rc, stdout=out,
                              stderr=err, cmd=tuner.cmds)
+        if report.get('schema') != 'tuner.run/1':
+            tuner.unexpected(UnexpectedDocument('schema %s where tuner.run/1 was expected'
+                                                % report.get('schema')))
         # Kept and written: a change the verify loop rolled back left the node as it was.
         changes = [{'knob': c['knob'], 'before': c['before'], 'after': c['after']}
-                   for g in report.get('groups', []) for c in g.get('changes', [])
-                   if c.get('status') == 'applied' and c.get('before') != c.get('after')]
-        result = dict(changed=bool(changes), report=report, changes=changes)
+                   for g in report['groups'] for c in g['changes']
+                   if c['status'] == 'applied' and c['before'] != c['after']]
+        changes = merge_changes(before, changes)
+        result.update(changed=bool(changes), report=report, changes=changes)
         header = 'applied by tuner run %s (profile %s)' % (report.get('run_id'), label)
+        if result.get('reports'):
+            header = 'rolled back %d tuner runs, then %s' % (len(result['reports']), header)
     if module._diff:
         result['diff'] = diff_of(result['changes'], 'live values', header)
     return result
 
 
 def rolled_back(module, tuner):
-    status = tuner.run_json('status', ['--json'], ok=(0, 3))  # 3: a kept setting drifted
-    kept = status.get('knobs', [])
-    unfinished = status.get('unfinished_run')
+    force = module.params['force']
+    status = status_of(tuner)
+    result = {'status': status}
     if module.check_mode:
-        changes = [{'knob': k['knob'], 'before': k['live'], 'after': k['before']}
-                   for k in kept if k.get('live') != k.get('before')]
-        result = dict(changed=bool(changes) or bool(unfinished), status=status,
-                      changes=changes)
-        if module._diff:
-            result['diff'] = diff_of(changes, 'live values',
-                                     'rolled back (predicted from tuner status)')
-        return result
-
-    history = tuner.run_json('history', ['--json'])
-    # `tuner rollback` alone undoes the unfinished run (of any kind: a crashed boot-time
-    # restore too); then `--last` takes the newest apply still in force, one at a time.
-    in_force = [r for r in history.get('runs', [])
-                if r.get('kind') == 'apply' and r.get('status') in IN_FORCE
-                and r.get('run_id') != unfinished]
-    steps = ([[]] if unfinished else []) + [['--last']] * len(in_force)
-
-    live = dict((k['knob'], k.get('live')) for k in kept)
-    first = {}    # knob -> its value before this task
-    current = {}  # knob -> its value now
-    order = []
-    reports = []
-    for step in steps:
-        rc, report, out, err = tuner.run('rollback', step + ['--json'])
-        if rc != 0:
-            extra = {'reports': reports + ([report] if isinstance(report, dict) else [])}
-            tuner.fail(rc, report, out, err, status=status, **extra)
-        reports.append(report)
-        for g in report.get('groups', []):
-            for c in g.get('changes', []):
-                if c.get('status') != 'restored':
-                    continue
-                knob = c['knob']
-                if knob not in first:
-                    # A knob tuner does not keep was put back by the verify loop: it is
-                    # at its old value already, whatever the report's `before` says.
-                    first[knob] = live[knob] if knob in live else c.get('after')
-                    current[knob] = first[knob]
-                    order.append(knob)
-                current[knob] = c.get('after')
-    changes = [{'knob': k, 'before': first[k], 'after': current[k]}
-               for k in order if first[k] != current[k]]
-    result = dict(changed=bool(changes), status=status, reports=reports, changes=changes)
+        changes, left, pending = predict_rollback(tuner, status, force)
+        result.update(changed=bool(changes) or pending, changes=changes)
+        note_left(module, result, left, True)
+        header = 'rolled back (predicted from tuner status)'
+    else:
+        reports, changes, left = roll_back(tuner, status, force)
+        result.update(changed=bool(changes), reports=reports, changes=changes)
+        note_left(module, result, left, False)
+        header = 'rolled back (%d tuner runs)' % len(reports)
     if module._diff:
-        result['diff'] = diff_of(changes, 'live values',
-                                 'rolled back (%d tuner runs)' % len(reports))
+        result['diff'] = diff_of(result['changes'], 'live values', header)
     return result
 
 
@@ -468,16 +485,24 @@ def main():
             budget=dict(type='str'),
             state_dir=dict(type='path'),
             profile_path=dict(type='list', elements='path'),
+            force=dict(type='bool', default=False),
+            exclusive=dict(type='bool', default=False),
             binary=dict(type='path', default='tuner'),
         ),
         supports_check_mode=True,
     )
-    tuner = Tuner(module, find_binary(module, module.params['binary']))
-    if module.params['state'] == 'applied':
-        result = applied(module, tuner)
-    else:
-        result = rolled_back(module, tuner)
-    module.exit_json(cmd=tuner.cmds, rc=tuner.rc, stderr=tuner.stderr, **result)
+    p = module.params
+    tuner = Tuner(module, find_binary(module, p['binary']), global_args(p))
+    try:
+        if p['state'] == 'applied':
+            result = applied(module, tuner)
+        else:
+            result = rolled_back(module, tuner)
+    except SHAPE_ERRORS as e:
+        tuner.unexpected(e)
+    # rc may be 3 or 4 on success (see RETURN): Ansible takes a non-zero rc without
+    # `failed` for a failure.
+    module.exit_json(cmd=tuner.cmds, rc=tuner.rc, stderr=tuner.stderr, failed=False, **result)
 
 
 if __name__ == '__main__':

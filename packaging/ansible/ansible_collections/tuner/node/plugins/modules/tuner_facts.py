@@ -123,10 +123,9 @@ cmd:
   sample: [/usr/bin/tuner, probe, --color, never, --json]
 '''
 
-import json
-import os
-
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.tuner.node.plugins.module_utils.tuner_cli import (
+    Tuner, UnexpectedDocument, describe, expect, find_binary, message_of)
 
 
 def main():
@@ -140,30 +139,23 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
-    binary = p['binary']
-    if os.sep in binary:
-        if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-            module.fail_json(msg='tuner binary %s is not an executable file' % binary)
-    else:
-        binary = module.get_bin_path(binary, required=True)
-
-    argv = [binary, 'probe', '--color', 'never', '--json']
+    args = ['--json']
     if p['root']:
-        argv += ['--root', p['root']]
+        args += ['--root', p['root']]
     if p['topology']:
-        argv += ['--topology', p['topology']]
-    rc, out, err = module.run_command(argv, check_rc=False)
-    if rc != 0:
-        module.fail_json(msg=err.strip() or out.strip() or 'tuner exited with code %d' % rc,
-                         rc=rc, stdout=out, stderr=err, cmd=argv)
+        args += ['--topology', p['topology']]
+    tuner = Tuner(module, find_binary(module, p['binary']), ['--color', 'never'])
+    probe = tuner.run_json('probe', args, 'tuner.probe/1')
     try:
-        probe = json.loads(out)
-    except ValueError:
-        module.fail_json(msg='tuner probe printed no JSON document', rc=rc, stdout=out,
-                         stderr=err, cmd=argv)
-    for error in probe.get('errors') or []:
-        module.warn('tuner probe: %s' % (error if isinstance(error, str) else json.dumps(error)))
-    module.exit_json(changed=False, ansible_facts={'ansible_tuner': probe}, cmd=argv)
+        errors = expect(probe.get('errors') or [], list, '"errors" of the probe')
+    except UnexpectedDocument as e:
+        module.fail_json(msg='tuner printed an unexpected document: %s' % describe(e),
+                         cmd=tuner.cmds[-1])
+    # Each {probe, message} as "probe: message", as tuner's own text output says it.
+    for error in errors:
+        module.warn('tuner probe: %s' % message_of(error))
+    module.exit_json(changed=False, ansible_facts={'ansible_tuner': probe},
+                     cmd=tuner.cmds[-1])
 
 
 if __name__ == '__main__':
