@@ -456,7 +456,7 @@ play noprobe -i "$WORK/inventory.yml" tuner.node.canary -e '{"tuner_verify": fal
 noprobe=$(echo "$WORK"/reports-noprobe/*)
 grep -q 'Permission denied' "$noprobe/h1.error.json" || fail "no error report for h1's probe"
 grep -q '"task": "Describe the node (tuner probe)"' "$noprobe/h1.error.json" || fail "h1.error.json: no task"
-check "$LAST" 'Summarize the fleet (tuner report)' h1 '"1 runs (1 failed)" in r["stdout"]' \
+check "$LAST" 'Summarize the fleet (tuner report)' h1 '"1 run (1 failed)" in r["stdout"]' \
   '"Permission denied" not in r["stdout"] or True'
 check "$LAST" 'Stop the rollout at a node where tuner failed' h1 'r["failed"] is True' \
   '"Permission denied" in r["msg"]'

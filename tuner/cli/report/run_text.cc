@@ -51,15 +51,26 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
   std::string out;
   bool tripped = false;
   if (const auto& m = o.measured) {
-    out += fmt::format("    {}: baseline {} -> candidate {} {}, effect {}, p {}, trials {}+{}\n",
+    out += fmt::format("    {}: baseline {} -> candidate {} {}, effect {}, p {}, trials {}+{}{}\n",
                        m->bench, num(m->stats.baseline_median), num(m->stats.candidate_median),
                        m->unit, effect_of(*m), num(m->stats.p), m->trials_baseline,
-                       m->trials_candidate);
+                       m->trials_candidate,
+                       m->order.empty() ? std::string() : fmt::format(", seed {}", m->seed));
+    if (m->stats.power_at_max < 0.8)
+      out += "    " + term.yellow("noisy: ") +
+             fmt::format("about {} trials per arm would find a gain of power_effect ({:.0f}% "
+                         "chance by max_trials)\n",
+                         m->stats.trials_needed, 100 * m->stats.power_at_max);
     for (const auto& w : m->watches) {
       tripped = tripped || w.tripped;
+      std::string why =
+          !w.tripped ? std::string()
+          : w.margin && !w.non_inferior
+              ? " " + term.red(fmt::format("a loss of {:.1f}% not ruled out", 100 * *w.margin))
+              : " " + term.red("harm");
       out += fmt::format("    watch {}: baseline {} -> candidate {} {}, effect {}{}\n", w.bench,
                          num(w.stats.baseline_median), num(w.stats.candidate_median), w.unit,
-                         effect_of(w), w.tripped ? " " + term.red("harm") : std::string());
+                         effect_of(w), why);
     }
     for (const auto& gd : m->guards)
       if (gd.tripped) {
@@ -71,6 +82,20 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
       out += "    " + m->error + "\n";
   }
   if (!o.unmeasured.empty()) out += "    " + o.unmeasured + "\n";
+  if (o.soak.is_object()) {
+    // A report file is anyone's: each field is read only when it has its type.
+    auto text_of = [&](const char* key) {
+      auto it = o.soak.find(key);
+      return it != o.soak.end() && it->is_string() ? escape_controls(it->get<std::string>())
+                                                   : std::string("?");
+    };
+    auto window = o.soak.find("window_s");
+    out += fmt::format("    soak: guards {}s before and after the write: {}\n",
+                       window != o.soak.end() && window->is_number() ? window->get<double>() : 0.0,
+                       text_of("decision"));
+    if (o.soak.contains("note")) out += "      " + text_of("note") + "\n";
+  }
+  if (!o.measured && !o.error.empty()) out += "    " + term.red(escape_controls(o.error)) + "\n";
   if (o.bisect) out += format_bisect(*o.bisect, term);
   return out;
 }

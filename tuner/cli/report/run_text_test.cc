@@ -71,3 +71,27 @@ TEST_CASE("run text: a group without numbers shows none; damaged numbers are sai
             "  group net (rolled_back)\n    numbers unreadable: stats.effect: not a number\n") !=
         std::string::npos);
 }
+
+TEST_CASE("run text: the seed, the noise pre-check, a watch not shown non-inferior, the soak") {
+  std::string text = group_text(R"({
+    "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 1.1e9, "effect": 0.1,
+    "ci": [0.05, 0.15], "p": 0.001, "trials": {"baseline": 40, "candidate": 40},
+    "seed": 4242, "order": "ABBA", "washes": 1, "power_at_max": 0.3, "trials_needed": 160,
+    "outcome": "guard",
+    "watches": [{"bench": "lat", "unit": "us", "baseline": 10, "candidate": 10.2,
+                 "effect": -0.02, "ci": [-0.05, 0.01], "tripped": true, "margin": 0.02,
+                 "non_inferior": false}]})");
+  INFO(text);
+  CHECK(text.find("trials 40+40, seed 4242\n") != std::string::npos);
+  CHECK(text.find("noisy: about 160 trials per arm would find a gain of power_effect (30% "
+                  "chance by max_trials)") != std::string::npos);
+  CHECK(text.find("watch lat: baseline 10 -> candidate 10.2 us, effect -2.0% [-5.0%, +1.0%] a "
+                  "loss of 2.0% not ruled out") != std::string::npos);
+  std::string soaked = group_text(R"({"outcome": "guard", "reason": "no benchmark",
+    "error": "guard tripped: tcp_retrans_pct: 0.01% -> 1.20%",
+    "soak": {"window_s": 30, "decision": "tripped", "note": 7}})");
+  INFO(soaked);
+  CHECK(soaked.find("soak: guards 30s before and after the write: tripped\n") != std::string::npos);
+  CHECK(soaked.find("      ?\n") != std::string::npos);  // a note of the wrong type
+  CHECK(soaked.find("guard tripped: tcp_retrans_pct: 0.01% -> 1.20%\n") != std::string::npos);
+}
