@@ -105,7 +105,8 @@ TEST_CASE(
   CHECK(t.text.find("benchmark_connections") != std::string::npos);
   // One trial without them (a benchmark that does not open connections): the namespace.
   b.connection_trials = 4;
-  const GuardJudgement& n = find(judge_guards(a, b, shipped()), GuardMetric::tcp_retrans_pct);
+  auto without = judge_guards(a, b, shipped());  // find() returns into it: keep it alive
+  const GuardJudgement& n = find(without, GuardMetric::tcp_retrans_pct);
   CHECK(n.source == bench::RetransSource::namespace_counter);
   CHECK_FALSE(n.tripped);
 }
