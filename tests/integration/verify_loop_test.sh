@@ -97,8 +97,11 @@ nft add table inet tunerit
 # On input, so that the sender does not see the drop: a packet dropped on output is
 # reported back to TCP, which sends it again as new data and counts no retransmit.
 # 1% keeps the candidate far faster than the crippled baseline (a gain, not harm)
-# while its retransmits (~0.7-1.1% of segments) sit well above the guard's 0.3 points;
-# large buffers alone, on a loaded machine, retransmit ~0.1% (seen in CI): below it.
+# while its retransmits (~0.7-1.5% of segments) sit well above what the guard allows at
+# +2 points: min(base + 2, 2 x base + 0.2) (tuner/verify/README.md "Guards"); large
+# buffers alone, on a loaded machine or under AddressSanitizer, retransmit ~0.1% (seen
+# in CI; 0.08% from 0.01% under ASan, which the ratio rule's floor at +0.3 points,
+# 0.03, called a proven rise): below it.
 nft add chain inet tunerit in '{ type filter hook input priority 0; }'
 # Data and ACKs only: a lost SYN would fail a connect, not raise retransmits.
 nft add rule inet tunerit in ip ttl 63 tcp flags '&' '(syn|fin|rst)' == 0 numgen random mod 100 '<' 1 drop
@@ -107,7 +110,7 @@ before=$(snapshot_net)
 lossy_group='"net.ipv4.tcp_rmem" = "4096 131072 6291456"
 "net.ipv4.tcp_wmem" = "4096 16384 4194304"
 "net.ipv4.ip_default_ttl" = "63"'
-retrans_guard='guards = [{ metric = "tcp_retrans_pct", max_increase = 0.3 }]'
+retrans_guard='guards = [{ metric = "tcp_retrans_pct", max_increase = 2.0 }]'
 lossy=$(EXTRA=$retrans_guard verify_profile lossy <<<"$lossy_group")
 expect_rc 0 t apply --profile "$lossy" --yes --json --report "$WORK/lossy.json"
 jq -e '.groups[0].decision == "rolled_back" and .groups[0].stats.outcome == "guard"' "$WORK/lossy.json" >/dev/null ||
