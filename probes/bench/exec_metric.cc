@@ -32,8 +32,8 @@ std::string clip(std::string_view s, std::size_t n = 60) {
   return std::string(s.substr(0, n)) + "...";
 }
 
-/// RE2: linear in the text, no recursion per character (std::regex overflowed the stack
-/// on a 50,000-character line), and it never prints (log_errors off).
+/// RE2: linear in the text, no recursion per character (the standard library's engine
+/// overflowed the stack on a 50,000-character line), and it never prints (log_errors off).
 Result<std::unique_ptr<RE2>> compile(const std::string& pattern) {
   RE2::Options options;
   options.set_log_errors(false);

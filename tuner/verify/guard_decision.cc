@@ -135,30 +135,29 @@ nlohmann::json guard_json(const GuardJudgement& j) {
   return g;
 }
 
-nlohmann::json guards_json(const bench::GuardDelta& a, const bench::GuardDelta& b,
-                           const std::vector<bench::GuardTrip>& trips) {
-  // Every row the loop always showed, judged against no limit here: the limits and
-  // p-values of the tripped ones come from `trips`.
+// Every guard row the loop shows, judged against no limit here (the source and counts
+// of each arm); the limits, p-values and texts of the tripped ones come from `trips`.
+std::vector<GuardResult> guard_results(const bench::GuardDelta& a, const bench::GuardDelta& b,
+                                       const std::vector<bench::GuardTrip>& trips) {
   bench::GuardLimits all;
   for (GuardMetric m : {GuardMetric::tcp_retrans_pct, GuardMetric::nic_drops,
                         GuardMetric::nic_errors, GuardMetric::link_flaps})
     all.set({m, 0});
-  nlohmann::json out = nlohmann::json::array();
+  std::vector<GuardResult> out;
   for (const GuardJudgement& j : judge_guards(a, b, all)) {
-    nlohmann::json g = {{"metric", bench::guard_metric_name(j.metric)}};
-    if (j.metric == GuardMetric::tcp_retrans_pct)
-      g["source"] = bench::retrans_source_name(j.source);
-    else g["interface"] = j.interface;
-    g["baseline"] = j.baseline;
-    g["candidate"] = j.candidate;
-    g["counts"] = counts_json(j.counts);
-    g["tripped"] = false;
+    GuardResult g;
+    g.metric = j.metric;
+    g.interface = j.interface;
+    if (j.metric == GuardMetric::tcp_retrans_pct) g.source = bench::retrans_source_name(j.source);
+    g.baseline = j.baseline;
+    g.candidate = j.candidate;
+    g.counts = j.counts;
     for (const bench::GuardTrip& t : trips)
       if (t.metric == j.metric && t.interface == j.interface) {
-        g["tripped"] = true;
-        g["limit"] = t.max_increase;
-        g["p"] = t.p;
-        g["text"] = t.text;
+        g.tripped = true;
+        g.limit = t.max_increase;
+        g.p = t.p;
+        g.text = t.text;
       }
     out.push_back(std::move(g));
   }

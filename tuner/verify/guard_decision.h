@@ -12,6 +12,7 @@
 
 #include "probes/bench/guards.h"
 #include "tuner/verify/count_tests.h"
+#include "tuner/verify/outcome.h"
 
 namespace tuner::verify {
 
@@ -64,7 +65,8 @@ nlohmann::json guard_json(const GuardJudgement& j);
 
 /// The verify loop's guard rows for a measurement: every guard metric per interface,
 /// with the source and counts of each arm; limit, p and text where `trips` has one.
-nlohmann::json guards_json(const bench::GuardDelta& baseline, const bench::GuardDelta& candidate,
-                           const std::vector<bench::GuardTrip>& trips);
+std::vector<GuardResult> guard_results(const bench::GuardDelta& baseline,
+                                       const bench::GuardDelta& candidate,
+                                       const std::vector<bench::GuardTrip>& trips);
 
 }  // namespace tuner::verify

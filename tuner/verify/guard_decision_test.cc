@@ -126,7 +126,10 @@ TEST_CASE("guards: too little TCP traffic is not judged, and says so") {
 TEST_CASE("guards: the loop's rows keep their shape and add source, counts and p") {
   GuardDelta a = arm(5, 100000, 300), b = arm(5, 100000, 7800);
   auto trips = guard_trips(a, b, shipped());
-  nlohmann::json rows = guards_json(a, b, trips);
+  GroupOutcome o;  // the rows as the run document carries them
+  o.reason = Reason::guard;
+  o.measured.emplace().guards = guard_results(a, b, trips);
+  nlohmann::json rows = to_json(o)["guards"];
   REQUIRE(rows.size() == 4);  // tcp, and eth0's drops, errors and flaps
   const nlohmann::json& tcp = rows[0];
   CHECK(tcp["metric"] == "tcp_retrans_pct");

@@ -18,36 +18,6 @@ Direction direction_of(bench::Direction d) {
   return d == bench::Direction::lower ? Direction::lower : Direction::higher;
 }
 
-// Every guard row the loop shows, judged against no limit here (the source and counts
-// of each arm); the limits, p-values and texts of the tripped ones come from `trips`.
-std::vector<GuardResult> guards_of(const bench::GuardDelta& a, const bench::GuardDelta& b,
-                                   const std::vector<bench::GuardTrip>& trips) {
-  using bench::GuardMetric;
-  bench::GuardLimits all;
-  for (GuardMetric m : {GuardMetric::tcp_retrans_pct, GuardMetric::nic_drops,
-                        GuardMetric::nic_errors, GuardMetric::link_flaps})
-    all.set({m, 0});
-  std::vector<GuardResult> out;
-  for (const GuardJudgement& j : judge_guards(a, b, all)) {
-    GuardResult g;
-    g.metric = j.metric;
-    g.interface = j.interface;
-    if (j.metric == GuardMetric::tcp_retrans_pct) g.source = bench::retrans_source_name(j.source);
-    g.baseline = j.baseline;
-    g.candidate = j.candidate;
-    g.counts = j.counts;
-    for (const bench::GuardTrip& t : trips)
-      if (t.metric == j.metric && t.interface == j.interface) {
-        g.tripped = true;
-        g.limit = t.max_increase;
-        g.p = t.p;
-        g.text = t.text;
-      }
-    out.push_back(std::move(g));
-  }
-  return out;
-}
-
 /// A decision's numbers for one benchmark, at the trials it used.
 template <typename T = BenchStats>
 T bench_stats(const Decision& d, const std::string& bench, const std::string& unit) {
@@ -105,7 +75,7 @@ T comparison_of(const Measured& m, const std::string& bench, Design design) {
   c.design = design;
   c.trials_baseline = static_cast<unsigned>(m.arms.baseline.size());
   c.trials_candidate = static_cast<unsigned>(m.arms.candidate.size());
-  c.guards = guards_of(m.arms.guards_baseline, m.arms.guards_candidate, m.trips);
+  c.guards = guard_results(m.arms.guards_baseline, m.arms.guards_candidate, m.trips);
   c.watches = m.watches;
   c.seed = m.seed;
   c.order = m.order;
