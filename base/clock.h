@@ -6,6 +6,8 @@
 #include <chrono>
 #include <thread>
 
+#include "base/interrupt.h"
+
 namespace tuner {
 
 class Clock {
@@ -17,6 +19,10 @@ class Clock {
   /// Monotonic now.
   virtual time_point now() = 0;
   virtual void sleep_for(duration d) = 0;
+  /// sleep_for, but a signal ends it early (base/interrupt.h): for the verify loop's
+  /// long waits (a soak window), never for a knob that waits for a link to settle,
+  /// which a rollback after the signal still needs.
+  virtual void wait_for(duration d) { sleep_for(d); }
 };
 
 /// The machine's monotonic clock.
@@ -24,6 +30,7 @@ class SteadyClock final : public Clock {
  public:
   time_point now() override { return std::chrono::steady_clock::now(); }
   void sleep_for(duration d) override { std::this_thread::sleep_for(d); }
+  void wait_for(duration d) override { sleep_unless_interrupted(d); }
   /// One process-wide instance for code that has no other.
   static SteadyClock& instance() {
     static SteadyClock clock;

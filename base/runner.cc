@@ -15,6 +15,7 @@
 
 #include <fmt/core.h>
 
+#include "base/interrupt.h"
 #include "base/strings.h"
 #include "base/unique_fd.h"
 
@@ -125,6 +126,7 @@ Result<pid_t> spawn(const std::string& path, const std::vector<std::string>& arg
 }  // namespace
 
 std::string RunResult::describe(const RunSpec& spec) const {
+  if (interrupted) return "was stopped: tuner was interrupted";
   if (timed_out)
     return fmt::format("timed out after {} and was killed", format_duration(spec.timeout));
   if (signal != 0) return fmt::format("was killed by signal {} ({})", signal, ::strsignal(signal));
@@ -191,13 +193,22 @@ Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
   auto kill_at = Clock::time_point::max();
   bool killed = false;
   int status = 0;
+  // Stopping: timed out or interrupted; SIGTERM sent, SIGKILL at kill_at.
+  auto stop = [&](bool* why) {
+    *why = true;
+    ::kill(-*pid, SIGTERM);
+    kill_at = Clock::now() + spec.kill_grace;
+  };
+  const int intr = spec.stop_on_interrupt ? interrupt_fd() : -1;
   for (bool exited = false; !exited;) {
-    pollfd fds[3];
+    const bool stopping = r.timed_out || r.interrupted;
+    pollfd fds[4];
     nfds_t n = 0;
     for (Capture& c : caps)
       if (c.fd.get() >= 0) fds[n++] = {c.fd.get(), POLLIN, 0};
     if (pidfd.get() >= 0) fds[n++] = {pidfd.get(), POLLIN, 0};
-    auto until = r.timed_out ? kill_at : deadline;
+    if (intr >= 0 && !stopping) fds[n++] = {intr, POLLIN, 0};  // readable for good once set
+    auto until = stopping ? kill_at : deadline;
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
     wait = std::min<long>(wait, pidfd.get() < 0 ? 20 : 60'000);  // no pidfd: poll for the exit
     ::poll(fds, n, static_cast<int>(std::max<long>(wait, 0)));
@@ -211,11 +222,11 @@ Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
       return errno_error("cannot wait for", *path);
     }
     auto now = Clock::now();
-    if (!exited && !r.timed_out && now >= deadline) {
-      r.timed_out = true;
-      ::kill(-*pid, SIGTERM);
-      kill_at = now + spec.kill_grace;
-    } else if (!exited && r.timed_out && !killed && now >= kill_at) {
+    if (!exited && !stopping && spec.stop_on_interrupt && interrupt_signal() != 0) {
+      stop(&r.interrupted);
+    } else if (!exited && !stopping && now >= deadline) {
+      stop(&r.timed_out);
+    } else if (!exited && stopping && !killed && now >= kill_at) {
       ::kill(-*pid, SIGKILL);
       killed = true;
       kill_at = now + std::chrono::seconds(5);
@@ -234,8 +245,8 @@ Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
     }
   }
   for (Capture& c : caps) c.finish();
-  // A timed-out command's helpers die with it.
-  if (r.timed_out) ::kill(-*pid, SIGKILL);
+  // A timed-out or interrupted command's helpers die with it.
+  if (r.timed_out || r.interrupted) ::kill(-*pid, SIGKILL);
   while (::waitpid(*pid, &status, 0) < 0)
     if (errno != EINTR) return errno_error("cannot wait for", *path);
   r.elapsed = Clock::now() - start;

@@ -28,6 +28,10 @@ struct RunSpec {
   /// benchmark prints its summary, and an error its reason, at the end).
   enum class Keep { head, tail };
   Keep keep = Keep::head;
+  /// A benchmark: when tuner is interrupted (base/interrupt.h), its process group gets
+  /// SIGTERM at once, then SIGKILL after kill_grace, and the result says `interrupted`.
+  /// Off for the commands a rollback itself runs (systemctl), which must finish.
+  bool stop_on_interrupt = false;
 };
 
 /// How a run ended. A command that ran and failed is a RunResult, not an Error: the
@@ -36,6 +40,7 @@ struct RunResult {
   int exit_code = -1;      // exit status when it exited, else -1
   int signal = 0;          // signal that killed it, else 0
   bool timed_out = false;  // killed by us at the timeout
+  bool interrupted = false;  // killed by us because tuner got a signal (stop_on_interrupt)
   std::string out, err;    // captured stdout and stderr (max_output bytes each, spec.keep)
   bool out_truncated = false, err_truncated = false;
   std::chrono::nanoseconds elapsed{0};

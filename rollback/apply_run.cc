@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/interrupt.h"
 #include "rollback/apply.h"
 #include "rollback/rollback.h"
 
@@ -275,7 +276,11 @@ Result<ApplyResult> ApplyRun::drive(const std::function<Status(const std::string
   if (Status s = begin(); !s.ok()) return s.error();
   ApplyResult result;
   for (const std::string& group : groups()) {
-    if (Status s = step(group); !s.ok()) {
+    // A signal (base/interrupt.h) ends the run like a failed step: all of it put back.
+    Status s = check_interrupt();
+    if (s.ok()) s = step(group);
+    if (s.ok()) s = check_interrupt();
+    if (!s.ok()) {
       result.report = abort();
       // Where one knob's write failed, the error is about that knob.
       std::string knob;

@@ -63,6 +63,7 @@ Result<Measurement> ExecBenchmark::run() {
   // The metric is the last match: keep the end of the output (and of stderr, whose
   // last lines are the error).
   spec.keep = RunSpec::Keep::tail;
+  spec.stop_on_interrupt = true;
   const auto start = std::chrono::steady_clock::now();
   auto r = runner_->run(spec);
   const std::string& prog = config_.command[0];

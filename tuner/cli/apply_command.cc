@@ -14,6 +14,7 @@
 
 #include <fmt/core.h>
 
+#include "base/interrupt.h"
 #include "base/result.h"
 #include "base/strings.h"
 #include "probes/inventory_json.h"
@@ -144,6 +145,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     return 0;
   }
   if (!vm.count("yes")) confirm(plan, g);
+  // From here a signal is recorded, not fatal: the benchmark is stopped and the run
+  // put back (ApplyRun::drive), then tuner exits 128 + the signal.
+  catch_interrupts("stopping the benchmark and putting back what this run changed");
 
   LiveKnobs knobs;
   ApplyOptions options;
@@ -163,6 +167,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
                                     target.root, SteadyClock::instance(), vo, progress.callback());
     progress.done();
     if (!result.ok()) {
+      if (int sig = interrupt_signal())
+        throw FatalError(static_cast<ExitCode>(128 + sig),
+                         result.error().message() + "; nothing was changed");
       if (result.error().is(ErrorKind::invalid) || result.error().is(ErrorKind::missing))
         fail_input(result.error().message() + "; nothing was changed");
       fail_runtime(result.error().message() + "; nothing was changed");
@@ -175,6 +182,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   print_run_report(result->report, json, report_file, g);
   if (!prometheus_file.empty())
     write_prometheus(prometheus_file, prometheus_run(result->report, unix_now()));
+  // Interrupted: the run was put back (its first error says so); exit as the signal.
+  if (int sig = interrupt_signal(); sig && result->outcome == ApplyOutcome::rolled_back)
+    return 128 + sig;
   return result->outcome == ApplyOutcome::rolled_back ? 1 : 0;
 }
 

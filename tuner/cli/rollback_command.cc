@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "base/interrupt.h"
 #include "base/result.h"
 #include "rollback/journal.h"
 #include "rollback/rollback.h"
@@ -85,6 +86,8 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
     run_id = (*unfinished)->run_id;
   }
 
+  // A signal now would leave the run half put back: finish first (base/interrupt.h).
+  catch_interrupts("finishing the rollback first");
   LiveKnobs knobs;
   RollbackOptions options;
   options.force = force;

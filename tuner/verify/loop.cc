@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "base/interrupt.h"
 #include "tuner/verify/guard_decision.h"
 #include "tuner/verify/soak.h"
 #include "tuner/verify/stats.h"
@@ -212,6 +213,8 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
   unsigned k = 0;
   for (std::size_t i = 0; i < order.size(); ++i) {
     Arm arm = order[i];
+    // A signal ends the run (rolled back by ApplyRun::drive): no trial after it.
+    if (Status s = check_interrupt(); !s.ok()) return s.error();
     if (clock_.now() - started_ > options_.budget) {
       out.over_budget = true;
       break;
@@ -228,6 +231,8 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
     }
     auto ok = run_trial(g, candidate, arm, out.arms, &out.failure);
     if (!ok.ok()) return ok.error();
+    // Not "the benchmark failed": it was stopped.
+    if (Status s = check_interrupt(); !s.ok()) return s.error();
     if (!*ok) break;
     out.order += arm == Arm::baseline ? 'A' : 'B';
     ++k;
@@ -332,6 +337,7 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
           g.soak.value_or(options_.soak), options_.guards, options_.guard_interfaces, {}};
       auto soaked = soak_group(root_, clock_, so, [&] { return run_.write_group(g.name); });
       if (!soaked.ok()) return soaked.error();
+      if (Status s = check_interrupt(); !s.ok()) return s.error();  // a cut-short window
       if (soaked->ran) out.soak = soaked->json;
       out.decision = soaked->tripped ? GroupDecision::rolled_back : GroupDecision::kept;
       out.reason = soaked->tripped ? Reason::guard : Reason::not_measurable_kept;

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "base/interrupt.h"
+
 namespace tuner::verify {
 
 namespace {
@@ -53,12 +55,13 @@ Result<SoakResult> soak_group(const Root& root, Clock& clock, const SoakOptions&
   auto s0 = bench::sample_guards(root, o.interfaces);
   if (!s0.ok()) return s0.error();
   auto t0 = clock.now();
-  clock.sleep_for(o.window);
+  clock.wait_for(o.window);
   auto s1 = bench::sample_guards(root, o.interfaces);
   if (!s1.ok()) return s1.error();
   auto t1 = clock.now();
+  if (Status s = check_interrupt(); !s.ok()) return s.error();  // nothing written yet
   if (Status s = write(); !s.ok()) return s.error();
-  clock.sleep_for(o.window);
+  clock.wait_for(o.window);
   auto s2 = bench::sample_guards(root, o.interfaces);
   if (!s2.ok()) return s2.error();
   auto t2 = clock.now();
