@@ -1,6 +1,7 @@
 #include "rollback/run_summary.h"
 
 #include <map>
+#include <set>
 
 namespace tuner {
 
@@ -9,7 +10,13 @@ RunSummary summarize_run(const std::string& run_id, const JournalText& journal) 
   s.run_id = run_id;
   s.status = RunStatus::unfinished;
   std::map<std::string, std::string> last_rollback;  // knob -> its latest rollback status
+  // A knob whose intent line was damaged still counts as a change when a done or failed
+  // record names it: "2 changes, 3 done" would be no count at all.
+  std::set<std::string> changed;
   for (const auto& r : journal.records) {
+    if (r.type == RecordType::intent || r.type == RecordType::done ||
+        r.type == RecordType::failed)
+      changed.insert(r.knob);
     switch (r.type) {
       case RecordType::begin:
         s.kind = r.kind;
@@ -17,7 +24,7 @@ RunSummary summarize_run(const std::string& run_id, const JournalText& journal) 
         s.profiles = r.profiles;
         s.status = RunStatus::unfinished;
         break;
-      case RecordType::intent: ++s.intents; break;
+      case RecordType::intent: break;
       case RecordType::done: ++s.done; break;
       case RecordType::failed: r.refused ? ++s.skipped : ++s.failed; break;
       case RecordType::rollback_begin: s.status = RunStatus::unfinished; break;
@@ -29,6 +36,7 @@ RunSummary summarize_run(const std::string& run_id, const JournalText& journal) 
       case RecordType::decision: break;
     }
   }
+  s.intents = static_cast<unsigned>(changed.size());
   for (const auto& [knob, status] : last_rollback) {
     auto st = parse_change_status(status);
     if (st == ChangeStatus::restored) ++s.restored;

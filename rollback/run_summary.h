@@ -17,6 +17,8 @@ struct RunSummary {
   std::string run_id, kind, time;
   std::vector<std::string> profiles;
   RunStatus status = RunStatus::unfinished;
+  /// intents: the knobs the run set out to change: each intent, and each knob a done or
+  /// failed record names whose intent line was damaged.
   unsigned intents = 0, done = 0, failed = 0, skipped = 0, restored = 0;
   /// Knobs the last rollback found gone (their object no longer exists).
   unsigned gone = 0;

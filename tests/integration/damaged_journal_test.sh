@@ -62,6 +62,11 @@ for n in $(seq 1 "$lines"); do
     lost=$(damaged "$n" "$how")
     expect_rc 0 t history
     grep -q "$run.journal:$n: damaged record skipped" <<<"$OUT" || fail "history does not name the line: $OUT"
+    # A knob whose intent is damaged still counts as a change: never "2 changes, 3 done".
+    counts=$(grep -o "[0-9]* changes\?, [0-9]* done" <<<"$OUT" | head -1)
+    [ -n "$counts" ] || fail "history has no counts: $OUT"
+    read -r nchanges _ ndone _ <<<"$counts"
+    [ "$ndone" -le "$nchanges" ] || fail "history counts more done than changes: $counts"
     expect_rc 4 t status
     expect_rc 1 t apply --profile "$profile" --no-verify --yes
     grep -q "$run is unfinished" <<<"$OUT" || fail "$OUT"
@@ -85,6 +90,7 @@ for n in $(seq 1 "$lines"); do
       [ "$rc" = 0 ] || fail "rollback exit $rc: $OUT"
     fi
     grep -q "$run.journal:$n: damaged record skipped" <<<"$OUT" || fail "rollback does not name the line: $OUT"
+    ! grep -q -e "? ->" -e "group  (" <<<"$OUT" || fail "rollback prints unknown values as '?': $OUT"
     for k in $KEYS; do
       want=${before[$k]}
       [ "$k" = "$lost" ] && want=${crashed[$k]}

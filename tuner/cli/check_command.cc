@@ -70,15 +70,18 @@ int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "profile the governor rule compares with (repeat to merge; later wins); default: best "
       "match")("json", "print the tuner.check/1 JSON document")(
       "fail-on", po::value(&fail_on)->value_name("SEVERITY"),
-      "exit 1 when a finding is this severe or more: info, warning (default) or error")(
+      "exit 1 when a finding is this severe or more: info, warning (default) or error; "
+      "never: exit 0 whatever is found (monitoring reads the report)")(
       "window", po::value<std::string>()->value_name("DURATION"),
       "sample NIC drops and errors over this long (default 5s live, 0 on --root); 0 skips");
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("check", args, desc, {}, vm, g)) return 0;
   auto threshold = parse_severity(fail_on);
-  if (!threshold)
-    fail_input(fmt::format("check: --fail-on: expected info, warning or error, got '{}'", fail_on));
+  const bool never = fail_on == "never";
+  if (!threshold && !never)
+    fail_input(fmt::format("check: --fail-on: expected info, warning, error or never, got '{}'",
+                           fail_on));
   Target target = open_target(vm);
   GatherOptions opt;
   opt.window = window_option(vm, target);
@@ -106,7 +109,7 @@ int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
                                  e.message + "\n");
   }
   auto worst = report.worst();
-  return worst && *worst >= *threshold ? static_cast<int>(ExitCode::failure) : 0;
+  return !never && worst && *worst >= *threshold ? static_cast<int>(ExitCode::failure) : 0;
 }
 
 }  // namespace tuner

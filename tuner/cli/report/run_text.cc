@@ -113,7 +113,9 @@ std::string format_run_report(const RunReport& r, const Term& term) {
       if (read.ok()) o = std::move(read).value();
       else unreadable = read.error().message();
     }
-    out += fmt::format("  group {} ({}{})\n", escape_controls(g.name),
+    // A knob known only from a done record (its intent damaged) has no group.
+    out += fmt::format("  group {} ({}{})\n",
+                       g.name.empty() ? "? (intent record damaged)" : escape_controls(g.name),
                        group_decision_name(g.decision),
                        o ? std::string(": ") + verify::reason_name(o->reason) : "");
     if (o) out += format_group_stats(*o, term);
@@ -134,7 +136,10 @@ std::string format_run_report(const RunReport& r, const Term& term) {
         case ChangeStatus::rolled_back:
         case ChangeStatus::not_applied: mark = name; break;
       }
-      out += fmt::format("    {}: {} -> {}  {}\n", c.knob, before, c.after, mark);
+      if (!c.before && c.after.empty())
+        out += fmt::format("    {}: values unknown  {}\n", c.knob, mark);
+      else
+        out += fmt::format("    {}: {} -> {}  {}\n", c.knob, before, c.after, mark);
       if (!c.error.empty())
         out += fmt::format("      {}\n",
                            c.status == ChangeStatus::skipped ? c.error + ": skipped" : c.error);

@@ -104,9 +104,9 @@ std::string format_history(const std::vector<RunSummary>& runs, const Term& term
       continue;
     }
     out += fmt::format(
-        "{}  {:<8} {:<16} {:<20} {} changes, {} done, {} skipped, {} failed, {} restored", r.run_id,
-        r.kind, status, profiles.empty() ? "-" : profiles, r.intents, r.done, r.skipped, r.failed,
-        r.restored);
+        "{}  {:<8} {:<16} {:<20} {} change{}, {} done, {} skipped, {} failed, {} restored",
+        r.run_id, r.kind, status, profiles.empty() ? "-" : profiles, r.intents,
+        r.intents == 1 ? "" : "s", r.done, r.skipped, r.failed, r.restored);
     if (r.gone) out += fmt::format(", {} gone", r.gone);
     if (!r.left.empty())
       out += fmt::format(", {} left as changed (--force restores)", r.left.size());
