@@ -104,6 +104,24 @@ Status validate(const Config& c) {
   return Ok{};
 }
 
+std::vector<double> without_outliers(const std::vector<double>& contrasts, double k,
+                                     double delta) {
+  std::size_t cap = contrasts.size() / 4;
+  if (k <= 0 || cap == 0) return contrasts;
+  std::vector<double> dev;
+  for (double c : contrasts) dev.push_back(std::fabs(c - delta));
+  std::vector<double> sorted = dev;
+  std::sort(sorted.begin(), sorted.end());
+  double limit = k * median(sorted);
+  // Past the cap, the farthest go first: the limit rises to the cap-th largest distance
+  // (a unit at exactly that distance stays: a tie never depends on a sign).
+  limit = std::max(limit, sorted[sorted.size() - cap - 1]);
+  std::vector<double> kept;
+  for (std::size_t i = 0; i < contrasts.size(); ++i)
+    if (dev[i] <= limit) kept.push_back(contrasts[i]);
+  return kept;
+}
+
 double power_effect(const Config& c) {
   return c.power_effect ? *c.power_effect : std::max(0.05, 2 * c.min_effect);
 }
@@ -185,7 +203,14 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
       sum += scale.score(b[i]) - scale.score(a[i]);
     contrasts.push_back(sum / config.unit);
   }
-  SignedRankShift shift(contrasts);
+  // Each test leaves out the units far from its own null (Config::outlier_k): its
+  // p-value, and the side of the interval that agrees with it, come from the rest.
+  const double keep_at = scale.shift_of(config.min_effect);
+  const double futile_at = scale.shift_of(power_effect(config));
+  std::vector<double> kept_k = without_outliers(contrasts, config.outlier_k, keep_at);
+  SignedRankShift keep(kept_k);
+  SignedRankShift futile(without_outliers(contrasts, config.outlier_k, futile_at));
+  SignedRankShift harm(without_outliers(contrasts, config.outlier_k, 0));
   std::vector<unsigned> unit_points;
   for (unsigned p : points) unit_points.push_back(p / config.unit);
 
@@ -193,8 +218,10 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   // known (tie-free data), else each look gets its increment (union bound).
   double alpha = config.false_keep_rate, beta = futility_rate(config);
   st.units = units;
-  st.calibrated = config.calibrate && !shift.has_ties() &&
-                  unit_points.back() <= kCalibratedMaxUnits && points.size() <= kCalibratedMaxLooks;
+  st.outliers = static_cast<unsigned>(contrasts.size() - kept_k.size());
+  bool ties = keep.has_ties() || futile.has_ties() || harm.has_ties();
+  st.calibrated = config.calibrate && !ties && unit_points.back() <= kCalibratedMaxUnits &&
+                  points.size() <= kCalibratedMaxLooks;
   auto thresholds = [&](Spending s, double total) {
     return st.calibrated ? calibrated_thresholds(unit_points, s, total).p
                          : union_thresholds(unit_points, s, total).p;
@@ -204,18 +231,18 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   st.beta_look = threshold(config.futility_spending, beta);
   st.alpha_spent = spent(config.keep_spending, alpha, static_cast<double>(n) / config.max_trials);
 
-  st.p = shift.p_above(scale.shift_of(config.min_effect));
-  st.p_futility = shift.p_below(scale.shift_of(power_effect(config)));
-  double p_harm = shift.p_below(0);
-  st.effect = scale.effect_of(shift.estimate());
+  st.p = keep.p_above(keep_at);
+  st.p_futility = futile.p_below(futile_at);
+  double p_harm = harm.p_below(0);
+  st.effect = scale.effect_of(keep.estimate());
   // Each side of the interval at least as wide as this look's thresholds, so that keep
   // implies ci_low > min_effect and no_gain implies ci_high < power_effect.
   st.ci_level = std::min(0.95, 1 - 2 * std::max({alpha, beta, st.alpha_look, st.beta_look}));
   double tail = (1 - st.ci_level) / 2;
-  st.ci_low = scale.effect_of(shift.lower_bound(tail));
-  st.ci_high = scale.effect_of(shift.upper_bound(tail));
-  precheck(st, contrasts, scale.shift_of(power_effect(config)),
-           thresholds(config.keep_spending, alpha).back(), units, unit_points.back(), config.unit);
+  st.ci_low = scale.effect_of(keep.lower_bound(tail));
+  st.ci_high = scale.effect_of(futile.upper_bound(tail));
+  precheck(st, kept_k, futile_at, thresholds(config.keep_spending, alpha).back(),
+           static_cast<unsigned>(kept_k.size()), unit_points.back(), config.unit);
 
   if (st.p <= st.alpha_look) d.verdict = Verdict::keep;
   else if (p_harm <= st.beta_look) d.verdict = Verdict::harm;

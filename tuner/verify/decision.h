@@ -54,12 +54,23 @@ struct Config {
   /// (calibration.h; about 0.3 s once per design). false: union bound only, which
   /// is valid without simulation but stricter.
   bool calibrate = true;
+  /// Outlier units (README.md, "Outlier units"): each test leaves out a unit whose
+  /// contrast is more than outlier_k times the median distance from the test's null
+  /// value, at most a quarter of the units; 0 keeps every unit.
+  double outlier_k = 4;
 };
 
 /// Checks ranges: min_effect in (-1, 1) (negative: a non-inferiority margin),
 /// power_effect in [0, 1), rates in (0, 0.5),
 /// 5 <= min_trials <= max_trials <= 1000, look_every >= 1. The error names the field.
 Status validate(const Config& config);
+
+/// The contrasts a test of "centre = delta" uses: those within k times the median
+/// distance to delta, the farthest of the rest left out first, at most a quarter of
+/// them (k <= 0: all), in their order. Distances to the null's own centre only: under
+/// that null the signs of the units kept are still fair coins, so the test stays exact.
+std::vector<double> without_outliers(const std::vector<double>& contrasts, double k,
+                                     double delta);
 
 /// The power_effect in use (the explicit one, or the default).
 double power_effect(const Config& config);
@@ -109,6 +120,7 @@ struct Stats {
   double p_futility = 1;   ///< one-sided p of "gain >= power_effect" at this look
   unsigned trials = 0;     ///< per arm, used at this look
   unsigned units = 0;      ///< randomised units (contrasts) used at this look
+  unsigned outliers = 0;   ///< of them, left out as outliers (Config::outlier_k)
   unsigned look = 0;       ///< 1-based; 0 before the first look
   unsigned looks = 0;      ///< planned looks
   double alpha_look = 0;   ///< p must be <= this at this look to keep

@@ -9,7 +9,7 @@
 // miss rate (a bisection: slow).
 // Design experiments (README.md, "Choices"): [--keep-spending F] [--futility-spending F]
 // (F: obrien_fleming, pocock, quadratic) [--power-effect E] [--miss-rate R]
-// [--look-every N] [--union-bound] (no calibration) [--fixed N] (the larger fixed-size
+// [--look-every N] [--union-bound] (no calibration) [--outlier-k K] (0: no unit left out) [--fixed N] (the larger fixed-size
 // test) [--effect E] (only scenarios with that true effect). --looks prints the look
 // schedule and thresholds instead.
 #include <algorithm>
@@ -33,7 +33,7 @@ using namespace tuner::verify;
                "tuner_decision_sim: %s\nusage: tuner_decision_sim [--reps N] [--seed S] "
                "[--markdown] [--shipped] [--fixed-n] [--keep-spending F] [--futility-spending F] "
                "[--power-effect E] "
-               "[--miss-rate R] [--look-every N] [--union-bound] [--fixed N] [--effect E] "
+               "[--miss-rate R] [--look-every N] [--union-bound] [--outlier-k K] [--fixed N] [--effect E] "
                "[--looks]\n"
                "F: obrien_fleming, pocock, quadratic\n",
                why);
@@ -199,6 +199,7 @@ int main(int argc, char** argv) {
     else if (arg == "--miss-rate") c.miss_rate = parse_real(value());
     else if (arg == "--look-every") c.look_every = trial_count(value());
     else if (arg == "--union-bound") c.calibrate = false;
+    else if (arg == "--outlier-k") c.outlier_k = parse_real(value());
     else if (arg == "--fixed") options.fixed_large = trial_count(value());
     else if (arg == "--effect") only_effect = parse_real(value());
     else if (arg == "--looks") looks_only = true;
@@ -207,6 +208,7 @@ int main(int argc, char** argv) {
     else usage("unknown option");
   }
   if (tuner::Status s = validate(c); !s) usage(s.error().message().c_str());
+  if (c.outlier_k < 0) usage("--outlier-k: expected 0 or more");
   if (looks_only) {
     print_looks(c, md);
     return 0;
@@ -214,12 +216,12 @@ int main(int argc, char** argv) {
 
   const char* note = md ? "" : "# ";
   std::printf("%sdecision: min_effect %g, false_keep_rate %g, miss_rate %g, power_effect %g, "
-              "trials per arm %u..%u every %u, keep %s, futility %s, %s; %u replications, "
-              "seed %llu\n\n",
+              "trials per arm %u..%u every %u, keep %s, futility %s, %s, outlier_k %g; %u "
+              "replications, seed %llu\n\n",
               note, c.min_effect, c.false_keep_rate, c.miss_rate, power_effect(c), c.min_trials,
               c.max_trials, c.look_every, spending_name(c.keep_spending),
               spending_name(c.futility_spending), c.calibrate ? "calibrated" : "union bound",
-              options.reps, static_cast<unsigned long long>(options.seed));
+              c.outlier_k, options.reps, static_cast<unsigned long long>(options.seed));
   std::string small = "SR" + std::to_string(options.fixed_small) + "%";
   std::string large = "SR" + std::to_string(options.fixed_large) + "%";
   row(md, {"better", "noise", "design", "cv", "effect", "keep%", "no_gain%", "harm%", "inconc%",

@@ -286,3 +286,41 @@ TEST_CASE("the interval always agrees with the verdict") {
   CHECK(verdicts[static_cast<int>(Verdict::no_gain)] > 0);
   CHECK(verdicts[static_cast<int>(Verdict::more_trials)] == 0);
 }
+
+TEST_CASE("outlier units: far from the test's own null, at most a quarter, k = 0 keeps all") {
+  std::vector<double> c = {0.05, 0.04, 0.06, 0.05, -0.40, 0.045, 0.055, 0.05};
+  auto kept = without_outliers(c, 4, 0.0);
+  CHECK(kept.size() == 7);
+  CHECK(std::find(kept.begin(), kept.end(), -0.40) == kept.end());
+  CHECK(without_outliers(c, 0, 0.0) == c);
+  // Distances from delta, not from the data's centre: around delta = 0.05 the unit at
+  // -0.40 is still far, the others are close.
+  CHECK(without_outliers(c, 4, 0.05).size() == 7);
+  // Never more than a quarter: three wild units of eight, only the two farthest go.
+  std::vector<double> wild = {0.01, -0.01, 0.02, -0.02, 0.9, -0.8, 0.7, 0.015};
+  auto two_gone = without_outliers(wild, 4, 0.0);
+  CHECK(two_gone.size() == 6);
+  CHECK(std::find(two_gone.begin(), two_gone.end(), 0.7) != two_gone.end());
+  // Fewer than four units: nothing is left out.
+  std::vector<double> three = {0.01, 0.02, 5.0};
+  CHECK(without_outliers(three, 4, 0.0) == three);
+}
+
+TEST_CASE("outlier units: a trial 40% slow in one unit does not hide a clear gain") {
+  // +5% on 1% noise, 20 units, two candidate trials 40% slow: each gives its unit the
+  // largest contrast, with the wrong sign.
+  Config c;
+  c.min_effect = 0.01;
+  c.min_trials = c.max_trials = 20;
+  auto a = trials(100, 20, 7), b = trials(105, 20, 8);
+  b[3] *= 0.6;
+  b[11] *= 0.6;
+  Decision with = must_decide(c, a, b);
+  CHECK(with.stats.outliers == 2);
+  c.outlier_k = 0;
+  Decision without = must_decide(c, a, b);
+  CHECK(without.stats.outliers == 0);
+  CHECK(with.stats.p < without.stats.p);
+  CHECK(with.verdict == Verdict::keep);
+  CHECK(with.stats.ci_low > 0.01);  // the interval agrees with the verdict
+}

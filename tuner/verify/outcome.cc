@@ -58,6 +58,7 @@ json bench_stats_json(const BenchStats& b) {
 // The fields this version adds to a benchmark's numbers, only where they are known.
 void add_unit_stats(json& j, const Stats& s) {
   if (s.units) j["units"] = s.units;
+  if (s.outliers) j["outlier_units"] = s.outliers;
   if (std::isfinite(s.power_at_max)) {
     j["power_at_max"] = s.power_at_max;
     j["trials_needed"] = s.trials_needed;
@@ -239,6 +240,7 @@ class Reader {
     text(o, "order", path, c.order);
     count(o, "washes", path, c.washes);
     count(o, "units", path, c.stats.units);
+    count(o, "outlier_units", path, c.stats.outliers);
     number(o, "power_at_max", path, c.stats.power_at_max);
     count(o, "trials_needed", path, c.stats.trials_needed);
     each(o, "guards", path, [&](const json& g, const std::string& at) {

@@ -56,6 +56,9 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
                        m->unit, effect_of(*m), num(m->stats.p), m->trials_baseline,
                        m->trials_candidate,
                        m->order.empty() ? std::string() : fmt::format(", seed {}", m->seed));
+    if (m->stats.outliers)
+      out += fmt::format("    {} of {} units left out of the test as outliers\n",
+                         m->stats.outliers, m->stats.units);
     if (m->stats.power_at_max < 0.8)
       out += "    " + term.yellow("noisy: ") +
              fmt::format("about {} trials per arm would find a gain of power_effect ({:.0f}% "

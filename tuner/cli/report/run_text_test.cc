@@ -77,12 +77,13 @@ TEST_CASE("run text: the seed, the noise pre-check, a watch not shown non-inferi
     "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 1.1e9, "effect": 0.1,
     "ci": [0.05, 0.15], "p": 0.001, "trials": {"baseline": 40, "candidate": 40},
     "seed": 4242, "order": "ABBA", "washes": 1, "power_at_max": 0.3, "trials_needed": 160,
-    "outcome": "guard",
+    "units": 40, "outlier_units": 3, "outcome": "guard",
     "watches": [{"bench": "lat", "unit": "us", "baseline": 10, "candidate": 10.2,
                  "effect": -0.02, "ci": [-0.05, 0.01], "tripped": true, "margin": 0.02,
                  "non_inferior": false}]})");
   INFO(text);
   CHECK(text.find("trials 40+40, seed 4242\n") != std::string::npos);
+  CHECK(text.find("3 of 40 units left out of the test as outliers\n") != std::string::npos);
   CHECK(text.find("noisy: about 160 trials per arm would find a gain of power_effect (30% "
                   "chance by max_trials)") != std::string::npos);
   CHECK(text.find("watch lat: baseline 10 -> candidate 10.2 us, effect -2.0% [-5.0%, +1.0%] a "
