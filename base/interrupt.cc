@@ -86,7 +86,8 @@ void sleep_unless_interrupted(std::chrono::nanoseconds d) {
   }
   const auto until = std::chrono::steady_clock::now() + d;
   while (g_signal == 0) {
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return;
     pollfd p{g_pipe[0], POLLIN, 0};
     ::poll(&p, 1, static_cast<int>(std::min<long>(left.count(), 60'000)));

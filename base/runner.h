@@ -37,11 +37,11 @@ struct RunSpec {
 /// How a run ended. A command that ran and failed is a RunResult, not an Error: the
 /// caller decides what a non-zero status means.
 struct RunResult {
-  int exit_code = -1;      // exit status when it exited, else -1
-  int signal = 0;          // signal that killed it, else 0
-  bool timed_out = false;  // killed by us at the timeout
+  int exit_code = -1;        // exit status when it exited, else -1
+  int signal = 0;            // signal that killed it, else 0
+  bool timed_out = false;    // killed by us at the timeout
   bool interrupted = false;  // killed by us because tuner got a signal (stop_on_interrupt)
-  std::string out, err;    // captured stdout and stderr (max_output bytes each, spec.keep)
+  std::string out, err;      // captured stdout and stderr (max_output bytes each, spec.keep)
   bool out_truncated = false, err_truncated = false;
   std::chrono::nanoseconds elapsed{0};
 

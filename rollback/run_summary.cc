@@ -14,8 +14,7 @@ RunSummary summarize_run(const std::string& run_id, const JournalText& journal) 
   // record names it: "2 changes, 3 done" would be no count at all.
   std::set<std::string> changed;
   for (const auto& r : journal.records) {
-    if (r.type == RecordType::intent || r.type == RecordType::done ||
-        r.type == RecordType::failed)
+    if (r.type == RecordType::intent || r.type == RecordType::done || r.type == RecordType::failed)
       changed.insert(r.knob);
     switch (r.type) {
       case RecordType::begin:

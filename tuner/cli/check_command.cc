@@ -80,8 +80,8 @@ int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
   auto threshold = parse_severity(fail_on);
   const bool never = fail_on == "never";
   if (!threshold && !never)
-    fail_input(fmt::format("check: --fail-on: expected info, warning, error or never, got '{}'",
-                           fail_on));
+    fail_input(
+        fmt::format("check: --fail-on: expected info, warning, error or never, got '{}'", fail_on));
   Target target = open_target(vm);
   GatherOptions opt;
   opt.window = window_option(vm, target);

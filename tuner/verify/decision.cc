@@ -104,8 +104,7 @@ Status validate(const Config& c) {
   return Ok{};
 }
 
-std::vector<double> without_outliers(const std::vector<double>& contrasts, double k,
-                                     double delta) {
+std::vector<double> without_outliers(const std::vector<double>& contrasts, double k, double delta) {
   std::size_t cap = contrasts.size() / 4;
   if (k <= 0 || cap == 0) return contrasts;
   std::vector<double> dev;

@@ -69,8 +69,7 @@ Status validate(const Config& config);
 /// distance to delta, the farthest of the rest left out first, at most a quarter of
 /// them (k <= 0: all), in their order. Distances to the null's own centre only: under
 /// that null the signs of the units kept are still fair coins, so the test stays exact.
-std::vector<double> without_outliers(const std::vector<double>& contrasts, double k,
-                                     double delta);
+std::vector<double> without_outliers(const std::vector<double>& contrasts, double k, double delta);
 
 /// The power_effect in use (the explicit one, or the default).
 double power_effect(const Config& config);

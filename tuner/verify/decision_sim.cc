@@ -29,14 +29,15 @@ namespace {
 using namespace tuner::verify;
 
 [[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "tuner_decision_sim: %s\nusage: tuner_decision_sim [--reps N] [--seed S] "
-               "[--markdown] [--shipped] [--fixed-n] [--keep-spending F] [--futility-spending F] "
-               "[--power-effect E] "
-               "[--miss-rate R] [--look-every N] [--union-bound] [--outlier-k K] [--fixed N] [--effect E] "
-               "[--looks]\n"
-               "F: obrien_fleming, pocock, quadratic\n",
-               why);
+  std::fprintf(
+      stderr,
+      "tuner_decision_sim: %s\nusage: tuner_decision_sim [--reps N] [--seed S] "
+      "[--markdown] [--shipped] [--fixed-n] [--keep-spending F] [--futility-spending F] "
+      "[--power-effect E] "
+      "[--miss-rate R] [--look-every N] [--union-bound] [--outlier-k K] [--fixed N] [--effect E] "
+      "[--looks]\n"
+      "F: obrien_fleming, pocock, quadratic\n",
+      why);
   std::exit(2);
 }
 

@@ -57,8 +57,8 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
                        m->trials_candidate,
                        m->order.empty() ? std::string() : fmt::format(", seed {}", m->seed));
     if (m->stats.outliers)
-      out += fmt::format("    {} of {} units left out of the test as outliers\n",
-                         m->stats.outliers, m->stats.units);
+      out += fmt::format("    {} of {} units left out of the test as outliers\n", m->stats.outliers,
+                         m->stats.units);
     if (m->stats.power_at_max < 0.8)
       out += "    " + term.yellow("noisy: ") +
              fmt::format("about {} trials per arm would find a gain of power_effect ({:.0f}% "
@@ -141,8 +141,7 @@ std::string format_run_report(const RunReport& r, const Term& term) {
       }
       if (!c.before && c.after.empty())
         out += fmt::format("    {}: values unknown  {}\n", c.knob, mark);
-      else
-        out += fmt::format("    {}: {} -> {}  {}\n", c.knob, before, c.after, mark);
+      else out += fmt::format("    {}: {} -> {}  {}\n", c.knob, before, c.after, mark);
       if (!c.error.empty())
         out += fmt::format("      {}\n",
                            c.status == ChangeStatus::skipped ? c.error + ": skipped" : c.error);
