@@ -54,7 +54,7 @@ struct Capture {
     return true;  // a fast writer: let the caller check its clock
   }
 
-  void append_head(const char* data, std::size_t n) {
+  void append_head(const char* data, std::size_t n) const {
     std::size_t room = limit > text->size() ? limit - text->size() : 0;
     std::size_t keep_n = std::min(room, n);
     text->append(data, keep_n);
@@ -63,12 +63,12 @@ struct Capture {
 
   /// Appends, and cuts the front once the text is twice the limit: memory stays under
   /// 2 x limit and each byte is moved at most once or twice. finish() cuts to the limit.
-  void append_tail(const char* data, std::size_t n) {
+  void append_tail(const char* data, std::size_t n) const {
     text->append(data, n);
     if (text->size() >= 2 * std::max<std::size_t>(limit, 1)) finish();
   }
 
-  void finish() {
+  void finish() const {
     if (keep != RunSpec::Keep::tail || text->size() <= limit) return;
     text->erase(0, text->size() - limit);
     *truncated = true;

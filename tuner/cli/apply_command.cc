@@ -99,7 +99,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   }
   std::uint64_t seed = verify::fresh_seed();
   if (vm.count("seed")) {
-    const std::string& text = vm["seed"].as<std::string>();
+    const auto& text = vm["seed"].as<std::string>();
     auto n = parse_u64(text);
     if (!n || *n >= (std::uint64_t{1} << 53))
       fail_input("apply: --seed " + text + ": expected a whole number below 2^53");

@@ -108,6 +108,7 @@ std::vector<double> without_outliers(const std::vector<double>& contrasts, doubl
   std::size_t cap = contrasts.size() / 4;
   if (k <= 0 || cap == 0) return contrasts;
   std::vector<double> dev;
+  dev.reserve(contrasts.size());
   for (double c : contrasts) dev.push_back(std::fabs(c - delta));
   std::vector<double> sorted = dev;
   std::sort(sorted.begin(), sorted.end());
@@ -211,6 +212,7 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   SignedRankShift futile(without_outliers(contrasts, config.outlier_k, futile_at));
   SignedRankShift harm(without_outliers(contrasts, config.outlier_k, 0));
   std::vector<unsigned> unit_points;
+  unit_points.reserve(points.size());
   for (unsigned p : points) unit_points.push_back(p / config.unit);
 
   // Error spending: thresholds calibrated on the joint law of the looks where it is

@@ -1,5 +1,7 @@
 #include "tuner/verify/soak.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "base/interrupt.h"
@@ -27,11 +29,10 @@ nlohmann::json window_json(const bench::GuardDelta& d, double secs) {
 bool has_traffic(const bench::GuardDelta& before, const bench::GuardDelta& after,
                  const bench::GuardLimits& limits) {
   if (before.out_segs >= limits.min_out_segs && after.out_segs >= limits.min_out_segs) return true;
-  for (const auto& [name, n] : after.nics) {
-    auto b = before.nics.find(name);
-    if (n.packets() > 0 && b != before.nics.end() && b->second.packets() > 0) return true;
-  }
-  return false;
+  return std::ranges::any_of(after.nics, [&](const auto& nic) {
+    auto b = before.nics.find(nic.first);
+    return nic.second.packets() > 0 && b != before.nics.end() && b->second.packets() > 0;
+  });
 }
 
 /// "no traffic on eth0, eth1 during the soak"; with no NIC watched, TCP is all there is.

@@ -30,6 +30,7 @@ struct SoakOptions {
   GuardTestConfig test;
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): the implicit members of a json holder
 struct SoakResult {
   /// False when the window is 0: the group was written and nothing sampled.
   bool ran = false;
