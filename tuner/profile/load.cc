@@ -166,7 +166,7 @@ std::vector<std::string> profile_search_path(const std::vector<std::string>& con
     // The source tree's profiles only for a binary that runs from its build tree: an
     // installed one must not read a path of the machine it was built on, which anyone
     // may create on this one.
-    if (build_tree_owner() >= 0) wanted.push_back(TUNER_SOURCE_PROFILES);
+    if (build_tree_owner() >= 0) wanted.emplace_back(TUNER_SOURCE_PROFILES);
   }
   std::vector<std::string> out;
   for (const std::string& d : wanted)
