@@ -104,21 +104,44 @@ Status validate(const Config& c) {
   return Ok{};
 }
 
-std::vector<double> without_outliers(const std::vector<double>& contrasts, double k, double delta) {
-  std::size_t cap = contrasts.size() / 4;
+std::vector<double> without_outliers(std::span<const double> a, std::span<const double> b,
+                                     unsigned unit, double k, double delta) {
+  std::size_t units = unit ? std::min(a.size(), b.size()) / unit : 0;
+  std::vector<double> contrasts;
+  contrasts.reserve(units);
+  for (std::size_t u = 0; u < units; ++u) {
+    double sum = 0;
+    for (std::size_t i = u * unit; i < (u + 1) * unit; ++i) sum += b[i] - a[i];
+    contrasts.push_back(sum / unit);
+  }
+  std::size_t cap = units / 4;
   if (k <= 0 || cap == 0) return contrasts;
-  std::vector<double> dev;
-  dev.reserve(contrasts.size());
-  for (double c : contrasts) dev.push_back(std::fabs(c - delta));
+  // The pool: every trial of both arms, the candidate's moved back by delta. Swapping a
+  // unit's arms changes neither the pool nor the unit's own trials.
+  std::vector<double> pool;
+  pool.reserve(2 * units * unit);
+  for (std::size_t i = 0; i < units * unit; ++i) {
+    pool.push_back(a[i]);
+    pool.push_back(b[i] - delta);
+  }
+  double centre = median(pool);
+  std::vector<double> spread;
+  spread.reserve(pool.size());
+  for (double v : pool) spread.push_back(std::fabs(v - centre));
+  double mad = median(spread);
+  if (!(mad > 0)) return contrasts;  // ties everywhere: no scale to measure against
+  std::vector<double> dev(units, 0);
+  for (std::size_t u = 0; u < units; ++u)
+    for (std::size_t i = u * unit; i < (u + 1) * unit; ++i)
+      dev[u] = std::max({dev[u], std::fabs(a[i] - centre), std::fabs(b[i] - delta - centre)});
   std::vector<double> sorted = dev;
   std::sort(sorted.begin(), sorted.end());
-  double limit = k * median(sorted);
   // Past the cap, the farthest go first: the limit rises to the cap-th largest distance
-  // (a unit at exactly that distance stays: a tie never depends on a sign).
-  limit = std::max(limit, sorted[sorted.size() - cap - 1]);
+  // (a unit at exactly that distance stays: a tie never depends on a swap).
+  double limit = std::max(k * mad, sorted[units - cap - 1]);
   std::vector<double> kept;
-  for (std::size_t i = 0; i < contrasts.size(); ++i)
-    if (dev[i] <= limit) kept.push_back(contrasts[i]);
+  for (std::size_t u = 0; u < units; ++u)
+    if (dev[u] <= limit) kept.push_back(contrasts[u]);
   return kept;
 }
 
@@ -195,22 +218,19 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
                  "verify"};
   EffectScale scale(st.scale, config.direction, st.baseline_median);
   // One contrast per randomised unit: the candidate's mean score less the baseline's.
+  // Each test leaves out the units with a trial far from the rest (Config::outlier_k),
+  // measured with the candidate moved back by that test's own null: its p-value, and
+  // the side of the interval that agrees with it, come from the rest.
+  std::vector<double> sa, sb;
+  for (double v : a) sa.push_back(scale.score(v));
+  for (double v : b) sb.push_back(scale.score(v));
   unsigned units = n / config.unit;
-  std::vector<double> contrasts;
-  for (unsigned u = 0; u < units; ++u) {
-    double sum = 0;
-    for (unsigned i = u * config.unit; i < (u + 1) * config.unit; ++i)
-      sum += scale.score(b[i]) - scale.score(a[i]);
-    contrasts.push_back(sum / config.unit);
-  }
-  // Each test leaves out the units far from its own null (Config::outlier_k): its
-  // p-value, and the side of the interval that agrees with it, come from the rest.
   const double keep_at = scale.shift_of(config.min_effect);
   const double futile_at = scale.shift_of(power_effect(config));
-  std::vector<double> kept_k = without_outliers(contrasts, config.outlier_k, keep_at);
+  std::vector<double> kept_k = without_outliers(sa, sb, config.unit, config.outlier_k, keep_at);
   SignedRankShift keep(kept_k);
-  SignedRankShift futile(without_outliers(contrasts, config.outlier_k, futile_at));
-  SignedRankShift harm(without_outliers(contrasts, config.outlier_k, 0));
+  SignedRankShift futile(without_outliers(sa, sb, config.unit, config.outlier_k, futile_at));
+  SignedRankShift harm(without_outliers(sa, sb, config.unit, config.outlier_k, 0));
   std::vector<unsigned> unit_points;
   unit_points.reserve(points.size());
   for (unsigned p : points) unit_points.push_back(p / config.unit);
@@ -219,7 +239,7 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   // known (tie-free data), else each look gets its increment (union bound).
   double alpha = config.false_keep_rate, beta = futility_rate(config);
   st.units = units;
-  st.outliers = static_cast<unsigned>(contrasts.size() - kept_k.size());
+  st.outliers = static_cast<unsigned>(units - kept_k.size());
   bool ties = keep.has_ties() || futile.has_ties() || harm.has_ties();
   st.calibrated = config.calibrate && !ties && unit_points.back() <= kCalibratedMaxUnits &&
                   points.size() <= kCalibratedMaxLooks;

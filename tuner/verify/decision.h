@@ -54,10 +54,11 @@ struct Config {
   /// (calibration.h; about 0.3 s once per design). false: union bound only, which
   /// is valid without simulation but stricter.
   bool calibrate = true;
-  /// Outlier units (README.md, "Outlier units"): each test leaves out a unit whose
-  /// contrast is more than outlier_k times the median distance from the test's null
-  /// value, at most a quarter of the units; 0 keeps every unit.
-  double outlier_k = 4;
+  /// Outlier units (README.md, "Outlier units"): each test leaves out a unit with a
+  /// trial more than outlier_k median absolute deviations from the pooled trials (the
+  /// candidate's moved back by the test's null), at most a quarter of the units; 0
+  /// keeps every unit.
+  double outlier_k = 6;
 };
 
 /// Checks ranges: min_effect in (-1, 1) (negative: a non-inferiority margin),
@@ -65,11 +66,15 @@ struct Config {
 /// 5 <= min_trials <= max_trials <= 1000, look_every >= 1. The error names the field.
 Status validate(const Config& config);
 
-/// The contrasts a test of "centre = delta" uses: those within k times the median
-/// distance to delta, the farthest of the rest left out first, at most a quarter of
-/// them (k <= 0: all), in their order. Distances to the null's own centre only: under
-/// that null the signs of the units kept are still fair coins, so the test stays exact.
-std::vector<double> without_outliers(const std::vector<double>& contrasts, double k, double delta);
+/// The unit contrasts (mean of b - a per unit of `unit` trials, scores) that a test of
+/// "centre = delta" uses: a unit is left out when one of its trials lies more than k
+/// median absolute deviations from the median of the pool of all trials, the
+/// candidate's moved back by delta; the farthest go first, at most a quarter of the
+/// units (k <= 0, or no spread in the pool: all). The rule reads only the pool and each
+/// unit's own trials, which swapping a unit's arms leaves as they were: under that
+/// null the signs of the units kept are still fair coins, so the test stays exact.
+std::vector<double> without_outliers(std::span<const double> a, std::span<const double> b,
+                                     unsigned unit, double k, double delta);
 
 /// The power_effect in use (the explicit one, or the default).
 double power_effect(const Config& config);

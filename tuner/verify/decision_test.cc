@@ -287,23 +287,56 @@ TEST_CASE("the interval always agrees with the verdict") {
   CHECK(verdicts[static_cast<int>(Verdict::more_trials)] == 0);
 }
 
-TEST_CASE("outlier units: far from the test's own null, at most a quarter, k = 0 keeps all") {
-  std::vector<double> c = {0.05, 0.04, 0.06, 0.05, -0.40, 0.045, 0.055, 0.05};
-  auto kept = without_outliers(c, 4, 0.0);
+TEST_CASE("outlier units: a trial far from the pool, at most a quarter, k = 0 keeps all") {
+  // Scores (log values) of 8 units of one trial per arm; the candidate is +5%.
+  std::vector<double> a = {0.00, 0.01, -0.01, 0.005, 0.00, -0.005, 0.01, 0.00};
+  std::vector<double> b = {0.05, 0.06, 0.04, 0.055, -0.40, 0.045, 0.05, 0.05};
+  auto kept = without_outliers(a, b, 1, 6, 0.0);
   CHECK(kept.size() == 7);
-  CHECK(std::find(kept.begin(), kept.end(), -0.40) == kept.end());
-  CHECK(without_outliers(c, 0, 0.0) == c);
-  // Distances from delta, not from the data's centre: around delta = 0.05 the unit at
-  // -0.40 is still far, the others are close.
-  CHECK(without_outliers(c, 4, 0.05).size() == 7);
+  CHECK(std::find_if(kept.begin(), kept.end(), [](double c) { return c < 0; }) == kept.end());
+  auto all = without_outliers(a, b, 1, 0, 0.0);
+  REQUIRE(all.size() == 8);
+  CHECK(all[4] == doctest::Approx(-0.40));
+  // Measured against the pool with the candidate moved back by delta: around delta =
+  // 0.05 the -0.40 trial is still far, the rest are close.
+  CHECK(without_outliers(a, b, 1, 6, 0.05).size() == 7);
   // Never more than a quarter: three wild units of eight, only the two farthest go.
-  std::vector<double> wild = {0.01, -0.01, 0.02, -0.02, 0.9, -0.8, 0.7, 0.015};
-  auto two_gone = without_outliers(wild, 4, 0.0);
+  std::vector<double> wa = {0.01, -0.01, 0.02, -0.02, 0.9, 0.0, 0.0, 0.015};
+  std::vector<double> wb = {0.0, 0.01, 0.0, 0.0, 0.0, -0.8, 0.7, 0.0};
+  auto two_gone = without_outliers(wa, wb, 1, 6, 0.0);
   CHECK(two_gone.size() == 6);
-  CHECK(std::find(two_gone.begin(), two_gone.end(), 0.7) != two_gone.end());
-  // Fewer than four units: nothing is left out.
-  std::vector<double> three = {0.01, 0.02, 5.0};
-  CHECK(without_outliers(three, 4, 0.0) == three);
+  CHECK(std::find_if(two_gone.begin(), two_gone.end(),
+                     [](double c) { return std::fabs(c - 0.7) < 1e-9; }) != two_gone.end());
+  // Fewer than four units, or no spread at all: nothing is left out.
+  std::vector<double> three_a = {0.0, 0.01, 0.0}, three_b = {0.01, 0.02, 5.0};
+  CHECK(without_outliers(three_a, three_b, 1, 6, 0.0).size() == 3);
+  std::vector<double> flat(8, 1.0), flat_b = {1, 1, 1, 1, 1, 1, 1, 9};
+  CHECK(without_outliers(flat, flat_b, 1, 6, 0.0).size() == 8);
+  // Blocks: a unit of 3 trials per arm is its arms' mean contrast, left out whole.
+  std::vector<double> ba(12, 0.0), bb(12, 0.05);
+  bb[4] = -0.5;
+  auto blocks = without_outliers(ba, bb, 3, 6, 0.0);
+  REQUIRE(blocks.size() == 3);  // 4 units (cap 1): the slow trial's unit goes
+  CHECK(blocks[1] == doctest::Approx(0.05));
+}
+
+TEST_CASE("outlier units: swapping a unit's arms never changes which units are left out") {
+  // The validity argument: the rule reads the pool and the unit's own trials only.
+  std::vector<double> a = {0.00, 0.02, -0.01, 0.01, 0.03, -0.02, 0.01, 0.0, 0.02, -0.01};
+  std::vector<double> b = {0.03, 0.01, 0.02, -0.35, 0.00, 0.04, 0.02, 0.01, 0.5, 0.02};
+  const double delta = 0.01;
+  auto base = without_outliers(a, b, 1, 6, delta);
+  for (std::size_t u = 0; u < a.size(); ++u) {
+    auto sa = a, sb = b;  // under "centre = delta": a <-> b - delta
+    sa[u] = b[u] - delta;
+    sb[u] = a[u] + delta;
+    auto swapped = without_outliers(sa, sb, 1, 6, delta);
+    REQUIRE(swapped.size() == base.size());
+    double moved = 0;
+    for (std::size_t i = 0; i < base.size(); ++i)
+      moved += std::fabs(std::fabs(swapped[i] - delta) - std::fabs(base[i] - delta));
+    CHECK(moved < 1e-12);
+  }
 }
 
 TEST_CASE("outlier units: a trial 40% slow in one unit does not hide a clear gain") {
