@@ -82,6 +82,7 @@ const BadCase kCases[] = {
   {"bind_duplicate.toml", "bind_duplicate.toml:5:1", "binds unit trainer.service again (first bound at "},
   {"bind_not_array.toml", "bind_not_array.toml:1:1", "must be written [[numa.bind]]"},
   {"verify_min_effect_5.toml", "verify_min_effect_5.toml:2:14", "'min_effect' in [verify] = 5 is a fraction"},
+  {"verify_watch_margin.toml", "verify_watch_margin.toml:2:16", "'watch_margin' in [verify] = 1.5 is a fraction"},
   {"verify_false_keep_rate.toml", "verify_false_keep_rate.toml:2:19", "must be above 0 and below 0.5"},
   {"verify_bisect_string.toml", "verify_bisect_string.toml:2:10", "'bisect' in [verify] must be true or false, not a string"},
   {"verify_max_trials.toml", "verify_max_trials.toml:2:14", "'max_trials' in [verify] = 2 is out of range: it must be 5 to 1000"},

@@ -17,9 +17,9 @@ class VerifyParser : public TomlReader {
   explicit VerifyParser(const std::string& file) : TomlReader(file) {}
 
   VerifySettings parse(const toml::table& t) const {
-    check_keys(
-        t, "[verify]",
-        {"bench", "min_effect", "false_keep_rate", "max_trials", "guards", "bisect", "soak"});
+    check_keys(t, "[verify]",
+               {"bench", "min_effect", "false_keep_rate", "max_trials", "guards", "bisect", "soak",
+                "watch_margin"});
     VerifySettings vs;
     for (auto&& [k, v] : t) {
       std::string what = fmt::format("'{}' in [verify]", k.str());
@@ -33,6 +33,13 @@ class VerifyParser : public TomlReader {
           fail(v.source(), fmt::format("{} = {} is a fraction: it must be at least 0 and below 1 "
                                        "(0.02 = 2%)",
                                        what, vs.min_effect));
+      } else if (k.str() == "watch_margin") {
+        double m = number(v, what);
+        if (!(m >= 0 && m < 1))
+          fail(v.source(), fmt::format("{} = {} is a fraction: it must be at least 0 and below 1 "
+                                       "(0.02: a watch may lose less than 2%)",
+                                       what, m));
+        vs.watch_margin = m;
       } else if (k.str() == "false_keep_rate") {
         vs.false_keep_rate = number(v, what);
         if (!(vs.false_keep_rate > 0 && vs.false_keep_rate < 0.5))

@@ -139,11 +139,14 @@ struct VerifySettings {
   unsigned max_trials = 40;  // per arm and group, 5..1000
   std::vector<Guard> guards;
   bool bisect = false;  // bisect a rejected group (each group may override)
+  /// A watching benchmark must be shown to lose less than this to allow a keep;
+  /// unset: min_effect.
+  std::optional<double> watch_margin;
   /// Guard soak windows for groups no benchmark measures (each group may override);
   /// 0: none.
   std::chrono::milliseconds soak{30'000};
   /// The fields a profile set explicitly ("bench", "min_effect", "false_keep_rate",
-  /// "max_trials", "guards", "bisect", "soak"): only those override a parent's on include
+  /// "max_trials", "guards", "bisect", "soak", "watch_margin"): only those override a parent's on include
   /// or merge.
   std::vector<std::string> set_fields;
 };

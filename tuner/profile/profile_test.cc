@@ -108,6 +108,8 @@ TEST_CASE("profile: every value of the format parses as written") {
   CHECK(p->verify.min_effect == doctest::Approx(0.05));
   CHECK(p->verify.false_keep_rate == doctest::Approx(0.01));
   CHECK(p->verify.max_trials == 40u);
+  REQUIRE(p->verify.watch_margin);
+  CHECK(*p->verify.watch_margin == doctest::Approx(0.005));
   REQUIRE(p->verify.guards.size() == 1);
   CHECK(p->verify.guards[0].metric == "tcp_retrans_pct");
   CHECK(p->verify.guards[0].max_increase == doctest::Approx(1.0));
@@ -126,7 +128,7 @@ TEST_CASE("profile: every value of the format parses as written") {
   REQUIRE(cpu.governor);
   CHECK(cpu.governor->value == "performance");
   CHECK(cpu.governor->group == "power");
-  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:77:1");
+  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:78:1");
   CHECK(cpu.epp->value == "balance_performance");
   CHECK(cpu.resume_latency->value == "n/a");
   CHECK(cpu.resume_latency->group == "power");

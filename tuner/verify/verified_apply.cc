@@ -32,6 +32,7 @@ LoopOptions loop_options(const Profile& profile, const Inventory& inventory, con
   o.decision.false_keep_rate = profile.verify.false_keep_rate;
   o.decision.max_trials = std::max(profile.verify.max_trials, o.decision.min_trials);
   o.soak = profile.verify.soak;
+  o.watch_margin = profile.verify.watch_margin.value_or(-1);
   for (const Guard& g : profile.verify.guards)
     if (auto m = bench::parse_guard_metric(g.metric)) o.guards.set({*m, g.max_increase});
   for (const Nic& n : inventory.nics)
