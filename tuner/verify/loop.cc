@@ -344,7 +344,13 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
       if (soaked->tripped) {
         out.error = "guard tripped: " + tripped_text(*soaked);
         live_ = run_.written_knobs(g.name);
-        if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
+        if (g.bisect && live_.size() > 1) {
+          auto b = soak_bisect(g, so, std::move(out));
+          if (!b.ok()) return b.error();
+          out = std::move(b).value();
+        }
+        if (out.decision == GroupDecision::rolled_back)
+          if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
       }
     } else {
       out.decision = GroupDecision::rolled_back;
@@ -479,6 +485,71 @@ Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, G
   } else {
     b.note = "the rest of the group, without " + join(suspects) +
              ", was not kept: " + reason_name(reason);
+  }
+  out.bisect = std::move(b);
+  return out;
+}
+
+Result<GroupOutcome> VerifyLoop::soak_bisect(const GroupPlan& g, const SoakOptions& so,
+                                             GroupOutcome whole) {
+  // The same halving as bisect(), with a soak for a measurement: each part is soaked
+  // alone from the baseline (the whole group put back first), a part that trips holds
+  // the culprit, and the rest is soaked once more and kept when it passes.
+  std::vector<std::string> written = run_.written_knobs(g.name);
+  Bisect b;
+  auto soak_alone = [&](const std::vector<std::string>& part) -> Result<SoakResult> {
+    if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
+    auto r = soak_group(root_, clock_, so, [&]() -> Status {
+      if (auto s = set_live(g.name, part); !s.ok()) return s.error();
+      return Ok{};
+    });
+    if (!r.ok()) return r.error();
+    if (Status s = check_interrupt(); !s.ok()) return s.error();
+    return r;
+  };
+  std::vector<std::string> suspects = written;
+  while (suspects.size() > 1) {
+    std::size_t half = suspects.size() / 2;
+    std::vector<std::string> first(suspects.begin(), suspects.begin() + static_cast<long>(half));
+    std::vector<std::string> second(suspects.begin() + static_cast<long>(half), suspects.end());
+    bool narrowed = false;
+    for (const auto* part : {&first, &second}) {
+      auto r = soak_alone(*part);
+      if (!r.ok()) return r.error();
+      BisectStep& step = b.steps.emplace_back();
+      step.knobs = *part;
+      step.outcome = r->tripped ? StepOutcome::guard : StepOutcome::no_harm;
+      step.soak = r->json;
+      if (r->tripped) {
+        suspects = *part;
+        narrowed = true;
+        break;
+      }
+    }
+    if (!narrowed) break;
+  }
+  GroupOutcome out = std::move(whole);
+  b.culprit = suspects;
+  if (suspects.size() == written.size()) {
+    b.note = "no part of the group trips a guard on its own";
+    out.bisect = std::move(b);
+    return out;
+  }
+  std::vector<std::string> rest;
+  for (const auto& k : written)
+    if (std::find(suspects.begin(), suspects.end(), k) == suspects.end()) rest.push_back(k);
+  auto r = soak_alone(rest);
+  if (!r.ok()) return r.error();
+  BisectRest& kept = b.rest.emplace();
+  kept.knobs = rest;
+  kept.outcome = r->tripped ? Reason::guard : Reason::not_measurable_kept;
+  kept.soak = r->json;
+  if (r->tripped) {
+    b.note = "the rest of the group, without " + join(suspects) + ", tripped a guard too";
+  } else {
+    out.decision = GroupDecision::kept;
+    out.reason = Reason::partly_kept;
+    b.note = "kept without " + join(suspects);
   }
   out.bisect = std::move(b);
   return out;

@@ -23,6 +23,7 @@
 #include "tuner/verify/decision.h"
 #include "tuner/verify/outcome.h"
 #include "tuner/verify/schedule.h"
+#include "tuner/verify/soak.h"
 
 namespace tuner::verify {
 
@@ -109,6 +110,9 @@ class VerifyLoop {
   Result<bool> set_live(const std::string& group, const std::vector<std::string>& live);
   /// After a rejection: the knobs that hurt, and the rest kept when it earns it.
   Result<GroupOutcome> bisect(const GroupPlan& group, const Config& cfg, GroupOutcome whole);
+  /// After a soak tripped: the same halving, each part soaked alone.
+  Result<GroupOutcome> soak_bisect(const GroupPlan& group, const SoakOptions& so,
+                                   GroupOutcome whole);
 
   ApplyRun& run_;
   const Root& root_;

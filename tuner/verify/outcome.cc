@@ -111,7 +111,7 @@ json comparison_json(const Comparison& c) {
 json bisect_json(const Bisect& b) {
   json steps = json::array();
   for (const BisectStep& s : b.steps) {
-    json j = comparison_json(s);
+    json j = s.soak.is_null() ? comparison_json(s) : json{{"soak", s.soak}};
     j["knobs"] = s.knobs;
     j["outcome"] = step_outcome_name(s.outcome);
     steps.push_back(std::move(j));
@@ -119,7 +119,7 @@ json bisect_json(const Bisect& b) {
   json out = {{"steps", steps}, {"complete", b.complete}, {"note", b.note}};
   if (b.culprit) out["culprit"] = *b.culprit;
   if (b.rest) {
-    json r = comparison_json(*b.rest);
+    json r = b.rest->soak.is_null() ? comparison_json(*b.rest) : json{{"soak", b.rest->soak}};
     r["knobs"] = b.rest->knobs;
     r["outcome"] = reason_name(b.rest->outcome);
     out["rest"] = std::move(r);
@@ -284,7 +284,8 @@ class Reader {
     if (!object(o, path)) return;
     each(o, "steps", path, [&](const json& s, const std::string& at) {
       BisectStep step;
-      comparison(s, at, step);
+      if (auto it = s.find("soak"); it != s.end()) step.soak = *it;
+      else comparison(s, at, step);
       if (const json* k = find(s, "knobs")) strings(*k, at + ".knobs", step.knobs);
       name(s, "outcome", at, kStepOutcomes, step_outcome_name, step.outcome);
       b.steps.push_back(std::move(step));
@@ -293,7 +294,8 @@ class Reader {
     if (const json* c = find(o, "culprit")) strings(*c, path + ".culprit", b.culprit.emplace());
     if (const json* r = find(o, "rest")) {
       BisectRest& rest = b.rest.emplace();
-      comparison(*r, path + ".rest", rest);
+      if (auto it = r->find("soak"); it != r->end()) rest.soak = *it;
+      else comparison(*r, path + ".rest", rest);
       if (const json* k = find(*r, "knobs")) strings(*k, path + ".rest.knobs", rest.knobs);
       name(*r, "outcome", path + ".rest", kReasons, reason_name, rest.outcome);
     }

@@ -97,14 +97,20 @@ struct Comparison : BenchStats {
   std::string error;                 // a benchmark failed, or "guard tripped: ..."
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
 struct BisectStep : Comparison {
   std::vector<std::string> knobs;
   StepOutcome outcome = StepOutcome::no_harm;
+  /// A group no benchmark measures is bisected with soaks: this part's soak (the
+  /// Comparison's numbers are then unused and not written). null: measured.
+  nlohmann::json soak;
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
 struct BisectRest : Comparison {
   std::vector<std::string> knobs;
   Reason outcome = Reason::inconclusive;
+  nlohmann::json soak;  // as BisectStep::soak
 };
 
 /// After a rejection: the halves measured alone, the knobs that hurt, and what became

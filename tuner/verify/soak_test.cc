@@ -203,12 +203,23 @@ struct SoakRig {
   Node node{rig.root_dir()};
   NodeClock clock{node};
   Result<GroupOutcome> verify(double tuned_retrans, RunReport* report) {
-    node.retrans_now = [this, tuned_retrans] {
-      return rig.m.values["sysctl:t.x"] == "tuned" ? tuned_retrans : 0.001;
-    };
+    return verify(
+        [this, tuned_retrans] {
+          return rig.m.values["sysctl:t.x"] == "tuned" ? tuned_retrans : 0.001;
+        },
+        {"sysctl:t.x"}, false, report);
+  }
+  /// The group of `knobs`, bisected when asked, on a node whose retransmit rate is
+  /// retrans() (it may read the knobs).
+  Result<GroupOutcome> verify(std::function<double()> retrans,
+                              const std::vector<std::string>& knobs, bool bisect,
+                              RunReport* report) {
+    node.retrans_now = std::move(retrans);
+    for (const std::string& k : knobs) rig.m.values.try_emplace(k, "default");
     Plan plan;
     plan.profiles = {"test"};
-    plan.changes.push_back({"sysctl:t.x", "irq", std::string("default"), "tuned", ""});
+    for (const std::string& k : knobs)
+      plan.changes.push_back({k, "irq", std::string("default"), "tuned", ""});
     auto run = ApplyRun::prepare(plan, rig.dir, rig.factory(), {});
     REQUIRE(run.ok());
     REQUIRE(run->begin().ok());
@@ -217,7 +228,7 @@ struct SoakRig {
     o.guard_interfaces = {"eth0"};
     o.soak = std::chrono::seconds(20);
     VerifyLoop loop(*run, rig.root, clock, o);
-    auto out = loop.verify_group({"irq", nullptr, true, Design::interleaved, false, {}, {}});
+    auto out = loop.verify_group({"irq", nullptr, true, Design::interleaved, bisect, {}, {}});
     if (out.ok()) {
       auto r = run->finish();
       REQUIRE(r.ok());
@@ -256,4 +267,72 @@ TEST_CASE("verify loop: a harmless bench = [] group passes the soak and is kept"
   CHECK(out->soak["decision"] == "passed");
   CHECK(out->error.empty());
   CHECK_FALSE(to_json(*out).contains("error"));
+}
+
+TEST_CASE("verify loop: a soak that trips is bisected, and the rest is kept when it passes") {
+  SoakRig s;
+  RunReport report;
+  auto tuned = [&s](const char* k) {
+    return s.rig.m.values["sysctl:" + std::string(k)] == "tuned";
+  };
+  auto out = s.verify([&] { return tuned("t.y") ? 0.05 : 0.001; },
+                      {"sysctl:t.x", "sysctl:t.y", "sysctl:t.z", "sysctl:t.w"}, true, &report);
+  REQUIRE(out.ok());
+  INFO(to_json(*out).dump(1));
+  CHECK(out->decision == GroupDecision::kept);
+  CHECK(out->reason == Reason::partly_kept);
+  CHECK(s.rig.m.values["sysctl:t.y"] == "default");
+  CHECK(s.rig.m.values["sysctl:t.x"] == "tuned");
+  CHECK(s.rig.m.values["sysctl:t.z"] == "tuned");
+  CHECK(s.rig.m.values["sysctl:t.w"] == "tuned");
+  REQUIRE(out->bisect);
+  CHECK(out->bisect->culprit == std::vector<std::string>{"sysctl:t.y"});
+  // x,y trips; then x alone passes and y alone trips: three soaks, then the rest.
+  REQUIRE(out->bisect->steps.size() == 3);
+  CHECK(out->bisect->steps[0].outcome == StepOutcome::guard);
+  CHECK(out->bisect->steps[1].outcome == StepOutcome::no_harm);
+  CHECK(out->bisect->steps[2].knobs == std::vector<std::string>{"sysctl:t.y"});
+  CHECK(out->bisect->steps[2].soak["decision"] == "tripped");
+  REQUIRE(out->bisect->rest);
+  CHECK(out->bisect->rest->outcome == Reason::not_measurable_kept);
+  CHECK(out->bisect->rest->soak["decision"] == "passed");
+  CHECK(out->bisect->note == "kept without sysctl:t.y");
+  // The journal's copy reads back the same, without benchmark numbers for the soaks.
+  nlohmann::json j = to_json(*out);
+  CHECK_FALSE(j["bisect"]["steps"][0].contains("bench"));
+  auto back = outcome_from_json(j);
+  REQUIRE(back.ok());
+  CHECK(to_json(*back) == j);
+  for (const auto& g : report.groups)
+    for (const auto& c : g.changes)
+      CHECK((c.status == ChangeStatus::applied) == (c.knob != "sysctl:t.y"));
+}
+
+TEST_CASE("verify loop: a soak that trips only for knobs together rolls the whole group back") {
+  SoakRig s;
+  RunReport report;
+  auto tuned = [&s](const char* k) {
+    return s.rig.m.values["sysctl:" + std::string(k)] == "tuned";
+  };
+  auto out = s.verify([&] { return tuned("t.x") && tuned("t.y") ? 0.05 : 0.001; },
+                      {"sysctl:t.x", "sysctl:t.y"}, true, &report);
+  REQUIRE(out.ok());
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(out->reason == Reason::guard);
+  REQUIRE(out->bisect);
+  CHECK(out->bisect->note == "no part of the group trips a guard on its own");
+  CHECK(out->bisect->steps.size() == 2);
+  CHECK(s.rig.m.values["sysctl:t.x"] == "default");
+  CHECK(s.rig.m.values["sysctl:t.y"] == "default");
+}
+
+TEST_CASE("verify loop: without bisect a tripped soak is not bisected") {
+  SoakRig s;
+  RunReport report;
+  auto out = s.verify([&] { return s.rig.m.values["sysctl:t.y"] == "tuned" ? 0.05 : 0.001; },
+                      {"sysctl:t.x", "sysctl:t.y"}, false, &report);
+  REQUIRE(out.ok());
+  CHECK(out->reason == Reason::guard);
+  CHECK_FALSE(out->bisect);
+  CHECK(s.rig.m.values["sysctl:t.x"] == "default");
 }

@@ -33,15 +33,26 @@ std::string format_bisect(const verify::Bisect& b, const Term& term) {
   if (b.culprit) out += "hurts: " + knob_list(*b.culprit);
   if (!b.note.empty()) out += (b.culprit ? "; " : "") + b.note;
   out += "\n";
-  auto line = [&](const verify::Comparison& m, const std::vector<std::string>& knobs,
-                  const char* outcome, const std::string& what) {
-    return fmt::format("      {}{}: {}, effect {}\n", what, knob_list(knobs), outcome,
-                       effect_of(m));
+  auto line = [&](const verify::Comparison& m, const nlohmann::json& soak,
+                  const std::vector<std::string>& knobs, std::string_view outcome,
+                  const std::string& what) {
+    // A soaked part has a soak decision instead of an effect (a file is anyone's: the
+    // decision is read only when it is a string).
+    std::string numbers = "effect " + effect_of(m);
+    if (!soak.is_null()) {
+      auto d = soak.is_object() ? soak.find("decision") : soak.end();
+      numbers = "soak " + (d != soak.end() && d->is_string()
+                               ? escape_controls(d->get<std::string>())
+                               : std::string("?"));
+    }
+    return fmt::format("      {}{}: {}, {}\n", what, escape_controls(knob_list(knobs)), outcome,
+                       numbers);
   };
   for (const auto& step : b.steps)
-    out += line(step, step.knobs, verify::step_outcome_name(step.outcome), "alone ");
+    out += line(step, step.soak, step.knobs, verify::step_outcome_name(step.outcome), "alone ");
   if (b.rest)
-    out += line(*b.rest, b.rest->knobs, verify::reason_name(b.rest->outcome), "the rest ");
+    out += line(*b.rest, b.rest->soak, b.rest->knobs, verify::reason_name(b.rest->outcome),
+                "the rest ");
   return out;
 }
 

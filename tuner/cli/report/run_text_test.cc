@@ -36,6 +36,24 @@ TEST_CASE("run text: a bisected group shows what hurt, each step, and the rest")
                   "effect +4000.0% [+3800.0%, +4500.0%]\n") != std::string::npos);
 }
 
+TEST_CASE("run text: a soaked group's bisect shows each part's soak, not an effect") {
+  std::string text = group_text(R"({
+    "reason": "no benchmark on this node can measure this group", "outcome": "partly_kept",
+    "soak": {"window_s": 30, "decision": "tripped"},
+    "bisect": {"complete": true, "culprit": ["irq:eth0-rx-1:affinity"],
+      "note": "kept without irq:eth0-rx-1:affinity",
+      "steps": [{"knobs": ["irq:eth0-rx-1:affinity"], "outcome": "guard",
+                 "soak": {"window_s": 30, "decision": "tripped"}}],
+      "rest": {"knobs": ["sysctl:net.core.netdev_budget"], "outcome": "not_measurable_kept",
+               "soak": {"window_s": 30, "decision": "passed"}}}})");
+  INFO(text);
+  CHECK(text.find("      alone irq:eth0-rx-1:affinity: guard, soak tripped\n") !=
+        std::string::npos);
+  CHECK(text.find("      the rest sysctl:net.core.netdev_budget: not_measurable_kept, soak "
+                  "passed\n") != std::string::npos);
+  CHECK(text.find("effect") == std::string::npos);
+}
+
 TEST_CASE("run text: a bisect stopped early says why, with no culprit") {
   CHECK(group_text(R"({"outcome": "no_gain",
     "bisect": {"complete": false, "note": "bisect stopped: budget", "steps": []}})") ==
