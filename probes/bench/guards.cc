@@ -150,6 +150,7 @@ GuardDelta& GuardDelta::operator+=(const GuardDelta& o) {
   out_segs += o.out_segs;
   retrans_segs += o.retrans_segs;
   trials += o.trials;
+  seconds += o.seconds;
   connections += o.connections;
   connection_trials += o.connection_trials;
   for (const auto& [name, c] : o.nics) {

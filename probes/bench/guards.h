@@ -78,6 +78,9 @@ struct GuardDelta {
   uint64_t out_segs = 0, retrans_segs = 0;
   std::map<std::string, NicCounters> nics;
   unsigned trials = 0;
+  /// How long the trials' windows lasted, summed (0: not timed). The link-flap guard's
+  /// exposure when it has a since-boot prior (tuner/verify/guard_decision.h).
+  double seconds = 0;
   /// The benchmark's own connections (Measurement::connections), summed over the
   /// connection_trials trials that reported them.
   ConnectionCounters connections;

@@ -1,6 +1,9 @@
 #include "tuner/verify/guard_decision.h"
 
+#include <charconv>
+
 #include <fmt/core.h>
+
 
 namespace tuner::verify {
 
@@ -66,8 +69,20 @@ GuardJudgement judge_counter(GuardMetric m, const std::string& ifname, const ben
     j.note = "no trials on one arm";
     return j;
   }
+  double margin = limit;
+  auto prior = cfg.flap_prior.find(ifname);
+  if (m == GuardMetric::link_flaps && prior != cfg.flap_prior.end() &&
+      prior->second.seconds > 0 && b.seconds > 0 && c.seconds > 0) {
+    // Per second, the baseline's trials and the time before the run together; the
+    // limit (per trial) at the candidate's trial length.
+    j.counts = {xb + prior->second.events, b.seconds + prior->second.seconds, xc, c.seconds};
+    j.per_second = true;
+    margin = limit * static_cast<double>(c.trials) / c.seconds;
+    j.note = fmt::format("baseline with the {} carrier changes of the {:.0f} s before the run",
+                         prior->second.events, prior->second.seconds);
+  }
   // A zero limit is a ratio of one: the conditional test is exact and the most powerful.
-  j.p = limit > 0 ? rate_margin_p(j.counts, {limit}, cfg.gamma) : rate_ratio_p(j.counts, 1.0);
+  j.p = margin > 0 ? rate_margin_p(j.counts, {margin}, cfg.gamma) : rate_ratio_p(j.counts, 1.0);
   j.tripped = j.p <= cfg.level;
   return j;
 }
@@ -80,12 +95,15 @@ std::string trip_text(const GuardJudgement& j) {
                        name, j.baseline, j.candidate, j.limit, j.counts.x_b, j.counts.t_b,
                        j.counts.x_c, j.counts.t_c, bench::retrans_source_name(j.source), j.p);
   return fmt::format("{} {}: {:g} -> {:g} per trial, limit +{:g} ({} in {:g} and {} in {:g} "
-                     "trials; p = {:.2g})",
+                     "{}; p = {:.2g})",
                      name, j.interface, j.baseline, j.candidate, j.limit, j.counts.x_b,
-                     j.counts.t_b, j.counts.x_c, j.counts.t_c, j.p);
+                     j.counts.t_b, j.counts.x_c, j.counts.t_c, j.per_second ? "s" : "trials",
+                     j.p);
 }
 
 nlohmann::json counts_json(const Counts& c) {
+  // exposure: trials (or windows), segments for retransmits, seconds for a link-flap
+  // guard with a prior (the row's note says so).
   return {{"baseline", {{"events", c.x_b}, {"exposure", c.t_b}}},
           {"candidate", {{"events", c.x_c}, {"exposure", c.t_c}}}};
 }
@@ -161,6 +179,22 @@ std::vector<GuardResult> guard_results(const bench::GuardDelta& a, const bench::
       }
     out.push_back(std::move(g));
   }
+  return out;
+}
+
+Result<std::map<std::string, FlapPrior>> read_flap_prior(
+    const Root& root, const std::vector<std::string>& interfaces) {
+  auto uptime = root.read("proc/uptime");
+  if (!uptime.ok()) return uptime.error();
+  double up = 0;
+  std::string_view text = *uptime;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), up);
+  if (ec != std::errc() || !(up > 0))
+    return Error::invalid("not an uptime: " + std::string(text.substr(0, 40)), "proc/uptime");
+  std::map<std::string, FlapPrior> out;
+  auto counters = bench::sample_nic_counters(root, interfaces);
+  if (!counters.ok()) return out;  // a NIC that cannot be read: no prior for any
+  for (const auto& [name, c] : *counters) out[name] = {c.carrier_changes, up};
   return out;
 }
 

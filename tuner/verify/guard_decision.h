@@ -5,16 +5,26 @@
 // zero limit rolled back 9-24% of harmless groups.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/result.h"
 #include "probes/bench/guards.h"
+#include "probes/root.h"
 #include "tuner/verify/count_tests.h"
 #include "tuner/verify/outcome.h"
 
 namespace tuner::verify {
+
+/// A link's carrier changes before the run began, over the node's uptime: the
+/// link-flap guard's baseline rate beside the baseline trials (README.md "Guards").
+struct FlapPrior {
+  uint64_t events = 0;
+  double seconds = 0;
+};
 
 struct GuardTestConfig {
   /// One-sided level of each guard's test.
@@ -26,7 +36,18 @@ struct GuardTestConfig {
   /// (loopback), a difference in points is (README.md "Guards").
   double retrans_ratio = 2.0;
   double retrans_floor = 0.1;
+  /// By interface: link_flaps compares the candidate's carrier changes per second with
+  /// the baseline trials' and these together, when both arms were timed. A blocked
+  /// design flips to the candidate a few times only; against the trials alone, 2 to 4
+  /// flaps cannot be proven at 1%.
+  std::map<std::string, FlapPrior> flap_prior;
 };
+
+/// Each interface's carrier_changes over the uptime (proc/uptime,
+/// sys/class/net/IF/carrier_changes), read before anything is written. An interface
+/// whose count cannot be read has no prior (its guard judges the trials alone).
+Result<std::map<std::string, FlapPrior>> read_flap_prior(const Root& root,
+                                                         const std::vector<std::string>& interfaces);
 
 /// One guard on one interface (none for tcp_retrans_pct), judged.
 struct GuardJudgement {
@@ -40,6 +61,7 @@ struct GuardJudgement {
   double limit = 0;                    // max_increase, in the same unit
   double p = 1;
   bool judged = true;  // false: too little traffic to judge (note says so)
+  bool per_second = false;  // link_flaps with a prior: exposure in seconds, not trials
   bool tripped = false;
   std::string text;  // the report's line, "tcp_retrans_pct: 0.30% -> 7.80%, limit +0.50%, ..."
   std::string note;

@@ -147,3 +147,34 @@ TEST_CASE("guards: the loop's rows keep their shape and add source, counts and p
   CHECK(rows[1]["tripped"] == false);
   CHECK_FALSE(rows[1].contains("limit"));
 }
+
+TEST_CASE("guards: a since-boot prior lets a few flaps on a blocked design be proven") {
+  // 12 trials per arm of 5 s, as a blocked design with 2-4 flips to the candidate: 4
+  // carrier changes against none cannot be proven from the trials alone (p = 1/16).
+  GuardDelta b = arm(12, 240000, 240, 0, 0, 0), c = arm(12, 240000, 240, 0, 0, 4);
+  b.seconds = c.seconds = 60;
+  auto alone = find(judge_guards(b, c, shipped()), GuardMetric::link_flaps);
+  CHECK_FALSE(alone.tripped);
+  CHECK_FALSE(alone.per_second);
+  // A link that changed carrier twice (boot) in an hour of uptime.
+  GuardTestConfig cfg;
+  cfg.flap_prior["eth0"] = {2, 3600};
+  auto with = find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps);
+  CHECK(with.tripped);
+  CHECK(with.per_second);
+  CHECK(with.counts.x_b == 2);
+  CHECK(with.counts.t_b == doctest::Approx(3660));
+  CHECK(with.counts.t_c == doctest::Approx(60));
+  CHECK(with.p < 0.01);
+  CHECK(with.note == "baseline with the 2 carrier changes of the 3600 s before the run");
+  CHECK(with.text.find("(2 in 3660 and 4 in 60 s;") != std::string::npos);
+  // A link that flaps often anyway (one change a minute): 4 in a minute is its habit.
+  cfg.flap_prior["eth0"] = {60, 3600};
+  CHECK_FALSE(find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps).tripped);
+  // A prior for another NIC, or arms that were not timed: the trials alone.
+  GuardTestConfig other;
+  other.flap_prior["eth1"] = {2, 3600};
+  CHECK_FALSE(find(judge_guards(b, c, shipped(), other), GuardMetric::link_flaps).per_second);
+  b.seconds = 0;
+  CHECK_FALSE(find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps).per_second);
+}

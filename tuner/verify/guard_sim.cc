@@ -30,7 +30,13 @@ struct Scenario {
   double drops = 0.01, errors = 0.01, flaps = 0.01;
   /// Carrier changes on eth0 in the first candidate trial after each flip to B.
   unsigned flaps_per_flip = 0;
+  /// The link-flap prior's uptime in seconds (0: none): each NIC's carrier changes since
+  /// boot, the background rate over that time plus the 2 of the link coming up; trials
+  /// of kTrialSeconds.
+  double prior_seconds = 0;
 };
+
+constexpr double kTrialSeconds = 5;
 
 struct Row {
   Design design;
@@ -54,11 +60,18 @@ Tally run(const Scenario& s, Row row, unsigned long reps, std::mt19937_64& rng) 
   for (unsigned long r = 0; r < reps; ++r) {
     std::vector<Arm> order = trial_order(row.design, row.trials, rng(), 3);
     bench::GuardDelta a, b;
+    GuardTestConfig cfg;
+    if (s.prior_seconds > 0)
+      for (const char* ifname : {"eth0", "eth1"})
+        cfg.flap_prior[ifname] = {
+            2 + std::poisson_distribution<uint64_t>(s.flaps / kTrialSeconds * s.prior_seconds)(rng),
+            s.prior_seconds};
     Arm previous = Arm::baseline;
     for (Arm arm : order) {
       bool candidate = arm == Arm::candidate;
       bench::GuardDelta d;
       d.trials = 1;
+      d.seconds = kTrialSeconds;
       auto nic_segs = static_cast<uint64_t>(s.segments * s.nic_share);
       d.out_segs = static_cast<uint64_t>(s.segments);
       d.retrans_segs = std::binomial_distribution<uint64_t>(
@@ -74,7 +87,7 @@ Tally run(const Scenario& s, Row row, unsigned long reps, std::mt19937_64& rng) 
       previous = arm;
       (candidate ? b : a) += d;
     }
-    t.tested += guard_trips(a, b, limits).empty() ? 0 : 1;
+    t.tested += guard_trips(a, b, limits, cfg).empty() ? 0 : 1;
     t.old_rule += bench::check_guards(a, b, limits).empty() ? 0 : 1;
   }
   return t;
@@ -114,6 +127,12 @@ int main(int argc, char** argv) {
       {"field case, NIC 5% of 2000 segments/trial", 2000, 0.05, 0.003, 0.078},
       {"link flaps (down/up) at every flip to the candidate", 20000, 1, 0.001, 0.001, 0.01, 0.01,
        0.01, 2},
+      {"background, flap prior: 1 h up", 20000, 1, 0.001, 0.001, 0.01, 0.01, 0.01, 0, 3600},
+      {"background, flap prior: 10 min up", 20000, 1, 0.001, 0.001, 0.01, 0.01, 0.01, 0, 600},
+      {"link flaps at every flip, flap prior: 1 h up", 20000, 1, 0.001, 0.001, 0.01, 0.01, 0.01,
+       2, 3600},
+      {"link flaps at every flip, flap prior: 10 min up", 20000, 1, 0.001, 0.001, 0.01, 0.01,
+       0.01, 2, 600},
   };
   const Row rows[] = {{Design::interleaved, 5},  {Design::interleaved, 10},
                       {Design::interleaved, 20}, {Design::interleaved, 40},

@@ -192,6 +192,7 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     side_values.push_back(watched[i]->metrics.front().value);
   }
   bench::GuardDelta d = bench::guard_delta(*before, *after, *m);
+  d.seconds = std::chrono::duration<double>(b1 - b0).count();
   if (arm == Arm::baseline) {
     arms.baseline.push_back(main.value);
     arms.guards_baseline += d;
@@ -261,7 +262,8 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
   if (out.decision.verdict == Verdict::more_trials && out.failure.empty())
     out.decision.verdict = Verdict::inconclusive;
   if (out.failure.empty()) {
-    out.trips = guard_trips(out.arms.guards_baseline, out.arms.guards_candidate, options_.guards);
+    out.trips = guard_trips(out.arms.guards_baseline, out.arms.guards_candidate, options_.guards,
+                            options_.guard_test);
     check_watches(cfg, out);
   }
   return out;
@@ -333,8 +335,13 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
     out.unmeasured = "no benchmark on this node can measure this group";
     if (g.keep_if_neutral) {
       // The node's own traffic is the witness: guards before and after the write.
-      SoakOptions so{
-          g.soak.value_or(options_.soak), options_.guards, options_.guard_interfaces, {}};
+      // Without the flap prior: the soak's second window starts before the write, so a
+      // link knob's own renegotiation is in it, and against a since-boot rate that one
+      // expected down/up would prove itself a flap.
+      GuardTestConfig soak_test = options_.guard_test;
+      soak_test.flap_prior.clear();
+      SoakOptions so{g.soak.value_or(options_.soak), options_.guards, options_.guard_interfaces,
+                     soak_test};
       auto soaked = soak_group(root_, clock_, so, [&] { return run_.write_group(g.name); });
       if (!soaked.ok()) return soaked.error();
       if (Status s = check_interrupt(); !s.ok()) return s.error();  // a cut-short window

@@ -68,6 +68,8 @@ Result<SoakResult> soak_group(const Root& root, Clock& clock, const SoakOptions&
   auto t2 = clock.now();
 
   bench::GuardDelta before = bench::guard_delta(*s0, *s1), after = bench::guard_delta(*s1, *s2);
+  before.seconds = seconds(t1 - t0);
+  after.seconds = seconds(t2 - t1);
   r.traffic = has_traffic(before, after, o.limits);
   r.guards = judge_guards(before, after, o.limits, o.test);
   for (const GuardJudgement& j : r.guards) r.tripped = r.tripped || j.tripped;

@@ -192,6 +192,28 @@ TEST_CASE("soak: a window of 0 writes and samples nothing; errors are returned")
   CHECK(missing.error().what.find("eth9") != std::string::npos);
 }
 
+TEST_CASE("soak: the link-flap prior is read from the uptime and each NIC's carrier changes") {
+  testing::TempDir tmp;
+  Node node(tmp.path);
+  testing::write_file(node.path + "/proc/uptime", "3600.50 7100.20\n");
+  auto root = Root::open(node.path);
+  REQUIRE(root.ok());
+  auto prior = read_flap_prior(*root, {"eth0"});
+  REQUIRE(prior.ok());
+  REQUIRE(prior->count("eth0"));
+  CHECK(prior->at("eth0").events == 2);
+  CHECK(prior->at("eth0").seconds == doctest::Approx(3600.5));
+  // A NIC that is not there: no prior at all, not an error (the trials alone judge).
+  auto gone = read_flap_prior(*root, {"eth0", "eth9"});
+  REQUIRE(gone.ok());
+  CHECK(gone->empty());
+  // An uptime that is not one is an error naming the file.
+  testing::write_file(node.path + "/proc/uptime", "soon\n");
+  auto bad = read_flap_prior(*root, {"eth0"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().where == "proc/uptime");
+}
+
 namespace {
 
 using loop_test::Rig;

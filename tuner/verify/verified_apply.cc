@@ -5,6 +5,7 @@
 #include "base/strings.h"
 #include "tuner/profile/group_policy.h"
 #include "tuner/verify/benches.h"
+#include "tuner/verify/guard_decision.h"
 
 namespace tuner::verify {
 
@@ -70,6 +71,10 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
       std::erase_if(loop_opts.guard_interfaces,
                     [&](const std::string& n) { return !seen->count(n); });
   }
+  // The links' carrier changes over the uptime, before anything is written: the
+  // link-flap guard's prior (guard_decision.h). Unreadable: the trials alone.
+  if (auto prior = read_flap_prior(root, loop_opts.guard_interfaces); prior.ok())
+    loop_opts.guard_test.flap_prior = std::move(prior).value();
   // One error budget for the run: the profile's false_keep_rate is shared equally by
   // every test that can keep something: each measured group, and the rest of a group
   // after a bisect (tuner/verify/README.md, "One error budget per run").
