@@ -4,7 +4,6 @@
 
 #include <fmt/core.h>
 
-
 namespace tuner::verify {
 
 namespace {
@@ -71,8 +70,8 @@ GuardJudgement judge_counter(GuardMetric m, const std::string& ifname, const ben
   }
   double margin = limit;
   auto prior = cfg.flap_prior.find(ifname);
-  if (m == GuardMetric::link_flaps && prior != cfg.flap_prior.end() &&
-      prior->second.seconds > 0 && b.seconds > 0 && c.seconds > 0) {
+  if (m == GuardMetric::link_flaps && prior != cfg.flap_prior.end() && prior->second.seconds > 0 &&
+      b.seconds > 0 && c.seconds > 0) {
     // Per second, the baseline's trials and the time before the run together; the
     // limit (per trial) at the candidate's trial length.
     j.counts = {xb + prior->second.events, b.seconds + prior->second.seconds, xc, c.seconds};
@@ -97,8 +96,7 @@ std::string trip_text(const GuardJudgement& j) {
   return fmt::format("{} {}: {:g} -> {:g} per trial, limit +{:g} ({} in {:g} and {} in {:g} "
                      "{}; p = {:.2g})",
                      name, j.interface, j.baseline, j.candidate, j.limit, j.counts.x_b,
-                     j.counts.t_b, j.counts.x_c, j.counts.t_c, j.per_second ? "s" : "trials",
-                     j.p);
+                     j.counts.t_b, j.counts.x_c, j.counts.t_c, j.per_second ? "s" : "trials", j.p);
 }
 
 nlohmann::json counts_json(const Counts& c) {

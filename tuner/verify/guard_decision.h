@@ -46,8 +46,8 @@ struct GuardTestConfig {
 /// Each interface's carrier_changes over the uptime (proc/uptime,
 /// sys/class/net/IF/carrier_changes), read before anything is written. An interface
 /// whose count cannot be read has no prior (its guard judges the trials alone).
-Result<std::map<std::string, FlapPrior>> read_flap_prior(const Root& root,
-                                                         const std::vector<std::string>& interfaces);
+Result<std::map<std::string, FlapPrior>> read_flap_prior(
+    const Root& root, const std::vector<std::string>& interfaces);
 
 /// One guard on one interface (none for tcp_retrans_pct), judged.
 struct GuardJudgement {
@@ -60,7 +60,7 @@ struct GuardJudgement {
   double baseline = 0, candidate = 0;  // percent, or events per trial
   double limit = 0;                    // max_increase, in the same unit
   double p = 1;
-  bool judged = true;  // false: too little traffic to judge (note says so)
+  bool judged = true;       // false: too little traffic to judge (note says so)
   bool per_second = false;  // link_flaps with a prior: exposure in seconds, not trials
   bool tripped = false;
   std::string text;  // the report's line, "tcp_retrans_pct: 0.30% -> 7.80%, limit +0.50%, ..."

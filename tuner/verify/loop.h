@@ -21,9 +21,9 @@
 #include "probes/root.h"
 #include "rollback/apply.h"
 #include "tuner/verify/decision.h"
+#include "tuner/verify/guard_decision.h"
 #include "tuner/verify/outcome.h"
 #include "tuner/verify/schedule.h"
-#include "tuner/verify/guard_decision.h"
 #include "tuner/verify/soak.h"
 
 namespace tuner::verify {
@@ -56,11 +56,11 @@ struct LoopOptions {
   Config decision;  // min_effect, false_keep_rate, max_trials
   bench::GuardLimits guards = bench::GuardLimits::defaults();
   std::vector<std::string> guard_interfaces;  // NICs whose drops, errors, flaps count
-  GuardTestConfig guard_test;  // the guards' tests; apply adds the since-boot flap prior
-  std::chrono::milliseconds settle{100};      // after each flip, before measuring
-  std::chrono::seconds budget{600};           // the whole loop; past it: inconclusive
-  unsigned block = 3;                         // trials per arm per unit, blocked design
-  std::chrono::milliseconds soak{30'000};     // [verify] soak: guard windows, bench = [] groups
+  GuardTestConfig guard_test;             // the guards' tests; apply adds the since-boot flap prior
+  std::chrono::milliseconds settle{100};  // after each flip, before measuring
+  std::chrono::seconds budget{600};       // the whole loop; past it: inconclusive
+  unsigned block = 3;                     // trials per arm per unit, blocked design
+  std::chrono::milliseconds soak{30'000};  // [verify] soak: guard windows, bench = [] groups
   /// The run's seed: each measurement's order comes from it, the group's index and the
   /// step (derive_seed). apply draws it fresh from the kernel; --seed N replays.
   std::uint64_t seed = 1;
