@@ -6,6 +6,8 @@
 #             retransmits: rolled back by the soak's tcp_retrans_pct guard.
 #   harmless: net.ipv4.tcp_fin_timeout = 31 under the same traffic: kept.
 # Then the same profile with no traffic: the soak says so and keep_if_neutral keeps.
+# Then both knobs in one bench = [] group with bisect = true: the soak trips, each half
+# is soaked alone, the TTL is found and put back, the rest is kept (partly_kept).
 source "$(dirname "$0")/lib.sh"
 enter_netns "$@"
 set -e
@@ -106,4 +108,49 @@ done
 note "   $(jq -r '.groups[0].stats.soak.note' "$WORK/quiet.json")"
 expect_rc 0 t rollback --last
 [ "$(sysctl_get net.ipv4.ip_default_ttl)" = "$ttl_before" ] || fail "rollback left the ttl"
+
+note "3. one group of both, bisect = true: the soak finds the TTL and keeps the rest"
+bisected="$WORK/soak-bisect.toml"
+cat > "$bisected" <<'P'
+[profile]
+name = "soak-bisect"
+
+[sysctl]
+"net.ipv4.ip_default_ttl" = "63"
+"net.ipv4.tcp_fin_timeout" = "31"
+
+[verify]
+bench = ["tcp"]
+soak = "2s"
+guards = [{ metric = "tcp_retrans_pct", max_increase = 0.3 }]
+
+[group.both]
+members = ["sysctl:net.ipv4.ip_default_ttl", "sysctl:net.ipv4.tcp_fin_timeout"]
+bench = []
+keep_if_neutral = true
+bisect = true
+P
+# Bounded: the whole group's soak, at most two halves and the rest (4 s each).
+iperf3 -c 10.214.0.2 -p 5398 -t 30 -b 500M >/dev/null 2>&1 &
+client=$!
+sleep 1
+expect_rc 0 t apply --profile "$bisected" --yes --json --report "$WORK/bisect.json"
+kill "$client" 2>/dev/null || true
+wait "$client" 2>/dev/null || true
+client=
+both=$(jq -c '.groups[] | select(.name == "both")' "$WORK/bisect.json")
+jq -e '.decision == "kept" and .stats.outcome == "partly_kept" and .stats.soak.decision == "tripped"
+  and .stats.bisect.culprit == ["sysctl:net.ipv4.ip_default_ttl"]
+  and ([.stats.bisect.steps[] | select(.soak.decision == "tripped" and .knobs == ["sysctl:net.ipv4.ip_default_ttl"])] | length == 1)
+  and ([.stats.bisect.steps[] | select(has("bench"))] | length == 0)
+  and .stats.bisect.rest.knobs == ["sysctl:net.ipv4.tcp_fin_timeout"] and .stats.bisect.rest.soak.decision == "passed"' \
+  <<<"$both" >/dev/null || fail "soak bisect: $both"
+[ "$(sysctl_get net.ipv4.ip_default_ttl)" = "$ttl_before" ] || fail "bisect left the ttl at $(sysctl_get net.ipv4.ip_default_ttl)"
+[ "$(sysctl_get net.ipv4.tcp_fin_timeout)" = 31 ] || fail "bisect did not keep tcp_fin_timeout"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  python3 "$src/tests/schema/validate.py" "$WORK/bisect.json" >/dev/null || fail "bisect.json does not validate"
+fi
+note "   $(jq -r '.stats.bisect.note' <<<"$both")"
+expect_rc 0 t rollback --last
+[ "$(sysctl_get net.ipv4.tcp_fin_timeout)" = "$fin_before" ] || fail "rollback left tcp_fin_timeout"
 echo PASS
