@@ -1,9 +1,19 @@
 // sysctl:KEY reads and writes /proc/sys/KEY-as-a-path through the root fd, never
 // through a symlink. Values compare whitespace-normalised ("4096\t131072\t6291456\n"
-// is "4096 131072 6291456").
+// is "4096 131072 6291456"). canonical() refuses what the kernel would refuse
+// (sysctl_value.h), so that plan and apply's preparation say so before any write.
 #include "probes/sysctl.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <set>
+
+#include <fmt/core.h>
+
 #include "base/strings.h"
 #include "tuner/knobs/file_knob.h"
+#include "tuner/knobs/sysctl_value.h"
 
 namespace tuner {
 
@@ -22,7 +32,55 @@ class SysctlKnob : public FileKnob {
   Result<std::string> canonical(const std::string& desired) override {
     std::string v = normalize_ws(desired);
     if (v.empty()) return Error::invalid("empty value", id_str_);
+    auto now = read();
+    if (!now.ok() || *now == v) return v;  // nothing to compare against, or nothing to write
+    if (Status s = writable(); !s.ok()) return s.error();
+    // EINVAL: what the kernel's handler answers, or would have to.
+    if (Status s = check_sysctl_value(id_.name, *now, v); !s.ok())
+      return Error{s.error().what, id_str_, EINVAL, ErrorKind::invalid};
+    if (id_.name == "net.ipv4.tcp_congestion_control") {
+      std::set<std::string> offered = congestion_controls();
+      if (!offered.empty())
+        if (Status s = check_sysctl_choice(id_.name, v, offered); !s.ok())
+          return Error{s.error().what, id_str_, ENOENT, ErrorKind::invalid};
+    }
     return v;
+  }
+
+ private:
+  /// A key whose file has no write permission (0444) refuses root too (proc's
+  /// sysctl permission check reads the mode).
+  Status writable() const {
+    auto fd = open_sysctl(ctx_.root, id_.name, O_RDONLY);
+    if (!fd.ok()) return Ok{};  // read() worked: leave the verdict to the write
+    struct stat st {};
+    if (::fstat(fd->get(), &st) == 0 && (st.st_mode & 0222) == 0)
+      return Error{fmt::format("read-only on this kernel (mode {:04o}): it refuses every write, root's too", st.st_mode & 07777),
+                   id_str_, EACCES, ErrorKind::invalid};
+    return Ok{};
+  }
+
+  /// What tcp_congestion_control can be set to: the kernel's available list and the
+  /// tcp_NAME modules it would load on the write (lib/modules/RELEASE/modules.dep).
+  /// Empty when the list cannot be read: nothing to check against.
+  std::set<std::string> congestion_controls() const {
+    std::set<std::string> out;
+    auto available = read_sysctl(ctx_.root, "net.ipv4.tcp_available_congestion_control");
+    if (!available.ok()) return out;
+    for (std::string_view n : split_ws(*available)) out.emplace(n);
+    auto release = read_sysctl(ctx_.root, "kernel.osrelease");
+    auto deps = release.ok() && release->find('/') == std::string::npos
+                    ? ctx_.root.read("lib/modules/" + *release + "/modules.dep")
+                    : Result<std::string>(Error::missing("no kernel release", "lib/modules"));
+    if (!deps.ok()) return {};  // modules unknown: loadable ones could be refused wrongly
+    for (std::string_view line : split(*deps, '\n')) {
+      std::string_view path = line.substr(0, line.find(':'));
+      std::string_view file = path.substr(path.rfind('/') + 1);
+      if (!starts_with(file, "tcp_")) continue;
+      std::string_view name = file.substr(4, file.find(".ko") - 4);
+      if (!name.empty() && file.find(".ko") != std::string_view::npos) out.emplace(name);
+    }
+    return out;
   }
 };
 

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/strings.h"
+#include "probes/sysctl.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/knobs/knob.h"
 
@@ -94,5 +96,115 @@ TEST_CASE("sysctl knob: writes and reads back on the live kernel (root, netns)")
     MESSAGE("skipped: unshare(CLONE_NEWNET) failed");
     return;
   }
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+// Each value canonical() refuses is one the real kernel refuses or would not read back
+// as written (private network namespace; every key is put back). Run in a child:
+// unshare(CLONE_NEWNET) changes the calling thread's namespace for good.
+TEST_CASE("sysctl knob: what it refuses before a write, the kernel refuses (root, netns)") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root for a private network namespace");
+    return;
+  }
+  struct Case {
+    const char* key;
+    const char* value;
+  };
+  static const Case cases[] = {
+      {"net.ipv4.tcp_rmem", "4096 131072"},            // 2 of 3 fields
+      {"net.ipv4.tcp_rmem", "4096 131072 6291456 1"},  // 4 fields
+      {"net.ipv4.tcp_rmem", "0 131072 6291456"},       // below the handler's minimum
+      {"net.core.somaxconn", "-1"},
+      {"net.core.somaxconn", "99999999999"},
+      {"net.core.somaxconn", "05000"},  // octal: the kernel sets 2560
+      {"net.core.somaxconn", "0x100"},
+      {"net.core.somaxconn", "5000 6000"},
+      {"net.ipv4.ip_local_port_range", "60000 1024"},
+      {"net.ipv4.tcp_congestion_control", "no_such_cc"},
+      {"net.ipv4.tcp_available_congestion_control", "reno"},  // mode 0444
+  };
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (::unshare(CLONE_NEWNET) != 0) ::_exit(77);
+    KnobContext ctx{Root::live()};
+    int failed = 0;
+    // Without the running kernel's modules.dep tuner cannot tell a congestion control
+    // the kernel would load from one it cannot: it does not refuse then.
+    bool modules_known = std::filesystem::exists(
+        "/lib/modules/" + read_sysctl(Root::live(), "kernel.osrelease").value_or("?") +
+        "/modules.dep");
+    for (const Case& c : cases) {
+      if (!modules_known && std::string(c.key) == "net.ipv4.tcp_congestion_control") continue;
+      std::string id = std::string("sysctl:") + c.key;
+      auto k = make_knob(id, ctx);
+      if (!k.ok()) ::_exit(10);
+      auto before = (*k)->read();
+      if (!before.ok()) ::_exit(11);
+      auto refused = (*k)->canonical(c.value);
+      // The kernel itself, written directly: an error, or a value that is not c.value.
+      std::string path = std::string(c.key);
+      for (char& ch : path)
+        if (ch == '.') ch = '/';
+      path = "/proc/sys/" + path;
+      std::ofstream f(path);
+      f << c.value;
+      f.flush();
+      bool kernel_refused = !f.good();
+      f.close();
+      kernel_refused = kernel_refused || f.fail();
+      auto after = (*k)->read();
+      bool differs = !after.ok() || *after != normalize_ws(c.value);
+      if (after.ok() && *after != *before) (void)(*k)->write(*before);
+      if (refused.ok() || !(kernel_refused || differs)) {
+        std::fprintf(stderr, "%s = '%s': tuner %s, kernel %s\n", c.key, c.value,
+                     refused.ok() ? "accepted" : "refused",
+                     kernel_refused ? "refused" : (differs ? "read back otherwise" : "accepted"));
+        ++failed;
+      }
+    }
+    ::_exit(failed ? 1 : 0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) {
+    MESSAGE("skipped: unshare(CLONE_NEWNET) failed");
+    return;
+  }
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("sysctl knob: values it must still accept (root, netns)") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root for a private network namespace");
+    return;
+  }
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (::unshare(CLONE_NEWNET) != 0) ::_exit(77);
+    KnobContext ctx{Root::live()};
+    const std::pair<const char*, const char*> ok[] = {
+        {"net.ipv4.tcp_rmem", "4096 131072 6291456"}, {"net.core.somaxconn", "0"},
+        {"net.core.somaxconn", "8192"},               {"net.ipv4.ip_local_port_range", "1024 1024"},
+        {"net.ipv4.tcp_congestion_control", "reno"},
+    };
+    for (auto [key, value] : ok) {
+      auto k = make_knob(std::string("sysctl:") + key, ctx);
+      if (!k.ok()) ::_exit(10);
+      auto c = (*k)->canonical(value);
+      if (!c.ok()) {
+        std::fprintf(stderr, "%s = '%s' refused: %s\n", key, value, c.error().message().c_str());
+        ::_exit(1);
+      }
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) return;
   CHECK(WEXITSTATUS(status) == 0);
 }

@@ -97,6 +97,12 @@ Status plan_sysctls(PlanBuilder& b) {
                        (s.op == SysctlSetting::Op::at_least ? ">=" : "<=") + "' cannot compare it");
       done = s.op == SysctlSetting::Op::at_least ? *cmp >= 0 : *cmp <= 0;
     }
+    if (!done) {
+      // What the kernel would refuse (a read-only key, a vector's field count, a leading
+      // zero, a value out of the handler's range): here, not after apply's other writes.
+      auto want = b.current.canonical(*id, change.desired);
+      if (!want.ok()) return error_at(s.loc, change.knob + ": " + want.error().what);
+    }
     b.add(std::move(change), done);
   }
   // net.* sysctls are per network namespace: say so where others exist.
