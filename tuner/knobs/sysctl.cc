@@ -26,12 +26,25 @@ class SysctlKnob : public FileKnob {
   Result<std::string> read() override {
     auto text = read_text(path_);
     if (!text.ok()) return text.error();
-    return normalize_ws(*text);
+    std::string v = normalize_ws(*text);
+    // Of a writeback pair, the one in force: a 0 here while the partner holds a value.
+    auto partner = writeback_partner(id_.name);
+    if (!partner || v != "0") return v;
+    auto other = read_sysctl(ctx_.root, *partner);
+    if (!other.ok() || *other == "0") return v;
+    return std::string(*partner) + "=" + *other;
   }
 
   Result<std::string> canonical(const std::string& desired) override {
     std::string v = normalize_ws(desired);
     if (v.empty()) return Error::invalid("empty value", id_str_);
+    if (auto number = partner_value(v)) {  // a pair's other key, as read() gives it
+      auto n = parse_u64(*number);
+      if (!n || *n == 0 || number->front() == '0')
+        return Error{"'" + v + "': expected the partner's value as a positive decimal number",
+                     id_str_, EINVAL, ErrorKind::invalid};
+      return v;
+    }
     auto now = read();
     if (!now.ok() || *now == v) return v;  // nothing to compare against, or nothing to write
     if (Status s = writable(); !s.ok()) return s.error();
@@ -47,7 +60,27 @@ class SysctlKnob : public FileKnob {
     return v;
   }
 
+ protected:
+  Status set(const std::string& value) override {
+    auto number = partner_value(value);
+    if (!number) return FileKnob::set(value);
+    // Writing the partner puts it in force; the kernel zeroes this key.
+    auto rel = sysctl_path(ctx_.root, *writeback_partner(id_.name));
+    if (!rel.ok()) return labelled(rel.error());
+    if (Status s = write_file(*rel, *number); !s.ok()) return labelled(s.error());
+    return Ok{};
+  }
+
  private:
+  /// "N" of "PARTNER=N" for a writeback pair key; nullopt otherwise.
+  std::optional<std::string> partner_value(const std::string& v) const {
+    auto partner = writeback_partner(id_.name);
+    if (!partner) return std::nullopt;
+    std::string prefix = std::string(*partner) + "=";
+    if (!starts_with(v, prefix)) return std::nullopt;
+    return v.substr(prefix.size());
+  }
+
   /// A key whose file has no write permission (0444) refuses root too (proc's
   /// sysctl permission check reads the mode).
   Status writable() const {

@@ -140,4 +140,16 @@ Status check_sysctl_choice(std::string_view key, std::string_view desired,
                         std::string(key));
 }
 
+std::optional<std::string_view> writeback_partner(std::string_view key) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kPairs = {{
+      {"vm.dirty_ratio", "vm.dirty_bytes"},
+      {"vm.dirty_background_ratio", "vm.dirty_background_bytes"},
+  }};
+  for (auto [a, b] : kPairs) {
+    if (key == a) return b;
+    if (key == b) return a;
+  }
+  return std::nullopt;
+}
+
 }  // namespace tuner

@@ -7,6 +7,7 @@
 // apply would refuse").
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -26,5 +27,12 @@ Status check_sysctl_value(std::string_view key, std::string_view current,
 /// the available list, and the tcp_NAME modules it can load): Ok when desired is one.
 Status check_sysctl_choice(std::string_view key, std::string_view desired,
                            const std::set<std::string>& offered);
+
+/// The kernel keeps one of each writeback pair in force: writing vm.dirty_ratio zeroes
+/// vm.dirty_bytes and the other way round (mm/page-writeback.c; the same for the
+/// dirty_background_ pair). The other key of the pair; nullopt for any other key.
+/// A pair key reads "PARTNER=N" while its partner is the one in force (SysctlKnob), so
+/// that a plan shows "vm.dirty_bytes=1073741824 -> 40" and rollback restores the bytes.
+std::optional<std::string_view> writeback_partner(std::string_view key);
 
 }  // namespace tuner

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "tuner/knobs/sysctl_value.h"
 #include "tuner/plan/builder.h"
 
 namespace tuner::planner_detail {
@@ -62,6 +63,13 @@ Status plan_sysctls(PlanBuilder& b) {
   for (const SysctlSetting& s : b.profile.sysctls) {
     auto id = KnobId::sysctl(s.key);
     if (!id.ok()) return error_at(s.loc, id.error().message());
+    // A writeback pair is one setting in the kernel: a profile says one of the two.
+    if (auto partner = writeback_partner(s.key))
+      for (const SysctlSetting& o : b.profile.sysctls)
+        if (o.key == *partner && &o > &s)
+          return error_at(o.loc, fmt::format("'{}' and '{}' are one setting in the kernel "
+                                             "(writing one zeroes the other): set one of them",
+                                             s.key, o.key));
     Change change{id->str(), s.group.empty() ? "sysctl" : s.group, std::nullopt,
                   normalize_ws(s.value), describe(s)};
     if (!b.current.readable()) {
@@ -87,7 +95,13 @@ Status plan_sysctls(PlanBuilder& b) {
     change.current = cur.value;
     if (Status numbers = check_numbers(s, cur.value); !numbers.ok()) return numbers;
     bool done = false;
-    if (s.op == SysctlSetting::Op::set) {
+    bool partner_in_force = writeback_partner(s.key) && cur.value.find('=') != std::string::npos;
+    if (partner_in_force) {
+      // "vm.dirty_bytes=1073741824": the other key of the pair is in force; writing this
+      // one replaces it, and rollback puts the other back.
+      change.reason += "; " + cur.value.substr(0, cur.value.find('=')) +
+                       " is in force: this replaces it (the kernel keeps one of the two)";
+    } else if (s.op == SysctlSetting::Op::set) {
       done = same_value(cur.value, s.value);
     } else {
       auto cmp = compare_integers(cur.value, s.value);

@@ -59,5 +59,6 @@ note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"
 . /scenario-probe.sh
 . /scenario-apply.sh
 . /scenario-cpu-mm.sh
+. /scenario-writeback.sh
 . /scenario-rps-xps.sh
 . /scenario-check.sh

@@ -1,0 +1,100 @@
+// The writeback pairs (vm.dirty_ratio / vm.dirty_bytes, and the background pair) on a
+// fake machine whose kernel does what mm/page-writeback.c does: writing one key of a
+// pair zeroes the other.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
+#include "tuner/knobs/knob.h"
+#include "tuner/plan/plan_test_util.h"
+#include "tuner/plan/planner.h"
+
+using namespace tuner;
+
+namespace {
+
+struct Node {
+  testing::TempDir dir{"tuner-writeback"};
+  KnobContext ctx{Root::open(dir.path).value()};
+  explicit Node(const char* ratio, const char* bytes) {
+    testing::write_file(dir.path + "/proc/sys/vm/dirty_ratio", std::string(ratio) + "\n");
+    testing::write_file(dir.path + "/proc/sys/vm/dirty_bytes", std::string(bytes) + "\n");
+    ctx.fake_machine = true;
+    ctx.fake_kernel = [this](const std::string& rel, std::string&) {
+      const char* other = rel == "proc/sys/vm/dirty_ratio"   ? "/proc/sys/vm/dirty_bytes"
+                          : rel == "proc/sys/vm/dirty_bytes" ? "/proc/sys/vm/dirty_ratio"
+                                                             : nullptr;
+      if (other) std::ofstream(dir.path + other) << "0\n";
+      return 0;
+    };
+  }
+  std::string file(const char* key) const {
+    return testing::slurp(dir.path + "/proc/sys/vm/" + key);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("sysctl writeback pair: the key in force is read, written and put back") {
+  Node n("0", "1073741824");  // a site that uses byte limits
+  auto ratio = make_knob("sysctl:vm.dirty_ratio", n.ctx);
+  REQUIRE(ratio.ok());
+  CHECK((*ratio)->read().value_or("") == "vm.dirty_bytes=1073741824");
+  auto before = (*ratio)->read().value();
+  REQUIRE((*ratio)->write("40").ok());
+  CHECK(n.file("dirty_ratio") == "40");
+  CHECK(n.file("dirty_bytes") == "0\n");
+  CHECK((*ratio)->read().value_or("") == "40");
+  // Rollback writes what was read: the bytes again, and the kernel zeroes the ratio.
+  REQUIRE((*ratio)->write(before).ok());
+  CHECK(n.file("dirty_bytes") == "1073741824");
+  CHECK(n.file("dirty_ratio") == "0\n");
+  CHECK((*ratio)->read().value_or("") == "vm.dirty_bytes=1073741824");
+  // The partner's value must be a positive decimal number.
+  CHECK_FALSE((*ratio)->canonical("vm.dirty_bytes=0").ok());
+  CHECK_FALSE((*ratio)->canonical("vm.dirty_bytes=010").ok());
+  CHECK_FALSE((*ratio)->canonical("vm.dirty_bytes=lots").ok());
+  // The bytes key sees the ratio in force the same way.
+  auto bytes = make_knob("sysctl:vm.dirty_bytes", n.ctx);
+  REQUIRE(bytes.ok());
+  CHECK((*bytes)->read().value_or("") == "1073741824");  // itself in force: a plain number
+}
+
+TEST_CASE("sysctl writeback pair: a ratio site reads as before") {
+  Node n("20", "0");
+  auto ratio = make_knob("sysctl:vm.dirty_ratio", n.ctx);
+  REQUIRE(ratio.ok());
+  CHECK((*ratio)->read().value_or("") == "20");
+  auto bytes = make_knob("sysctl:vm.dirty_bytes", n.ctx);
+  REQUIRE(bytes.ok());
+  CHECK((*bytes)->read().value_or("") == "vm.dirty_ratio=20");
+}
+
+TEST_CASE("planner: a writeback pair is one setting") {
+  Node n("0", "1073741824");
+  Inventory inv;
+  KnobCurrentValues current(n.ctx, true, false);
+  Profile p;
+  p.sysctls.push_back({"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7)});
+  auto plan = make_plan_with(p, inv, current);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].current == "vm.dirty_bytes=1073741824");
+  CHECK(plan->changes[0].desired == "40");
+  CHECK(plan->changes[0].reason.find("vm.dirty_bytes is in force: this replaces it") !=
+        std::string::npos);
+  // Raise only against the other key in force: a change, not a comparison error.
+  p.sysctls[0] = {"vm.dirty_ratio", SysctlSetting::Op::at_least, "40", "sysctl", testing::loc(7)};
+  auto raise = make_plan_with(p, inv, current);
+  REQUIRE_MESSAGE(raise.ok(), raise.error().message());
+  CHECK(raise->changes.size() == 1);
+  // Both keys of a pair: refused where the second is written.
+  p.sysctls = {{"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7)},
+               {"vm.dirty_bytes", SysctlSetting::Op::set, "4294967296", "sysctl", testing::loc(8)}};
+  auto both = make_plan_with(p, inv, current);
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.error().where == "/etc/tuner/profiles/test.toml:8:1");
+  CHECK(both.error().what.find("are one setting in the kernel") != std::string::npos);
+}
