@@ -88,8 +88,10 @@ class SysctlKnob : public FileKnob {
     if (!fd.ok()) return Ok{};  // read() worked: leave the verdict to the write
     struct stat st {};
     if (::fstat(fd->get(), &st) == 0 && (st.st_mode & 0222) == 0)
-      return Error{fmt::format("read-only on this kernel (mode {:04o}): it refuses every write, root's too", st.st_mode & 07777),
-                   id_str_, EACCES, ErrorKind::invalid};
+      return Error{
+          fmt::format("read-only on this kernel (mode {:04o}): it refuses every write, root's too",
+                      st.st_mode & 07777),
+          id_str_, EACCES, ErrorKind::invalid};
     return Ok{};
   }
 

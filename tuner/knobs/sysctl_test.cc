@@ -187,8 +187,10 @@ TEST_CASE("sysctl knob: values it must still accept (root, netns)") {
     if (::unshare(CLONE_NEWNET) != 0) ::_exit(77);
     KnobContext ctx{Root::live()};
     const std::pair<const char*, const char*> ok[] = {
-        {"net.ipv4.tcp_rmem", "4096 131072 6291456"}, {"net.core.somaxconn", "0"},
-        {"net.core.somaxconn", "8192"},               {"net.ipv4.ip_local_port_range", "1024 1024"},
+        {"net.ipv4.tcp_rmem", "4096 131072 6291456"},
+        {"net.core.somaxconn", "0"},
+        {"net.core.somaxconn", "8192"},
+        {"net.ipv4.ip_local_port_range", "1024 1024"},
         {"net.ipv4.tcp_congestion_control", "reno"},
     };
     for (auto [key, value] : ok) {

@@ -100,10 +100,10 @@ Status check_sysctl_value(std::string_view key, std::string_view current,
   for (std::string_view f : want)
     if (auto why = base_prefix(f)) return Error::invalid(*why, std::string(key));
   if (want.size() != now.size())
-    return Error::invalid(fmt::format("takes {} number{} (now '{}'), not {}", now.size(),
-                                      now.size() == 1 ? "" : "s", normalize_ws(current),
-                                      want.size()),
-                          std::string(key));
+    return Error::invalid(
+        fmt::format("takes {} number{} (now '{}'), not {}", now.size(), now.size() == 1 ? "" : "s",
+                    normalize_ws(current), want.size()),
+        std::string(key));
   for (std::string_view f : want)
     if (!whole_number(f))
       return Error::invalid(
@@ -115,10 +115,9 @@ Status check_sysctl_value(std::string_view key, std::string_view current,
   for (std::string_view f : want) {
     auto v = parse_i64(f);
     if (!v || *v < k->min || *v > k->max)
-      return Error::invalid(
-          fmt::format("'{}' is out of the kernel's range for it: {} to {}", std::string(f), k->min,
-                      k->max),
-          std::string(key));
+      return Error::invalid(fmt::format("'{}' is out of the kernel's range for it: {} to {}",
+                                        std::string(f), k->min, k->max),
+                            std::string(key));
     if (k->ordered && previous && *v < *previous)
       return Error::invalid(fmt::format("'{}' is a range: its first number must not exceed the "
                                         "second",
@@ -132,7 +131,7 @@ Status check_sysctl_value(std::string_view key, std::string_view current,
 Status check_sysctl_choice(std::string_view key, std::string_view desired,
                            const std::set<std::string>& offered) {
   std::string want = normalize_ws(desired);
-  if (offered.count(want)) return Ok{};
+  if (offered.contains(want)) return Ok{};
   std::string names;
   for (const std::string& n : offered) names += (names.empty() ? "" : ", ") + n;
   return Error::invalid(fmt::format("'{}' is not one this kernel has or can load ({})", want,

@@ -20,8 +20,7 @@ namespace tuner {
 /// the desired must be as many whole numbers, written in decimal, within the range of
 /// the key's handler (known keys: sysctl_value.cc's table; others: 64 bits).
 /// The Error's what is a sentence for a person ("takes 3 numbers ...").
-Status check_sysctl_value(std::string_view key, std::string_view current,
-                          std::string_view desired);
+Status check_sysctl_value(std::string_view key, std::string_view current, std::string_view desired);
 
 /// For a key whose value is a name among those the kernel offers (tcp_congestion_control:
 /// the available list, and the tcp_NAME modules it can load): Ok when desired is one.

@@ -77,6 +77,7 @@ TEST_CASE("sysctl knob: a congestion control must be available or loadable as a 
   CHECK((*k)->canonical("reno").ok());
   auto no = (*k)->canonical("vegas");
   REQUIRE_FALSE(no.ok());
-  CHECK(no.error().what == "'vegas' is not one this kernel has or can load (bbr, cubic, htcp, reno)");
+  CHECK(no.error().what ==
+        "'vegas' is not one this kernel has or can load (bbr, cubic, htcp, reno)");
   CHECK_FALSE((*k)->canonical("fq").ok());  // a qdisc module is not a congestion control
 }

@@ -108,9 +108,12 @@ nlohmann::json counts_json(const Counts& c) {
 
 }  // namespace
 
-std::vector<GuardJudgement> judge_guards(const bench::GuardDelta& b, const bench::GuardDelta& c,
+std::vector<GuardJudgement> judge_guards(const bench::GuardDelta& baseline,
+                                         const bench::GuardDelta& candidate,
                                          const bench::GuardLimits& limits,
-                                         const GuardTestConfig& cfg) {
+                                         const GuardTestConfig& config) {
+  const bench::GuardDelta &b = baseline, &c = candidate;
+  const GuardTestConfig& cfg = config;
   std::vector<GuardJudgement> out;
   for (const bench::GuardLimit& l : limits.limits) {
     if (l.metric == GuardMetric::tcp_retrans_pct) {
@@ -125,11 +128,12 @@ std::vector<GuardJudgement> judge_guards(const bench::GuardDelta& b, const bench
   return out;
 }
 
-std::vector<bench::GuardTrip> guard_trips(const bench::GuardDelta& b, const bench::GuardDelta& c,
+std::vector<bench::GuardTrip> guard_trips(const bench::GuardDelta& baseline,
+                                          const bench::GuardDelta& candidate,
                                           const bench::GuardLimits& limits,
-                                          const GuardTestConfig& cfg) {
+                                          const GuardTestConfig& config) {
   std::vector<bench::GuardTrip> trips;
-  for (const GuardJudgement& j : judge_guards(b, c, limits, cfg))
+  for (const GuardJudgement& j : judge_guards(baseline, candidate, limits, config))
     if (j.tripped)
       trips.push_back({j.metric, j.interface, j.baseline, j.candidate, j.limit, j.text, j.p});
   return trips;
@@ -153,8 +157,10 @@ nlohmann::json guard_json(const GuardJudgement& j) {
 
 // Every guard row the loop shows, judged against no limit here (the source and counts
 // of each arm); the limits, p-values and texts of the tripped ones come from `trips`.
-std::vector<GuardResult> guard_results(const bench::GuardDelta& a, const bench::GuardDelta& b,
+std::vector<GuardResult> guard_results(const bench::GuardDelta& baseline,
+                                       const bench::GuardDelta& candidate,
                                        const std::vector<bench::GuardTrip>& trips) {
+  const bench::GuardDelta &a = baseline, &b = candidate;
   bench::GuardLimits all;
   for (GuardMetric m : {GuardMetric::tcp_retrans_pct, GuardMetric::nic_drops,
                         GuardMetric::nic_errors, GuardMetric::link_flaps})

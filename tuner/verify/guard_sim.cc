@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
   for (const Scenario& s : scenarios)
     for (Row row : rows) {
       Tally t = run(s, row, reps, rng);
-      double n = static_cast<double>(reps);
+      auto n = static_cast<double>(reps);
       std::string design(design_name(row.design));
       if (markdown)
         std::printf("| %s | %s | %u | %.2f%% | %.2f%% |\n", s.name, design.c_str(), row.trials,
