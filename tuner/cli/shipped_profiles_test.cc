@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/cli.h"
+#include "tuner/plan/plan_test_util.h"
+#include "tuner/plan/planner.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/profile.h"
 
@@ -179,6 +181,40 @@ TEST_CASE("shipped profiles: plan on captured machines; every group's verificati
       std::set<std::string> described;
       for (const auto& g : j["groups"]) described.insert(g["name"].get<std::string>());
       CHECK(planned == described);
+    }
+  }
+}
+
+TEST_CASE("shipped profiles: a site's larger limits and budgets are never lowered") {
+  // A node whose site raised every limit and budget the shipped profiles touch, field
+  // by field: no plan may write a smaller number to any field of them (issue 20).
+  testing::FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.ipv4.tcp_rmem", "4096 1048576 1073741824"},
+                 {"sysctl:net.ipv4.tcp_wmem", "4096 1048576 1073741824"},
+                 {"sysctl:net.core.rmem_max", "2147483647"},
+                 {"sysctl:net.core.wmem_max", "2147483647"},
+                 {"sysctl:net.core.netdev_budget", "5000"},
+                 {"sysctl:net.core.netdev_max_backlog", "250000"},
+                 {"sysctl:net.core.somaxconn", "65535"}};
+  Inventory inv = testing::smt_machine(2, 4);
+  for (const std::string& name : kNames) {
+    CAPTURE(name);
+    Profile p = shipped(name);
+    std::erase_if(p.sysctls, [&](const SysctlSetting& s) {
+      return !cur.values_.contains("sysctl:" + s.key);  // the others are not limits
+    });
+    p.irqs.clear();
+    p.nics.clear();
+    p.binds.clear();
+    p.cpu = {};
+    p.mm = {};
+    auto plan = make_plan_with(p, inv, cur);
+    REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+    for (const Change& c : plan->changes) {
+      CAPTURE(c.knob);
+      std::istringstream now(*c.current), want(c.desired);
+      unsigned long long a = 0, b = 0;
+      while (now >> a && want >> b) CHECK(b >= a);
     }
   }
 }

@@ -129,12 +129,44 @@ TEST_CASE("planner sysctl: >= raises only, <= lowers only") {
   CHECK(plan->changes[1].knob == "sysctl:vm.swappiness");
   CHECK(plan->changes[1].desired == "10");
 
-  SUBCASE("a multi-value sysctl cannot take >=") {
+  SUBCASE("a multi-value sysctl cannot take a single bound") {
     cur.values_["sysctl:net.core.somaxconn"] = "4096 87380";
     auto bad = make_plan_with(p, inv, cur);
     REQUIRE(!bad.ok());
     CHECK(bad.error().where == "/etc/tuner/profiles/test.toml:3:1");
+    CHECK(bad.error().what ==
+          "sysctl 'net.core.somaxconn' is '4096 87380': 2 fields, and '>=1024' bounds 1");
   }
+}
+
+TEST_CASE("planner sysctl: a vector bound raises each field below it and keeps a site's larger") {
+  // The case: a site raised the maximum to 64 MiB; the profile's 32 MiB must not
+  // lower it, while its larger default is still taken.
+  Inventory inv = testing::smt_machine(1, 2);
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.ipv4.tcp_rmem", "4096 87380 67108864"},
+                 {"sysctl:net.ipv4.tcp_wmem", "4096 16384 4194304"},
+                 {"sysctl:net.ipv4.tcp_mem", "1 2 3"}};
+  using Op = SysctlSetting::Op;
+  Profile p = named("x");
+  p.sysctls = {sysctl("net.ipv4.tcp_rmem", Op::at_least, "4096 131072 33554432", 4),
+               sysctl("net.ipv4.tcp_wmem", Op::at_least, "4096 16384 16777216", 5),
+               sysctl("net.ipv4.tcp_mem", Op::at_most, "1 2 3", 6)};
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  CHECK(plan->unchanged == 1);  // tcp_mem is within its upper bound
+  const Change* rmem = find(*plan, "sysctl:net.ipv4.tcp_rmem");
+  REQUIRE(rmem);
+  CHECK(rmem->desired == "4096 131072 67108864");
+  CHECK(rmem->reason == "raise only: profile asks >= 4096 131072 33554432 (test.toml:4)");
+  const Change* wmem = find(*plan, "sysctl:net.ipv4.tcp_wmem");
+  REQUIRE(wmem);
+  CHECK(wmem->desired == "4096 16384 16777216");
+  // A bound with the wrong number of fields is refused at its line.
+  p.sysctls = {sysctl("net.ipv4.tcp_rmem", Op::at_least, "4096 131072", 9)};
+  auto bad = make_plan_with(p, inv, cur);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().where == "/etc/tuner/profiles/test.toml:9:1");
 }
 
 TEST_CASE("planner sysctl: text for a sysctl that holds numbers is refused at plan time") {

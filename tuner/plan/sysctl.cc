@@ -46,6 +46,29 @@ Status check_numbers(const SysctlSetting& s, const std::string& current) {
                                      s.key, current, v, hint));
 }
 
+/// A raise-only (">=") or lower-only ("<=") bound against the current value, field by
+/// field: each field below (above) its bound takes the bound, the others stay. A
+/// site's larger tcp_rmem maximum is kept while the profile raises the default.
+Result<std::string> apply_bound(const SysctlSetting& s, const std::string& current) {
+  auto now = split_ws(current), bound = split_ws(s.value);
+  const char* op = s.op == SysctlSetting::Op::at_least ? ">=" : "<=";
+  if (now.size() != bound.size())
+    return error_at(s.loc, fmt::format("sysctl '{}' is '{}': {} field{}, and '{}{}' bounds {}",
+                                       s.key, current, now.size(), now.size() == 1 ? "" : "s", op,
+                                       s.value, bound.size()));
+  std::string out;
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    auto cmp = compare_integers(now[i], bound[i]);
+    if (!cmp)
+      return error_at(s.loc, fmt::format("sysctl '{}' is '{}', not whole numbers, so '{}' cannot "
+                                         "compare it",
+                                         s.key, current, op));
+    bool keep = s.op == SysctlSetting::Op::at_least ? *cmp >= 0 : *cmp <= 0;
+    out += (i ? " " : "") + std::string(keep ? now[i] : bound[i]);
+  }
+  return out;
+}
+
 std::string describe(const SysctlSetting& s) {
   std::string where = short_loc(s.loc);
   std::string suffix = where.empty() ? "" : " (" + where + ")";
@@ -104,12 +127,10 @@ Status plan_sysctls(PlanBuilder& b) {
     } else if (s.op == SysctlSetting::Op::set) {
       done = same_value(cur.value, s.value);
     } else {
-      auto cmp = compare_integers(cur.value, s.value);
-      if (!cmp)
-        return error_at(
-            s.loc, "sysctl '" + s.key + "' is '" + cur.value + "', not a single number, so '" +
-                       (s.op == SysctlSetting::Op::at_least ? ">=" : "<=") + "' cannot compare it");
-      done = s.op == SysctlSetting::Op::at_least ? *cmp >= 0 : *cmp <= 0;
+      auto bounded = apply_bound(s, cur.value);
+      if (!bounded.ok()) return bounded.error();
+      change.desired = *bounded;
+      done = same_value(cur.value, change.desired);
     }
     if (!done) {
       // What the kernel would refuse (a read-only key, a vector's field count, a leading

@@ -50,6 +50,7 @@ TEST_CASE("profile: every value of the format parses as written") {
   CHECK(sysctl(*p, "net.core.somaxconn")->group == "sysctl");
   CHECK(sysctl(*p, "vm.dirty_ratio")->op == SysctlSetting::Op::at_most);
   CHECK(sysctl(*p, "vm.dirty_ratio")->value == "20");
+  CHECK(sysctl(*p, "net.ipv4.tcp_rmem")->op == SysctlSetting::Op::at_least);  // one bound a field
   CHECK(sysctl(*p, "net.ipv4.tcp_rmem")->value == "4096 87380 6291456");
   CHECK(sysctl(*p, "kernel.perf_event_paranoid")->value == "-1");
   REQUIRE(sysctl(*p, "net.ipv4.tcp_mtu_probing"));  // from [sysctl.net.ipv4]

@@ -49,12 +49,22 @@ Result<SysctlSetting> parse_sysctl_text(std::string_view text) {
   SysctlSetting s;
   std::string_view t = trim(text);
   if (starts_with(t, ">=") || starts_with(t, "<=")) {
-    auto n = parse_i64(trim(t.substr(2)));
-    if (!n)
-      return bad(fmt::format("'{}' is not a bound: after '{}' a whole number is needed", text,
-                             t.substr(0, 2)));
+    // One bound per field: ">=4096 131072 33554432" raises each field of a vector that
+    // is below it and leaves the others (a site's larger maximum stays).
+    auto fields = split_ws(t.substr(2));
+    std::string bound;
+    bool numbers = !fields.empty();
+    for (std::string_view f : fields) {
+      auto n = parse_i64(f);
+      numbers = numbers && n;
+      if (n) bound += (bound.empty() ? "" : " ") + std::to_string(*n);
+    }
+    if (!numbers)
+      return bad(fmt::format("'{}' is not a bound: after '{}' whole numbers are needed (one per "
+                             "field)",
+                             text, t.substr(0, 2)));
     s.op = t[0] == '>' ? SysctlSetting::Op::at_least : SysctlSetting::Op::at_most;
-    s.value = std::to_string(*n);
+    s.value = bound;
     return s;
   }
   std::string blanks_as_spaces(text);
