@@ -141,6 +141,8 @@ struct Nic {
   std::optional<std::string> mac;
   unsigned rx_queues = 0, tx_queues = 0;
   bool is_virtual = false;  // no backing device (lo, veth, bridge, ...)
+  /// ARPHRD_* of sys/class/net/IF/type: 1 Ethernet, 32 InfiniBand (IPoIB), 772 loopback.
+  std::optional<unsigned> link_type;
   std::vector<unsigned> irqs;
   LinkInfo link;
   std::optional<Channels> channels;

@@ -115,6 +115,7 @@ json nic_json(const Nic& n) {
           {"numa_node", opt(n.numa_node)},
           {"operstate", opt(n.operstate)},
           {"mtu", opt(n.mtu)},
+          {"link_type", opt(n.link_type)},
           {"mac", opt(n.mac)},
           {"virtual", n.is_virtual},
           {"rx_queues", n.rx_queues},

@@ -104,6 +104,9 @@ std::vector<Nic> probe_nics(const Root& root, Netlink* nl, std::vector<ProbeErro
     if (auto mtu = read_trimmed(root, base + "/mtu"))
       if (auto v = parse_u64(*mtu); v && *v <= UINT32_MAX) nic.mtu = static_cast<uint32_t>(*v);
     nic.mac = read_trimmed(root, base + "/address");
+    if (auto type = read_trimmed(root, base + "/type"))
+      if (auto v = parse_u64(*type); v && *v <= UINT16_MAX)
+        nic.link_type = static_cast<unsigned>(*v);
     if (auto queues = root.list(base + "/queues")) {
       for (const auto& q : *queues) {
         if (starts_with(q, "rx-")) ++nic.rx_queues;

@@ -36,6 +36,13 @@ struct PlanBuilder {
 bool is_queue_irq(const Irq& irq);
 /// The probe tied irq to nic (Irq::device, or listed in Nic::irqs).
 bool owned_by(const Irq& irq, const Nic& nic);
+/// Why an [irq] or [nic] rule whose glob matched nic leaves it alone, for the plan's
+/// note; nullopt when the rule applies. An IPoIB port (link type 32: an InfiniBand
+/// fabric's, not an Ethernet data port) only when the glob names it without a wildcard;
+/// with min_speed, only a link known to run at least that fast (a 1 GbE management
+/// port is not a data port; a link that is down or a topology file says no speed).
+std::optional<std::string> out_of_scope(const Nic& nic, const std::string& glob,
+                                        std::optional<uint32_t> min_speed_mbps);
 
 Status plan_sysctls(PlanBuilder& b);
 Status plan_irqs(PlanBuilder& b);

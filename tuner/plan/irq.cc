@@ -256,6 +256,10 @@ Status plan_irqs(PlanBuilder& b) {
       b.note(nic->name, "virtual, no IRQs to place (irq rule '" + rule->glob + "')");
       continue;
     }
+    if (auto why = out_of_scope(*nic, rule->glob, rule->min_speed_mbps)) {
+      b.note(nic->name, *why);
+      continue;
+    }
     note_left_alone(b, *nic);
     std::vector<const Irq*> all = queue_irqs(b.inventory, *nic);
     std::vector<const Irq*> irqs;

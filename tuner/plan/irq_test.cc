@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
 
@@ -280,4 +282,41 @@ TEST_CASE("planner irq: the same note for several NICs is printed once, naming t
   REQUIRE(plan->notes.size() == 1);
   CHECK(plan->notes[0] == "eth0, eth1, eth2, eth10: no IRQs known on this target, nothing placed "
                           "(irq rule 'eth*')");
+}
+
+TEST_CASE("planner irq: rules leave IPoIB ports and, with min_speed, slow or unknown links alone") {
+  Inventory inv = testing::smt_machine(2, 4);
+  testing::add_nic(inv, "eth0", 0, 2, 100).link.speed_mbps = 1000;  // a 1 GbE management port
+  testing::add_nic(inv, "eth1", 1, 2, 110).link.speed_mbps = 100000;
+  Nic& ib = testing::add_nic(inv, "eth2", 1, 2, 120);  // named eth* to match the glob
+  ib.link_type = 32;
+  ib.link.speed_mbps = 100000;
+  testing::add_nic(inv, "eth3", 1, 2, 130);  // link down: no speed
+  FakeCurrent cur;
+  Profile p = irq_profile("numa-local");
+  p.irqs[0].min_speed_mbps = 10000;
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  auto d = desired(*plan);
+  CHECK(d ==
+        std::map<std::string, std::string>{{"irq:110:affinity", "4"}, {"irq:111:affinity", "5"}});
+  auto n = notes(*plan);
+  auto has = [&](const std::string& text) {
+    return std::any_of(n.begin(), n.end(),
+                       [&](const std::string& s) { return s.find(text) != std::string::npos; });
+  };
+  CHECK(has("eth0: 1000 Mb/s, below the min_speed 10000 Mb/s of rule 'eth*': skipped"));
+  CHECK(has("eth2: an IPoIB port (InfiniBand): rule 'eth*' is for Ethernet ports"));
+  CHECK(has("eth3: link speed unknown (down, or not probed)"));
+  // Without min_speed only the IPoIB port is left out; named exactly, it is placed too.
+  p.irqs[0].min_speed_mbps.reset();
+  auto any_speed = make_plan_with(p, inv, cur);
+  REQUIRE(any_speed.ok());
+  CHECK(desired(*any_speed).size() == 6);
+  IrqRule named = p.irqs[0];
+  named.glob = "eth2";
+  p.irqs = {named};
+  auto ipoib = make_plan_with(p, inv, cur);
+  REQUIRE(ipoib.ok());
+  CHECK(desired(*ipoib).size() == 2);
 }

@@ -324,6 +324,10 @@ Status plan_nics(PlanBuilder& b) {
              name.error().what + ": no knob can name it, nic rule '" + rule->glob + "' skipped");
       continue;
     }
+    if (auto why = out_of_scope(*nic, rule->glob, rule->min_speed_mbps)) {
+      b.note(nic->name, *why);
+      continue;
+    }
     std::string group = rule->group.empty() ? "nic" : rule->group;
     for (auto step : {plan_link, plan_channels, plan_rings, plan_nic_queues}) {
       Status s = step(b, *nic, *rule, group);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/core.h>
+
 #include "base/strings.h"
 #include "tuner/plan/builder.h"
 #include "tuner/profile/group_policy.h"
@@ -151,6 +153,25 @@ Result<bool> plan_table_knob(PlanBuilder& b, const KnobId& knob, const TableSett
 }  // namespace planner_detail
 
 using namespace planner_detail;
+
+std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const std::string& glob,
+                                                        std::optional<uint32_t> min_speed_mbps) {
+  bool wildcard = glob.find_first_of("*?[") != std::string::npos;
+  if (nic.link_type == 32u && wildcard)
+    return fmt::format("an IPoIB port (InfiniBand): rule '{}' is for Ethernet ports; name it "
+                       "without a wildcard to include it",
+                       glob);
+  if (!min_speed_mbps) return std::nullopt;
+  const auto& speed = nic.link.speed_mbps;
+  if (!speed)
+    return fmt::format("link speed unknown (down, or not probed): rule '{}' asks min_speed {} "
+                       "Mb/s, skipped",
+                       glob, *min_speed_mbps);
+  if (*speed < *min_speed_mbps)
+    return fmt::format("{} Mb/s, below the min_speed {} Mb/s of rule '{}': skipped", *speed,
+                       *min_speed_mbps, glob);
+  return std::nullopt;
+}
 
 CurrentValue CurrentValue::from(const Result<std::string>& read, const std::string& knob_id) {
   if (read.ok()) return {State::known, *read, ""};

@@ -192,7 +192,7 @@ class Parser : public TomlReader {
   }
 
   void parse_irq(const std::string& glob, const toml::table& t, const std::string& ctx) {
-    check_keys(t, ctx, {"policy", "cpus", "irqbalance", "group"});
+    check_keys(t, ctx, {"policy", "cpus", "irqbalance", "min_speed", "group"});
     IrqRule r;
     r.glob = glob;
     r.group = "irq";
@@ -217,6 +217,9 @@ class Parser : public TomlReader {
         if (r.irqbalance != "leave" && r.irqbalance != "ban" && r.irqbalance != "stop")
           fail(v.source(), fmt::format("{} is '{}': expected \"leave\", \"ban\" or \"stop\"", what,
                                        r.irqbalance));
+      } else if (k.str() == "min_speed") {
+        r.min_speed_mbps =
+            static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
       } else if (k.str() == "group") {
         r.group = group_name(v, ctx);
       }

@@ -40,7 +40,9 @@ struct IrqRule {
   std::string policy;                // "numa-local", "spread", "pin"
   std::optional<CpuSet> cpus;        // pin only
   std::string irqbalance = "leave";  // "leave", "ban" (ban these IRQs), "stop"
-  std::string group;                 // "irq" unless claimed
+  /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
+  std::optional<uint32_t> min_speed_mbps;
+  std::string group;  // "irq" unless claimed
   SourceLoc loc;
 };
 
@@ -63,8 +65,10 @@ struct NicRule {
   bool rx_ring_max = false, tx_ring_max = false;
   std::optional<RpsPolicy> rps;  // rps = "numa-local" | "off"
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
-  SourceLoc rps_loc, xps_loc;    // where each was written
-  std::string group;             // "nic" unless claimed
+  /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
+  std::optional<uint32_t> min_speed_mbps;
+  SourceLoc rps_loc, xps_loc;  // where each was written
+  std::string group;           // "nic" unless claimed
   SourceLoc loc;
 };
 
