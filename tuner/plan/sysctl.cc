@@ -53,9 +53,9 @@ Result<std::string> apply_bound(const SysctlSetting& s, const std::string& curre
   auto now = split_ws(current), bound = split_ws(s.value);
   const char* op = s.op == SysctlSetting::Op::at_least ? ">=" : "<=";
   if (now.size() != bound.size())
-    return error_at(s.loc, fmt::format("sysctl '{}' is '{}': {} field{}, and '{}{}' bounds {}",
-                                       s.key, current, now.size(), now.size() == 1 ? "" : "s", op,
-                                       s.value, bound.size()));
+    return error_at(
+        s.loc, fmt::format("sysctl '{}' is '{}': {} field{}, and '{}{}' bounds {}", s.key, current,
+                           now.size(), now.size() == 1 ? "" : "s", op, s.value, bound.size()));
   std::string out;
   for (std::size_t i = 0; i < now.size(); ++i) {
     auto cmp = compare_integers(now[i], bound[i]);
