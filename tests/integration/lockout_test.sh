@@ -1,6 +1,8 @@
 # No lockout, ever (issue #10), on the real kernel in a private network namespace:
-#  - a sysctl that cannot be written: apply fails cleanly, its own rollback restores
-#    only what was written, and the run is not left rollback_failed;
+#  - a read-only sysctl: never written (a plan note in a child namespace; exit 2 in
+#    the initial one: plan_refuses_test.sh checks that on a --root tree);
+#  - a value the kernel refuses mid-group: apply fails cleanly, its own rollback
+#    restores only what was written, and the run is not left rollback_failed;
 #  - an interface deleted after apply: restore and rollback report its knobs gone and
 #    complete;
 #  - a value changed by hand after apply: status shows it, rollback leaves it (exit 3),
@@ -35,7 +37,7 @@ syn0=$(sysctl_get net.ipv4.tcp_syn_retries)
 fin0=$(sysctl_get net.ipv4.tcp_fin_timeout)
 cc0=$(sysctl_get net.ipv4.tcp_available_congestion_control)
 
-note "a read-only sysctl in the group: apply fails cleanly, nothing restored that was not written"
+note "a read-only sysctl in the group: never written (here, outside the initial namespace, a plan note)"
 [ ! -w "$(sysctl_file net.ipv4.tcp_available_congestion_control)" ] || [ "$(stat -c %a "$(sysctl_file net.ipv4.tcp_available_congestion_control)")" = 444 ] || skip "tcp_available_congestion_control is writable here"
 profile=$(write_profile it-readonly <<'P'
 net.core.somaxconn = 8003
@@ -43,42 +45,48 @@ net.ipv4.tcp_available_congestion_control = reno
 net.ipv4.tcp_fin_timeout = 33
 P
 )
+expect_rc 0 t plan --profile "$profile"
+grep -q "tcp_available_congestion_control: read-only in this network namespace" <<<"$OUT" || fail "no note: $OUT"
+expect_rc 0 t apply --profile "$profile" --no-verify --yes --json
+[ "$(sysctl_get net.ipv4.tcp_available_congestion_control)" = "$cc0" ] || fail "read-only sysctl changed?"
+[ "$(sysctl_get net.core.somaxconn)" = 8003 ] || fail "somaxconn not applied"
+expect_rc 0 t rollback --last
+[ "$(sysctl_get net.core.somaxconn)" = "$somax0" ] || fail "somaxconn not put back"
+[ "$(sysctl_get net.ipv4.tcp_fin_timeout)" = "$fin0" ] || fail "fin_timeout not put back"
+
+note "a value the kernel rejects mid-group: apply fails cleanly, nothing restored that was not written"
+# tcp_syn_retries is at most 127: the kernel's EINVAL, which tuner's table does not
+# know in advance. The knobs are written in id order: somaxconn, syn_retries, then
+# window_scaling, whose intent is journaled with the group's but never written.
+win0=$(sysctl_get net.ipv4.tcp_window_scaling)
+win1=$((1 - win0))
+profile=$(write_profile it-einval <<P
+net.core.somaxconn = 8004
+net.ipv4.tcp_syn_retries = 1000
+net.ipv4.tcp_window_scaling = $win1
+P
+)
 expect_rc 1 t apply --profile "$profile" --no-verify --yes --json
 run=$(newest_run)
-grep -q "Permission denied" <<<"$OUT" || fail "no reason given: $OUT"
-[ "$(sysctl_get net.core.somaxconn)" = "$somax0" ] || fail "somaxconn not put back"
-[ "$(sysctl_get net.ipv4.tcp_fin_timeout)" = "$fin0" ] || fail "fin_timeout changed"
-[ "$(sysctl_get net.ipv4.tcp_available_congestion_control)" = "$cc0" ] || fail "read-only sysctl changed?"
+grep -q "Invalid argument" <<<"$OUT" || fail "no reason given: $OUT"
 records=$(rollback_records "$run")
-grep -q "^sysctl:net.ipv4.tcp_available_congestion_control not_applied$" <<<"$records" || fail "the read-only knob was 'restored': $records"
+grep -q "^sysctl:net.ipv4.tcp_syn_retries not_applied$" <<<"$records" || fail "the rejected knob was 'restored': $records"
 grep -q "^sysctl:net.core.somaxconn restored$" <<<"$records" || fail "somaxconn: $records"
-# Its intent was journaled with the group's, but apply stopped before writing it.
-grep -q "^sysctl:net.ipv4.tcp_fin_timeout not_applied$" <<<"$records" || fail "fin_timeout was 'restored': $records"
+grep -q "^sysctl:net.ipv4.tcp_window_scaling not_applied$" <<<"$records" || fail "window_scaling was 'restored': $records"
 [ "$(end_status "$run")" = rolled_back ] || fail "run ended $(end_status "$run")"
+[ "$(sysctl_get net.ipv4.tcp_syn_retries)" = "$syn0" ] || fail "syn_retries changed"
+[ "$(sysctl_get net.core.somaxconn)" = "$somax0" ] || fail "somaxconn not put back"
+[ "$(sysctl_get net.ipv4.tcp_window_scaling)" = "$win0" ] || fail "window_scaling changed"
 python3 - "$OUT" <<'PY' || fail "bad report: $OUT"
 import json, sys
 r = json.loads(sys.argv[1])
 st = {c["knob"]: c["status"] for g in r["groups"] for c in g["changes"]}
-assert st["sysctl:net.ipv4.tcp_available_congestion_control"] == "failed", st
+assert st["sysctl:net.ipv4.tcp_syn_retries"] == "failed", st
 assert st["sysctl:net.core.somaxconn"] == "rolled_back", st
 assert not any("could not restore" in e["message"] for e in r["errors"]), r["errors"]
 PY
 expect_rc 0 t status   # no unfinished run, nothing kept
 expect_rc 0 t history
-
-note "a value the kernel rejects: its before-value is not written back either"
-profile=$(write_profile it-einval <<'P'
-net.core.somaxconn = 8004
-net.ipv4.tcp_syn_retries = 1000
-P
-)
-expect_rc 1 t apply --profile "$profile" --no-verify --yes
-run=$(newest_run)
-records=$(rollback_records "$run")
-grep -q "^sysctl:net.ipv4.tcp_syn_retries not_applied$" <<<"$records" || fail "the rejected knob was 'restored': $records"
-[ "$(end_status "$run")" = rolled_back ] || fail "run ended $(end_status "$run")"
-[ "$(sysctl_get net.ipv4.tcp_syn_retries)" = "$syn0" ] || fail "syn_retries changed"
-[ "$(sysctl_get net.core.somaxconn)" = "$somax0" ] || fail "somaxconn not put back"
 
 note "an interface deleted after apply: its knobs are gone, rollback completes"
 ip link add tv0 type veth peer name tv1

@@ -1,6 +1,7 @@
 // Sysctl settings: exact values, ">=N" (raise only) and "<=N" (lower only). The
 // current value is the sysctl knob's read(), whitespace-normalised.
 #include <algorithm>
+#include <cerrno>
 
 #include <fmt/core.h>
 
@@ -69,6 +70,11 @@ Result<std::string> apply_bound(const SysctlSetting& s, const std::string& curre
   return out;
 }
 
+/// A net.* key planned from a network namespace other than the initial one.
+bool outside_initial_netns(const PlanBuilder& b, const std::string& key) {
+  return key.rfind("net.", 0) == 0 && b.inventory.host.initial_net_namespace == false;
+}
+
 std::string describe(const SysctlSetting& s) {
   std::string where = short_loc(s.loc);
   std::string suffix = where.empty() ? "" : " (" + where + ")";
@@ -103,7 +109,7 @@ Status plan_sysctls(PlanBuilder& b) {
     if (cur.state == CurrentValue::State::missing) {
       // Outside the initial network namespace the kernel hides the global net.*
       // sysctls: a container cannot change them, and that is not the profile's error.
-      if (s.key.rfind("net.", 0) == 0 && b.inventory.host.initial_net_namespace == false) {
+      if (outside_initial_netns(b, s.key)) {
         b.note(id->str(), "not in this network namespace (a global setting of the initial "
                           "one): skipped");
         continue;
@@ -136,6 +142,13 @@ Status plan_sysctls(PlanBuilder& b) {
       // What the kernel would refuse (a read-only key, a vector's field count, a leading
       // zero, a value out of the handler's range): here, not after apply's other writes.
       auto want = b.current.canonical(*id, change.desired);
+      // Outside the initial network namespace the kernel shows some global net.* keys
+      // read-only (net.core.rmem_max): as for a hidden one, not the profile's error.
+      if (!want.ok() && want.error().err == EACCES && outside_initial_netns(b, s.key)) {
+        b.note(id->str(), "read-only in this network namespace (a global setting of the "
+                          "initial one): skipped");
+        continue;
+      }
       if (!want.ok()) return error_at(s.loc, change.knob + ": " + want.error().what);
     }
     b.add(std::move(change), done);
