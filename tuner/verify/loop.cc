@@ -8,6 +8,7 @@
 
 #include "base/interrupt.h"
 #include "tuner/verify/guard_decision.h"
+#include "tuner/verify/loop_measured.h"
 #include "tuner/verify/soak.h"
 #include "tuner/verify/stats.h"
 
@@ -15,86 +16,15 @@ namespace tuner::verify {
 
 namespace {
 
+using Measured = VerifyLoop::Measured;
+
 Direction direction_of(bench::Direction d) {
   return d == bench::Direction::lower ? Direction::lower : Direction::higher;
 }
 
-/// A decision's numbers for one benchmark, at the trials it used.
-template <typename T = BenchStats>
-T bench_stats(const Decision& d, const std::string& bench, const std::string& unit) {
-  T b;
-  b.bench = bench;
-  b.unit = unit;
-  b.verdict = d.verdict;
-  b.stats = d.stats;
-  b.trials_baseline = b.trials_candidate = d.stats.trials;
-  return b;
-}
-
 }  // namespace
 
-struct VerifyLoop::Arms {
-  std::vector<double> baseline, candidate;
-  bench::GuardDelta guards_baseline, guards_candidate;
-  std::string unit;
-  bool direction_known = false;
-  /// A watching benchmark's first metric, per arm.
-  struct Watch {
-    std::string bench, unit;
-    Direction direction = Direction::higher;
-    std::vector<double> baseline, candidate;
-  };
-  std::vector<Watch> watches;
-};
-
-/// One measurement of a candidate against the baseline, and how it ended.
-struct VerifyLoop::Measured {
-  Arms arms;
-  Decision decision;
-  std::vector<bench::GuardTrip> trips;
-  std::vector<WatchResult> watches;     // each watch's numbers
-  std::vector<std::string> watch_harm;  // "benchmark NAME: effect ..." for proven harm
-  std::string failure;                  // the benchmark failed: why
-  bool over_budget = false;
-  std::uint64_t seed = 0;  // of the trial order
-  std::string order;       // "ABBA...": the trials as run
-  unsigned washes = 0;     // flips to the other arm and back between units
-
-  bool tripped() const { return !trips.empty() || !watch_harm.empty(); }
-  bool hurts() const { return failure.empty() && (decision.verdict == Verdict::harm || tripped()); }
-};
-
-namespace {
-
-using Measured = VerifyLoop::Measured;
-
-/// The numbers of a measurement, as journaled and reported. T: Comparison, or a bisect's
-/// step or rest.
-template <typename T = Comparison>
-T comparison_of(const Measured& m, const std::string& bench, Design design) {
-  T c = bench_stats<T>(m.decision, bench, m.arms.unit);
-  c.design = design;
-  c.trials_baseline = static_cast<unsigned>(m.arms.baseline.size());
-  c.trials_candidate = static_cast<unsigned>(m.arms.candidate.size());
-  c.guards = guard_results(m.arms.guards_baseline, m.arms.guards_candidate, m.trips);
-  c.watches = m.watches;
-  c.seed = m.seed;
-  c.order = m.order;
-  c.washes = m.washes;
-  if (!m.failure.empty()) {
-    c.error = m.failure;
-  } else if (m.tripped()) {
-    std::string text;
-    for (const auto& t : m.trips) text += (text.empty() ? "" : "; ") + t.text;
-    for (const auto& t : m.watch_harm) text += (text.empty() ? "" : "; ") + t;
-    c.error = "guard tripped: " + text;
-  }
-  return c;
-}
-
-/// Keep or roll back, and why, from a measurement of the whole group (or of what a
-/// bisect left of it).
-std::pair<GroupDecision, Reason> classify(const Measured& m, bool keep_if_neutral) {
+std::pair<GroupDecision, Reason> classify(const VerifyLoop::Measured& m, bool keep_if_neutral) {
   using D = GroupDecision;
   if (!m.failure.empty()) return {D::rolled_back, Reason::bench_failed};
   if (m.tripped()) return {D::rolled_back, Reason::guard};
@@ -112,8 +42,6 @@ std::string join(const std::vector<std::string>& v) {
   for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
   return out;
 }
-
-}  // namespace
 
 VerifyLoop::VerifyLoop(ApplyRun& run, const Root& root, Clock& clock, LoopOptions options,
                        ProgressFn progress)
@@ -407,158 +335,6 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   }
   if (Status s = run_.decide(g.name, out.decision, to_json(out)); !s.ok()) return s.error();
   ++group_index_;
-  return out;
-}
-
-Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, GroupOutcome whole) {
-  // Halve the set that hurts until a half does not hurt alone: a knob that hurts is
-  // found in log2(n) steps of two measurements at most. When neither half hurts alone
-  // the knobs hurt only together (or the group only failed to help): the set stays.
-  std::vector<std::string> written = run_.written_knobs(g.name);
-  Bisect b;
-  std::vector<std::string> suspects = written;
-  std::string stopped;
-  // A half is asked only "does it hurt?": no early stop for futility, which would end a
-  // half that helps a little before its harm or innocence shows (README.md, bisect).
-  Config half_cfg = cfg;
-  half_cfg.power_effect = 0.0;
-  auto try_subset = [&](const std::vector<std::string>& subset) -> Result<std::optional<bool>> {
-    auto m = measure(g, subset, half_cfg, "bisect " + join(subset));
-    if (!m.ok()) return m.error();
-    auto step = comparison_of<BisectStep>(*m, g.bench->name(), g.design);
-    step.knobs = subset;
-    using S = StepOutcome;
-    step.outcome = m->hurts()            ? (m->trips.empty() ? S::harm : S::guard)
-                   : !m->failure.empty() ? S::bench_failed
-                   : m->over_budget      ? S::budget
-                                         : S::no_harm;
-    b.steps.push_back(std::move(step));
-    if (!m->failure.empty() || m->over_budget) {
-      stopped = step_outcome_name(b.steps.back().outcome);
-      return std::optional<bool>();
-    }
-    return std::optional<bool>(m->hurts());
-  };
-  while (suspects.size() > 1 && b.complete) {
-    std::size_t half = suspects.size() / 2;
-    std::vector<std::string> first(suspects.begin(), suspects.begin() + static_cast<long>(half));
-    std::vector<std::string> second(suspects.begin() + static_cast<long>(half), suspects.end());
-    bool narrowed = false;
-    for (const auto* part : {&first, &second}) {
-      auto hurts = try_subset(*part);
-      if (!hurts.ok()) return hurts.error();
-      if (!hurts->has_value()) {
-        b.complete = false;
-        break;
-      }
-      if (**hurts) {
-        suspects = *part;
-        narrowed = true;
-        break;
-      }
-    }
-    if (!narrowed) break;
-  }
-
-  GroupOutcome out = std::move(whole);
-  if (!b.complete) {
-    b.note = "bisect stopped: " + stopped;
-    out.bisect = std::move(b);
-    return out;
-  }
-  b.culprit = suspects;
-  if (suspects.size() == written.size()) {
-    b.note = "no part of the group hurts on its own";
-    out.bisect = std::move(b);
-    return out;
-  }
-  // Verify what is left without the culprit, as a group of its own.
-  std::vector<std::string> rest;
-  for (const auto& k : written)
-    if (std::find(suspects.begin(), suspects.end(), k) == suspects.end()) rest.push_back(k);
-  Config rest_cfg = cfg;
-  if (g.keep_if_neutral) rest_cfg.power_effect = 0.0;
-  auto m = measure(g, rest, rest_cfg, "without " + join(suspects));
-  if (!m.ok()) return m.error();
-  auto [decision, reason] = classify(*m, g.keep_if_neutral);
-  BisectRest& r = b.rest.emplace(comparison_of<BisectRest>(*m, g.bench->name(), g.design));
-  r.knobs = rest;
-  r.outcome = reason;
-  if (decision == GroupDecision::kept) {
-    if (auto s = set_live(g.name, rest); !s.ok()) return s.error();
-    out.decision = GroupDecision::kept;
-    out.reason = Reason::partly_kept;
-    b.note = "kept without " + join(suspects);
-  } else {
-    b.note = "the rest of the group, without " + join(suspects) +
-             ", was not kept: " + reason_name(reason);
-  }
-  out.bisect = std::move(b);
-  return out;
-}
-
-Result<GroupOutcome> VerifyLoop::soak_bisect(const GroupPlan& g, const SoakOptions& so,
-                                             GroupOutcome whole) {
-  // The same halving as bisect(), with a soak for a measurement: each part is soaked
-  // alone from the baseline (the whole group put back first), a part that trips holds
-  // the culprit, and the rest is soaked once more and kept when it passes.
-  std::vector<std::string> written = run_.written_knobs(g.name);
-  Bisect b;
-  auto soak_alone = [&](const std::vector<std::string>& part) -> Result<SoakResult> {
-    if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
-    auto r = soak_group(root_, clock_, so, [&]() -> Status {
-      if (auto s = set_live(g.name, part); !s.ok()) return s.error();
-      return Ok{};
-    });
-    if (!r.ok()) return r.error();
-    if (Status s = check_interrupt(); !s.ok()) return s.error();
-    return r;
-  };
-  std::vector<std::string> suspects = written;
-  while (suspects.size() > 1) {
-    std::size_t half = suspects.size() / 2;
-    std::vector<std::string> first(suspects.begin(), suspects.begin() + static_cast<long>(half));
-    std::vector<std::string> second(suspects.begin() + static_cast<long>(half), suspects.end());
-    bool narrowed = false;
-    for (const auto* part : {&first, &second}) {
-      auto r = soak_alone(*part);
-      if (!r.ok()) return r.error();
-      BisectStep& step = b.steps.emplace_back();
-      step.knobs = *part;
-      step.outcome = r->tripped ? StepOutcome::guard : StepOutcome::no_harm;
-      step.soak = r->json;
-      if (r->tripped) {
-        suspects = *part;
-        narrowed = true;
-        break;
-      }
-    }
-    if (!narrowed) break;
-  }
-  GroupOutcome out = std::move(whole);
-  b.culprit = suspects;
-  if (suspects.size() == written.size()) {
-    b.note = "no part of the group trips a guard on its own";
-    out.bisect = std::move(b);
-    return out;
-  }
-  std::vector<std::string> rest;
-  for (const auto& k : written)
-    if (std::find(suspects.begin(), suspects.end(), k) == suspects.end()) rest.push_back(k);
-  auto r = soak_alone(rest);
-  if (!r.ok()) return r.error();
-  BisectRest& kept = b.rest.emplace();
-  kept.knobs = rest;
-  kept.outcome = r->tripped ? Reason::guard : Reason::not_measurable_kept;
-  kept.soak = r->json;
-  if (r->tripped) {
-    b.note = "the rest of the group, without " + join(suspects) + ", tripped a guard too";
-  } else {
-    out.decision = GroupDecision::kept;
-    out.reason = Reason::partly_kept;
-    b.note = "kept without " + join(suspects);
-  }
-  out.bisect = std::move(b);
   return out;
 }
 
