@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "base/strings.h"
 #include "probes/sysctl.h"
@@ -20,6 +21,31 @@ std::unique_ptr<Knob> knob(const std::string& id, KnobContext& ctx) {
   auto k = make_knob(id, ctx);
   if (!k.ok()) FAIL(k.error().message());
   return std::move(k).value();
+}
+
+/// Runs body in a forked child inside a private network namespace (the host's values are
+/// never touched; unshare changes the calling thread's namespace for good, hence the
+/// child): body's result is the child's exit status, 0 for a pass. Skipped, with a
+/// message, without root or network namespaces.
+void in_private_netns(const std::function<int()>& body) {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root for a private network namespace");
+    return;
+  }
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (::unshare(CLONE_NEWNET) != 0) ::_exit(77);
+    ::_exit(body());
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) {
+    MESSAGE("skipped: unshare(CLONE_NEWNET) failed");
+    return;
+  }
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 }  // namespace
@@ -68,45 +94,26 @@ TEST_CASE("sysctl knob: a symlink inside the tree is not followed") {
 
 // Real kernel, private network namespace: the host's value is never touched.
 TEST_CASE("sysctl knob: writes and reads back on the live kernel (root, netns)") {
-  if (::geteuid() != 0) {
-    MESSAGE("skipped: needs root for a private network namespace");
-    return;
-  }
-  pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    if (::unshare(CLONE_NEWNET) != 0) ::_exit(77);
+  in_private_netns([&] {
     KnobContext ctx{Root::live()};
     auto k = make_knob("sysctl:net.ipv4.tcp_rmem", ctx);
-    if (!k.ok()) ::_exit(1);
+    if (!k.ok()) return 1;
     auto before = (*k)->read();
-    if (!before.ok()) ::_exit(2);
-    if (!(*k)->write("4096  87381\t6291457").ok()) ::_exit(3);
-    if ((*k)->read().value_or("") != "4096 87381 6291457") ::_exit(4);
+    if (!before.ok()) return 2;
+    if (!(*k)->write("4096  87381\t6291457").ok()) return 3;
+    if ((*k)->read().value_or("") != "4096 87381 6291457") return 4;
     auto bad = (*k)->write("not a number");
-    if (bad.ok() || bad.error().err != EINVAL) ::_exit(5);
-    if (!(*k)->write(*before).ok()) ::_exit(6);
-    if ((*k)->read().value_or("") != *before) ::_exit(7);
-    ::_exit(0);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  REQUIRE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 77) {
-    MESSAGE("skipped: unshare(CLONE_NEWNET) failed");
-    return;
-  }
-  CHECK(WEXITSTATUS(status) == 0);
+    if (bad.ok() || bad.error().err != EINVAL) return 5;
+    if (!(*k)->write(*before).ok()) return 6;
+    if ((*k)->read().value_or("") != *before) return 7;
+    return 0;
+  });
 }
 
 // Each value canonical() refuses is one the real kernel refuses or would not read back
 // as written (private network namespace; every key is put back). Run in a child:
 // unshare(CLONE_NEWNET) changes the calling thread's namespace for good.
 TEST_CASE("sysctl knob: what it refuses before a write, the kernel refuses (root, netns)") {
-  if (::geteuid() != 0) {
-    MESSAGE("skipped: needs root for a private network namespace");
-    return;
-  }
   struct Case {
     const char* key;
     const char* value;
@@ -124,10 +131,7 @@ TEST_CASE("sysctl knob: what it refuses before a write, the kernel refuses (root
       {"net.ipv4.tcp_congestion_control", "no_such_cc"},
       {"net.ipv4.tcp_available_congestion_control", "reno"},  // mode 0444
   };
-  pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    if (::unshare(CLONE_NEWNET) != 0) ::_exit(77);
+  in_private_netns([&] {
     KnobContext ctx{Root::live()};
     int failed = 0;
     // Without the running kernel's modules.dep tuner cannot tell a congestion control
@@ -139,9 +143,9 @@ TEST_CASE("sysctl knob: what it refuses before a write, the kernel refuses (root
       if (!modules_known && std::string(c.key) == "net.ipv4.tcp_congestion_control") continue;
       std::string id = std::string("sysctl:") + c.key;
       auto k = make_knob(id, ctx);
-      if (!k.ok()) ::_exit(10);
+      if (!k.ok()) return 10;
       auto before = (*k)->read();
-      if (!before.ok()) ::_exit(11);
+      if (!before.ok()) return 11;
       auto refused = (*k)->canonical(c.value);
       // The kernel itself, written directly: an error, or a value that is not c.value.
       std::string path = std::string(c.key);
@@ -164,27 +168,12 @@ TEST_CASE("sysctl knob: what it refuses before a write, the kernel refuses (root
         ++failed;
       }
     }
-    ::_exit(failed ? 1 : 0);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  REQUIRE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 77) {
-    MESSAGE("skipped: unshare(CLONE_NEWNET) failed");
-    return;
-  }
-  CHECK(WEXITSTATUS(status) == 0);
+    return failed ? 1 : 0;
+  });
 }
 
 TEST_CASE("sysctl knob: values it must still accept (root, netns)") {
-  if (::geteuid() != 0) {
-    MESSAGE("skipped: needs root for a private network namespace");
-    return;
-  }
-  pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    if (::unshare(CLONE_NEWNET) != 0) ::_exit(77);
+  in_private_netns([&] {
     KnobContext ctx{Root::live()};
     const std::pair<const char*, const char*> ok[] = {
         {"net.ipv4.tcp_rmem", "4096 131072 6291456"},
@@ -195,18 +184,13 @@ TEST_CASE("sysctl knob: values it must still accept (root, netns)") {
     };
     for (auto [key, value] : ok) {
       auto k = make_knob(std::string("sysctl:") + key, ctx);
-      if (!k.ok()) ::_exit(10);
+      if (!k.ok()) return 10;
       auto c = (*k)->canonical(value);
       if (!c.ok()) {
         std::fprintf(stderr, "%s = '%s' refused: %s\n", key, value, c.error().message().c_str());
-        ::_exit(1);
+        return 1;
       }
     }
-    ::_exit(0);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  REQUIRE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 77) return;
-  CHECK(WEXITSTATUS(status) == 0);
+    return 0;
+  });
 }
