@@ -104,9 +104,11 @@ class SysctlKnob : public FileKnob {
     if (!available.ok()) return out;
     for (std::string_view n : split_ws(*available)) out.emplace(n);
     auto release = read_sysctl(ctx_.root, "kernel.osrelease");
-    auto deps = release.ok() && release->find('/') == std::string::npos
-                    ? ctx_.root.read("lib/modules/" + *release + "/modules.dep")
-                    : Result<std::string>(Error::missing("no kernel release", "lib/modules"));
+    // A release from a --root tree is anyone's text: one plain path component only.
+    bool plain = release.ok() && !release->empty() && release->find('/') == std::string::npos &&
+                 *release != "." && *release != "..";
+    auto deps = plain ? ctx_.root.read("lib/modules/" + *release + "/modules.dep")
+                      : Result<std::string>(Error::missing("no kernel release", "lib/modules"));
     if (!deps.ok()) return {};  // modules unknown: loadable ones could be refused wrongly
     for (std::string_view line : split(*deps, '\n')) {
       std::string_view path = line.substr(0, line.find(':'));
