@@ -97,6 +97,10 @@ struct Irq {
   std::optional<int> node;                        // /proc/irq/N/node
   std::optional<std::string> device;              // netdev owning it ("eth0"), else nullopt
   std::optional<std::string> pci;                 // PCI address whose msi_irqs lists it
+  /// Its MSI/MSI-X vector index within `pci` (probes/irq_vector.h): with `pci`, the
+  /// IRQ's identity across renumbering. Set only when every vector of the function has a
+  /// distinct, readable index.
+  std::optional<unsigned> msi_index;
   std::optional<std::string> queue;               // "TxRx-3", "comp3", "input.0" when the name says
   bool managed = false;                           // kernel-managed affinity (cannot be moved)
   IrqKind kind = IrqKind::other;

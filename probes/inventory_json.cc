@@ -135,6 +135,7 @@ json irq_json(const Irq& i) {
           {"hwirq", i.hwirq},
           {"device", opt(i.device)},
           {"pci", opt(i.pci)},
+          {"msi_index", opt(i.msi_index)},
           {"queue", opt(i.queue)},
           {"affinity", opt(i.affinity)},
           {"effective_affinity", opt(i.effective_affinity)},

@@ -7,6 +7,7 @@
 #include "base/strings.h"
 #include "probes/irq.h"
 #include "probes/irq_names.h"
+#include "probes/irq_vector.h"
 #include "probes/netdev_netlink.h"
 
 namespace tuner {
@@ -205,6 +206,11 @@ std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors,
   }
   std::map<std::string, FunctionVectors> functions;
   for (const auto& [addr, list] : function_names) functions[addr] = summarize_vectors(list);
+  // Each vector's index in its function: what identifies it when the numbers change.
+  std::map<unsigned, unsigned> msi_index_of;
+  for (const auto& [addr, list] : pci.netdevs_of)
+    if (auto vectors = msi_vectors(root, addr))
+      for (const auto& [irq, index] : *vectors) msi_index_of[irq] = index;
 
   for (std::size_t i = 0; i < irqs.size(); ++i) {
     Irq& irq = irqs[i];
@@ -223,6 +229,8 @@ std::vector<Irq> probe_irqs(const Root& root, std::vector<ProbeError>& errors,
     VectorRole role;
     if (auto it = pci.pci_of.find(irq.number); it != pci.pci_of.end()) {
       irq.pci = it->second;
+      if (auto v = msi_index_of.find(irq.number); v != msi_index_of.end())
+        irq.msi_index = v->second;
       const std::vector<std::string>& netdevs = pci.netdevs_of[it->second];
       role = role_of(names[i], netdevs, functions[it->second], true);
       // A name no rule knows still belongs to the function's only netdev.

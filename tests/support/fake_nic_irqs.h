@@ -5,10 +5,14 @@
 // /sys/kernel/irq/N/actions (handler names joined by ','), the PCI function's
 // msi_irqs/N under sys/devices with the sys/bus/pci/devices link to it, and each netdev
 // under the function's net/ (virtio-net: under its virtioN child) with its
-// sys/class/net link, device link and ifindex.
+// sys/class/net link, device link and ifindex. With hwirq_files(), also
+// /sys/kernel/irq/N/hwirq as Linux 6.1's PCI-MSI domain numbers it (the requester id
+// above the MSI index), and unbind()/bind() renumber a function's vectors as a driver
+// unbind and bind does.
 #pragma once
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +55,13 @@ class FakeNicIrqs {
       link(parent + "/net/" + n + "/device", "../../../" + parent.substr(parent.rfind('/') + 1));
       link("sys/class/net/" + n, "../../" + parent.substr(4) + "/net/" + n);
     }
+    return bind(fn, first_irq);
+  }
+
+  /// (Re)writes the function's vectors numbered from first_irq, as a driver's probe
+  /// allocates them; returns the IRQ number of each vector.
+  std::vector<unsigned> bind(const FakeFunction& fn, unsigned first_irq) {
+    const std::string dev = "sys/devices/pci0000:00/0000:00:02.0/" + fn.pci;
     std::vector<unsigned> numbers;
     for (std::size_t i = 0; i < fn.vectors.size(); ++i) {
       unsigned irq = first_irq + static_cast<unsigned>(i);
@@ -61,10 +72,28 @@ class FakeNicIrqs {
       dir_.write(proc + "effective_affinity_list", std::to_string(irq % cpus_) + "\n");
       dir_.write(proc + "node", std::to_string(fn.numa_node) + "\n");
       dir_.write("sys/kernel/irq/" + std::to_string(irq) + "/actions", fn.vectors[i] + "\n");
+      if (hwirq_files_)
+        dir_.write("sys/kernel/irq/" + std::to_string(irq) + "/hwirq",
+                   std::to_string(requester_id(fn.pci) << 11 | i) + "\n");
       rows_.push_back(row(irq, "PCI-MSIX-" + fn.pci, static_cast<unsigned>(i), fn.vectors[i]));
     }
     return numbers;
   }
+
+  /// Frees the function's vectors (numbers as bind returned them), as a driver unbind
+  /// does: its msi_irqs and each IRQ's proc and sysfs folders go.
+  void unbind(const FakeFunction& fn, const std::vector<unsigned>& numbers) {
+    std::filesystem::remove_all(dir_ / ("sys/devices/pci0000:00/0000:00:02.0/" + fn.pci + "/msi_irqs"));
+    for (unsigned irq : numbers) {
+      std::filesystem::remove_all(dir_ / ("proc/irq/" + std::to_string(irq)));
+      std::filesystem::remove_all(dir_ / ("sys/kernel/irq/" + std::to_string(irq)));
+      std::erase_if(rows_, [&](const std::string& r) {
+        return std::stoul(r.substr(0, r.find(':'))) == irq;
+      });
+    }
+  }
+
+  void hwirq_files(bool on) { hwirq_files_ = on; }
 
   /// Writes proc/interrupts: the header, a timer line, and every vector added so far.
   void write_interrupts() const {
@@ -105,8 +134,17 @@ class FakeNicIrqs {
     return s + chip + buf + "  " + names + "\n";
   }
 
+  /// bus << 8 | device << 3 | function of "DDDD:BB:DD.F".
+  static unsigned long requester_id(const std::string& pci) {
+    unsigned long bus = std::stoul(pci.substr(5, 2), nullptr, 16);
+    unsigned long slot = std::stoul(pci.substr(8, 2), nullptr, 16);
+    unsigned long fn = std::stoul(pci.substr(11, 1), nullptr, 16);
+    return bus << 8 | slot << 3 | fn;
+  }
+
   const TempDir& dir_;
   unsigned cpus_;
+  bool hwirq_files_ = false;
   unsigned next_ifindex_ = 2;
   std::vector<std::string> rows_;
 };

@@ -24,8 +24,13 @@ struct CounterWindow {
 /// The IRQ affinities kept runs pinned (state.json), and the IRQs irqbalance is told
 /// to leave alone (the irqbalance:banned knob as read: its drop-in). A run that stopped
 /// irqbalance needs no ban, but irqbalance running again undoes it all the same.
+/// Both by the IRQ's number now (an id by owner is found where its vector is now).
 struct KeptIrqs {
-  std::map<unsigned, std::string> pinned;  // IRQ -> run id that keeps irq:N:affinity
+  struct Pin {
+    std::string knob;  // the state.json id: "irq:57:affinity", "irq:0000:3b:00.0/msi5:affinity"
+    std::string run;   // the run that keeps it
+  };
+  std::map<unsigned, Pin> pinned;
   std::set<unsigned> banned;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "probes/irq_vector.h"
 #include "rollback/state.h"
 #include "rollback/state_dir.h"
 #include "tuner/knobs/knob.h"
@@ -64,7 +65,7 @@ void gather_kept(const Target& target, const GatherOptions& opt, CheckInput& in)
   std::string banned = "none";
   if (auto knob = make_knob(KnobId::irqbalance_banned(), ctx); knob.ok())
     if (auto v = (*knob)->read(); v.ok()) banned = *v;
-  in.kept = kept_irqs(runs, banned);
+  in.kept = kept_irqs(target.root, runs, banned);
 }
 
 void gather_governors(const Target& target, const GatherOptions& opt, CheckInput& in) {
@@ -99,16 +100,23 @@ void gather_governors(const Target& target, const GatherOptions& opt, CheckInput
 
 }  // namespace
 
-KeptIrqs kept_irqs(const std::map<std::string, std::string>& kept_run_by_knob,
+KeptIrqs kept_irqs(const Root& root, const std::map<std::string, std::string>& kept_run_by_knob,
                    const std::string& banned) {
+  auto number_now = [&](const KnobId& id) -> std::optional<unsigned> {
+    if (!id.by_owner()) return id.number;
+    auto irq = find_msi_irq(root, id.name, id.number);
+    return irq.ok() ? std::optional<unsigned>(*irq) : std::nullopt;
+  };
   KeptIrqs k;
   for (const auto& [id_text, run] : kept_run_by_knob) {
     auto id = parse_knob_id(id_text);
-    if (!id.ok()) continue;
-    if (id->kind == KnobKind::irq_affinity) k.pinned[id->number] = run;
+    if (!id.ok() || id->kind != KnobKind::irq_affinity) continue;
+    if (auto n = number_now(*id)) k.pinned[*n] = {id_text, run};
   }
+  if (trim(banned) == "none") return k;
   for (std::string_view part : split(banned, ','))
-    if (auto n = parse_irq_number(trim(part)); n.ok()) k.banned.insert(*n);
+    if (auto id = parse_irq_ref(trim(part)); id.ok())
+      if (auto n = number_now(*id)) k.banned.insert(*n);
   return k;
 }
 

@@ -31,9 +31,10 @@ struct GatherOptions {
 /// Builds the rules' input for `inventory` (probed from target).
 CheckInput gather_check_input(const Target& target, Inventory inventory, const GatherOptions& opt);
 
-/// The kept IRQ pins of a state.json's knobs (irq:N:affinity) and irqbalance's ban list
-/// as the irqbalance:banned knob reads it ("none" or "57,58").
-KeptIrqs kept_irqs(const std::map<std::string, std::string>& kept_run_by_knob,
+/// The kept IRQ pins of a state.json's knobs (irq:...:affinity) and irqbalance's ban
+/// list as the irqbalance:banned knob reads it ("none" or "57,0000:3b:00.0/msi5"), each
+/// IRQ by its number now on `root` (an owner that is gone is left out).
+KeptIrqs kept_irqs(const Root& root, const std::map<std::string, std::string>& kept_run_by_knob,
                    const std::string& banned);
 
 }  // namespace tuner

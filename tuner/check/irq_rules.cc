@@ -92,10 +92,10 @@ void check_irqbalance(const CheckInput& in, CheckReport& out) {
   if (!*running) return;
   std::vector<Evidence> ev;
   std::set<std::string> runs;
-  for (const auto& [irq, run] : in.kept->pinned)
+  for (const auto& [irq, pin] : in.kept->pinned)
     if (!in.kept->banned.contains(irq)) {
-      ev.push_back({fmt::format("state.json irq:{}:affinity", irq), "kept by run " + run});
-      runs.insert(run);
+      ev.push_back({"state.json " + pin.knob, fmt::format("IRQ {} now, kept by run {}", irq, pin.run)});
+      runs.insert(pin.run);
     }
   if (ev.empty()) return;
   size_t pinned = ev.size();

@@ -1,5 +1,8 @@
 // irq:N:affinity reads and writes /proc/irq/N/smp_affinity_list as a canonical
-// cpulist. The kernel may refuse to move an IRQ it manages itself (EIO), or one whose
+// cpulist. irq:PCI/msiV:affinity names the IRQ by its owner, vector V of PCI function
+// PCI (probes/irq_vector.h), and finds its number at every read and write: after the
+// numbers change it moves the same queue's IRQ, and when the function or the vector is
+// no longer there it is Error::missing (`status` and `restore` report it gone). The kernel may refuse to move an IRQ it manages itself (EIO), or one whose
 // CPUs it cannot serve (EINVAL, ENOSPC): those are Error::refused, so apply skips the
 // change instead of failing the run.
 #include <fcntl.h>
@@ -7,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "base/cpuset.h"
+#include "probes/irq_vector.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/knobs/knob_files.h"
 
@@ -25,11 +29,12 @@ const char* refusal_reason(int err) {
 
 class IrqAffinityKnob : public MachineKnob {
  public:
-  IrqAffinityKnob(KnobId id, KnobContext& ctx)
-      : MachineKnob(std::move(id), ctx), dir_(fmt::format("proc/irq/{}", id_.number)) {}
+  using MachineKnob::MachineKnob;
 
   Result<std::string> read() override {
-    auto text = read_proc_file(ctx_.root, dir_ + "/smp_affinity_list");
+    auto dir = irq_dir();
+    if (!dir.ok()) return dir.error();
+    auto text = read_proc_file(ctx_.root, *dir + "/smp_affinity_list");
     if (!text.ok())
       return Error{text.error().what, label() + " (" + text.error().where + ")", text.error().err,
                    text.error().kind};
@@ -56,7 +61,9 @@ class IrqAffinityKnob : public MachineKnob {
   // effective_affinity_list is not read back: many interrupt chips move an IRQ only
   // when it next fires, so it can lag behind for as long as the device is idle.
   Status set(const std::string& value) override {
-    Status s = write_proc_file(ctx_.root, dir_ + "/smp_affinity_list", value);
+    auto dir = irq_dir();
+    if (!dir.ok()) return dir.error();
+    Status s = write_proc_file(ctx_.root, *dir + "/smp_affinity_list", value);
     if (s.ok()) return s;
     if (const char* why = refusal_reason(s.error().err))
       return Error::refused(why, label(), s.error().err);
@@ -67,20 +74,37 @@ class IrqAffinityKnob : public MachineKnob {
     return "wrote '" + want + "' but the kernel reads back '" + now + "'";
   }
 
-  // "irq 57 (nvme0q3)": the handler names are the subdirectories of /proc/irq/N.
+  // "irq 57 (nvme0q3)": the handler names are the subdirectories of /proc/irq/N. By
+  // owner: "irq 57 = 0000:3b:00.0 vector 5 (ens1f0-TxRx-4)".
   std::string label() const override {
+    std::string owner = id_.by_owner() ? fmt::format("{} vector {}", id_.name, id_.number) : "";
+    auto irq = irq_number();
+    if (!irq.ok()) return "irq of " + owner;
+    std::string dir = fmt::format("proc/irq/{}", *irq);
     std::string names;
-    if (auto list = ctx_.root.list(dir_); list.ok())
+    if (auto list = ctx_.root.list(dir); list.ok())
       for (const auto& n : *list) {
-        if (!ctx_.root.open_fd(dir_ + "/" + n, O_DIRECTORY).ok()) continue;
+        if (!ctx_.root.open_fd(dir + "/" + n, O_DIRECTORY).ok()) continue;
         names += (names.empty() ? "" : ",") + n;
       }
-    return names.empty() ? fmt::format("irq {}", id_.number)
-                         : fmt::format("irq {} ({})", id_.number, names);
+    return fmt::format("irq {}", *irq) + (owner.empty() ? "" : " = " + owner) +
+           (names.empty() ? "" : " (" + names + ")");
   }
 
  private:
-  std::string dir_;
+  /// The IRQ's number now: the id's own, or the one that serves its owner's vector.
+  Result<unsigned> irq_number() const {
+    if (!id_.by_owner()) return id_.number;
+    auto irq = find_msi_irq(ctx_.root, id_.name, id_.number);
+    if (!irq.ok()) return irq.error().context(id_str_);
+    return *irq;
+  }
+
+  Result<std::string> irq_dir() const {
+    auto irq = irq_number();
+    if (!irq.ok()) return irq.error();
+    return fmt::format("proc/irq/{}", *irq);
+  }
 };
 
 }  // namespace

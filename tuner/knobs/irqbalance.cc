@@ -1,5 +1,7 @@
 // irqbalance:service (is the daemon running) and irqbalance:banned (IRQs it must leave
-// alone, so that tuner's IRQ affinity survives its rebalancing).
+// alone, so that tuner's IRQ affinity survives its rebalancing). The ban list names
+// each IRQ as irq:...:affinity ids do: by owner (PCI function and MSI vector) where it
+// has one, else by number; the drop-in holds the numbers irqbalance understands.
 //
 // Debian 12's irqbalance.service reads EnvironmentFile=-/etc/default/irqbalance and
 // runs `irqbalance --foreground $IRQBALANCE_ARGS`; --banirq=N is additive. Variables
@@ -11,6 +13,7 @@
 
 #include "base/strings.h"
 #include "probes/host.h"
+#include "probes/irq_vector.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/knobs/knob_files.h"
 
@@ -66,8 +69,8 @@ class IrqbalanceServiceKnob : public MachineKnob {
   }
 };
 
-/// "57,58" from the drop-in's Environment line.
-Result<std::string> parse_ban_dropin(const std::string& text, const std::string& path) {
+/// The IRQ numbers of the drop-in's Environment line, as written.
+Result<std::vector<unsigned>> parse_ban_dropin(const std::string& text, const std::string& path) {
   std::vector<unsigned> irqs;
   int line_no = 0;
   bool found = false;
@@ -82,52 +85,71 @@ Result<std::string> parse_ban_dropin(const std::string& text, const std::string&
       return Error::invalid("unterminated quote", path + ":" + std::to_string(line_no));
     args.remove_suffix(1);
     for (std::string_view a : split_ws(args)) {
-      auto n = starts_with(a, "--banirq=") ? parse_u64(a.substr(9)) : std::nullopt;
-      if (!n)
+      auto n = starts_with(a, "--banirq=") ? parse_irq_number(a.substr(9)) : Result<unsigned>(
+                                                 Error::invalid("not --banirq=N"));
+      if (!n.ok())
         return Error::invalid("unexpected argument '" + std::string(a) + "'",
                               path + ":" + std::to_string(line_no));
-      irqs.push_back(static_cast<unsigned>(*n));
+      irqs.push_back(*n);
     }
   }
   if (!found) return Error::invalid(std::string("no ") + kVar + " setting", path);
-  std::sort(irqs.begin(), irqs.end());
-  std::string out;
-  for (unsigned i : irqs) out += (out.empty() ? "" : ",") + std::to_string(i);
-  return out.empty() ? std::string("none") : out;
+  return irqs;
+}
+
+/// IRQ `irq` as the ban list names it: by its owner when a PCI function's vector, so the
+/// value read says whom the drop-in's numbers ban now.
+KnobId irq_as_owned(const Root& root, unsigned irq) {
+  if (auto owner = msi_owner(root, irq))
+    if (auto id = KnobId::irq_vector(owner->pci, owner->index); id.ok()) return *id;
+  return KnobId::irq_affinity(irq).value_or(KnobId{KnobKind::irq_affinity, "", irq, 0});
 }
 
 class IrqbalanceBannedKnob : public MachineKnob {
  public:
   using MachineKnob::MachineKnob;
 
+  /// The banned IRQs, each by what it serves now: after the numbers change, the same
+  /// drop-in reads as a different list, and `status` and `restore` see the drift.
   Result<std::string> read() override {
     auto text = read_dropin(ctx_.root, dropin());
     if (!text.ok()) return text.error().context(id_str_);
     if (!*text) return std::string("none");
-    return parse_ban_dropin(**text, dropin().shown(ctx_.root));
+    auto numbers = parse_ban_dropin(**text, dropin().shown(ctx_.root));
+    if (!numbers.ok()) return numbers.error();
+    std::vector<KnobId> irqs;
+    for (unsigned n : *numbers) irqs.push_back(irq_as_owned(ctx_.root, n));
+    return irq_ref_list(std::move(irqs));
   }
 
+  /// "57,0000:3b:00.0/msi5": numbers and owners. A number whose IRQ has an owner now
+  /// becomes that owner; an owner that is gone is left out (irqbalance cannot ban what
+  /// is not there; its irq:...:affinity knob is reported gone on its own).
   Result<std::string> canonical(const std::string& desired) override {
     std::string v(trim(desired));
     if (v == "none" || v.empty()) return std::string("none");
-    std::vector<unsigned> irqs;
+    std::vector<KnobId> irqs;
     for (std::string_view part : split(v, ',')) {
-      auto n = parse_irq_number(trim(part));
-      if (!n.ok())
-        return Error::invalid(
-            "'" + std::string(part) + "' is not an IRQ number (expected a list like 57,58)",
-            id_str_);
-      unsigned irq = *n;
+      auto id = parse_irq_ref(trim(part));
+      if (!id.ok()) return Error::invalid(id.error().what + " in a list like 57,58", id_str_);
+      if (id->by_owner()) {
+        auto irq = find_msi_irq(ctx_.root, id->name, id->number);
+        if (!irq.ok() && irq.error().is(ErrorKind::missing)) {
+          knob_note(id_str_, irq.error().message() + ": not banned");
+          continue;
+        }
+        if (!irq.ok()) return irq.error().context(id_str_);
+        irqs.push_back(*id);
+        continue;
+      }
+      unsigned irq = id->number;
       if (ctx_.root.exists("proc/irq") && !ctx_.root.exists("proc/irq/" + std::to_string(irq)))
         return Error::missing("IRQ " + std::to_string(irq) + " does not exist (no /proc/irq/" +
                                   std::to_string(irq) + ")",
                               id_str_);
-      if (std::find(irqs.begin(), irqs.end(), irq) == irqs.end()) irqs.push_back(irq);
+      irqs.push_back(irq_as_owned(ctx_.root, irq));
     }
-    std::sort(irqs.begin(), irqs.end());
-    std::string out;
-    for (unsigned i : irqs) out += (out.empty() ? "" : ",") + std::to_string(i);
-    return out;
+    return irq_ref_list(std::move(irqs));
   }
 
  protected:
@@ -140,9 +162,20 @@ class IrqbalanceBannedKnob : public MachineKnob {
     }
     auto exec = effective_exec_start();
     if (!exec.ok()) return exec.error();
+    // irqbalance bans by number: each owner's number now (`restore` writes them again
+    // when they change).
     std::string args;
-    for (std::string_view irq : split(value, ','))
-      args += (args.empty() ? "" : " ") + std::string("--banirq=") + std::string(irq);
+    for (std::string_view ref : split(value, ',')) {
+      auto id = parse_irq_ref(ref);
+      if (!id.ok()) return id.error().context(id_str_);
+      unsigned irq = id->number;
+      if (id->by_owner()) {
+        auto n = find_msi_irq(ctx_.root, id->name, id->number);
+        if (!n.ok()) return n.error().context(id_str_);
+        irq = *n;
+      }
+      args += (args.empty() ? "" : " ") + std::string("--banirq=") + std::to_string(irq);
+    }
     std::string text =
         "# Written by tuner (irqbalance:banned); `tuner rollback` removes it.\n"
         "# A variable of its own: /etc/default/irqbalance (an EnvironmentFile) would\n"

@@ -2,11 +2,15 @@
 
 #include <net/if.h>
 
+#include <algorithm>
 #include <cctype>
+#include <tuple>
 
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "probes/irq_vector.h"
+#include "probes/nic.h"
 #include "probes/sysctl.h"
 
 namespace tuner {
@@ -29,6 +33,15 @@ Result<KnobId> with_id(Result<KnobId> r, std::string_view id) {
 }  // namespace
 
 Status validate_sysctl_key(std::string_view key) { return check_sysctl_key_syntax(key); }
+
+Status validate_pci_address(std::string_view pci) {
+  // A path component of sys/bus/pci/devices: the probe's rule, with a domain of at most
+  // 8 hex digits (the kernel prints a 32-bit domain as "%04x").
+  if (pci.size() > 16 || !is_pci_address(pci))
+    return Error::invalid("not a PCI address: '" + std::string(pci) +
+                          "' (expected DOMAIN:BUS:SLOT.FUNCTION, e.g. 0000:3b:00.0)");
+  return Ok{};
+}
 
 Result<unsigned> parse_irq_number(std::string_view text) {
   auto n = digits_only(text) ? parse_u64(text) : std::nullopt;
@@ -136,6 +149,13 @@ Result<KnobId> KnobId::irq_affinity(unsigned irq) {
   return KnobId{KnobKind::irq_affinity, "", irq, 0};
 }
 
+Result<KnobId> KnobId::irq_vector(std::string_view pci, unsigned index) {
+  if (auto st = validate_pci_address(pci); !st.ok()) return st.error();
+  if (index > kMaxMsiIndex)
+    return Error::invalid(fmt::format("not an MSI vector: {} (at most {})", index, kMaxMsiIndex));
+  return KnobId{KnobKind::irq_affinity, std::string(pci), index, 0};
+}
+
 Result<KnobId> KnobId::nic(KnobKind kind, std::string_view ifname) {
   if (kind != KnobKind::nic_link && kind != KnobKind::nic_channels && kind != KnobKind::nic_rings)
     return Error::invalid("not a nic setting");
@@ -191,7 +211,9 @@ KnobId KnobId::mm_thp_defrag() { return KnobId{KnobKind::mm_thp_defrag, "", 0, 0
 std::string KnobId::str() const {
   switch (kind) {
     case KnobKind::sysctl: return "sysctl:" + name;
-    case KnobKind::irq_affinity: return "irq:" + std::to_string(number) + ":affinity";
+    case KnobKind::irq_affinity:
+      if (by_owner()) return "irq:" + name + "/msi" + std::to_string(number) + ":affinity";
+      return "irq:" + std::to_string(number) + ":affinity";
     case KnobKind::nic_link: return "nic:" + name + ":link";
     case KnobKind::nic_channels: return "nic:" + name + ":channels";
     case KnobKind::nic_rings: return "nic:" + name + ":rings";
@@ -212,6 +234,29 @@ std::string KnobId::str() const {
   return "";
 }
 
+std::string irq_ref(const KnobId& irq) {
+  std::string id = irq.str();  // "irq:" ... ":affinity"
+  return id.substr(4, id.size() - 4 - 9);
+}
+
+Result<KnobId> parse_irq_ref(std::string_view text) {
+  auto id = parse_knob_id("irq:" + std::string(text) + ":affinity");
+  if (!id.ok())
+    return Error::invalid("'" + std::string(text) +
+                          "' is not an IRQ (expected a number like 57 or an owner like "
+                          "0000:3b:00.0/msi5)");
+  return id;
+}
+
+std::string irq_ref_list(std::vector<KnobId> irqs) {
+  auto key = [](const KnobId& k) { return std::tuple(k.by_owner(), k.name, k.number); };
+  std::sort(irqs.begin(), irqs.end(), [&](const KnobId& a, const KnobId& b) { return key(a) < key(b); });
+  irqs.erase(std::unique(irqs.begin(), irqs.end()), irqs.end());
+  std::string out;
+  for (const KnobId& k : irqs) out += (out.empty() ? "" : ",") + irq_ref(k);
+  return out.empty() ? "none" : out;
+}
+
 Result<KnobId> parse_knob_id(std::string_view id) {
   std::string where(id);
   if (starts_with(id, "sysctl:")) {
@@ -226,10 +271,20 @@ Result<KnobId> parse_knob_id(std::string_view id) {
     return k;
   }
   if (starts_with(id, "irq:")) {
-    auto parts = split(id, ':');
-    if (parts.size() != 3 || parts[2] != "affinity")
-      return Error::invalid("expected irq:<number>:affinity", where);
-    auto n = parse_irq_number(parts[1]);
+    const char* expected = "expected irq:<number>:affinity or irq:<PCI address>/msi<N>:affinity";
+    if (!ends_with(id, ":affinity")) return Error::invalid(expected, where);
+    std::string_view what = id.substr(4, id.size() - 4 - 9);
+    if (auto slash = what.find('/'); slash != std::string_view::npos) {
+      std::string_view vec = what.substr(slash + 1);
+      if (!starts_with(vec, "msi") || !digits_only(vec.substr(3)) ||
+          (vec.size() > 4 && vec[3] == '0') || vec.size() > 7)
+        return Error::invalid(expected, where);
+      auto index = parse_u64(vec.substr(3));
+      if (!index || *index > kMaxMsiIndex) return Error::invalid(expected, where);
+      return with_id(KnobId::irq_vector(what.substr(0, slash), static_cast<unsigned>(*index)), id);
+    }
+    if (what.find(':') != std::string_view::npos) return Error::invalid(expected, where);
+    auto n = parse_irq_number(what);
     if (!n.ok()) return n.error().context(where);
     return with_id(KnobId::irq_affinity(*n), id);
   }

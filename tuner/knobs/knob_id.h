@@ -1,5 +1,6 @@
 // KnobId: the one place knob ids are built, parsed and validated. A knob id names one
 // setting of the machine ("sysctl:net.core.rmem_max", "irq:57:affinity",
+// "irq:0000:3b:00.0/msi5:affinity",
 // "nic:eth0:link", "nic:eth0:rps:rx-0", "numa:unit:trainer.service", "numa:cgroup:/sys/fs/cgroup/x",
 // "numa:pid:1234@98765", "irqbalance:banned", "cpu:policy0:governor", "cpu:3:resume_latency",
 // "mm:thp") and is all rollback has to rebuild the
@@ -13,6 +14,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 
@@ -20,7 +22,7 @@ namespace tuner {
 
 enum class KnobKind {
   sysctl,              // sysctl:KEY
-  irq_affinity,        // irq:N:affinity
+  irq_affinity,        // irq:N:affinity, or irq:PCI/msiN:affinity (by owner)
   nic_link,            // nic:IF:link
   nic_channels,        // nic:IF:channels
   nic_rings,           // nic:IF:rings
@@ -53,13 +55,21 @@ inline constexpr std::string_view kCgroupMount = "/sys/fs/cgroup";
 /// or parse_knob_id; which fields mean something depends on the kind.
 struct KnobId {
   KnobKind kind = KnobKind::sysctl;
-  /// sysctl key, interface name, unit name, or cgroup path relative to kCgroupMount.
+  /// sysctl key, interface name, unit name, cgroup path relative to kCgroupMount, or the
+  /// PCI address of an IRQ named by its owner.
   std::string name;
-  unsigned number = 0;           // IRQ number, pid, cpufreq policy, CPU or queue number
+  /// IRQ number (or, with a PCI address in name, the MSI vector index), pid, cpufreq
+  /// policy, CPU or queue number.
+  unsigned number = 0;
   unsigned long long start = 0;  // pid start time (field 22 of /proc/PID/stat)
 
   static Result<KnobId> sysctl(std::string_view key);
   static Result<KnobId> irq_affinity(unsigned irq);
+  /// The IRQ that serves MSI vector `index` of PCI function `pci`, whatever its number:
+  /// "irq:0000:3b:00.0/msi5:affinity" (probes/irq_vector.h).
+  static Result<KnobId> irq_vector(std::string_view pci, unsigned index);
+  /// An irq_affinity id that names its IRQ by owner (PCI function and vector).
+  bool by_owner() const { return kind == KnobKind::irq_affinity && !name.empty(); }
   /// kind is nic_link, nic_channels or nic_rings.
   static Result<KnobId> nic(KnobKind kind, std::string_view ifname);
   /// kind is nic_rps (RX queue N's rps_cpus) or nic_xps (TX queue N's xps_cpus).
@@ -81,6 +91,14 @@ struct KnobId {
   bool operator==(const KnobId&) const = default;
 };
 
+/// An IRQ as irqbalance:banned lists it: the middle of its irq_affinity id ("57",
+/// "0000:3b:00.0/msi5"), and back.
+std::string irq_ref(const KnobId& irq);
+Result<KnobId> parse_irq_ref(std::string_view text);
+/// IRQ refs in their one canonical order (by number, then by owner), each once, joined
+/// with ","; "none" when there are none.
+std::string irq_ref_list(std::vector<KnobId> irqs);
+
 /// Parses and validates the string form. Errors are Error::invalid with `where` = id.
 /// numa:cgroup accepts the path relative to the cgroup mount too ("numa:cgroup:a/b");
 /// str() then gives the absolute form.
@@ -92,6 +110,9 @@ Result<KnobId> parse_knob_id(std::string_view id);
 
 /// A sysctl key: probes/sysctl.h's check_sysctl_key_syntax, the probe's own rule.
 Status validate_sysctl_key(std::string_view key);
+/// A PCI address as sysfs names functions ("0000:3b:00.0"): probes/nic.h's
+/// is_pci_address, at most 16 characters.
+Status validate_pci_address(std::string_view pci);
 /// An IRQ number: decimal without sign or leading zeros, at most 2^20.
 Result<unsigned> parse_irq_number(std::string_view text);
 /// An interface name: 1 to IFNAMSIZ-1 characters of [A-Za-z0-9_.@-], not "." or "..".

@@ -16,6 +16,8 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
       {"sysctl:net.ipv4.conf.eth0/100.rp_filter", KnobKind::sysctl,
        "net.ipv4.conf.eth0/100.rp_filter", 0},
       {"irq:57:affinity", KnobKind::irq_affinity, "", 57},
+      {"irq:0000:3b:00.0/msi5:affinity", KnobKind::irq_affinity, "0000:3b:00.0", 5},
+      {"irq:10000:e1:1f.7/msi2047:affinity", KnobKind::irq_affinity, "10000:e1:1f.7", 2047},
       {"nic:eth0:link", KnobKind::nic_link, "eth0", 0},
       {"nic:enp59s0f1np1:channels", KnobKind::nic_channels, "enp59s0f1np1", 0},
       {"nic:br-lan.100:rings", KnobKind::nic_rings, "br-lan.100", 0},
@@ -54,6 +56,19 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
   CHECK(*KnobId::numa_cgroup("/sys/fs/cgroup/a/b") == *parse_knob_id("numa:cgroup:a/b"));
   CHECK(KnobId::nic(KnobKind::nic_link, "eth0")->str() == "nic:eth0:link");
   CHECK(KnobId::irq_affinity(9)->str() == "irq:9:affinity");
+  CHECK(KnobId::irq_vector("0000:3b:00.0", 3)->str() == "irq:0000:3b:00.0/msi3:affinity");
+  CHECK(KnobId::irq_vector("0000:3b:00.0", 3)->by_owner());
+  CHECK(!KnobId::irq_affinity(3)->by_owner());
+  CHECK(!KnobId::irq_vector("../x", 3).ok());
+  // The ban list's form: the middle of the id, in one order (numbers, then owners).
+  CHECK(irq_ref(*KnobId::irq_vector("0000:3b:00.0", 3)) == "0000:3b:00.0/msi3");
+  CHECK(parse_irq_ref("0000:3b:00.0/msi3").value() == *KnobId::irq_vector("0000:3b:00.0", 3));
+  CHECK(parse_irq_ref("57").value() == *KnobId::irq_affinity(57));
+  CHECK(!parse_irq_ref("57:affinity").ok());
+  CHECK(irq_ref_list({*KnobId::irq_vector("0000:3b:00.0", 10), *KnobId::irq_affinity(9),
+                      *KnobId::irq_vector("0000:3b:00.0", 2), *KnobId::irq_affinity(9)}) ==
+        "9,0000:3b:00.0/msi2,0000:3b:00.0/msi10");
+  CHECK(irq_ref_list({}) == "none");
   CHECK(KnobId::nic_queue(KnobKind::nic_rps, "eth0", 3)->str() == "nic:eth0:rps:rx-3");
   CHECK(KnobId::nic_queue(KnobKind::nic_xps, "eth0", 3)->str() == "nic:eth0:xps:tx-3");
   CHECK(!KnobId::nic_queue(KnobKind::nic_link, "eth0", 3).ok());
@@ -79,6 +94,18 @@ TEST_CASE("knob id: hostile and malformed ids are refused, naming the id") {
                           "irq: 5:affinity",
                           "irq:5:mask",
                           "irq:99999999:affinity",
+                          "irq:0000:3b:00.0/msi:affinity",
+                          "irq:0000:3b:00.0/msi05:affinity",
+                          "irq:0000:3b:00.0/msi2048:affinity",
+                          "irq:0000:3b:00.0/5:affinity",
+                          "irq:0000:3b:00.0/msi-1:affinity",
+                          "irq:../../../x/msi1:affinity",
+                          "irq:0000:3b:00.0/../msi1:affinity",
+                          "irq:0000:3b:00.8/msi1:affinity",
+                          "irq:000000000:3b:00.0/msi1:affinity",
+                          "irq:3b:00.0/msi1:affinity",
+                          "irq:0000:3b:00.0/msi1",
+                          "irq:0000:3b:00.0:affinity",
                           "nic:../x:link",
                           "nic:..:link",
                           "nic:.:link",

@@ -96,16 +96,10 @@ void note_left_alone(PlanBuilder& b, const Nic& nic) {
     b.note(nic.name, "left alone, not known as queue vectors: " + irq_list(unknown));
 }
 
-std::string join_numbers(const std::set<unsigned>& numbers) {
-  std::string out;
-  for (unsigned n : numbers) out += (out.empty() ? "" : ",") + std::to_string(n);
-  return out;
-}
-
 struct IrqbalanceWish {
   const IrqRule* stop = nullptr;  // first rule asking to stop it
   const IrqRule* ban = nullptr;   // first rule asking for bans
-  std::set<unsigned> banned;
+  std::vector<KnobId> banned;  // as irq:...:affinity names them: by owner where known
 };
 
 /// Plans one NIC's IRQs under rule; adds notes for fallbacks.
@@ -158,7 +152,7 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
 
   for (std::size_t i = 0; i < irqs.size(); ++i) {
     const Irq& irq = *irqs[i];
-    auto id = KnobId::irq_affinity(irq.number);
+    auto id = irq_affinity_id(irq);
     if (!id.ok()) return error_at(rule.loc, id.error().message());
     bool done = false;
     if (irq.affinity) {
@@ -195,7 +189,7 @@ void plan_irqbalance(PlanBuilder& b, const IrqbalanceWish& wish) {
     return;
   }
   Change c{KnobId::irqbalance_banned().str(), wish.ban->group.empty() ? "irq" : wish.ban->group,
-           std::nullopt, join_numbers(wish.banned),
+           std::nullopt, irq_ref_list(wish.banned),
            "keep irqbalance off the placed IRQs (" + short_loc(wish.ban->loc) + ")"};
   bool done = false;
   if (b.current.readable()) {
@@ -284,7 +278,8 @@ Status plan_irqs(PlanBuilder& b) {
       if (!wish.stop) wish.stop = rule;
     } else if (rule->irqbalance == "ban") {
       if (!wish.ban) wish.ban = rule;
-      for (const Irq* irq : irqs) wish.banned.insert(irq->number);
+      for (const Irq* irq : irqs)
+        if (auto id = irq_affinity_id(*irq); id.ok()) wish.banned.push_back(*id);
     } else if (irqbalance_running(b) == true && warned_leave.insert(rule).second) {
       b.note("", "irqbalance is running and will move the IRQs of rule '" + rule->glob +
                      "' back; set irqbalance = \"ban\" or \"stop\" in that rule");

@@ -63,4 +63,9 @@ std::vector<unsigned> assign_round_robin(std::size_t irq_count,
   return out;
 }
 
+Result<KnobId> irq_affinity_id(const Irq& irq) {
+  if (irq.pci && irq.msi_index) return KnobId::irq_vector(*irq.pci, *irq.msi_index);
+  return KnobId::irq_affinity(irq.number);
+}
+
 }  // namespace tuner

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "base/cpuset.h"
+#include "base/result.h"
 #include "probes/inventory.h"
+#include "tuner/knobs/knob_id.h"
 
 namespace tuner {
 
@@ -23,6 +25,12 @@ CpuSet irq_allowed_cpus(const CpuSet& candidates, const Host& host);
 /// Cores with no allowed PU are left out. Allowed PUs that no core lists (a topology
 /// without cores) count as cores of their own, after the listed ones.
 std::vector<unsigned> irq_cpu_order(const std::vector<Core>& cores, const CpuSet& allowed);
+
+/// The knob id of an IRQ's affinity: by owner (PCI function and MSI vector) when the
+/// probe could tell them, so that journal, state and `restore` follow the queue when the
+/// numbers change; by number otherwise (INTx lines, captures without
+/// /sys/kernel/irq/N/hwirq).
+Result<KnobId> irq_affinity_id(const Irq& irq);
 
 /// One CPU per IRQ, round robin: IRQ i gets order[i % order.size()]. Empty when order
 /// is empty.

@@ -232,8 +232,11 @@ std::optional<uint32_t> local_cores(PlanBuilder& b, const Nic& nic, const Channe
 /// that changes both says to plan again after apply.
 void note_irqs_before_channels(PlanBuilder& b, const Nic& nic) {
   std::set<std::string> irqs;
-  for (unsigned irq : nic.irqs)
-    if (auto id = KnobId::irq_affinity(irq); id.ok()) irqs.insert(id->str());
+  for (unsigned number : nic.irqs) {
+    const Irq* irq = b.inventory.find_irq(number);
+    if (!irq) continue;
+    if (auto id = irq_affinity_id(*irq); id.ok()) irqs.insert(id->str());
+  }
   std::string channels = nic_knob(KnobKind::nic_channels, nic);
   bool changes_channels = false, places_irqs = false;
   for (const Change& c : b.plan.changes) {

@@ -133,7 +133,7 @@ Status plan_xps(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
         no_irq.push_back(q);
         continue;
       }
-      auto id = KnobId::irq_affinity(irq->number);
+      auto id = irq_affinity_id(*irq);
       auto it = id.ok() ? placed.find(id->str()) : placed.end();
       bool moved = it != placed.end();
       auto cpus = CpuSet::parse(moved ? it->second : irq->affinity.value_or(""));

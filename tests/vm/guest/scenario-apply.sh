@@ -30,11 +30,11 @@ plan_irqs_ok() {  # every virtio queue IRQ not already on node 1 has a change
   local i miss=
   for i in $VQIRQS; do
     subset "$(cat /proc/irq/$i/smp_affinity_list)" "$NODE1" && continue
-    has_knob "irq:$i:affinity" || miss="$miss $i"
+    has_knob "$(irq_id "$i")" || miss="$miss $i"
   done
   echo "${miss:+no change for IRQs$miss}"; [ -z "$miss" ]
 }
-verify plan.irqs "virtio queue IRQs off node 1 get irq:N:affinity changes" plan_irqs_ok
+verify plan.irqs "virtio queue IRQs off node 1 get irq:PCI/msiN:affinity changes" plan_irqs_ok
 check plan.no_e1000 "$(jq -r --arg k "nic:$E1K:link" '[.changes[]?.knob] | index($k)' /tmp/plan.out)" \
   = null "no change planned for $E1K (not in the profile)"
 same_as_before plan.changed_nothing "after plan"

@@ -96,6 +96,19 @@ autoneg() {  # DEV -> on|off|? (sysfs has no autoneg; ethtool reads it independe
 }
 
 # The state the scenario's profiles touch, from the kernel's own files.
+# irq_id N: the knob id tuner gives IRQ N's affinity: by owner (its PCI function and MSI
+# index, the low 11 bits of /sys/kernel/irq/N/hwirq) when it is a PCI function's
+# vector, as the real tuner names them; by number in the harness self-test, whose
+# stand-in keeps the old form.
+msi_index() { echo $(( $(cat "/sys/kernel/irq/$1/hwirq") & 2047 )); }
+irq_pci() { for d in /sys/bus/pci/devices/*; do [ -e "$d/msi_irqs/$1" ] && echo "${d##*/}"; done; }
+irq_id() {
+  local pci; pci=$(irq_pci "$1")
+  if [ -n "$pci" ] && [ -r "/sys/kernel/irq/$1/hwirq" ] && ! grep -q tuner_selftest= /proc/cmdline
+  then echo "irq:$pci/msi$(msi_index "$1"):affinity"
+  else echo "irq:$1:affinity"; fi
+}
+
 snapshot() {
   local k i n
   for k in net.core.netdev_max_backlog net.core.somaxconn vm.swappiness; do

@@ -59,7 +59,7 @@ xps_follows_plan() {  # each tx-N: the plan's (or current) XPS = its IRQ's plann
   local q i want got bad=
   for q in $(seq 0 $((NTX - 1))); do
     i=$(out_irq $q)
-    want=$(planned /tmp/rpsxps.plan.out "irq:$i:affinity"); [ -n "$want" ] || want=$(cat /proc/irq/$i/smp_affinity_list)
+    want=$(planned /tmp/rpsxps.plan.out "$(irq_id "$i")"); [ -n "$want" ] || want=$(cat /proc/irq/$i/smp_affinity_list)
     got=$(planned /tmp/rpsxps.plan.out "nic:$VIRT:xps:tx-$q"); [ -n "$got" ] || got=$(mask_list "$(cat $Q/tx-$q/xps_cpus)")
     [ "$got" = "$want" ] || bad="$bad tx-$q:$got(irq $i:$want)"
   done

@@ -13,14 +13,15 @@ node_cpus0=$(cat /sys/devices/system/node/node0/cpulist 2>/dev/null)
 node_cpus1=$(cat /sys/devices/system/node/node1/cpulist 2>/dev/null)
 nodes=$(cd /sys/devices/system/node && echo node[0-9]*)
 check "vm.numa_nodes" "$nodes" = "node0 node1" "nodes: $nodes; node0=$node_cpus0 node1=$node_cpus1"
-VIRT='' E1K=''
+VIRT='' VIRT2='' E1K=''
 for n in /sys/class/net/*; do
-  case $(basename "$(readlink "$n/device/driver" 2>/dev/null)") in
-    virtio_net) VIRT=${n##*/} ;;
-    e1000) E1K=${n##*/} ;;
+  case $(basename "$(readlink "$n/device/driver" 2>/dev/null)"):$(cat "$n/address") in
+    virtio_net:52:54:00:00:01:01) VIRT=${n##*/} ;;   # on node 1: the one most steps use
+    virtio_net:52:54:00:00:02:01) VIRT2=${n##*/} ;;  # on the root bus: scenario-irq-owner.sh
+    e1000:*) E1K=${n##*/} ;;
   esac
 done
-check "vm.nics" "${VIRT:+v}${E1K:+e}" = "ve" "virtio_net=$VIRT e1000=$E1K"
+check "vm.nics" "${VIRT:+v}${VIRT2:+w}${E1K:+e}" = "vwe" "virtio_net=$VIRT,$VIRT2 e1000=$E1K"
 [ -n "$VIRT" ] && [ -n "$E1K" ] || { echo "TUNER-ABORT no NICs"; exit 0; }
 VPCI=$(readlink -f "/sys/class/net/$VIRT/device/..")   # virtioN's parent: the PCI function
 VDEV=$(basename "$(readlink -f "/sys/class/net/$VIRT/device")")   # virtio0
@@ -62,3 +63,4 @@ note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"
 . /scenario-writeback.sh
 . /scenario-rps-xps.sh
 . /scenario-check.sh
+. /scenario-irq-owner.sh

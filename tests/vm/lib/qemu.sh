@@ -2,7 +2,8 @@
 # Sourced by tests/vm/*_test.sh. Boots the guest under qemu (TCG, q35, two NUMA nodes)
 # with an e1000 NIC on the root bus and a multi-queue virtio-net NIC behind a pxb-pcie
 # expander bridge whose NUMA node is 1, so the guest's ACPI tables give it node-1
-# locality. No traffic leaves the machine: the e1000 sits on a qemu hub with no other
+# locality. A second multi-queue virtio-net NIC on the root bus is there to swap IRQ
+# numbers with the first (guest/scenario-irq-owner.sh); its tap takes no traffic. No traffic leaves the machine: the e1000 sits on a qemu hub with no other
 # port, and the virtio NIC's tap device lives in a private network namespace that dies
 # with qemu (only tap can give virtio-net more than one queue pair; see netns-qemu.sh).
 #
@@ -26,13 +27,15 @@ vm_qemu_backend() {
 }
 
 vm_qemu_args() {
-  local kernel=$1 initrd=$2 queues=$3 backend=$4 vnet
+  local kernel=$1 initrd=$2 queues=$3 backend=$4 vnet vnet2
   # hpet: under TCG a TSC calibrated on a busy host can run the guest clock fast.
   if [[ $backend == tap ]]; then
     vnet="tap,id=vnet,ifname=vmtap0,script=no,downscript=no,vhost=off,queues=$queues"
+    vnet2="tap,id=vnet2,ifname=vmtap1,script=no,downscript=no,vhost=off,queues=$queues"
   else
     # A hub with no other port: no peer, one queue pair, and no RX traffic.
     vnet="hubport,id=vnet,hubid=1"
+    vnet2="hubport,id=vnet2,hubid=2"
     queues=1
   fi
   printf '%s\n' \
@@ -43,6 +46,8 @@ vm_qemu_args() {
     -device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=0 \
     -netdev "$vnet" \
     -device "virtio-net-pci,netdev=vnet,bus=rp1,mq=on,vectors=$((2 * queues + 2)),mac=52:54:00:00:01:01,romfile=" \
+    -netdev "$vnet2" \
+    -device "virtio-net-pci,netdev=vnet2,bus=pcie.0,mq=on,vectors=$((2 * queues + 2)),mac=52:54:00:00:02:01,romfile=" \
     -netdev hubport,id=e1k,hubid=0 \
     -device e1000,netdev=e1k,bus=pcie.0,mac=52:54:00:00:00:01,romfile= \
     -kernel "$kernel" -initrd "$initrd" \

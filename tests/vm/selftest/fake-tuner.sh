@@ -12,8 +12,8 @@ J=/var/lib/tuner/runs; mkdir -p $J
 BAD=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^tuner_selftest=//p')
 VIRT='' E1K=''
 for n in /sys/class/net/*; do
-  case $(basename "$(readlink "$n/device/driver" 2>/dev/null)") in
-    virtio_net) VIRT=${n##*/} ;; e1000) E1K=${n##*/} ;; esac
+  case $(basename "$(readlink "$n/device/driver" 2>/dev/null)"):$(cat "$n/address") in
+    virtio_net:52:54:00:00:01:01) VIRT=${n##*/} ;; e1000:*) E1K=${n##*/} ;; esac
 done
 VDEV=$(basename "$(readlink -f /sys/class/net/$VIRT/device)")
 node1=$(cat /sys/devices/system/node/node1/cpulist)
