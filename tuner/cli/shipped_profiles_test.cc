@@ -218,3 +218,61 @@ TEST_CASE("shipped profiles: a site's larger limits and budgets are never lowere
     }
   }
 }
+
+TEST_CASE("shipped profiles: NIC rules on an NPS4 node: socket-sized, lowered only, data ports") {
+  // Two sockets split into four NUMA nodes each (AMD NPS4, 4 cores a node). ens1: a
+  // 100G port on node 5 with the driver's default 63 queues; ens2: a 25G port on node 1
+  // whose site set 8 queues; eno1: a 1 GbE management port (I350) with 8 queues.
+  Inventory inv = testing::smt_machine(8, 4, 4);
+  auto port = [&](const std::string& name, int node, unsigned queues, unsigned irq,
+                  uint32_t speed) {
+    Nic& n = testing::add_nic(inv, name, node, queues, irq);
+    n.link.up = true;
+    n.link.speed_mbps = speed;
+    n.channels = Channels{};
+    n.channels->combined = queues;
+    n.channels->combined_max = 63;
+  };
+  port("ens1", 5, 63, 100, 100000);
+  port("ens2", 1, 8, 200, 25000);
+  port("eno1", 0, 8, 300, 1000);
+  testing::FakeCurrent cur;
+  const CpuSet socket1 = CpuSet::parse("16-31,48-63").value();
+  for (const char* name : {"network-throughput", "latency", "inference"}) {
+    CAPTURE(name);
+    Profile p = shipped(name);
+    auto plan = make_plan_with(p, inv, cur);
+    REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+    std::map<std::string, std::string> desired;
+    std::map<unsigned, std::string> ens1_irq_cpus;  // queue IRQ -> CPU
+    for (const Change& c : plan->changes) {
+      desired[c.knob] = c.desired;
+      if (c.knob.rfind("irq:1", 0) == 0 && c.knob.size() == 16) {  // irq:1NN:affinity
+        unsigned irq = static_cast<unsigned>(std::stoul(c.knob.substr(4, 3)));
+        if (irq < 163) ens1_irq_cpus[irq] = c.desired;
+      }
+      CHECK(c.knob.find("eno1") == std::string::npos);  // the 1 GbE port is left alone
+      CHECK(c.knob.rfind("irq:3", 0) != 0);
+    }
+    // The 100G port: one queue per core of its socket (16), not of its node (4).
+    CHECK(desired["nic:ens1:channels"] == "combined=16");
+    // The site's 8 queues on the 25G port are never raised.
+    CHECK_FALSE(desired.contains("nic:ens2:channels"));
+    // Its queue IRQs stay on its socket, the first 16 each on a core of their own.
+    REQUIRE(ens1_irq_cpus.size() == 63);
+    std::set<std::string> first16;
+    for (unsigned irq = 100; irq < 116; ++irq) {
+      CHECK(CpuSet::parse(ens1_irq_cpus[irq])->is_subset_of(socket1));
+      first16.insert(ens1_irq_cpus[irq]);
+    }
+    CHECK(first16.size() == 16);
+    for (const auto& [irq, cpu] : ens1_irq_cpus) CHECK(CpuSet::parse(cpu)->is_subset_of(socket1));
+    // XPS follows the placed IRQs where the queues stay (ens2); ens1's waits for its
+    // channel change (a note says so).
+    CHECK(desired.contains("nic:ens2:xps:tx-0"));
+    CHECK(desired["nic:ens2:xps:tx-0"] == desired["irq:200:affinity"]);
+    CHECK_FALSE(desired.contains("nic:ens1:xps:tx-0"));
+    // inference pins nothing, so it leaves NUMA balancing alone.
+    if (std::string(name) == "inference") CHECK_FALSE(desired.contains("sysctl:kernel.numa_balancing"));
+  }
+}

@@ -14,6 +14,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/core.h>
+
 #include "base/strings.h"
 #include "tuner/plan/builder.h"
 #include "tuner/plan/irq_placement.h"
@@ -137,8 +139,20 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
       why = nic.name + " is on NUMA node " + std::to_string(node->os_index);
     }
     CpuSet allowed = irq_allowed_cpus(candidates, inv.host);
-    std::vector<unsigned> cpus =
-        assign_round_robin(irqs.size(), irq_cpu_order(topo.core_list, allowed));
+    std::vector<unsigned> order = irq_cpu_order(topo.core_list, allowed);
+    if (rule.policy == "numa-local" && node && candidates == node->cpus) {
+      // More queue vectors than the node has cores, on a socket split into nodes:
+      // the socket's other cores before any SMT sibling doubles up.
+      CpuSet socket = socket_cpus(topo, *node);
+      CpuSet further = irq_allowed_cpus(socket.minus(node->cpus), inv.host);
+      std::size_t node_cores = count_cores(topo, allowed);
+      if (irqs.size() > node_cores && !further.empty()) {
+        order = irq_cpu_order_near(topo.core_list, allowed, further);
+        why += fmt::format(" with {} cores for {} queue vectors, so the rest of its socket's "
+                           "cores too", node_cores, irqs.size());
+      }
+    }
+    std::vector<unsigned> cpus = assign_round_robin(irqs.size(), order);
     if (cpus.empty()) {
       b.note(nic.name,
              "no CPU may take its IRQs (topology unknown or every CPU isolated): skipped");

@@ -1,12 +1,32 @@
 #include "tuner/plan/irq_placement.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 namespace tuner {
 
 CpuSet irq_allowed_cpus(const CpuSet& candidates, const Host& host) {
   return candidates.minus(host.isolcpus).minus(host.nohz_full);
+}
+
+CpuSet socket_cpus(const Topology& topo, const NumaNode& node) {
+  std::optional<unsigned> package;
+  for (const Core& c : topo.core_list)
+    if (c.numa_node == node.os_index) package = c.package;
+  CpuSet socket = node.cpus;
+  if (package)
+    for (const Core& c : topo.core_list)
+      if (c.package == *package) socket = socket.unite(c.pus);
+  return socket;
+}
+
+std::size_t count_cores(const Topology& topo, const CpuSet& allowed) {
+  if (topo.core_list.empty()) return allowed.size();
+  std::size_t n = 0;
+  for (const Core& c : topo.core_list)
+    if (!c.pus.intersect(allowed).empty()) ++n;
+  return n;
 }
 
 std::vector<unsigned> irq_cpu_order(const std::vector<Core>& cores, const CpuSet& allowed) {
@@ -51,6 +71,33 @@ std::vector<unsigned> irq_cpu_order(const std::vector<Core>& cores, const CpuSet
   for (std::size_t round = 0; round < depth; ++round)
     for (const auto& pus : per_core)
       if (round < pus.size()) order.push_back(pus[round]);
+  return order;
+}
+
+std::vector<unsigned> irq_cpu_order_near(const std::vector<Core>& cores, const CpuSet& near,
+                                         const CpuSet& further) {
+  // The round of a PU is its place among its core's allowed PUs: 0 for the first.
+  auto rounds = [&](const CpuSet& allowed) {
+    std::map<unsigned, std::size_t> round;
+    for (const Core& core : cores) {
+      std::size_t k = 0;
+      for (unsigned pu : core.pus.cpus())
+        if (allowed.contains(pu)) round.emplace(pu, k++);
+    }
+    return round;
+  };
+  auto near_round = rounds(near), further_round = rounds(further);
+  std::vector<unsigned> near_order = irq_cpu_order(cores, near);
+  std::vector<unsigned> further_order = irq_cpu_order(cores, further);
+  std::vector<unsigned> order;
+  for (std::size_t k = 0; order.size() < near_order.size() + further_order.size(); ++k)
+    for (const auto& [list, round] : {std::pair(&near_order, &near_round),
+                                      std::pair(&further_order, &further_round)})
+      for (unsigned pu : *list) {
+        auto it = round->find(pu);
+        // PUs no core lists (a topology without cores) count as round 0.
+        if ((it == round->end() ? 0 : it->second) == k) order.push_back(pu);
+      }
   return order;
 }
 

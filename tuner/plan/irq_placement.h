@@ -17,6 +17,15 @@ namespace tuner {
 /// removed (those CPUs were set aside for latency-critical work).
 CpuSet irq_allowed_cpus(const CpuSet& candidates, const Host& host);
 
+/// The CPUs of the socket holding `node` (every core of its package): the node itself
+/// unless the socket is split into NUMA nodes (AMD NPS2/NPS4, Intel SNC), or the
+/// topology has no cores.
+CpuSet socket_cpus(const Topology& topo, const NumaNode& node);
+
+/// The cores with at least one PU in allowed (allowed's size when the topology lists no
+/// cores).
+std::size_t count_cores(const Topology& topo, const CpuSet& allowed);
+
 /// The order in which CPUs are handed to queue IRQs: the first allowed PU of every core,
 /// then every core's second allowed PU, and so on. Cores are taken from each NUMA node
 /// in turn (node A's first, node B's first, node A's second, ...; within a node in
@@ -31,6 +40,14 @@ std::vector<unsigned> irq_cpu_order(const std::vector<Core>& cores, const CpuSet
 /// numbers change; by number otherwise (INTx lines, captures without
 /// /sys/kernel/irq/N/hwirq).
 Result<KnobId> irq_affinity_id(const Irq& irq);
+
+/// irq_cpu_order over near, then over further, a thread per core at a time: every core
+/// of near, then every core of further, before any core's second thread. For a NIC
+/// with more queue vectors than its node has cores on a socket split into nodes
+/// (NPS2/NPS4, SNC): a core of its own for each queue on the same socket before SMT
+/// siblings share one.
+std::vector<unsigned> irq_cpu_order_near(const std::vector<Core>& cores, const CpuSet& near,
+                                         const CpuSet& further);
 
 /// One CPU per IRQ, round robin: IRQ i gets order[i % order.size()]. Empty when order
 /// is empty.

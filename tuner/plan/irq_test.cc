@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
@@ -55,6 +56,38 @@ TEST_CASE("planner irq: numa-local spreads queues over the NIC's node, a core ea
   CHECK(plan->changes[3].reason == "eth2 is on NUMA node 1; queue 3 -> CPU 7");
   CHECK(plan->changes[0].current == "0-15");
   CHECK(plan->changes[0].group == "irq");
+}
+
+TEST_CASE("planner irq: numa-local on a socket split into nodes takes the socket's cores next") {
+  // AMD NPS4: two sockets of four nodes of 4 cores (64 cores; PU c and c + 32). eth0 on
+  // node 5 (cores 20-23) with 10 queues: its node's 4 cores, then 6 more cores of
+  // socket 1 (nodes 4, 6, 7 in turn), and no SMT sibling while a core is free.
+  Inventory inv = testing::smt_machine(8, 4, 4);
+  testing::add_nic(inv, "eth0", 5, 10, 100);
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  std::vector<std::string> cpus;
+  for (const Change& c : plan->changes) cpus.push_back(c.desired);
+  CHECK(cpus == std::vector<std::string>{"20", "21", "22", "23", "16", "24", "28", "17", "25",
+                                         "29"});
+  CHECK(plan->changes[9].reason ==
+        "eth0 is on NUMA node 5 with 4 cores for 10 queue vectors, so the rest of its socket's "
+        "cores too; queue 9 -> CPU 29");
+  // 20 vectors: each of the socket's 16 cores once, then node 5's own SMT siblings.
+  Inventory inv2 = testing::smt_machine(8, 4, 4);
+  testing::add_nic(inv2, "eth0", 5, 20, 200);
+  auto more = make_plan_with(irq_profile("numa-local"), inv2, cur);
+  REQUIRE(more.ok());
+  std::vector<std::string> got;
+  for (const Change& c : more->changes) got.push_back(c.desired);
+  REQUIRE(got.size() == 20);
+  std::set<std::string> first16(got.begin(), got.begin() + 16);
+  CHECK(first16.size() == 16);
+  for (const std::string& c : first16) CHECK(std::stoul(c) >= 16);
+  for (const std::string& c : first16) CHECK(std::stoul(c) < 32);  // socket 1, primaries
+  CHECK(std::vector<std::string>(got.begin() + 16, got.end()) ==
+        std::vector<std::string>{"52", "53", "54", "55"});
 }
 
 TEST_CASE("planner irq: IRQs follow queue order, not IRQ numbers, and the link IRQ stays") {

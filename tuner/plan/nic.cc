@@ -183,11 +183,14 @@ void add_counts(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
         known && current == desired);
 }
 
-/// combined = "local-cores": one queue per physical core of the NIC's NUMA node that
-/// may take IRQs (isolcpus/nohz_full left out, as IRQ placement leaves them out), so
-/// numa-local placement gives every queue a core of its own and no core two queues.
-/// Without NUMA locality (or with every local CPU isolated) the machine's cores count.
-/// Capped at the driver's maximum. Nullopt (with a note) when it cannot be sized.
+/// combined = "local-cores": one queue per physical core of the NIC's socket that may
+/// take IRQs (isolcpus/nohz_full left out, as IRQ placement leaves them out), and never
+/// more queues than the NIC has now: it lowers only. The socket, not the NUMA node:
+/// on AMD NPS2/NPS4 and Intel SNC a socket is split into nodes a hop apart on the same
+/// die (SLIT 11-12 against 32 across sockets), and sizing by the node would leave a fast
+/// NIC a half or a quarter of its socket. Without NUMA locality (or with every local CPU
+/// isolated) the machine's cores count. Capped at the driver's maximum. Nullopt (with a
+/// note) when it cannot be sized or would not lower.
 std::optional<uint32_t> local_cores(PlanBuilder& b, const Nic& nic, const Channels& ch) {
   const Inventory& inv = b.inventory;
   const NumaNode* node = nic.numa_node ? inv.find_node(static_cast<unsigned>(*nic.numa_node))
@@ -195,19 +198,22 @@ std::optional<uint32_t> local_cores(PlanBuilder& b, const Nic& nic, const Channe
   CpuSet allowed;
   std::string where;
   if (node) {
-    allowed = irq_allowed_cpus(node->cpus, inv.host);
+    CpuSet socket = socket_cpus(inv.topology, *node);
+    allowed = irq_allowed_cpus(socket, inv.host);
     where = "NUMA node " + std::to_string(node->os_index);
+    if (socket != node->cpus)
+      for (const Core& c : inv.topology.core_list)
+        if (c.numa_node == node->os_index)
+          where = "socket " + std::to_string(c.package) + " (NUMA node " +
+                  std::to_string(node->os_index) + "'s)";
   }
   if (allowed.empty()) {
     allowed = irq_allowed_cpus(inv.topology.all_pus, inv.host);
     where = node ? "the machine (every CPU of node " + std::to_string(node->os_index) +
-                       " is isolated)"
+                       "'s socket is isolated)"
                  : "the machine (no NUMA locality)";
   }
-  uint32_t cores = 0;
-  for (const Core& c : inv.topology.core_list)
-    if (!c.pus.intersect(allowed).empty()) ++cores;
-  if (inv.topology.core_list.empty()) cores = static_cast<uint32_t>(allowed.size());
+  auto cores = static_cast<uint32_t>(count_cores(inv.topology, allowed));
   if (cores == 0) {
     b.note(nic.name, "channels combined = \"local-cores\" skipped: no core may take its IRQs");
     return std::nullopt;
@@ -222,6 +228,16 @@ std::optional<uint32_t> local_cores(PlanBuilder& b, const Nic& nic, const Channe
   if (ch.combined_max && cores > *ch.combined_max) {
     text += ", capped at the driver's maximum " + std::to_string(*ch.combined_max);
     cores = *ch.combined_max;
+  }
+  if (!ch.combined) {
+    b.note(nic.name, text + "; skipped: its combined channel count now is unknown, and "
+                            "local-cores only lowers it");
+    return std::nullopt;
+  }
+  if (*ch.combined <= cores) {
+    b.note(nic.name, text + "; it has " + std::to_string(*ch.combined) +
+                         " already, and local-cores only lowers (give a count to raise)");
+    return std::nullopt;
   }
   b.note(nic.name, text);
   return cores;

@@ -226,6 +226,46 @@ TEST_CASE("planner nic: combined = local-cores counts the NIC node's cores that 
     REQUIRE(same.ok());
     CHECK(same->changes.empty());
   }
+  SUBCASE("fewer queues than cores: left alone, local-cores only lowers") {
+    nic.channels->combined = 4;
+    auto fewer = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(fewer.ok());
+    CHECK(fewer->changes.empty());
+    CHECK(has_note(*fewer, "it has 4 already, and local-cores only lowers"));
+  }
+  SUBCASE("the count now unknown: skipped with a note, never a guess that raises") {
+    nic.channels->combined = std::nullopt;
+    auto unknown = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE(unknown.ok());
+    CHECK(unknown->changes.empty());
+    CHECK(has_note(*unknown, "combined channel count now is unknown"));
+  }
+}
+
+TEST_CASE("planner nic: local-cores sizes by the socket on NPS4/SNC, not the NUMA node") {
+  // Two sockets of four nodes of 4 cores (AMD NPS4): the NIC on node 5 is on socket 1,
+  // whose 16 cores take its queues; node 5 alone has 4.
+  Inventory inv = testing::smt_machine(8, 4, 4);
+  Nic& nic = sfp_nic(inv);
+  nic.numa_node = 5;
+  nic.channels = Channels{};
+  nic.channels->combined = 63;
+  nic.channels->combined_max = 63;
+  FakeCurrent cur;
+  NicRule rule;
+  rule.combined_local_cores = true;
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].desired == "combined=16");
+  CHECK(std::ranges::any_of(plan->notes, [](const std::string& n) {
+    return n.find("16 physical cores on socket 1 (NUMA node 5's)") != std::string::npos;
+  }));
+  // Isolated cores of the socket are left out, on any of its nodes.
+  inv.host.isolcpus = CpuSet({16, 17, 48, 49, 28, 60});
+  auto iso = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(iso.ok());
+  CHECK(iso->changes[0].desired == "combined=13");
 }
 
 TEST_CASE("planner nic: channels a live NIC does not report are skipped with a note") {

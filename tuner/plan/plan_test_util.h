@@ -31,13 +31,16 @@ class FakeCurrent : public CurrentValues {
 };
 
 /// A machine of nodes x cores_per_node cores with 2 threads each, numbered as Linux
-/// does on Intel: core c (global) has PUs c and c + total_cores.
-inline Inventory smt_machine(unsigned nodes, unsigned cores_per_node) {
+/// does on Intel: core c (global) has PUs c and c + total_cores. nodes_per_package > 1
+/// is a socket split into NUMA nodes (AMD NPS2/NPS4, Intel SNC): nodes 0-3 are socket 0
+/// with 4.
+inline Inventory smt_machine(unsigned nodes, unsigned cores_per_node,
+                             unsigned nodes_per_package = 1) {
   Inventory inv;
   Topology& t = inv.topology;
   unsigned total = nodes * cores_per_node;
   t.source = "test";
-  t.packages = nodes;
+  t.packages = nodes / nodes_per_package;
   t.cores = total;
   t.pus = 2 * total;
   std::vector<unsigned> all;
@@ -51,7 +54,7 @@ inline Inventory smt_machine(unsigned nodes, unsigned cores_per_node) {
       Core core;
       core.logical_index = c;
       core.os_index = c;
-      core.package = n;
+      core.package = n / nodes_per_package;
       core.numa_node = n;
       core.pus = CpuSet({c, c + total});
       t.core_list.push_back(core);

@@ -25,7 +25,8 @@ class NicParser : public TomlReader {
   }
 
   /// combined channels: a count (at least 1: a NIC with no queue carries nothing), or
-  /// "local-cores", sized by the planner to the physical cores of the NIC's NUMA node.
+  /// "local-cores", sized by the planner to the physical cores of the NIC's socket,
+  /// lowering only (tuner/plan/nic.cc).
   void combined(const toml::node& n, const std::string& what, NicRule& r) const {
     if (n.is_string()) {
       if (string(n, what) != "local-cores")
