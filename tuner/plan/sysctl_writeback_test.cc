@@ -3,7 +3,9 @@
 // pair zeroes the other.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
@@ -23,9 +25,12 @@ struct Node {
     testing::write_file(dir.path + "/proc/sys/vm/dirty_bytes", std::string(bytes) + "\n");
     ctx.fake_machine = true;
     ctx.fake_kernel = [this](const std::string& rel, std::string&) {
-      const char* other = rel == "proc/sys/vm/dirty_ratio"   ? "/proc/sys/vm/dirty_bytes"
-                          : rel == "proc/sys/vm/dirty_bytes" ? "/proc/sys/vm/dirty_ratio"
-                                                             : nullptr;
+      const char* other =
+          rel == "proc/sys/vm/dirty_ratio"              ? "/proc/sys/vm/dirty_bytes"
+          : rel == "proc/sys/vm/dirty_bytes"            ? "/proc/sys/vm/dirty_ratio"
+          : rel == "proc/sys/vm/dirty_background_ratio" ? "/proc/sys/vm/dirty_background_bytes"
+          : rel == "proc/sys/vm/dirty_background_bytes" ? "/proc/sys/vm/dirty_background_ratio"
+                                                        : nullptr;
       if (other) std::ofstream(dir.path + other) << "0\n";
       return 0;
     };
@@ -97,4 +102,64 @@ TEST_CASE("planner: a writeback pair is one setting") {
   REQUIRE_FALSE(both.ok());
   CHECK(both.error().where == "/etc/tuner/profiles/test.toml:8:1");
   CHECK(both.error().what.find("are one setting in the kernel") != std::string::npos);
+}
+
+TEST_CASE("planner: [mm] dirty_max_bytes turns a large node's ratios into byte limits") {
+  Node n("20", "0");
+  testing::write_file(n.dir.path + "/proc/sys/vm/dirty_background_ratio", "10\n");
+  testing::write_file(n.dir.path + "/proc/sys/vm/dirty_background_bytes", "0\n");
+  Inventory inv = testing::smt_machine(2, 4);
+  KnobCurrentValues current(n.ctx, true, false);
+  Profile p;
+  p.sysctls = {{"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7)},
+               {"vm.dirty_background_ratio", SysctlSetting::Op::set, "10", "sysctl",
+                testing::loc(8)}};
+  p.mm.dirty_max_bytes = 64ull << 30;
+  p.mm.dirty_max_loc = testing::loc(12);
+  auto desired = [](const Plan& plan) {
+    std::map<std::string, std::string> out;
+    for (const Change& c : plan.changes) out[c.knob] = c.desired;
+    return out;
+  };
+
+  SUBCASE("2 TiB: 40% would be 819 GiB; 64 GiB and its quarter instead") {
+    for (NumaNode& node : inv.topology.numa_nodes) node.memory_bytes = 1ull << 40;
+    auto plan = make_plan_with(p, inv, current);
+    REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+    auto d = desired(*plan);
+    CHECK(d["sysctl:vm.dirty_ratio"] == "vm.dirty_bytes=68719476736");
+    CHECK(d["sysctl:vm.dirty_background_ratio"] == "vm.dirty_background_bytes=17179869184");
+    CHECK(plan->changes[0].reason.find("40% of this node's 2048 GiB would allow 819 GiB of "
+                                       "dirty page cache, above [mm] dirty_max_bytes 64 GiB") !=
+          std::string::npos);
+    // What the plan says, the knobs write, and the kernel keeps one limit of each pair.
+    for (const Change& c : plan->changes) {
+      auto k = make_knob(c.knob, n.ctx);
+      REQUIRE(k.ok());
+      Status st = (*k)->write(c.desired);
+      REQUIRE_MESSAGE(st.ok(), st.error().message());
+    }
+    CHECK(n.file("dirty_bytes") == "68719476736");
+    CHECK(n.file("dirty_ratio") == "0\n");
+    CHECK(n.file("dirty_background_bytes") == "17179869184");
+    auto again = make_plan_with(p, inv, current);
+    REQUIRE(again.ok());
+    CHECK(again->changes.empty());
+  }
+  SUBCASE("64 GiB: 40% is 26 GiB, under the cap: the ratios as the profile says") {
+    for (NumaNode& node : inv.topology.numa_nodes) node.memory_bytes = 32ull << 30;
+    auto plan = make_plan_with(p, inv, current);
+    REQUIRE(plan.ok());
+    auto d = desired(*plan);
+    CHECK(d["sysctl:vm.dirty_ratio"] == "40");
+    CHECK_FALSE(d.contains("sysctl:vm.dirty_background_ratio"));  // 10 already
+  }
+  SUBCASE("memory unknown: the ratio, and a note") {
+    auto plan = make_plan_with(p, inv, current);
+    REQUIRE(plan.ok());
+    CHECK(desired(*plan)["sysctl:vm.dirty_ratio"] == "40");
+    CHECK(std::ranges::any_of(plan->notes, [](const std::string& s) {
+      return s.find("memory size unknown") != std::string::npos;
+    }));
+  }
 }

@@ -124,6 +124,8 @@ const BadCase kCases[] = {
   {"cpu_group_bad_name.toml", "cpu_group_bad_name.toml:3:9", "[cpu]: group name 'my group' has ' '"},
   {"mm_unknown_key.toml", "mm_unknown_key.toml:2:1", "unknown key 'thp_defrg' in [mm]; did you mean 'thp_defrag'?"},
   {"mm_thp_bool.toml", "mm_thp_bool.toml:2:7", "'thp' in [mm] must be a string, not a boolean"},
+  {"mm_dirty_max_small.toml", "mm_dirty_max_small.toml:2:19", "'dirty_max_bytes' in [mm] (bytes) = 4096 is out of range"},
+  {"mm_dirty_max_string.toml", "mm_dirty_max_string.toml:2:19", "'dirty_max_bytes' in [mm] (bytes) must be"},
   {"group_member_cpu_typo.toml", "group_member_cpu_typo.toml:2:12", "member 'cpu:governer' of 'members' in [group.power]: write"},
   {"group_member_cpu_unset.toml", "group_member_cpu_unset.toml:5:28", "group 'power' lists 'cpu:epp', but the profile has no such setting"},
 };

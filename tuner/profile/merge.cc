@@ -94,6 +94,10 @@ void merge_into(Profile& base, const Profile& over) {
   }
   over_key(base.mm.thp, over.mm.thp);
   over_key(base.mm.thp_defrag, over.mm.thp_defrag);
+  if (over.mm.dirty_max_bytes) {
+    base.mm.dirty_max_bytes = over.mm.dirty_max_bytes;
+    base.mm.dirty_max_loc = over.mm.dirty_max_loc;
+  }
 
   VerifySettings& v = base.verify;
   const VerifySettings& o = over.verify;

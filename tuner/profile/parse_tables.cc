@@ -60,6 +60,7 @@ class TableParser : public TomlReader {
   std::string what(std::string_view key) const { return fmt::format("'{}' in {}", key, ctx_); }
   const std::string& ctx() const { return ctx_; }
   using TomlReader::check_keys;
+  using TomlReader::integer;
   using TomlReader::loc;
 
  private:
@@ -91,12 +92,19 @@ CpuTable parse_cpu_table(const std::string& file, const toml::table& t) {
 
 MmTable parse_mm_table(const std::string& file, const toml::table& t) {
   TableParser p(file, "[mm]", "mm");
-  p.check_keys(t, p.ctx(), {"thp", "thp_defrag", "group"});
+  p.check_keys(t, p.ctx(), {"thp", "thp_defrag", "dirty_max_bytes", "group"});
   p.read_group(t);
   MmTable out;
   for (auto&& [k, v] : t) {
     if (k.str() == "thp") out.thp = p.word(k, v);
     else if (k.str() == "thp_defrag") out.thp_defrag = p.word(k, v);
+    else if (k.str() == "dirty_max_bytes") {
+      // At least 1 MiB: below that writeback would throttle every writer (the kernel's
+      // own floor is two pages); at most 2^62, a number the kernel's unsigned long holds.
+      out.dirty_max_bytes = static_cast<uint64_t>(
+          p.integer(v, p.what("dirty_max_bytes") + " (bytes)", 1 << 20, int64_t{1} << 62));
+      out.dirty_max_loc = p.loc(k.source());
+    }
   }
   return out;
 }

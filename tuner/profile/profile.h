@@ -102,6 +102,11 @@ struct CpuTable {
 struct MmTable {
   std::optional<TableSetting> thp;         // mm:thp
   std::optional<TableSetting> thp_defrag;  // mm:thp_defrag
+  /// Not a knob: the most dirty page cache [sysctl] vm.dirty_ratio may amount to. Where
+  /// the ratio of this node's memory is more, the planner sets the byte limits instead
+  /// (tuner/plan/sysctl.cc).
+  std::optional<uint64_t> dirty_max_bytes;
+  SourceLoc dirty_max_loc;
 };
 
 struct Match {
