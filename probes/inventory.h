@@ -147,6 +147,9 @@ struct Nic {
   bool is_virtual = false;  // no backing device (lo, veth, bridge, ...)
   /// ARPHRD_* of sys/class/net/IF/type: 1 Ethernet, 32 InfiniBand (IPoIB), 772 loopback.
   std::optional<unsigned> link_type;
+  /// The RDMA device of its PCI function (sys/class/net/IF/device/infiniband/NAME):
+  /// "mlx5_0" on a RoCE-capable port; nullopt when there is none.
+  std::optional<std::string> rdma_device;
   std::vector<unsigned> irqs;
   LinkInfo link;
   std::optional<Channels> channels;

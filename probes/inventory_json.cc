@@ -116,6 +116,7 @@ json nic_json(const Nic& n) {
           {"operstate", opt(n.operstate)},
           {"mtu", opt(n.mtu)},
           {"link_type", opt(n.link_type)},
+          {"rdma_device", opt(n.rdma_device)},
           {"mac", opt(n.mac)},
           {"virtual", n.is_virtual},
           {"rx_queues", n.rx_queues},

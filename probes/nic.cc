@@ -117,6 +117,8 @@ std::vector<Nic> probe_nics(const Root& root, Netlink* nl, std::vector<ProbeErro
     nic.is_virtual = !dev.has_value();
     if (dev) {
       if (auto driver = root.link_name(base + "/device/driver")) nic.driver = *driver;
+      if (auto rdma = root.list(base + "/device/infiniband"); rdma.ok() && !rdma->empty())
+        nic.rdma_device = rdma->front();
       // A virtio or USB netdev's own device is not PCI; its PCI parent has the locality.
       if (auto pci = pci_ancestor(*dev)) {
         nic.pci = *pci;

@@ -14,6 +14,7 @@
 #include "tests/support/files.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/netns.h"
+#include "tests/support/temp_dir.h"
 
 namespace tuner {
 namespace {
@@ -224,6 +225,33 @@ TEST_CASE("nic probe live: this host") {
     else CHECK(nic.numa_node == static_cast<int>(*node));
     CHECK(nic.driver == fs::read_symlink(dev / "driver").filename().string());
   }
+}
+
+}  // namespace tuner
+
+namespace tuner {
+
+TEST_CASE("nic probe: a port whose PCI function has an RDMA device names it") {
+  // As mlx5 lays it out: the netdev and the RDMA device are both children of the PCI
+  // function (sys/class/net/IF/device/infiniband/mlx5_0).
+  testing::TempDir dir{"tuner-nic-rdma"};
+  const std::string fn = "sys/devices/pci0000:00/0000:00:02.0/0000:3b:00.0";
+  for (const char* name : {"ens1f0np0", "ens3"}) {
+    std::string dev = name == std::string("ens3") ? fn.substr(0, fn.size() - 1) + "1" : fn;
+    dir.write(dev + "/net/" + name + "/type", "1\n");
+    std::filesystem::create_directories(dir / "sys/class/net");
+    std::filesystem::create_symlink("../../" + dev.substr(4) + "/net/" + name,
+                                    dir / ("sys/class/net/" + std::string(name)));
+    std::filesystem::create_symlink("../../../" + dev.substr(dev.rfind('/') + 1),
+                                    dir / (dev + "/net/" + name + "/device"));
+  }
+  std::filesystem::create_directories(dir / (fn + "/infiniband/mlx5_0"));
+  std::vector<ProbeError> errors;
+  auto nics = probe_nics(Root::open(dir.path).value(), nullptr, errors);
+  std::map<std::string, std::optional<std::string>> rdma;
+  for (const Nic& n : nics) rdma[n.name] = n.rdma_device;
+  CHECK(rdma.at("ens1f0np0") == "mlx5_0");
+  CHECK(rdma.at("ens3") == std::nullopt);
 }
 
 }  // namespace tuner

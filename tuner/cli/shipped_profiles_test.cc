@@ -276,3 +276,37 @@ TEST_CASE("shipped profiles: NIC rules on an NPS4 node: socket-sized, lowered on
     if (std::string(name) == "inference") CHECK_FALSE(desired.contains("sysctl:kernel.numa_balancing"));
   }
 }
+
+TEST_CASE("shipped profiles: dl-training leaves its GPU fabric's RDMA ports to their owner") {
+  Inventory inv = testing::smt_machine(2, 8);
+  auto port = [&](const std::string& name, int node, unsigned irq) -> Nic& {
+    Nic& n = testing::add_nic(inv, name, node, 16, irq);
+    n.link.up = true;
+    n.link.speed_mbps = 200000;
+    n.channels = Channels{};
+    n.channels->combined = 16;
+    n.channels->combined_max = 63;
+    return n;
+  };
+  port("ens1f0np0", 0, 100).rdma_device = "mlx5_0";  // the RoCE GPU fabric
+  port("ens2f0np0", 1, 200).rdma_device = "mlx5_1";
+  port("ens3f0", 1, 300);  // the frontend and storage port: no RDMA device
+  testing::FakeCurrent cur;
+  auto plan = make_plan_with(shipped("dl-training"), inv, cur);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  std::set<std::string> knobs;
+  for (const Change& c : plan->changes) knobs.insert(c.knob);
+  for (const std::string& k : knobs) {
+    CAPTURE(k);
+    CHECK(k.find("ens1f0np0") == std::string::npos);
+    CHECK(k.find("ens2f0np0") == std::string::npos);
+    CHECK(k.rfind("irq:1", 0) != 0);
+    CHECK(k.rfind("irq:2", 0) != 0);
+  }
+  CHECK(knobs.contains("irq:300:affinity"));
+  CHECK(knobs.contains("nic:ens3f0:channels"));
+  // network-throughput itself still places the RoCE ports' IRQs (rdma unset there).
+  auto nt = make_plan_with(shipped("network-throughput"), inv, cur);
+  REQUIRE(nt.ok());
+  CHECK(std::ranges::any_of(nt->changes, [](const Change& c) { return c.knob == "irq:100:affinity"; }));
+}

@@ -40,9 +40,11 @@ bool owned_by(const Irq& irq, const Nic& nic);
 /// note; nullopt when the rule applies. An IPoIB port (link type 32: an InfiniBand
 /// fabric's, not an Ethernet data port) only when the glob names it without a wildcard;
 /// with min_speed, only a link known to run at least that fast (a 1 GbE management
-/// port is not a data port; a link that is down or a topology file says no speed).
+/// port is not a data port; a link that is down or a topology file says no speed);
+/// with rdma = false, not a port with an RDMA device (a RoCE fabric's).
 std::optional<std::string> out_of_scope(const Nic& nic, const std::string& glob,
-                                        std::optional<uint32_t> min_speed_mbps);
+                                        std::optional<uint32_t> min_speed_mbps,
+                                        std::optional<bool> rdma);
 
 Status plan_sysctls(PlanBuilder& b);
 Status plan_irqs(PlanBuilder& b);

@@ -353,3 +353,25 @@ TEST_CASE("planner irq: rules leave IPoIB ports and, with min_speed, slow or unk
   REQUIRE(ipoib.ok());
   CHECK(desired(*ipoib).size() == 2);
 }
+
+TEST_CASE("planner irq: rdma = false leaves RoCE ports alone, with a note") {
+  Inventory inv = testing::smt_machine(2, 4);
+  testing::add_nic(inv, "eth0", 0, 2, 100).link.speed_mbps = 100000;  // frontend: no RDMA
+  Nic& roce = testing::add_nic(inv, "eth1", 1, 2, 110);               // GPU fabric port
+  roce.link.speed_mbps = 400000;
+  roce.rdma_device = "mlx5_1";
+  FakeCurrent cur;
+  Profile p = irq_profile("numa-local");
+  auto all = make_plan_with(p, inv, cur);
+  REQUIRE(all.ok());
+  CHECK(desired(*all).size() == 4);  // unset: every port
+  p.irqs[0].rdma = false;
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  CHECK(desired(*plan) ==
+        std::map<std::string, std::string>{{"irq:100:affinity", "0"}, {"irq:101:affinity", "1"}});
+  auto n = notes(*plan);
+  CHECK(std::find(n.begin(), n.end(),
+                  "eth1: an RDMA port (mlx5_1): rule 'eth*' says rdma = false, skipped") !=
+        n.end());
+}

@@ -155,11 +155,15 @@ Result<bool> plan_table_knob(PlanBuilder& b, const KnobId& knob, const TableSett
 using namespace planner_detail;
 
 std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const std::string& glob,
-                                                        std::optional<uint32_t> min_speed_mbps) {
+                                                        std::optional<uint32_t> min_speed_mbps,
+                                                        std::optional<bool> rdma) {
   bool wildcard = glob.find_first_of("*?[") != std::string::npos;
   if (nic.link_type == 32u && wildcard)
     return fmt::format("an IPoIB port (InfiniBand): rule '{}' is for Ethernet ports; name it "
                        "without a wildcard to include it",
+                       glob);
+  if (rdma == false && nic.rdma_device)
+    return fmt::format("an RDMA port ({}): rule '{}' says rdma = false, skipped", *nic.rdma_device,
                        glob);
   if (!min_speed_mbps) return std::nullopt;
   const auto& speed = nic.link.speed_mbps;

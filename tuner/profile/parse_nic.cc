@@ -42,7 +42,7 @@ class NicParser : public TomlReader {
   NicRule parse(const std::string& glob, const toml::table& t, const std::string& ctx) const {
     check_keys(t, ctx,
                {"speed", "duplex", "autoneg", "channels", "combined", "rings", "rps", "xps",
-                "min_speed", "group"});
+                "min_speed", "rdma", "group"});
     NicRule r;
     r.glob = glob;
     r.group = "nic";
@@ -94,6 +94,8 @@ class NicParser : public TomlReader {
       } else if (k.str() == "min_speed") {
         r.min_speed_mbps =
             static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
+      } else if (k.str() == "rdma") {
+        r.rdma = boolean(v, what);
       } else if (k.str() == "rings") {
         const toml::table& c = table(v, what);
         std::string cctx = fmt::format("'rings' in {}", ctx);

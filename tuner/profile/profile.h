@@ -42,6 +42,9 @@ struct IrqRule {
   std::string irqbalance = "leave";  // "leave", "ban" (ban these IRQs), "stop"
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
   std::optional<uint32_t> min_speed_mbps;
+  /// false: not ports with an RDMA device (RoCE: a training or storage fabric's ports,
+  /// tuned by the fabric's owner). Unset: any.
+  std::optional<bool> rdma;
   std::string group;  // "irq" unless claimed
   SourceLoc loc;
 };
@@ -67,6 +70,7 @@ struct NicRule {
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
   std::optional<uint32_t> min_speed_mbps;
+  std::optional<bool> rdma;  // as IrqRule::rdma
   SourceLoc rps_loc, xps_loc;  // where each was written
   std::string group;           // "nic" unless claimed
   SourceLoc loc;
