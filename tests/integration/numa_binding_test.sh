@@ -25,6 +25,12 @@ expand() {  # cpulist -> one CPU a line
 want=$(comm -12 <(expand "$node0" | sort) <(expand "$allowed" | sort) | sort -n)
 [ "$(expand "$got")" = "$want" ] || fail "exec --near node:0 ran on $got"
 grep -q "bind:0" <("$tuner" exec --near node:0 -- cat /proc/self/numa_maps) || fail "memory not bound to node 0"
+grep -q "prefer:0" <("$tuner" exec --near node:0 --memory preferred -- cat /proc/self/numa_maps) ||
+  fail "--memory preferred: policy not prefer:0"
+maps=$("$tuner" exec --near node:0 --memory none -- cat /proc/self/numa_maps)
+grep -qE "bind:|prefer:" <<<"$maps" && fail "--memory none: the memory policy was set"
+rc=0; "$tuner" exec --near node:0 --memory strict -- true 2>/dev/null || rc=$?
+[ "$rc" = 2 ] || fail "--memory strict: exit $rc, expected 2"
 rc=0; "$tuner" exec --near node:0 -- sh -c 'exit 7' || rc=$?
 [ "$rc" = 7 ] || fail "exit status $rc, expected the command's 7"
 rc=0; "$tuner" exec --near no-such-device -- true 2>/tmp/tuner-exec-err.$$ || rc=$?

@@ -1,9 +1,13 @@
 // tuner exec --near DEVICE -- CMD [ARG]...: runs CMD on the CPUs of the NUMA node
-// nearest DEVICE, with its memory bound to that node (MPOL_BIND). tuner binds itself
-// and then execs CMD, so CMD keeps tuner's pid (what a systemd unit or a batch system
-// expects) and the exit status is CMD's. Both bindings survive execve.
+// nearest DEVICE, with its memory bound to that node (MPOL_BIND), or preferred there
+// (--memory preferred: MPOL_PREFERRED, other nodes when it is full), or not bound
+// (--memory none). tuner binds itself and then execs CMD, so CMD keeps tuner's pid (what
+// a systemd unit or a batch system expects) and the exit status is CMD's. Both
+// bindings survive execve. Under CUDA_VISIBLE_DEVICES, gpuN is the N-th GPU the
+// process sees (a rank's LOCAL_RANK), not the machine's N-th.
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <numaif.h>
 #include <sched.h>
@@ -44,14 +48,40 @@ void bind_cpus(const CpuSet& cpus) {
     fail_runtime(errno_error("sched_setaffinity", "exec: CPUs " + cpus.to_string(), e).message());
 }
 
-void bind_memory(unsigned node) {
+void bind_memory(unsigned node, int mode) {
   constexpr unsigned bits = 8 * sizeof(unsigned long);
   std::vector<unsigned long> mask(node / bits + 1, 0);
   mask[node / bits] |= 1UL << (node % bits);
   // maxnode counts bits; the kernel reads one fewer than given.
-  if (::set_mempolicy(MPOL_BIND, mask.data(), mask.size() * bits + 1) != 0)
-    fail_runtime(
-        errno_error("set_mempolicy(MPOL_BIND)", "exec: node " + std::to_string(node)).message());
+  if (::set_mempolicy(mode, mask.data(), mask.size() * bits + 1) != 0)
+    fail_runtime(errno_error(mode == MPOL_BIND ? "set_mempolicy(MPOL_BIND)"
+                                               : "set_mempolicy(MPOL_PREFERRED)",
+                             "exec: node " + std::to_string(node))
+                     .message());
+}
+
+/// gpuN under CUDA_VISIBLE_DEVICES: the PCI address of the GPU the process sees as N.
+std::string visible_gpu(const Inventory& inv, const Root& root, const std::string& device,
+                        bool verbose) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  bool gpu_n = starts_with(device, "gpu") && device.size() > 3 &&
+               device.find_first_not_of("0123456789", 3) == std::string::npos;
+  if (!visible || !gpu_n) return device;
+  auto n = parse_u64(device.substr(3));
+  if (!n || *n > 65535) fail_input("exec --near " + device + ": not a GPU number");
+  auto pci = cuda_visible_gpu(inv, root, visible, static_cast<unsigned>(*n));
+  if (!pci.ok())
+    fail_input("exec --near " + device + ": " + pci.error().message() +
+               " (--ignore-cuda-visible-devices counts the machine's GPUs instead)");
+  const char* order = std::getenv("CUDA_DEVICE_ORDER");
+  if (verbose)
+    fmt::print(stderr, "tuner: exec: {} under CUDA_VISIBLE_DEVICES={} is PCI {}{}\n",
+               device, escape_controls(visible), *pci,
+               order && std::string_view(order) == "PCI_BUS_ID"
+                   ? ""
+                   : " (indexes in PCI order; CUDA's own order is the same on identical GPUs, "
+                     "and always with CUDA_DEVICE_ORDER=PCI_BUS_ID)");
+  return *pci;
 }
 
 }  // namespace
@@ -64,20 +94,32 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
 
   po::options_description desc("tuner exec --near DEVICE -- CMD [ARG]...");
   std::string device;
+  std::string memory = "bind";
   desc.add_options()("near", po::value<std::string>(&device)->value_name("DEVICE"),
                      "netdev, PCI address, gpuN, another device name (mlx5_0), or node:N")(
+      "memory", po::value<std::string>(&memory)->value_name("POLICY"),
+      "bind (default: only the node's memory), preferred (the node's first, others when "
+      "it is full) or none")(
+      "ignore-cuda-visible-devices",
+      "gpuN is the machine's N-th GPU even under CUDA_VISIBLE_DEVICES")(
       "allow-unbound", "run unbound when the device has no NUMA locality");
   po::variables_map vm;
   if (!parse_options("exec", ours, desc, {}, vm, g)) return 0;
   if (device.empty()) fail_input("exec: --near DEVICE is required");
   if (command.empty())
     fail_input("exec: no command (usage: tuner exec --near DEVICE -- CMD [ARG]...)");
+  if (memory != "bind" && memory != "preferred" && memory != "none")
+    fail_input("exec: --memory " + escape_controls(memory) +
+               ": expected bind, preferred or none");
 
   Target target{Root::live(), std::nullopt};
   Inventory inv = probe_target(target);
   if (fill_nodes_from_sysfs(target.root, inv) && g.verbose)
     fmt::print(stderr, "tuner: exec: NUMA nodes read from /sys (the topology probe had none)\n");
-  auto near = resolve_near(inv, device);
+  std::string resolved = vm.count("ignore-cuda-visible-devices")
+                             ? device
+                             : visible_gpu(inv, target.root, device, g.verbose);
+  auto near = resolve_near(inv, resolved);
   if (!near.ok()) fail_input("exec --near: " + near.error().message());
 
   if (!near->node) {
@@ -97,10 +139,12 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
       fmt::print(stderr, "tuner: exec: warning: only CPUs {} of node {} are allowed here\n",
                  cpus.to_string(), *near->node);
     bind_cpus(cpus);
-    bind_memory(*near->node);
+    if (memory != "none") bind_memory(*near->node, memory == "bind" ? MPOL_BIND : MPOL_PREFERRED);
     if (g.verbose)
-      fmt::print(stderr, "tuner: exec: {}: CPUs {}, memory on node {}\n",
-                 escape_controls(near->how), cpus.to_string(), *near->node);
+      fmt::print(stderr, "tuner: exec: {}: CPUs {}, memory {} node {}\n",
+                 escape_controls(near->how), cpus.to_string(),
+                 memory == "bind" ? "on" : memory == "preferred" ? "preferred on" : "not bound to",
+                 *near->node);
   }
 
   std::vector<char*> argv;

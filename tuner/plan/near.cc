@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/core.h>
+
 #include "base/strings.h"
 
 namespace tuner {
@@ -147,6 +149,65 @@ bool fill_nodes_from_sysfs(const Root& root, Inventory& inv) {
     inv.topology.numa_nodes.push_back(node);
   }
   return !inv.topology.numa_nodes.empty();
+}
+
+namespace {
+
+/// The UUID of each NVIDIA GPU the driver lists: "GPU UUID:" in
+/// proc/driver/nvidia/gpus/PCI/information, by PCI address.
+std::vector<std::pair<std::string, std::string>> nvidia_uuids(const Root& root) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto dirs = root.list("proc/driver/nvidia/gpus");
+  if (!dirs.ok()) return out;
+  for (const std::string& pci : *dirs) {
+    auto text = root.read("proc/driver/nvidia/gpus/" + pci + "/information");
+    if (!text.ok()) continue;
+    for (std::string_view line : split(*text, '\n')) {
+      if (!starts_with(line, "GPU UUID:")) continue;
+      out.emplace_back(std::string(trim(line.substr(9))), pci);
+    }
+  }
+  return out;
+}
+
+Error visible_error(std::string what) { return Error::invalid(std::move(what), "CUDA_VISIBLE_DEVICES"); }
+
+}  // namespace
+
+Result<std::string> cuda_visible_gpu(const Inventory& inv, const Root& root,
+                                     std::string_view visible, unsigned n) {
+  auto gpus = inv.gpus();
+  std::vector<std::string> entries;
+  for (std::string_view e : split(visible, ',')) entries.emplace_back(trim(e));
+  if (entries.empty() || entries.front().empty() || entries.front() == "-1" ||
+      entries.front() == "NoDevFiles")
+    return visible_error("'" + std::string(visible) + "' hides every GPU from this process");
+  if (n >= entries.size())
+    return visible_error(fmt::format("gpu{} asked, but '{}' makes {} GPU{} visible", n, visible,
+                                     entries.size(), entries.size() == 1 ? "" : "s"));
+  const std::string& e = entries[n];
+  if (starts_with(e, "MIG-"))
+    return visible_error("'" + e + "' is a MIG instance: it shares its GPU's PCI device; name "
+                                   "the GPU (gpuN without CUDA_VISIBLE_DEVICES, or its PCI address)");
+  if (starts_with(e, "GPU-")) {
+    std::vector<std::string> found;
+    for (const auto& [uuid, pci] : nvidia_uuids(root))
+      if (starts_with(uuid, e)) found.push_back(pci);
+    if (found.size() == 1) return found.front();
+    return visible_error(found.empty()
+                             ? "no GPU has UUID '" + e + "' (proc/driver/nvidia/gpus/*/information)"
+                             : "'" + e + "' is the start of " + std::to_string(found.size()) +
+                                   " GPUs' UUIDs");
+  }
+  auto index = e.find_first_not_of("0123456789") == std::string::npos ? parse_u64(e)
+                                                                       : std::nullopt;
+  if (!index)
+    return visible_error("entry " + std::to_string(n) + " '" + e +
+                         "' is neither a GPU index nor a GPU-UUID (CUDA stops at it)");
+  if (*index >= gpus.size())
+    return visible_error(fmt::format("entry {} names GPU {}, and this machine has {} GPU{}", n,
+                                     *index, gpus.size(), gpus.size() == 1 ? "" : "s"));
+  return gpus[*index]->address;
 }
 
 }  // namespace tuner

@@ -36,6 +36,17 @@ enum class NearErrors { list_known, short_reason };
 Result<Near> resolve_near(const Inventory& inv, const std::string& device,
                           NearErrors errors = NearErrors::list_known);
 
+/// `gpuN` as a process under CUDA_VISIBLE_DEVICES=`visible` means it: the N-th entry of
+/// the list, each an index into the machine's GPUs (PCI order: CUDA's order under
+/// CUDA_DEVICE_ORDER=PCI_BUS_ID, and its default on a node of identical GPUs) or a GPU
+/// UUID ("GPU-8e2f...", a unique prefix is enough), matched through
+/// proc/driver/nvidia/gpus/PCI/information. Returns the GPU's PCI address. Errors
+/// (invalid, where = "CUDA_VISIBLE_DEVICES"): an entry CUDA would stop at, a MIG
+/// instance (no PCI device of its own to be near), an index past the list, a list that
+/// hides every GPU, an unknown or ambiguous UUID.
+Result<std::string> cuda_visible_gpu(const Inventory& inv, const Root& root,
+                                     std::string_view visible, unsigned n);
+
 /// Every name resolve_near accepts for this inventory, sorted.
 std::vector<std::string> known_devices(const Inventory& inv);
 
