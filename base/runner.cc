@@ -165,7 +165,7 @@ Result<std::string> find_executable(std::string_view name) {
     std::string p = std::string(dir.empty() ? "." : dir) + "/" + std::string(name);
     if (executable(p)) return p;
   }
-  return Error{fmt::format("'{}' not found in PATH ({})", name, path), std::string(name), 0};
+  return Error::missing(fmt::format("'{}' not found in PATH ({})", name, path), std::string(name));
 }
 
 Result<RunResult> ProcessRunner::run(const RunSpec& spec) {

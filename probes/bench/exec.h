@@ -33,6 +33,10 @@ struct ExecConfig {
   std::string unit;
   /// Wall-time bound of one run; the command's process group is killed past it.
   std::chrono::milliseconds timeout{30'000};
+  /// if_missing = "skip": a node without the program (or, for a command that says
+  /// {gpus}, without GPUs) runs the groups without this benchmark instead of refusing
+  /// the run (tuner/verify/benches.h).
+  bool skip_if_missing = false;
 };
 
 /// The longest timeout a profile may give (one trial must not hold the verify loop for

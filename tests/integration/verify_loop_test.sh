@@ -172,6 +172,30 @@ expect_rc 2 t apply --profile "$missing" --yes
 grep -q "cannot run here" <<<"$OUT" || fail "$OUT"
 [ "$(ls "$STATE/runs" | wc -l)" = "$runs_before" ] || fail "a refused apply started a run"
 
+note "   the same with if_missing = \"skip\": the run goes on without it and says so"
+cripple
+skipping=$(BENCH=absent EXTRA='[bench.absent]
+kind = "exec"
+command = ["tuner-no-such-allreduce", "-g", "{gpus}"]
+metric = { regex = "([0-9]+)" }
+unit = "ops/s"
+if_missing = "skip"
+
+[group.sysctl]
+bench = ["absent", "tcp-short"]
+keep_if_neutral = false' verify_profile skipping <<'P'
+"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+"net.ipv4.tcp_wmem" = "4096 16384 4194304"
+P
+)
+expect_rc 0 t apply --profile "$skipping" --yes --json --report "$WORK/skipping.json"
+jq -e '[.warnings[].message | select(test("benchmark .absent. skipped .if_missing = \"skip\".: .*sysctl by tcp-short"))] | length == 1' \
+  "$WORK/skipping.json" >/dev/null || fail "no skip warning: $(jq -c '.warnings' "$WORK/skipping.json")"
+jq -e '.groups[0].decision == "kept" and .groups[0].stats.bench == "tcp-short"' "$WORK/skipping.json" >/dev/null ||
+  fail "not decided by tcp-short: $(jq -c '.groups[0] | {decision, stats}' "$WORK/skipping.json")"
+expect_rc 0 t rollback --last
+uncripple
+
 note "5. an exec benchmark: iperf3 -J against a server in another namespace, over veth"
 if command -v iperf3 >/dev/null; then
   ns=tuner-it-$$

@@ -60,7 +60,7 @@ class BenchParser : public TomlReader {
   }
 
   void parse_exec(const toml::table& t, bench::ExecConfig& c) {
-    check_keys(t, ctx_, {"kind", "command", "metric", "direction", "unit", "timeout"});
+    check_keys(t, ctx_, {"kind", "command", "metric", "direction", "unit", "timeout", "if_missing"});
     c.name = name_;
     for (auto&& [k, v] : t) {
       std::string_view key = k.str();
@@ -85,6 +85,11 @@ class BenchParser : public TomlReader {
         c.unit = string(v, what(key));
       } else if (key == "timeout") {
         c.timeout = duration(v, key);
+      } else if (key == "if_missing") {
+        std::string m = string(v, what(key));
+        if (m != "skip" && m != "fail")
+          fail(v.source(), fmt::format("{} is '{}': expected \"skip\" or \"fail\"", what(key), m));
+        c.skip_if_missing = m == "skip";
       }
     }
     check(bench::validate(c), t, ctx_);

@@ -14,7 +14,9 @@
 namespace tuner::verify {
 
 /// Builds benchmark `name` from the profile's [bench.NAME] table, or as built in (tcp,
-/// membw, latency with their defaults) for this machine's topology.
+/// membw, latency with their defaults) for this machine's topology. An exec command's
+/// "{gpus}" arguments become the number of GPUs (nccl-tests' -g); with none, the
+/// benchmark is Error::missing.
 Result<std::unique_ptr<bench::Benchmark>> make_benchmark(const std::string& name,
                                                          const Profile& profile,
                                                          const Topology& topology);
@@ -34,8 +36,12 @@ class BenchSet {
   std::vector<bench::Benchmark*> watches_for(const std::string& group) const;
   /// True when no group has a benchmark.
   bool empty() const { return by_group_.empty(); }
+  /// Benchmarks left out because this node lacks what they run (if_missing = "skip"),
+  /// each with why and which groups they would have measured.
+  const std::vector<std::string>& skipped() const { return skipped_; }
 
  private:
+  std::vector<std::string> skipped_;
   std::map<std::string, std::unique_ptr<bench::Benchmark>> by_name_;
   std::map<std::string, std::vector<bench::Benchmark*>> by_group_;  // first decides
 };

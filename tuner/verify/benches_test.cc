@@ -89,3 +89,67 @@ bench = []
   CHECK(set->watches_for("irq").empty());
   CHECK(set->for_group("nic")->name() == "rate");  // no group table: [verify] decides
 }
+
+TEST_CASE("benches: if_missing = \"skip\": a node without the program runs without it") {
+  const std::string allreduce = R"(
+[verify]
+bench = ["allreduce", "rate"]
+
+[group.numa]
+bench = ["allreduce"]
+
+[bench.rate]
+kind = "exec"
+command = ["/bin/echo", "5 ops/s"]
+metric = { regex = '([0-9]+) ops/s' }
+unit = "ops/s"
+
+[bench.allreduce]
+kind = "exec"
+command = ["all_reduce_perf_not_installed_here", "-b", "8M", "-g", "{gpus}"]
+metric = { regex = '# Avg bus bandwidth\s*:\s*([0-9.]+)' }
+unit = "GB/s"
+if_missing = "skip"
+)";
+  Profile p = profile_of(allreduce);
+  Topology gpus;
+  gpus.pci.push_back(PciDevice{"0000:3b:00.0", "gpu", 0x10de, 0x2330, 0x0302, 0, {}, {}, {}, {}, {}});
+  auto set = BenchSet::build(p, gpus, {"irq", "numa"}, {});
+  REQUIRE_MESSAGE(set.ok(), set.error().message());
+  // irq falls back to the next benchmark; numa had only allreduce: not measured.
+  REQUIRE(set->for_group("irq"));
+  CHECK(set->for_group("irq")->name() == "rate");
+  CHECK(set->watches_for("irq").empty());
+  CHECK(set->for_group("numa") == nullptr);
+  REQUIRE(set->skipped().size() == 1);
+  CHECK(set->skipped()[0].find("benchmark 'allreduce' skipped (if_missing = \"skip\"): "
+                               "'all_reduce_perf_not_installed_here' not found in PATH") !=
+        std::string::npos);
+  CHECK(set->skipped()[0].find("irq by rate, numa not measured") != std::string::npos);
+
+  // Found, but the node has no GPUs for {gpus}: skipped the same way.
+  p.benches.at("allreduce").exec.command = {"/bin/echo", "-g", "{gpus}"};
+  auto none = BenchSet::build(p, {}, {"irq", "numa"}, {});
+  REQUIRE(none.ok());
+  CHECK(none->for_group("numa") == nullptr);
+  CHECK(none->skipped()[0].find("asks for {gpus}, and this node has none") != std::string::npos);
+  // With GPUs, {gpus} is their number in the command (echo prints it as the metric).
+  gpus.pci.push_back(gpus.pci.front());
+  gpus.pci.back().address = "0000:5e:00.0";
+  p.benches.at("allreduce").exec.command = {"/bin/echo", "# Avg bus bandwidth : ", "{gpus}"};
+  auto two = BenchSet::build(p, gpus, {"numa"}, {});
+  REQUIRE(two.ok());
+  REQUIRE(two->for_group("numa"));
+  auto m = two->for_group("numa")->run();
+  REQUIRE_MESSAGE(m.ok(), m.error().message());
+  REQUIRE(m->metrics.size() == 1);
+  CHECK(m->metrics[0].value == doctest::Approx(2));
+
+  // Without if_missing = "skip" the missing program is an error before any change.
+  p.benches.at("allreduce").exec.command = {"all_reduce_perf_not_installed_here"};
+  p.benches.at("allreduce").exec.skip_if_missing = false;
+  auto strict = BenchSet::build(p, gpus, {"numa"}, {});
+  REQUIRE_FALSE(strict.ok());
+  CHECK(strict.error().message().find("cannot run here") != std::string::npos);
+  // A program that is there but fails the trust check is never skipped.
+}

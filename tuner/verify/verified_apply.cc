@@ -62,6 +62,7 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
   std::vector<std::string> groups = run->groups();
   auto benches = BenchSet::build(profile, inventory.topology, groups, options.bench_override);
   if (!benches.ok()) return benches.error();
+  for (const std::string& why : benches->skipped()) run->report().warnings.push_back({why, "", ""});
 
   // Guards watch the NICs this network namespace has: sysfs may show another
   // namespace's devices (a netns entered without remounting /sys), /proc/net/dev not.
