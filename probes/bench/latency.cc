@@ -71,18 +71,23 @@ void measure_on(unsigned cpu, const LatencyOptions& opts, std::size_t loops, Thr
 
 }  // namespace
 
-std::vector<Metric> latency_metrics(const std::vector<CpuLatency>& cpus, int priority_used) {
-  int64_t p50 = 0, p99 = 0, max = 0;
+std::vector<Metric> latency_metrics(const std::vector<CpuLatency>& cpus, int priority_used,
+                                    LatencyOptions::Main main) {
+  int64_t p50 = 0, p99 = 0, p9999 = 0, max = 0;
   uint64_t overruns = 0;
   for (const CpuLatency& c : cpus) {
     p50 = std::max(p50, c.ns.p50);
     p99 = std::max(p99, c.ns.p99);
+    p9999 = std::max(p9999, c.ns.p9999);
     max = std::max(max, c.ns.max);
     overruns += c.overruns;
   }
   std::vector<Metric> out = {lower("wakeup_p99", us(p99)), lower("wakeup_p50", us(p50)),
-                             lower("wakeup_max", us(max)),
+                             lower("wakeup_max", us(max)), lower("wakeup_p9999", us(p9999)),
                              lower("wakeup_overruns", static_cast<double>(overruns), "count")};
+  if (main == LatencyOptions::Main::max) std::rotate(out.begin(), out.begin() + 2, out.begin() + 3);
+  if (main == LatencyOptions::Main::p9999)
+    std::rotate(out.begin(), out.begin() + 3, out.begin() + 4);
   if (cpus.size() > 1) {
     for (const CpuLatency& c : cpus) {
       const std::string cpu = "_cpu" + std::to_string(c.cpu);
@@ -166,7 +171,7 @@ Result<Measurement> LatencyBench::run() {
     per_cpu.push_back({cpus.cpus()[i], summarize(std::move(r.samples)), r.overruns});
   }
   Measurement m;
-  m.metrics = latency_metrics(per_cpu, priority_used);
+  m.metrics = latency_metrics(per_cpu, priority_used, opts_.main);
   m.elapsed = std::chrono::steady_clock::now() - start;
   return m;
 }

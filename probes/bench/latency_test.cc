@@ -33,8 +33,9 @@ bool mentions(const std::vector<std::string>& notes, const std::string& part) {
 }  // namespace
 
 TEST_CASE("latency: the main metric is the worst CPU's p99, in microseconds") {
-  std::vector<CpuLatency> cpus = {{3, {1000, 1000, 2500, 9000, 40000}, 0},
-                                  {7, {1000, 1500, 4000, 6000, 12000}, 2}};
+  // Percentiles: count, min, p50, p99, p99.99, max (ns).
+  std::vector<CpuLatency> cpus = {{3, {1000, 1000, 2500, 9000, 30000, 40000}, 0},
+                                  {7, {1000, 1500, 4000, 6000, 10000, 12000}, 2}};
   auto ms = latency_metrics(cpus, 80);
   CHECK(ms[0].name == "wakeup_p99");
   CHECK(ms[0].value == doctest::Approx(9.0));  // CPU 3's p99, not a pooled one
@@ -52,9 +53,20 @@ TEST_CASE("latency: the main metric is the worst CPU's p99, in microseconds") {
   CHECK(ms.back().name == "sched_priority");
   CHECK(ms.back().value == 80);
 
+  CHECK(get(ms, "wakeup_p9999").value == doctest::Approx(30.0));
+
   auto one = latency_metrics({cpus[0]}, 0);
-  CHECK(one.size() == 5);  // no per-CPU copies of the same figures
+  CHECK(one.size() == 6);  // no per-CPU copies of the same figures
   CHECK(one.back().value == 0);
+
+  // metric = "max" / "p99.99": that one decides; the rest follow, none lost.
+  auto by_max = latency_metrics(cpus, 80, LatencyOptions::Main::max);
+  CHECK(by_max[0].name == "wakeup_max");
+  CHECK(by_max[0].value == doctest::Approx(40.0));
+  CHECK(by_max.size() == ms.size());
+  auto by_tail = latency_metrics(cpus, 80, LatencyOptions::Main::p9999);
+  CHECK(by_tail[0].name == "wakeup_p9999");
+  CHECK(by_tail[1].name == "wakeup_p99");
 }
 
 TEST_CASE("latency: CPUs default to the last of each node, and must be allowed") {

@@ -31,6 +31,7 @@ Percentiles summarize(std::vector<int64_t> samples) {
   out.min = samples.front();
   out.p50 = percentile_sorted(samples, 50);
   out.p99 = percentile_sorted(samples, 99);
+  out.p9999 = percentile_sorted(samples, 99.99);
   out.max = samples.back();
   return out;
 }

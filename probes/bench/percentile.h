@@ -17,7 +17,7 @@ int64_t percentile_sorted(const std::vector<int64_t>& sorted, double p);
 /// The summary a latency report needs. Empty input gives count 0 and zeros.
 struct Percentiles {
   std::size_t count = 0;
-  int64_t min = 0, p50 = 0, p99 = 0, max = 0;
+  int64_t min = 0, p50 = 0, p99 = 0, p9999 = 0, max = 0;
 };
 
 /// Sorts `samples` (taken by value) and summarises them.

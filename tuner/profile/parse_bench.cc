@@ -145,7 +145,7 @@ class BenchParser : public TomlReader {
   }
 
   void parse_latency(const toml::table& t, bench::LatencyOptions& c) {
-    check_keys(t, ctx_, {"kind", "cpus", "interval", "duration", "priority"});
+    check_keys(t, ctx_, {"kind", "cpus", "interval", "duration", "priority", "metric"});
     for (auto&& [k, v] : t) {
       std::string_view key = k.str();
       if (key == "cpus") {
@@ -159,6 +159,14 @@ class BenchParser : public TomlReader {
           fail(v.source(), what(key) + " must be at most 1m");
       } else if (key == "priority") {
         c.priority = static_cast<int>(integer(v, what(key), 0, 99));
+      } else if (key == "metric") {
+        std::string m = string(v, what(key));
+        if (m == "p99") c.main = bench::LatencyOptions::Main::p99;
+        else if (m == "p99.99") c.main = bench::LatencyOptions::Main::p9999;
+        else if (m == "max") c.main = bench::LatencyOptions::Main::max;
+        else
+          fail(v.source(),
+               fmt::format("{} is '{}': expected \"p99\", \"p99.99\" or \"max\"", what(key), m));
       }
     }
   }
