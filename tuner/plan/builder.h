@@ -41,10 +41,17 @@ bool owned_by(const Irq& irq, const Nic& nic);
 /// fabric's, not an Ethernet data port) only when the glob names it without a wildcard;
 /// with min_speed, only a link known to run at least that fast (a 1 GbE management
 /// port is not a data port; a link that is down or a topology file says no speed);
-/// with rdma = false, not a port with an RDMA device (a RoCE fabric's).
+/// with rdma = false, not a port with an RDMA device (a RoCE fabric's); with ports, only
+/// the ports named, which are in scope even when IPoIB or RDMA.
 std::optional<std::string> out_of_scope(const Nic& nic, const std::string& glob,
                                         std::optional<uint32_t> min_speed_mbps,
-                                        std::optional<bool> rdma);
+                                        std::optional<bool> rdma,
+                                        const std::vector<std::string>& ports);
+/// The same for an IrqRule or a NicRule.
+template <typename Rule>
+std::optional<std::string> out_of_scope(const Nic& nic, const Rule& rule) {
+  return out_of_scope(nic, rule.glob, rule.min_speed_mbps, rule.rdma, rule.ports);
+}
 
 Status plan_sysctls(PlanBuilder& b);
 Status plan_irqs(PlanBuilder& b);

@@ -264,7 +264,7 @@ Status plan_irqs(PlanBuilder& b) {
       b.note(nic->name, "virtual, no IRQs to place (irq rule '" + rule->glob + "')");
       continue;
     }
-    if (auto why = out_of_scope(*nic, rule->glob, rule->min_speed_mbps, rule->rdma)) {
+    if (auto why = out_of_scope(*nic, *rule)) {
       b.note(nic->name, *why);
       continue;
     }

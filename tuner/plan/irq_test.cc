@@ -375,3 +375,27 @@ TEST_CASE("planner irq: rdma = false leaves RoCE ports alone, with a note") {
                   "eth1: an RDMA port (mlx5_1): rule 'eth*' says rdma = false, skipped") !=
         n.end());
 }
+
+TEST_CASE("planner irq: ports names the interfaces a rule applies to, IPoIB and RDMA included") {
+  Inventory inv = testing::smt_machine(2, 4);
+  testing::add_nic(inv, "eth0", 0, 2, 100).link.speed_mbps = 100000;
+  Nic& roce = testing::add_nic(inv, "eth1", 1, 2, 110);
+  roce.link.speed_mbps = 400000;
+  roce.rdma_device = "mlx5_1";
+  Nic& ib = testing::add_nic(inv, "eth2", 1, 2, 120);
+  ib.link_type = 32;
+  ib.link.speed_mbps = 400000;
+  FakeCurrent cur;
+  Profile p = irq_profile("numa-local");
+  p.irqs[0].rdma = false;
+  p.irqs[0].ports = {"eth1", "eth2"};
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  auto d = desired(*plan);
+  CHECK(d.size() == 4);  // eth1's and eth2's queue IRQs: named, so in scope
+  CHECK(d.contains("irq:110:affinity"));
+  CHECK(d.contains("irq:120:affinity"));
+  CHECK_FALSE(d.contains("irq:100:affinity"));
+  auto n = notes(*plan);
+  CHECK(std::find(n.begin(), n.end(), "eth0: not among the ports rule 'eth*' names") != n.end());
+}

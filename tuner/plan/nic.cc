@@ -343,7 +343,7 @@ Status plan_nics(PlanBuilder& b) {
              name.error().what + ": no knob can name it, nic rule '" + rule->glob + "' skipped");
       continue;
     }
-    if (auto why = out_of_scope(*nic, rule->glob, rule->min_speed_mbps, rule->rdma)) {
+    if (auto why = out_of_scope(*nic, *rule)) {
       b.note(nic->name, *why);
       continue;
     }

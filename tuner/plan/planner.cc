@@ -156,13 +156,18 @@ using namespace planner_detail;
 
 std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const std::string& glob,
                                                         std::optional<uint32_t> min_speed_mbps,
-                                                        std::optional<bool> rdma) {
+                                                        std::optional<bool> rdma,
+                                                        const std::vector<std::string>& ports) {
   bool wildcard = glob.find_first_of("*?[") != std::string::npos;
+  bool named = std::find(ports.begin(), ports.end(), nic.name) != ports.end();
+  if (!ports.empty() && !named)
+    return fmt::format("not among the ports rule '{}' names", glob);
+  if (named) wildcard = false;
   if (nic.link_type == 32u && wildcard)
     return fmt::format("an IPoIB port (InfiniBand): rule '{}' is for Ethernet ports; name it "
                        "without a wildcard to include it",
                        glob);
-  if (rdma == false && nic.rdma_device)
+  if (rdma == false && nic.rdma_device && !named)
     return fmt::format("an RDMA port ({}): rule '{}' says rdma = false, skipped", *nic.rdma_device,
                        glob);
   if (!min_speed_mbps) return std::nullopt;

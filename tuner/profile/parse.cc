@@ -192,7 +192,7 @@ class Parser : public TomlReader {
   }
 
   void parse_irq(const std::string& glob, const toml::table& t, const std::string& ctx) {
-    check_keys(t, ctx, {"policy", "cpus", "irqbalance", "min_speed", "rdma", "group"});
+    check_keys(t, ctx, {"policy", "cpus", "irqbalance", "min_speed", "rdma", "ports", "group"});
     IrqRule r;
     r.glob = glob;
     r.group = "irq";
@@ -222,6 +222,8 @@ class Parser : public TomlReader {
             static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
       } else if (k.str() == "rdma") {
         r.rdma = boolean(v, what);
+      } else if (k.str() == "ports") {
+        r.ports = port_names(v, what);
       } else if (k.str() == "group") {
         r.group = group_name(v, ctx);
       }

@@ -42,7 +42,7 @@ class NicParser : public TomlReader {
   NicRule parse(const std::string& glob, const toml::table& t, const std::string& ctx) const {
     check_keys(t, ctx,
                {"speed", "duplex", "autoneg", "channels", "combined", "rings", "rps", "xps",
-                "min_speed", "rdma", "group"});
+                "min_speed", "rdma", "ports", "group"});
     NicRule r;
     r.glob = glob;
     r.group = "nic";
@@ -96,6 +96,8 @@ class NicParser : public TomlReader {
             static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
       } else if (k.str() == "rdma") {
         r.rdma = boolean(v, what);
+      } else if (k.str() == "ports") {
+        r.ports = port_names(v, what);
       } else if (k.str() == "rings") {
         const toml::table& c = table(v, what);
         std::string cctx = fmt::format("'rings' in {}", ctx);

@@ -43,8 +43,11 @@ struct IrqRule {
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
   std::optional<uint32_t> min_speed_mbps;
   /// false: not ports with an RDMA device (RoCE: a training or storage fabric's ports,
-  /// tuned by the fabric's owner). Unset: any.
+  /// tuned by the fabric's owner), unless `ports` names them. Unset: any.
   std::optional<bool> rdma;
+  /// Non-empty: only these interfaces (of those the glob matches); a port named here is
+  /// in scope even when IPoIB or with an RDMA device.
+  std::vector<std::string> ports;
   std::string group;  // "irq" unless claimed
   SourceLoc loc;
 };
@@ -70,7 +73,8 @@ struct NicRule {
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
   std::optional<uint32_t> min_speed_mbps;
-  std::optional<bool> rdma;  // as IrqRule::rdma
+  std::optional<bool> rdma;         // as IrqRule::rdma
+  std::vector<std::string> ports;  // as IrqRule::ports
   SourceLoc rps_loc, xps_loc;  // where each was written
   std::string group;           // "nic" unless claimed
   SourceLoc loc;

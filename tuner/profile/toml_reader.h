@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "base/result.h"
+#include "tuner/knobs/knob_id.h"
 #include "tuner/profile/profile.h"
 #include "tuner/profile/values.h"
 
@@ -122,6 +123,19 @@ class TomlReader {
     for (const toml::node& e : *n.as_array())
       out.push_back(string(e, fmt::format("each of {}", what)));
     return out;
+  }
+  /// An array of interface names ([irq]/[nic] ports): each a valid name, none twice,
+  /// at least one.
+  std::vector<std::string> port_names(const toml::node& n, const std::string& what) const {
+    std::vector<std::string> names = strings(n, what);
+    if (names.empty()) fail(n.source(), what + " is empty: name at least one interface");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const toml::node& e = *n.as_array()->get(i);
+      check(validate_ifname(names[i]), e, what);
+      for (std::size_t j = 0; j < i; ++j)
+        if (names[j] == names[i]) fail(e.source(), what + " names '" + names[i] + "' twice");
+    }
+    return names;
   }
   /// An array of benchmark names ([verify] bench, [group.NAME] bench), each checked.
   std::vector<std::string> bench_names(const toml::node& n, const std::string& what) const {
