@@ -101,8 +101,8 @@ struct Irq {
   /// IRQ's identity across renumbering. Set only when every vector of the function has a
   /// distinct, readable index.
   std::optional<unsigned> msi_index;
-  std::optional<std::string> queue;               // "TxRx-3", "comp3", "input.0" when the name says
-  bool managed = false;                           // kernel-managed affinity (cannot be moved)
+  std::optional<std::string> queue;  // "TxRx-3", "comp3", "input.0" when the name says
+  bool managed = false;              // kernel-managed affinity (cannot be moved)
   IrqKind kind = IrqKind::other;
   std::optional<unsigned> queue_index;  // the driver's queue number (not the name's)
   std::optional<QueueType> queue_type;  // set for every queue vector

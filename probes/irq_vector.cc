@@ -62,9 +62,9 @@ Result<unsigned> find_msi_irq(const Root& root, const std::string& pci, unsigned
     found = irq;
   }
   if (!found)
-    return Error::missing("PCI function " + pci + " has no MSI vector " + std::to_string(index) +
-                              " now",
-                          "sys/bus/pci/devices/" + pci + "/msi_irqs");
+    return Error::missing(
+        "PCI function " + pci + " has no MSI vector " + std::to_string(index) + " now",
+        "sys/bus/pci/devices/" + pci + "/msi_irqs");
   return *found;
 }
 
@@ -87,8 +87,7 @@ std::optional<MsiVector> msi_owner(const Root& root, unsigned irq) {
   if (!addrs.ok()) return std::nullopt;
   const std::string name = std::to_string(irq);
   for (const std::string& addr : *addrs) {
-    if (!is_pci_address(addr) ||
-        !root.exists("sys/bus/pci/devices/" + addr + "/msi_irqs/" + name))
+    if (!is_pci_address(addr) || !root.exists("sys/bus/pci/devices/" + addr + "/msi_irqs/" + name))
       continue;
     auto vectors = msi_vectors(root, addr);
     if (!vectors) return std::nullopt;

@@ -83,13 +83,13 @@ class FakeNicIrqs {
   /// Frees the function's vectors (numbers as bind returned them), as a driver unbind
   /// does: its msi_irqs and each IRQ's proc and sysfs folders go.
   void unbind(const FakeFunction& fn, const std::vector<unsigned>& numbers) {
-    std::filesystem::remove_all(dir_ / ("sys/devices/pci0000:00/0000:00:02.0/" + fn.pci + "/msi_irqs"));
+    std::filesystem::remove_all(dir_ /
+                                ("sys/devices/pci0000:00/0000:00:02.0/" + fn.pci + "/msi_irqs"));
     for (unsigned irq : numbers) {
       std::filesystem::remove_all(dir_ / ("proc/irq/" + std::to_string(irq)));
       std::filesystem::remove_all(dir_ / ("sys/kernel/irq/" + std::to_string(irq)));
-      std::erase_if(rows_, [&](const std::string& r) {
-        return std::stoul(r.substr(0, r.find(':'))) == irq;
-      });
+      std::erase_if(
+          rows_, [&](const std::string& r) { return std::stoul(r.substr(0, r.find(':'))) == irq; });
     }
   }
 

@@ -94,7 +94,8 @@ void check_irqbalance(const CheckInput& in, CheckReport& out) {
   std::set<std::string> runs;
   for (const auto& [irq, pin] : in.kept->pinned)
     if (!in.kept->banned.contains(irq)) {
-      ev.push_back({"state.json " + pin.knob, fmt::format("IRQ {} now, kept by run {}", irq, pin.run)});
+      ev.push_back(
+          {"state.json " + pin.knob, fmt::format("IRQ {} now, kept by run {}", irq, pin.run)});
       runs.insert(pin.run);
     }
   if (ev.empty()) return;

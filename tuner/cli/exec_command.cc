@@ -75,8 +75,8 @@ std::string visible_gpu(const Inventory& inv, const Root& root, const std::strin
                " (--ignore-cuda-visible-devices counts the machine's GPUs instead)");
   const char* order = std::getenv("CUDA_DEVICE_ORDER");
   if (verbose)
-    fmt::print(stderr, "tuner: exec: {} under CUDA_VISIBLE_DEVICES={} is PCI {}{}\n",
-               device, escape_controls(visible), *pci,
+    fmt::print(stderr, "tuner: exec: {} under CUDA_VISIBLE_DEVICES={} is PCI {}{}\n", device,
+               escape_controls(visible), *pci,
                order && std::string_view(order) == "PCI_BUS_ID"
                    ? ""
                    : " (indexes in PCI order; CUDA's own order is the same on identical GPUs, "
@@ -99,9 +99,8 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
                      "netdev, PCI address, gpuN, another device name (mlx5_0), or node:N")(
       "memory", po::value<std::string>(&memory)->value_name("POLICY"),
       "bind (default: only the node's memory), preferred (the node's first, others when "
-      "it is full) or none")(
-      "ignore-cuda-visible-devices",
-      "gpuN is the machine's N-th GPU even under CUDA_VISIBLE_DEVICES")(
+      "it is full) or none")("ignore-cuda-visible-devices",
+                             "gpuN is the machine's N-th GPU even under CUDA_VISIBLE_DEVICES")(
       "allow-unbound", "run unbound when the device has no NUMA locality");
   po::variables_map vm;
   if (!parse_options("exec", ours, desc, {}, vm, g)) return 0;
@@ -109,8 +108,7 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (command.empty())
     fail_input("exec: no command (usage: tuner exec --near DEVICE -- CMD [ARG]...)");
   if (memory != "bind" && memory != "preferred" && memory != "none")
-    fail_input("exec: --memory " + escape_controls(memory) +
-               ": expected bind, preferred or none");
+    fail_input("exec: --memory " + escape_controls(memory) + ": expected bind, preferred or none");
 
   Target target{Root::live(), std::nullopt};
   Inventory inv = probe_target(target);
@@ -143,7 +141,9 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
     if (g.verbose)
       fmt::print(stderr, "tuner: exec: {}: CPUs {}, memory {} node {}\n",
                  escape_controls(near->how), cpus.to_string(),
-                 memory == "bind" ? "on" : memory == "preferred" ? "preferred on" : "not bound to",
+                 memory == "bind"        ? "on"
+                 : memory == "preferred" ? "preferred on"
+                                         : "not bound to",
                  *near->node);
   }
 

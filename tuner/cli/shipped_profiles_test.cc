@@ -273,7 +273,8 @@ TEST_CASE("shipped profiles: NIC rules on an NPS4 node: socket-sized, lowered on
     CHECK(desired["nic:ens2:xps:tx-0"] == desired["irq:200:affinity"]);
     CHECK_FALSE(desired.contains("nic:ens1:xps:tx-0"));
     // inference pins nothing, so it leaves NUMA balancing alone.
-    if (std::string(name) == "inference") CHECK_FALSE(desired.contains("sysctl:kernel.numa_balancing"));
+    if (std::string(name) == "inference")
+      CHECK_FALSE(desired.contains("sysctl:kernel.numa_balancing"));
   }
 }
 
@@ -308,5 +309,6 @@ TEST_CASE("shipped profiles: dl-training leaves its GPU fabric's RDMA ports to t
   // network-throughput itself still places the RoCE ports' IRQs (rdma unset there).
   auto nt = make_plan_with(shipped("network-throughput"), inv, cur);
   REQUIRE(nt.ok());
-  CHECK(std::ranges::any_of(nt->changes, [](const Change& c) { return c.knob == "irq:100:affinity"; }));
+  CHECK(std::ranges::any_of(nt->changes,
+                            [](const Change& c) { return c.knob == "irq:100:affinity"; }));
 }

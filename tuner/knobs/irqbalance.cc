@@ -85,8 +85,8 @@ Result<std::vector<unsigned>> parse_ban_dropin(const std::string& text, const st
       return Error::invalid("unterminated quote", path + ":" + std::to_string(line_no));
     args.remove_suffix(1);
     for (std::string_view a : split_ws(args)) {
-      auto n = starts_with(a, "--banirq=") ? parse_irq_number(a.substr(9)) : Result<unsigned>(
-                                                 Error::invalid("not --banirq=N"));
+      auto n = starts_with(a, "--banirq=") ? parse_irq_number(a.substr(9))
+                                           : Result<unsigned>(Error::invalid("not --banirq=N"));
       if (!n.ok())
         return Error::invalid("unexpected argument '" + std::string(a) + "'",
                               path + ":" + std::to_string(line_no));

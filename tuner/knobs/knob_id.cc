@@ -250,7 +250,8 @@ Result<KnobId> parse_irq_ref(std::string_view text) {
 
 std::string irq_ref_list(std::vector<KnobId> irqs) {
   auto key = [](const KnobId& k) { return std::tuple(k.by_owner(), k.name, k.number); };
-  std::sort(irqs.begin(), irqs.end(), [&](const KnobId& a, const KnobId& b) { return key(a) < key(b); });
+  std::sort(irqs.begin(), irqs.end(),
+            [&](const KnobId& a, const KnobId& b) { return key(a) < key(b); });
   irqs.erase(std::unique(irqs.begin(), irqs.end()), irqs.end());
   std::string out;
   for (const KnobId& k : irqs) out += (out.empty() ? "" : ",") + irq_ref(k);

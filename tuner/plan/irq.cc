@@ -101,7 +101,7 @@ void note_left_alone(PlanBuilder& b, const Nic& nic) {
 struct IrqbalanceWish {
   const IrqRule* stop = nullptr;  // first rule asking to stop it
   const IrqRule* ban = nullptr;   // first rule asking for bans
-  std::vector<KnobId> banned;  // as irq:...:affinity names them: by owner where known
+  std::vector<KnobId> banned;     // as irq:...:affinity names them: by owner where known
 };
 
 /// Plans one NIC's IRQs under rule; adds notes for fallbacks.
@@ -149,7 +149,8 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
       if (irqs.size() > node_cores && !further.empty()) {
         order = irq_cpu_order_near(topo.core_list, allowed, further);
         why += fmt::format(" with {} cores for {} queue vectors, so the rest of its socket's "
-                           "cores too", node_cores, irqs.size());
+                           "cores too",
+                           node_cores, irqs.size());
       }
     }
     std::vector<unsigned> cpus = assign_round_robin(irqs.size(), order);

@@ -61,9 +61,8 @@ struct Machine {
   }
 
   Result<Plan> plan() const {
-    dir.write("owner.toml",
-              "[profile]\nname = \"owner\"\ndescription = \"d\"\n"
-              "[irq.\"eth1\"]\npolicy = \"numa-local\"\nirqbalance = \"ban\"\n");
+    dir.write("owner.toml", "[profile]\nname = \"owner\"\ndescription = \"d\"\n"
+                            "[irq.\"eth1\"]\npolicy = \"numa-local\"\nirqbalance = \"ban\"\n");
     auto p = load_profile(dir / "owner.toml", {});
     REQUIRE_MESSAGE(p.ok(), p.error().message());
     KnobCurrentValues current(KnobContext{root()}, true, false);
@@ -107,7 +106,7 @@ TEST_CASE("irq owner: the probe reads each vector's MSI index from its hwirq") {
     CHECK(b->msi_index == i);
   }
   CHECK(msi_index_of_hwirq("1056769\n") == 1u);  // 0000:81:00.0 vector 1 under 6.1
-  CHECK(msi_index_of_hwirq("5") == 5u);           // 6.2+: the index alone
+  CHECK(msi_index_of_hwirq("5") == 5u);          // 6.2+: the index alone
   CHECK(!msi_index_of_hwirq("x").has_value());
   // Two vectors that read the same index make the function's indexes unusable: no
   // owner ids for it, rather than a guess.
@@ -158,8 +157,8 @@ TEST_CASE("irq owner: after the numbers swap, the kept NIC's queues are moved wh
   REQUIRE(k.ok());
   CHECK((*k)->read().value() == "0-15");  // drifted: the rebind reset it
   REQUIRE((*k)->write("4").ok());
-  CHECK(m.affinity(51) == "4");           // eth1's input.0 at its new number
-  CHECK(m.affinity(41) == "0-15");        // eth2's input.0, at eth1's old number
+  CHECK(m.affinity(51) == "4");     // eth1's input.0 at its new number
+  CHECK(m.affinity(41) == "0-15");  // eth2's input.0, at eth1's old number
   for (unsigned irq : m.b_irqs) CHECK(m.affinity(irq) == "0-15");
 
   // The function gone: read and write say so (status and restore report it gone).
@@ -186,8 +185,7 @@ TEST_CASE("irq owner: the irqbalance ban follows the vectors, and reads as drift
   auto k = make_knob("irqbalance:banned", ctx);
   REQUIRE(k.ok());
   // Numbers with an owner become the owner; one way of writing the list.
-  CHECK((*k)->canonical("42,0000:81:00.0/msi1").value() ==
-        "0000:81:00.0/msi1,0000:81:00.0/msi2");
+  CHECK((*k)->canonical("42,0000:81:00.0/msi1").value() == "0000:81:00.0/msi1,0000:81:00.0/msi2");
   const std::string ban = "0000:81:00.0/msi1,0000:81:00.0/msi2";
   REQUIRE((*k)->write(ban).ok());
   const std::string dropin = m.dir / "etc/systemd/system/irqbalance.service.d/tuner-ban.conf";

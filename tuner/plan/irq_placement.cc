@@ -91,8 +91,8 @@ std::vector<unsigned> irq_cpu_order_near(const std::vector<Core>& cores, const C
   std::vector<unsigned> further_order = irq_cpu_order(cores, further);
   std::vector<unsigned> order;
   for (std::size_t k = 0; order.size() < near_order.size() + further_order.size(); ++k)
-    for (const auto& [list, round] : {std::pair(&near_order, &near_round),
-                                      std::pair(&further_order, &further_round)})
+    for (const auto& [list, round] :
+         {std::pair(&near_order, &near_round), std::pair(&further_order, &further_round)})
       for (unsigned pu : *list) {
         auto it = round->find(pu);
         // PUs no core lists (a topology without cores) count as round 0.

@@ -69,8 +69,8 @@ TEST_CASE("planner irq: numa-local on a socket split into nodes takes the socket
   REQUIRE(plan.ok());
   std::vector<std::string> cpus;
   for (const Change& c : plan->changes) cpus.push_back(c.desired);
-  CHECK(cpus == std::vector<std::string>{"20", "21", "22", "23", "16", "24", "28", "17", "25",
-                                         "29"});
+  CHECK(cpus ==
+        std::vector<std::string>{"20", "21", "22", "23", "16", "24", "28", "17", "25", "29"});
   CHECK(plan->changes[9].reason ==
         "eth0 is on NUMA node 5 with 4 cores for 10 queue vectors, so the rest of its socket's "
         "cores too; queue 9 -> CPU 29");

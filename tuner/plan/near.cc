@@ -170,7 +170,9 @@ std::vector<std::pair<std::string, std::string>> nvidia_uuids(const Root& root) 
   return out;
 }
 
-Error visible_error(std::string what) { return Error::invalid(std::move(what), "CUDA_VISIBLE_DEVICES"); }
+Error visible_error(std::string what) {
+  return Error::invalid(std::move(what), "CUDA_VISIBLE_DEVICES");
+}
 
 }  // namespace
 
@@ -187,8 +189,9 @@ Result<std::string> cuda_visible_gpu(const Inventory& inv, const Root& root,
                                      entries.size(), entries.size() == 1 ? "" : "s"));
   const std::string& e = entries[n];
   if (starts_with(e, "MIG-"))
-    return visible_error("'" + e + "' is a MIG instance: it shares its GPU's PCI device; name "
-                                   "the GPU (gpuN without CUDA_VISIBLE_DEVICES, or its PCI address)");
+    return visible_error("'" + e +
+                         "' is a MIG instance: it shares its GPU's PCI device; name "
+                         "the GPU (gpuN without CUDA_VISIBLE_DEVICES, or its PCI address)");
   if (starts_with(e, "GPU-")) {
     std::vector<std::string> found;
     for (const auto& [uuid, pci] : nvidia_uuids(root))
@@ -199,8 +202,7 @@ Result<std::string> cuda_visible_gpu(const Inventory& inv, const Root& root,
                              : "'" + e + "' is the start of " + std::to_string(found.size()) +
                                    " GPUs' UUIDs");
   }
-  auto index = e.find_first_not_of("0123456789") == std::string::npos ? parse_u64(e)
-                                                                       : std::nullopt;
+  auto index = e.find_first_not_of("0123456789") == std::string::npos ? parse_u64(e) : std::nullopt;
   if (!index)
     return visible_error("entry " + std::to_string(n) + " '" + e +
                          "' is neither a GPU index nor a GPU-UUID (CUDA stops at it)");

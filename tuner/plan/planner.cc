@@ -160,8 +160,7 @@ std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const st
                                                         const std::vector<std::string>& ports) {
   bool wildcard = glob.find_first_of("*?[") != std::string::npos;
   bool named = std::find(ports.begin(), ports.end(), nic.name) != ports.end();
-  if (!ports.empty() && !named)
-    return fmt::format("not among the ports rule '{}' names", glob);
+  if (!ports.empty() && !named) return fmt::format("not among the ports rule '{}' names", glob);
   if (named) wildcard = false;
   if (nic.link_type == 32u && wildcard)
     return fmt::format("an IPoIB port (InfiniBand): rule '{}' is for Ethernet ports; name it "

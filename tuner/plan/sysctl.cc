@@ -124,11 +124,11 @@ bool cap_writeback(PlanBuilder& b, const SysctlSetting& s, Change& change) {
   bytes &= ~((uint64_t{1} << 20) - 1);  // whole MiB
   std::string partner(*writeback_partner(s.key));
   change.desired = partner + "=" + std::to_string(bytes);
-  change.reason +=
-      fmt::format("; {}% of this node's {} would allow {} of dirty page cache, above [mm] "
-                  "dirty_max_bytes {} ({}): {} = {} instead",
-                  *ratio, gib(*memory), gib(limit), gib(*cap), short_loc(b.profile.mm.dirty_max_loc),
-                  partner, background ? gib(bytes) + " (the same share of the cap)" : gib(bytes));
+  change.reason += fmt::format(
+      "; {}% of this node's {} would allow {} of dirty page cache, above [mm] "
+      "dirty_max_bytes {} ({}): {} = {} instead",
+      *ratio, gib(*memory), gib(limit), gib(*cap), short_loc(b.profile.mm.dirty_max_loc), partner,
+      background ? gib(bytes) + " (the same share of the cap)" : gib(bytes));
   return true;
 }
 

@@ -25,12 +25,13 @@ struct Node {
     testing::write_file(dir.path + "/proc/sys/vm/dirty_bytes", std::string(bytes) + "\n");
     ctx.fake_machine = true;
     ctx.fake_kernel = [this](const std::string& rel, std::string&) {
-      const char* other =
-          rel == "proc/sys/vm/dirty_ratio"              ? "/proc/sys/vm/dirty_bytes"
-          : rel == "proc/sys/vm/dirty_bytes"            ? "/proc/sys/vm/dirty_ratio"
-          : rel == "proc/sys/vm/dirty_background_ratio" ? "/proc/sys/vm/dirty_background_bytes"
-          : rel == "proc/sys/vm/dirty_background_bytes" ? "/proc/sys/vm/dirty_background_ratio"
-                                                        : nullptr;
+      const char* other = rel == "proc/sys/vm/dirty_ratio"   ? "/proc/sys/vm/dirty_bytes"
+                          : rel == "proc/sys/vm/dirty_bytes" ? "/proc/sys/vm/dirty_ratio"
+                          : rel == "proc/sys/vm/dirty_background_ratio"
+                              ? "/proc/sys/vm/dirty_background_bytes"
+                          : rel == "proc/sys/vm/dirty_background_bytes"
+                              ? "/proc/sys/vm/dirty_background_ratio"
+                              : nullptr;
       if (other) std::ofstream(dir.path + other) << "0\n";
       return 0;
     };
@@ -111,9 +112,9 @@ TEST_CASE("planner: [mm] dirty_max_bytes turns a large node's ratios into byte l
   Inventory inv = testing::smt_machine(2, 4);
   KnobCurrentValues current(n.ctx, true, false);
   Profile p;
-  p.sysctls = {{"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7)},
-               {"vm.dirty_background_ratio", SysctlSetting::Op::set, "10", "sysctl",
-                testing::loc(8)}};
+  p.sysctls = {
+      {"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7)},
+      {"vm.dirty_background_ratio", SysctlSetting::Op::set, "10", "sysctl", testing::loc(8)}};
   p.mm.dirty_max_bytes = 64ull << 30;
   p.mm.dirty_max_loc = testing::loc(12);
   auto desired = [](const Plan& plan) {

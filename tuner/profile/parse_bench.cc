@@ -60,7 +60,8 @@ class BenchParser : public TomlReader {
   }
 
   void parse_exec(const toml::table& t, bench::ExecConfig& c) {
-    check_keys(t, ctx_, {"kind", "command", "metric", "direction", "unit", "timeout", "if_missing"});
+    check_keys(t, ctx_,
+               {"kind", "command", "metric", "direction", "unit", "timeout", "if_missing"});
     c.name = name_;
     for (auto&& [k, v] : t) {
       std::string_view key = k.str();

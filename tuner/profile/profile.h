@@ -73,10 +73,10 @@ struct NicRule {
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
   std::optional<uint32_t> min_speed_mbps;
-  std::optional<bool> rdma;         // as IrqRule::rdma
+  std::optional<bool> rdma;        // as IrqRule::rdma
   std::vector<std::string> ports;  // as IrqRule::ports
-  SourceLoc rps_loc, xps_loc;  // where each was written
-  std::string group;           // "nic" unless claimed
+  SourceLoc rps_loc, xps_loc;      // where each was written
+  std::string group;               // "nic" unless claimed
   SourceLoc loc;
 };
 

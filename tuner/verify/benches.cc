@@ -66,7 +66,8 @@ std::optional<std::string> missing_here(const std::string& name, const Profile& 
   if (it == profile.benches.end() || it->second.kind != BenchSpec::Kind::exec ||
       !it->second.exec.skip_if_missing)
     return std::nullopt;
-  if (!b.ok()) return b.error().is(ErrorKind::missing) ? std::optional(b.error().what) : std::nullopt;
+  if (!b.ok())
+    return b.error().is(ErrorKind::missing) ? std::optional(b.error().what) : std::nullopt;
   const std::string& program = it->second.exec.command.front();
   auto path = find_executable(program);
   if (path.ok() || !(path.error().is(ErrorKind::missing) || path.error().err == ENOENT))

@@ -113,7 +113,8 @@ if_missing = "skip"
 )";
   Profile p = profile_of(allreduce);
   Topology gpus;
-  gpus.pci.push_back(PciDevice{"0000:3b:00.0", "gpu", 0x10de, 0x2330, 0x0302, 0, {}, {}, {}, {}, {}});
+  gpus.pci.push_back(
+      PciDevice{"0000:3b:00.0", "gpu", 0x10de, 0x2330, 0x0302, 0, {}, {}, {}, {}, {}});
   auto set = BenchSet::build(p, gpus, {"irq", "numa"}, {});
   REQUIRE_MESSAGE(set.ok(), set.error().message());
   // irq falls back to the next benchmark; numa had only allreduce: not measured.
