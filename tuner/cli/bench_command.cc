@@ -22,7 +22,7 @@ namespace tuner {
 namespace {
 
 /// The longest --serve --lifetime, as tcp::serve() bounds it (tcp_server.h).
-constexpr long long kMaxLifetime = 24 * 3600;
+constexpr long long kMaxLifetime = 24LL * 3600;
 
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int /*signal*/) { g_stop = 1; }

@@ -93,7 +93,7 @@ TEST_CASE("irq knob: by owner, every MSI vector of this machine resolves to its 
       auto irqs = root.list("sys/bus/pci/devices/" + pci + "/msi_irqs");
       if (!irqs.ok()) continue;
       for (const std::string& n : *irqs) {
-        unsigned irq = static_cast<unsigned>(std::stoul(n));
+        auto irq = static_cast<unsigned>(std::stoul(n));
         auto owner = msi_owner(root, irq);
         if (!owner) continue;  // indexes that cannot be told apart: never guessed
         CAPTURE(pci);
