@@ -15,9 +15,20 @@ CpuSet socket_cpus(const Topology& topo, const NumaNode& node) {
   for (const Core& c : topo.core_list)
     if (c.numa_node == node.os_index) package = c.package;
   CpuSet socket = node.cpus;
-  if (package)
-    for (const Core& c : topo.core_list)
-      if (c.package == *package) socket = socket.unite(c.pus);
+  if (!package) return socket;
+  auto index = [&](unsigned os_index) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < topo.numa_nodes.size(); ++i)
+      if (topo.numa_nodes[i].os_index == os_index) return i;
+    return std::nullopt;
+  };
+  auto from = index(node.os_index);
+  for (const Core& c : topo.core_list) {
+    if (c.package != *package || !c.numa_node || *c.numa_node == node.os_index) continue;
+    auto to = index(*c.numa_node);
+    if (!from || !to || *from >= topo.distances.size() || *to >= topo.distances[*from].size())
+      continue;  // distances unknown: not a guess
+    if (topo.distances[*from][*to] < kSplitSocketDistance) socket = socket.unite(c.pus);
+  }
   return socket;
 }
 

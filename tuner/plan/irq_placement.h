@@ -17,9 +17,15 @@ namespace tuner {
 /// removed (those CPUs were set aside for latency-critical work).
 CpuSet irq_allowed_cpus(const CpuSet& candidates, const Host& host);
 
-/// The CPUs of the socket holding `node` (every core of its package): the node itself
-/// unless the socket is split into NUMA nodes (AMD NPS2/NPS4, Intel SNC), or the
-/// topology has no cores.
+/// The SLIT distance below which another node of the same package counts as the same
+/// socket split up (AMD NPS2/NPS4 and Intel SNC report 11-12 on the die; another
+/// socket is 20-32, and 20 is ACPI's "remote" default).
+inline constexpr unsigned kSplitSocketDistance = 20;
+
+/// The CPUs of the socket holding `node`: the node's, and those of every node of the
+/// same package whose SLIT distance from it is below kSplitSocketDistance (NPS2/NPS4,
+/// SNC). Just the node's when the distances are unknown, or the package's other nodes
+/// are as far as another socket (a VM whose one socket spans two remote nodes).
 CpuSet socket_cpus(const Topology& topo, const NumaNode& node);
 
 /// The cores with at least one PU in allowed (allowed's size when the topology lists no

@@ -399,3 +399,21 @@ TEST_CASE("planner irq: ports names the interfaces a rule applies to, IPoIB and 
   auto n = notes(*plan);
   CHECK(std::find(n.begin(), n.end(), "eth0: not among the ports rule 'eth*' names") != n.end());
 }
+
+TEST_CASE("planner irq: one socket over two remote nodes (a VM's) is two places, not one") {
+  // qemu's -numa with one socket: both nodes in package 0, SLIT 20 between them. The
+  // NIC's queues stay on its node even when they outnumber its cores.
+  Inventory inv = testing::smt_machine(2, 2, 2);
+  inv.topology.distances = {{10, 20}, {20, 10}};
+  testing::add_nic(inv, "eth0", 1, 4, 100);
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  const CpuSet node1 = inv.topology.numa_nodes[1].cpus;
+  for (const Change& c : plan->changes) CHECK(CpuSet::parse(c.desired)->is_subset_of(node1));
+  // Without distances the same: a split socket is never assumed.
+  inv.topology.distances.clear();
+  auto unknown = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(unknown.ok());
+  for (const Change& c : unknown->changes) CHECK(CpuSet::parse(c.desired)->is_subset_of(node1));
+}

@@ -33,7 +33,7 @@ class FakeCurrent : public CurrentValues {
 /// A machine of nodes x cores_per_node cores with 2 threads each, numbered as Linux
 /// does on Intel: core c (global) has PUs c and c + total_cores. nodes_per_package > 1
 /// is a socket split into NUMA nodes (AMD NPS2/NPS4, Intel SNC): nodes 0-3 are socket 0
-/// with 4.
+/// with 4, at SLIT distance 12 from each other and 32 from the other socket's.
 inline Inventory smt_machine(unsigned nodes, unsigned cores_per_node,
                              unsigned nodes_per_package = 1) {
   Inventory inv;
@@ -64,6 +64,13 @@ inline Inventory smt_machine(unsigned nodes, unsigned cores_per_node,
     t.numa_nodes.push_back(node);
   }
   t.all_pus = CpuSet(all);
+  if (nodes_per_package > 1) {
+    // SLIT as AMD NPS4 reports it: 10 on the node, 12 on the die, 32 across sockets.
+    t.distances.assign(nodes, std::vector<unsigned>(nodes, 32));
+    for (unsigned a = 0; a < nodes; ++a)
+      for (unsigned b = 0; b < nodes; ++b)
+        if (a / nodes_per_package == b / nodes_per_package) t.distances[a][b] = a == b ? 10 : 12;
+  }
   inv.host.irqbalance_running = false;
   return inv;
 }
