@@ -19,7 +19,14 @@ namespace tuner {
 /// A CUDA version's major and minor ("11.6.55" -> 11, 6).
 struct CudaVersion {
   unsigned major = 0, minor = 0;
-  auto operator<=>(const CudaVersion&) const = default;
+  bool operator==(const CudaVersion&) const = default;
+  // Spelled out: clang-tidy 14 misreads a defaulted operator<=> (modernize-use-nullptr).
+  bool operator<(const CudaVersion& o) const {
+    return major != o.major ? major < o.major : minor < o.minor;
+  }
+  bool operator>(const CudaVersion& o) const { return o < *this; }
+  bool operator<=(const CudaVersion& o) const { return !(o < *this); }
+  bool operator>=(const CudaVersion& o) const { return !(*this < o); }
 };
 
 /// "11.6", "11.6.55", "11.8.20220929" -> {11, 6}; nullopt unless it starts with two

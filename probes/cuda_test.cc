@@ -66,6 +66,7 @@ TEST_CASE("cuda: runtimes of a captured tree, through its links") {
   auto found = probe_cuda_runtimes(Root::open(root.path).value(), errors);
   CHECK(errors.empty());
   std::vector<std::string> got;
+  got.reserve(found.size());
   for (const CudaRuntime& r : found) got.push_back(r.where + " " + r.version);
   CHECK(got == std::vector<std::string>{
                    "usr/local/cuda/version.json 11.5.117",

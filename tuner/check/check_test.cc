@@ -171,7 +171,7 @@ class Eth1Goes final : public Clock {
  public:
   explicit Eth1Goes(std::string root) : root_(std::move(root)) {}
   time_point now() override { return {}; }
-  void sleep_for(duration) override {
+  void sleep_for(duration /*window*/) override {
     std::string dev;
     for (std::string_view line :
          split(testing::read_test_data("check/counters-after/proc/net/dev"), '\n'))

@@ -26,17 +26,17 @@ TEST_CASE("check: CUDA runtimes newer than the NVIDIA driver's CUDA") {
     // soname link is not read as a CUDA 11.0 runtime, and the 11.4 toolkit is fine.
     std::vector<std::string> where;
     for (const Evidence& e : f.evidence) where.push_back(e.what + " = " + e.value);
-    CHECK(where ==
-          std::vector<std::string>{
-              "NVIDIA driver (proc/driver/nvidia/version, else sys/module/nvidia/version) = "
-              "470.57.02",
-              "its CUDA version (NVIDIA release notes, Table 3) = 11.4",
-              "usr/local/cuda/version.json = 11.6.55",
-              "usr/local/cuda/lib64/libcudart.so.11.6.55 = 11.6.55",
-              "usr/local/cuda-11.6/version.json = 11.6.55",
-              "usr/local/cuda-11.6/lib64/libcudart.so.11.6.55 = 11.6.55",
-              "driver CUDA 11.6 needs for full support = >= 510.39.01",
-          });
+    const std::string driver =
+        "NVIDIA driver (proc/driver/nvidia/version, else sys/module/nvidia/version) = 470.57.02";
+    CHECK(where == std::vector<std::string>{
+                       driver,
+                       "its CUDA version (NVIDIA release notes, Table 3) = 11.4",
+                       "usr/local/cuda/version.json = 11.6.55",
+                       "usr/local/cuda/lib64/libcudart.so.11.6.55 = 11.6.55",
+                       "usr/local/cuda-11.6/version.json = 11.6.55",
+                       "usr/local/cuda-11.6/lib64/libcudart.so.11.6.55 = 11.6.55",
+                       "driver CUDA 11.6 needs for full support = >= 510.39.01",
+                   });
     CHECK(f.summary.find("minor version compatibility") != std::string::npos);
     CHECK(r.findings.size() == 1);
   }
