@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/strings.h"
+#include "probes/cpu_vulnerabilities.h"
 #include "probes/host.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -94,6 +95,8 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
   if (auto irqbalance = irqbalance_process_running(root); irqbalance.ok())
     host.irqbalance_running = *irqbalance;
   else note(errors, irqbalance.error());
+
+  host.cpu_vulnerabilities = probe_cpu_vulnerabilities(root, errors);
 
   if (auto v = read_text(root, "proc/driver/nvidia/version", true, errors))
     host.nvidia_driver = parse_nvidia_version(*v);

@@ -178,6 +178,10 @@ struct Host {
   std::optional<bool> initial_net_namespace;
   std::optional<std::string> nvidia_driver;
   std::optional<std::string> microcode;  // /proc/cpuinfo "microcode" (x86): "0xde"
+  /// The kernel's verdict per CPU vulnerability (sys/devices/system/cpu/vulnerabilities:
+  /// "spectre_v2" -> "Mitigation: Retpolines; ..."); unknown before Linux 4.15, or in an
+  /// export (probes/cpu_vulnerabilities.h).
+  std::optional<std::map<std::string, std::string>> cpu_vulnerabilities;
   /// Firmware and machine identity from DMI (sys/class/dmi/id): what tells three nodes
   /// with an older BIOS apart from the rest. Unknown where there is no DMI (most arm64
   /// boards without SMBIOS, some VMs).
@@ -198,7 +202,8 @@ struct CpufreqPolicy {
 
 /// A probe that could not finish. The rest of the inventory is still valid.
 struct ProbeError {
-  std::string probe;    // "topology", "numa", "irq", "nic", "netlink", "sysctl", "host", "cpufreq"
+  std::string probe;    // "topology", "numa", "irq", "nic", "netlink", "sysctl", "host", "cpufreq",
+                        // "vulnerabilities", "cuda"
   std::string message;  // names the path or syscall and errno text
 };
 

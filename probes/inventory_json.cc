@@ -1,5 +1,6 @@
 #include "probes/inventory_json.h"
 
+#include "probes/cpu_vulnerabilities.h"
 #include "probes/irq_names.h"
 
 namespace tuner {
@@ -26,6 +27,7 @@ json host_json(const Host& h) {
           {"initial_net_namespace", opt(h.initial_net_namespace)},
           {"nvidia_driver", opt(h.nvidia_driver)},
           {"microcode", opt(h.microcode)},
+          {"cpu_vulnerabilities", opt(h.cpu_vulnerabilities)},
           {"platform",
            {{"bios_vendor", opt(h.platform.bios_vendor)},
             {"bios_version", opt(h.platform.bios_version)},
@@ -177,6 +179,11 @@ NodeFacts node_facts(const Inventory& inv) {
                  {"kernel", h.kernel},
                  {"cpu_model", h.cpu_model},
                  {"microcode", h.microcode},
+                 // Beside "microcode" in the fleet report: which nodes the kernel calls
+                 // vulnerable with the microcode they run.
+                 {"microcode.vulnerable",
+                  h.cpu_vulnerabilities ? std::optional(vulnerable_names(*h.cpu_vulnerabilities))
+                                        : std::nullopt},
                  {"nvidia_driver", h.nvidia_driver},
                  {"bios_vendor", h.platform.bios_vendor},
                  {"bios_version", h.platform.bios_version},

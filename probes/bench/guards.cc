@@ -1,5 +1,7 @@
 #include "probes/bench/guards.h"
 
+#include <cerrno>
+
 #include <fmt/core.h>
 
 #include "base/strings.h"
@@ -104,9 +106,9 @@ Result<std::map<std::string, NicCounters>> parse_net_dev(std::string_view text) 
   return out;
 }
 
-Result<std::map<std::string, NicCounters>> sample_nic_counters(
-    const Root& root, const std::vector<std::string>& interfaces) {
-  std::map<std::string, NicCounters> out;
+Result<NicCounterSample> sample_present_nic_counters(const Root& root,
+                                                     const std::vector<std::string>& interfaces) {
+  NicCounterSample out;
   if (interfaces.empty()) return out;
   auto dev_text = root.read("proc/net/dev");
   if (!dev_text.ok()) return dev_text.error();
@@ -116,16 +118,31 @@ Result<std::map<std::string, NicCounters>> sample_nic_counters(
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
       return Error{fmt::format("'{}' is not an interface name", name), "guards", 0};
     auto it = dev->find(name);
-    if (it == dev->end())
-      return Error{fmt::format("no interface {} in this network namespace", name), "/proc/net/dev",
-                   0};
+    if (it == dev->end()) {
+      out.missing.push_back(name);
+      continue;
+    }
     NicCounters c = it->second;
     auto flaps = read_counter(root, "sys/class/net/" + name + "/carrier_changes");
+    if (!flaps.ok() && flaps.error().err == ENOENT) {  // unregistered since proc/net/dev
+      out.missing.push_back(name);
+      continue;
+    }
     if (!flaps.ok()) return flaps.error();
     c.carrier_changes = *flaps;
-    out[name] = c;
+    out.counters[name] = c;
   }
   return out;
+}
+
+Result<std::map<std::string, NicCounters>> sample_nic_counters(
+    const Root& root, const std::vector<std::string>& interfaces) {
+  auto sample = sample_present_nic_counters(root, interfaces);
+  if (!sample.ok()) return sample.error();
+  if (!sample->missing.empty())
+    return Error{fmt::format("no interface {} in this network namespace", sample->missing.front()),
+                 "/proc/net/dev", 0};
+  return std::move(sample->counters);
 }
 
 Result<GuardSample> sample_guards(const Root& root, const std::vector<std::string>& interfaces) {

@@ -64,9 +64,20 @@ struct GuardSample {
 
 /// Drops, errors and carrier changes of `interfaces` (proc/net/dev and
 /// sys/class/net/IF/carrier_changes). An interface that is not there is an Error naming
-/// it. `tuner check` samples these twice over its window.
+/// it: the verify loop must not take a vanished NIC for a quiet one.
 Result<std::map<std::string, NicCounters>> sample_nic_counters(
     const Root& root, const std::vector<std::string>& interfaces);
+
+/// The same reading, with the interfaces that are not there named instead of failing
+/// the whole sample: not in proc/net/dev, or without carrier_changes (unregistered
+/// between the two reads). `tuner check` samples this twice over its window, so that one
+/// NIC that goes away hides none of the others' counters and is itself reported.
+struct NicCounterSample {
+  std::map<std::string, NicCounters> counters;
+  std::vector<std::string> missing;  // in the order asked
+};
+Result<NicCounterSample> sample_present_nic_counters(const Root& root,
+                                                     const std::vector<std::string>& interfaces);
 
 /// Reads the counters of this namespace's TCP and of `interfaces` (names as in
 /// /sys/class/net). An interface that is not there is an Error naming it: a NIC that

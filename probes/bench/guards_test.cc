@@ -104,6 +104,25 @@ TEST_CASE("guards: a sample of a captured machine through Root") {
   CHECK_FALSE(sample_guards(*root, {"../../etc"}).ok());
 }
 
+TEST_CASE("guards: a NIC that is not there is named; the others are still read") {
+  auto root = Root::open(std::string(TUNER_TEST_DATA) + "/bench/root-vm");
+  REQUIRE(root.ok());
+  // ens9 is in neither file; ifb0 is in proc/net/dev but has no sys/class/net entry, as
+  // a NIC unregistered between the two reads.
+  auto s = sample_present_nic_counters(*root, {"ens9", "eth0", "ifb0"});
+  REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message()));
+  CHECK(s->missing == std::vector<std::string>{"ens9", "ifb0"});
+  REQUIRE(s->counters.count("eth0"));
+  CHECK(s->counters.size() == 1);
+  CHECK(s->counters["eth0"].carrier_changes == 2);
+  CHECK(s->counters["eth0"].rx_packets == 918);
+  // The verify loop's reader still refuses the whole sample.
+  auto strict = sample_nic_counters(*root, {"eth0", "ifb0"});
+  REQUIRE_FALSE(strict.ok());
+  CHECK(strict.error().message() == "/proc/net/dev: no interface ifb0 in this network namespace");
+  CHECK_FALSE(sample_present_nic_counters(*root, {"../../etc"}).ok());
+}
+
 TEST_CASE("guards: the metric names profiles use, and only those") {
   for (GuardMetric m : {GuardMetric::tcp_retrans_pct, GuardMetric::nic_drops,
                         GuardMetric::nic_errors, GuardMetric::link_flaps})

@@ -1,5 +1,7 @@
 #include "tuner/check/check.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 namespace tuner {
@@ -12,14 +14,26 @@ bool is_pstate(const std::optional<std::string>& driver) {
 
 }  // namespace
 
+std::optional<Unavailable> probe_failed(const Inventory& inv, std::string_view probe, bool empty) {
+  if (!empty) return std::nullopt;
+  for (const ProbeError& e : inv.errors)
+    if (e.probe == probe)
+      return Unavailable{"the " + e.probe + " probe failed: " + e.message, true};
+  return std::nullopt;
+}
+
+void skip(CheckReport& out, Rule rule, const Unavailable& why) {
+  out.skipped.push_back({rule, why.why, why.unreadable});
+}
+
 // The governor rule: a profile that asks for a governor (throughput, latency, ...)
 // against policies left on powersave. Under intel_pstate and amd-pstate (active mode)
 // "powersave" still scales with load, only later; under every other driver it holds
 // the lowest frequency.
 void check_governor(const CheckInput& in, CheckReport& out) {
   if (!in.governor) {
-    out.skipped.push_back(
-        {Rule::cpu_governor_powersave, in.governor_skipped.value_or("no profile")});
+    skip(out, Rule::cpu_governor_powersave,
+         in.governor_skipped.value_or(Unavailable{"no profile"}));
     return;
   }
   const GovernorCheck& g = *in.governor;
@@ -58,8 +72,13 @@ CheckReport run_checks(const CheckInput& in) {
   check_irqs(in, out);
   check_gpus(in, out);
   check_governor(in, out);
+  check_cuda(in, out);
+  check_cpu_vulnerabilities(in, out);
+  check_clock(in, out);
   out.errors = in.inventory.errors;
   sort_findings(out.findings);
+  std::ranges::stable_sort(out.skipped, {},
+                           [](const Skipped& s) { return static_cast<int>(s.rule); });
   return out;
 }
 

@@ -8,65 +8,21 @@
 #include <functional>
 #include <set>
 
+#include "base/strings.h"
 #include "probes/nic.h"
+#include "tests/support/check_node.h"
 #include "tests/support/fake_netlink.h"
 #include "tests/support/files.h"
 #include "tests/support/fixtures.h"
-#include "tuner/check/check.h"
-#include "tuner/check/gather.h"
+#include "tests/support/temp_dir.h"
 
 namespace tuner {
-namespace {
 
-const char* const kR910 = "40intel64-2g2n4c+pci.tar.bz2";
-
-/// The R910 with its IRQs and the named overlays of tests/fixtures/check.
-struct Node {
-  explicit Node(std::initializer_list<const char*> overlays = {})
-      : fx(kR910, paths(overlays)), root(Root::open(fx.root()).value()), target{root, {}} {}
-  static std::vector<std::string> paths(std::initializer_list<const char*> overlays) {
-    std::vector<std::string> out = {testing::test_data_path("irq/r910")};
-    for (const char* o : overlays)
-      out.push_back(testing::test_data_path(std::string("check/") + o));
-    return out;
-  }
-  std::string state_dir() const { return fx.root() + "/var/lib/tuner"; }
-  /// Probes, gathers and checks; `edit` changes the input first (a fake netlink's
-  /// links, GPUs the capture lacks).
-  CheckReport check(GatherOptions opt = {},
-                    const std::function<void(CheckInput&)>& edit = {}) const {
-    if (!opt.state_dir) opt.state_dir = state_dir();
-    CheckInput in = gather_check_input(target, probe_target(target), opt);
-    if (edit) edit(in);
-    return run_checks(in);
-  }
-  testing::ScopedFixture fx;
-  Root root;
-  Target target;
-};
-
-std::vector<const Finding*> findings(const CheckReport& r, Rule rule) {
-  std::vector<const Finding*> out;
-  for (const Finding& f : r.findings)
-    if (f.rule == rule) out.push_back(&f);
-  return out;
-}
-
-/// The report has exactly one finding of `rule`, about `subject`, at `sev`.
-void check_one(const CheckReport& r, Rule rule, const std::string& subject, Severity sev) {
-  auto got = findings(r, rule);
-  REQUIRE(got.size() == 1);
-  CHECK(got[0]->subject == subject);
-  CHECK(got[0]->severity == sev);
-  CHECK_FALSE(got[0]->evidence.empty());
-  CHECK_FALSE(got[0]->fix.empty());
-}
-
-bool skipped(const CheckReport& r, Rule rule) {
-  return std::ranges::any_of(r.skipped, [&](const Skipped& s) { return s.rule == rule; });
-}
-
-}  // namespace
+using testing::check_one;
+using testing::findings;
+using testing::skipped;
+using testing::unreadable;
+using Node = testing::CheckNode;
 
 TEST_CASE("check: the healthy R910 capture has no finding above info") {
   Node node;
@@ -80,8 +36,13 @@ TEST_CASE("check: the healthy R910 capture has no finding above info") {
   // What a capture cannot say is said, not guessed.
   CHECK(skipped(r, Rule::nic_autoneg_off));
   CHECK(skipped(r, Rule::nic_counters_rising));
-  CHECK(skipped(r, Rule::irqbalance_moves_pinned));  // no processes in the capture
-  CHECK(skipped(r, Rule::cpu_governor_powersave));   // no profile given
+  CHECK(skipped(r, Rule::irqbalance_moves_pinned));     // no processes in the capture
+  CHECK(skipped(r, Rule::cpu_governor_powersave));      // no profile given
+  CHECK(skipped(r, Rule::gpu_cuda_newer_than_driver));  // no NVIDIA driver
+  CHECK(skipped(r, Rule::cpu_vulnerable));              // a kernel before 4.15
+  CHECK(skipped(r, Rule::clock_unsynchronised));        // a capture has no adjtimex
+  // ...and none of it for want of reading: the capture holds all it can.
+  CHECK(r.unreadable() == 0);
 }
 
 TEST_CASE("check: a PCIe link at x4 of x8 is an error") {
@@ -200,6 +161,73 @@ TEST_CASE("check: drops and errors rising over the window") {
     CHECK(findings(none, Rule::nic_counters_rising).empty());
     CHECK(skipped(none, Rule::nic_counters_rising));
   }
+}
+
+namespace {
+
+/// A window during which eth1 is unregistered, as the kernel does it: its line leaves
+/// proc/net/dev and its sysfs directory goes, while the others' counters move.
+class Eth1Goes final : public Clock {
+ public:
+  explicit Eth1Goes(std::string root) : root_(std::move(root)) {}
+  time_point now() override { return {}; }
+  void sleep_for(duration /*window*/) override {
+    std::string dev;
+    for (std::string_view line :
+         split(testing::read_test_data("check/counters-after/proc/net/dev"), '\n'))
+      if (trim(line).find("eth1:") != 0 && !line.empty()) dev += std::string(line) + "\n";
+    testing::write_file(root_ + "/proc/net/dev", dev);
+    std::filesystem::remove(root_ + "/sys/class/net/eth1");
+    std::filesystem::remove_all(root_ + "/sys/devices/pci0000:00/0000:00:05.0/0000:02:00.1/net");
+  }
+
+ private:
+  std::string root_;
+};
+
+}  // namespace
+
+TEST_CASE("check: a NIC that disappears during the window hides nobody's counters") {
+  Node node{"counters"};
+  Eth1Goes clock(node.fx.root());
+  GatherOptions opt;
+  opt.window = std::chrono::seconds(5);
+  opt.clock = &clock;
+  CheckReport r = node.check(opt);
+  check_one(r, Rule::nic_disappeared, "eth1", Severity::warning);
+  const Finding& gone = *findings(r, Rule::nic_disappeared)[0];
+  CHECK(gone.summary.starts_with("NIC eth1 disappeared during the 5s window"));
+  CHECK(gone.evidence[1].value == "there");  // at the start
+  CHECK(gone.evidence[2].value == "gone");   // at the end
+  // The others' counters are still compared: eth2's errors, eth0's drops.
+  auto rising = findings(r, Rule::nic_counters_rising);
+  REQUIRE(rising.size() == 2);
+  CHECK(rising[0]->subject == "eth2");
+  CHECK(rising[1]->subject == "eth0");
+  CHECK_FALSE(skipped(r, Rule::nic_counters_rising));
+}
+
+TEST_CASE("check: an empty tree checks nothing and says so for every rule") {
+  testing::TempDir empty;
+  Target target{Root::open(empty.path).value(), {}};
+  GatherOptions opt;
+  opt.window = std::chrono::seconds(1);  // asked for, and still nothing to sample
+  opt.state_dir = empty.path + "/var/lib/tuner";
+  CheckReport r = run_checks(gather_check_input(target, probe_target(target), opt));
+  CHECK(r.findings.empty());
+  for (Rule rule : all_rules()) {
+    CAPTURE(rule_name(rule));
+    CHECK(skipped(r, rule));
+  }
+  // What the probes failed to read, rather than what a capture cannot hold.
+  for (Rule rule : {Rule::nic_counters_rising, Rule::nic_disappeared, Rule::pcie_link_degraded,
+                    Rule::irq_queues_one_cpu, Rule::irq_queues_remote_node,
+                    Rule::gpu_without_local_nic, Rule::gpu_driver_mixed, Rule::cpu_vulnerable}) {
+    CAPTURE(rule_name(rule));
+    CHECK(unreadable(r, rule));
+  }
+  CHECK_FALSE(unreadable(r, Rule::nic_autoneg_off));  // a capture never has link modes
+  CHECK(r.unreadable() == 8);
 }
 
 TEST_CASE("check: link modes (ethtool netlink, faked) on the capture's NICs") {

@@ -26,23 +26,28 @@ const char* rule_name(Rule r) {
     case Rule::nic_half_duplex: return "nic.half_duplex";
     case Rule::nic_speed_below_capability: return "nic.speed_below_capability";
     case Rule::nic_counters_rising: return "nic.counters_rising";
+    case Rule::nic_disappeared: return "nic.disappeared";
     case Rule::pcie_link_degraded: return "pcie.link_degraded";
     case Rule::irq_queues_one_cpu: return "irq.queues_one_cpu";
     case Rule::irq_queues_remote_node: return "irq.queues_remote_node";
     case Rule::irqbalance_moves_pinned: return "irqbalance.moves_pinned";
     case Rule::gpu_without_local_nic: return "gpu.no_local_nic";
     case Rule::gpu_driver_mixed: return "gpu.driver_mixed";
+    case Rule::gpu_cuda_newer_than_driver: return "gpu.cuda_newer_than_driver";
     case Rule::cpu_governor_powersave: return "cpu.governor_powersave";
+    case Rule::cpu_vulnerable: return "cpu.vulnerable";
+    case Rule::clock_unsynchronised: return "clock.unsynchronised";
   }
   return "?";
 }
 
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> rules = {
-      Rule::nic_autoneg_off,        Rule::nic_half_duplex,         Rule::nic_speed_below_capability,
-      Rule::nic_counters_rising,    Rule::pcie_link_degraded,      Rule::irq_queues_one_cpu,
-      Rule::irq_queues_remote_node, Rule::irqbalance_moves_pinned, Rule::gpu_without_local_nic,
-      Rule::gpu_driver_mixed,       Rule::cpu_governor_powersave};
+      Rule::nic_autoneg_off,        Rule::nic_half_duplex,        Rule::nic_speed_below_capability,
+      Rule::nic_counters_rising,    Rule::nic_disappeared,        Rule::pcie_link_degraded,
+      Rule::irq_queues_one_cpu,     Rule::irq_queues_remote_node, Rule::irqbalance_moves_pinned,
+      Rule::gpu_without_local_nic,  Rule::gpu_driver_mixed,       Rule::gpu_cuda_newer_than_driver,
+      Rule::cpu_governor_powersave, Rule::cpu_vulnerable,         Rule::clock_unsynchronised};
   return rules;
 }
 
@@ -56,6 +61,11 @@ std::optional<Severity> CheckReport::worst() const {
 unsigned CheckReport::count(Severity s) const {
   return static_cast<unsigned>(
       std::ranges::count_if(findings, [s](const Finding& f) { return f.severity == s; }));
+}
+
+unsigned CheckReport::unreadable() const {
+  return static_cast<unsigned>(
+      std::ranges::count_if(skipped, [](const Skipped& s) { return s.unreadable; }));
 }
 
 void sort_findings(std::vector<Finding>& findings) {

@@ -24,13 +24,17 @@ enum class Rule {
   nic_half_duplex,
   nic_speed_below_capability,
   nic_counters_rising,
+  nic_disappeared,
   pcie_link_degraded,
   irq_queues_one_cpu,
   irq_queues_remote_node,
   irqbalance_moves_pinned,
   gpu_without_local_nic,
   gpu_driver_mixed,
+  gpu_cuda_newer_than_driver,
   cpu_governor_powersave,
+  cpu_vulnerable,
+  clock_unsynchronised,
 };
 
 const char* severity_name(Severity s);
@@ -56,11 +60,20 @@ struct Finding {
   std::string fix;  // the profile setting or command that fixes it
 };
 
-/// A rule that could not be evaluated, and why (a capture without the file, no
-/// netlink, a state directory that cannot be read): nothing is guessed.
+/// Why a rule's input is not there. `unreadable`: reading it failed (a probe error, a
+/// file or directory that cannot be read, an empty capture), so the node was not
+/// checked for it and `tuner check` exits 3 unless a finding says more. Otherwise the
+/// target cannot have it (link modes in a capture, --window 0, no NVIDIA driver).
+struct Unavailable {
+  std::string why;
+  bool unreadable = false;
+};
+
+/// A rule that could not be evaluated, and why: nothing is guessed.
 struct Skipped {
   Rule rule = Rule::nic_autoneg_off;
   std::string why;
+  bool unreadable = false;  // as Unavailable::unreadable
 };
 
 struct CheckReport {
@@ -74,6 +87,8 @@ struct CheckReport {
   /// The most severe finding's severity; nullopt when there is none.
   std::optional<Severity> worst() const;
   unsigned count(Severity s) const;
+  /// Rules skipped because reading their input failed (Skipped::unreadable).
+  unsigned unreadable() const;
 };
 
 /// Orders findings most severe first, then by rule, then by subject (deterministic).

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "probes/cuda.h"
 #include "probes/irq_vector.h"
 #include "rollback/state.h"
 #include "rollback/state_dir.h"
@@ -13,50 +14,67 @@ namespace {
 
 void gather_counters(const Target& target, const GatherOptions& opt, CheckInput& in) {
   if (opt.window.count() == 0) {
-    in.counters_skipped = "not sampled (--window 0)";
+    in.counters_skipped = Unavailable{"not sampled (--window 0)"};
     return;
   }
   if (target.topology_xml) {
-    in.counters_skipped = "a hwloc export has no counters";
+    in.counters_skipped = Unavailable{"a hwloc export has no counters"};
+    return;
+  }
+  if (auto failed = probe_failed(in.inventory, "nic", in.inventory.nics.empty())) {
+    in.counters_skipped = failed;
     return;
   }
   std::vector<std::string> names;
   for (const Nic& nic : in.inventory.nics)
     if (!nic.is_virtual) names.push_back(nic.name);
   if (names.empty()) {
-    in.counters_skipped = "no physical NIC";
+    in.counters_skipped = Unavailable{"no physical NIC"};
     return;
   }
-  auto before = bench::sample_nic_counters(target.root, names);
+  // A NIC that goes away (or already went since the probe) is reported, and the others
+  // are still compared: one vanished NIC must not hide their drops and errors.
+  auto before = bench::sample_present_nic_counters(target.root, names);
   if (!before.ok()) {
-    in.counters_skipped = "cannot read counters: " + before.error().message();
+    in.counters_skipped = Unavailable{"cannot read counters: " + before.error().message(), true};
     return;
   }
   opt.clock->sleep_for(opt.window);
-  auto after = bench::sample_nic_counters(target.root, names);
+  auto after = bench::sample_present_nic_counters(target.root, names);
   if (!after.ok()) {
-    in.counters_skipped = "cannot read counters: " + after.error().message();
+    in.counters_skipped = Unavailable{"cannot read counters: " + after.error().message(), true};
     return;
   }
-  in.counters = CounterWindow{std::chrono::duration<double>(opt.window).count(),
-                              std::move(before).value(), std::move(after).value()};
+  CounterWindow w;
+  w.window_s = std::chrono::duration<double>(opt.window).count();
+  for (const std::string& name : names) {
+    auto b = before->counters.find(name), a = after->counters.find(name);
+    bool at_start = b != before->counters.end(), at_end = a != after->counters.end();
+    if (at_start && at_end) {
+      w.before[name] = b->second;
+      w.after[name] = a->second;
+    } else {
+      w.vanished.push_back({name, at_start, at_end});
+    }
+  }
+  in.counters = std::move(w);
 }
 
 void gather_kept(const Target& target, const GatherOptions& opt, CheckInput& in) {
   if (!opt.state_dir) {
-    in.kept_skipped = "no state directory for this target";
+    in.kept_skipped = Unavailable{"no state directory for this target"};
     return;
   }
   std::map<std::string, std::string> runs;
   auto dir = StateDir::open(*opt.state_dir, false);
   if (!dir.ok() && !dir.error().is(ErrorKind::missing)) {
-    in.kept_skipped = "cannot read the kept state: " + dir.error().message();
+    in.kept_skipped = Unavailable{"cannot read the kept state: " + dir.error().message(), true};
     return;
   }
   if (dir.ok()) {  // no state directory: nothing is kept
     auto state = load_state(*dir);
     if (!state.ok()) {
-      in.kept_skipped = "cannot read the kept state: " + state.error().message();
+      in.kept_skipped = Unavailable{"cannot read the kept state: " + state.error().message(), true};
       return;
     }
     for (const auto& [id, kept] : state->knobs) runs[id] = kept.run_id;
@@ -70,19 +88,22 @@ void gather_kept(const Target& target, const GatherOptions& opt, CheckInput& in)
 
 void gather_governors(const Target& target, const GatherOptions& opt, CheckInput& in) {
   if (!opt.profile) {
-    in.governor_skipped = opt.governor_skipped;
+    in.governor_skipped = Unavailable{opt.governor_skipped};
     return;
   }
   if (!opt.profile_governor) {
-    in.governor_skipped = "profile '" + *opt.profile + "' sets no [cpu] governor";
+    in.governor_skipped = Unavailable{"profile '" + *opt.profile + "' sets no [cpu] governor"};
     return;
   }
   if (!in.inventory.cpufreq) {
-    in.governor_skipped = "cpufreq policies are unknown for this target";
+    in.governor_skipped = Unavailable{"cpufreq policies are unknown for this target"};
     return;
   }
   if (in.inventory.cpufreq->empty()) {
-    in.governor_skipped = "no cpufreq driver: the firmware or hypervisor sets the frequency";
+    in.governor_skipped =
+        probe_failed(in.inventory, "cpufreq", true)
+            .value_or(
+                Unavailable{"no cpufreq driver: the firmware or hypervisor sets the frequency"});
     return;
   }
   GovernorCheck g{*opt.profile, *opt.profile_governor, {}};
@@ -96,6 +117,37 @@ void gather_governors(const Target& target, const GatherOptions& opt, CheckInput
     if (auto v = (*knob)->read(); v.ok()) g.current[p.id] = *v;
   }
   in.governor = std::move(g);
+}
+
+void gather_cuda(const Target& target, CheckInput& in) {
+  if (target.topology_xml) {
+    in.cuda_skipped = Unavailable{"a hwloc export holds no driver or library files of its machine"};
+    return;
+  }
+  if (!in.inventory.host.nvidia_driver) {
+    in.cuda_skipped = Unavailable{"no NVIDIA driver loaded (no proc/driver/nvidia/version or "
+                                  "sys/module/nvidia/version)"};
+    return;
+  }
+  in.cuda = CudaCheck{*in.inventory.host.nvidia_driver,
+                      probe_cuda_runtimes(target.root, in.inventory.errors)};
+}
+
+void gather_clock(const Target& target, const GatherOptions& opt, CheckInput& in) {
+  if (!target.writable()) {
+    in.clock_skipped =
+        Unavailable{target.topology_xml
+                        ? "a hwloc export: this machine's clock says nothing of the exported one"
+                        : "the kernel's clock state is read by adjtimex(2) on the live "
+                          "machine; a capture's files do not hold it"};
+    return;
+  }
+  auto clock = opt.read_clock();
+  if (!clock.ok()) {
+    in.clock_skipped = Unavailable{"cannot read the clock state: " + clock.error().message(), true};
+    return;
+  }
+  in.clock = *clock;
 }
 
 }  // namespace
@@ -124,9 +176,12 @@ CheckInput gather_check_input(const Target& target, Inventory inventory, const G
   CheckInput in;
   in.inventory = std::move(inventory);
   in.netlink = target.root.is_live() && !target.topology_xml;
+  in.hwloc_export = target.topology_xml.has_value();
   gather_counters(target, opt, in);
   gather_kept(target, opt, in);
   gather_governors(target, opt, in);
+  gather_cuda(target, in);
+  gather_clock(target, opt, in);
   return in;
 }
 

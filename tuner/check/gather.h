@@ -1,14 +1,17 @@
 // Reads what `tuner check`'s rules need beside the Inventory: NIC counters twice over a
-// window, the IRQs kept runs pinned (state.json) and irqbalance's ban list, and each
-// cpufreq policy's governor. Every read goes through probes or a knob's read(), on the
-// live machine or a --root capture alike; nothing is written.
+// window, the IRQs kept runs pinned (state.json) and irqbalance's ban list, each cpufreq
+// policy's governor, the CUDA runtimes beside the NVIDIA driver, and the kernel's clock
+// state (live only). Every read goes through probes or a knob's read(), on the live
+// machine or a --root capture alike; nothing is written.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "base/clock.h"
+#include "probes/clock_sync.h"
 #include "tuner/check/check.h"
 #include "tuner/plan/target.h"
 
@@ -26,6 +29,8 @@ struct GatherOptions {
   std::optional<std::string> profile_governor;
   std::string governor_skipped = "no profile";
   Clock* clock = &SteadyClock::instance();
+  /// The kernel's NTP state on the live machine (adjtimex); tests feed their own.
+  std::function<Result<ClockSync>()> read_clock = read_clock_sync;
 };
 
 /// Builds the rules' input for `inventory` (probed from target).

@@ -25,7 +25,12 @@ std::string label(const PciDevice& d) {
 }  // namespace
 
 void check_pcie(const CheckInput& in, CheckReport& out) {
-  for (const PciDevice& d : in.inventory.topology.pci) {
+  const Inventory& inv = in.inventory;
+  if (auto why = probe_failed(inv, "topology", inv.topology.all_pus.empty())) {
+    skip(out, Rule::pcie_link_degraded, *why);
+    return;
+  }
+  for (const PciDevice& d : inv.topology.pci) {
     if (d.kind == "display" || d.kind == "other") continue;
     const auto& l = d.link;
     bool narrow = l.width && l.max_width && *l.width < *l.max_width;
@@ -61,6 +66,11 @@ void check_pcie(const CheckInput& in, CheckReport& out) {
 
 void check_gpus(const CheckInput& in, CheckReport& out) {
   const Inventory& inv = in.inventory;
+  if (auto why = probe_failed(inv, "topology", inv.topology.all_pus.empty())) {
+    skip(out, Rule::gpu_without_local_nic, *why);
+    skip(out, Rule::gpu_driver_mixed, *why);
+    return;
+  }
   std::vector<const PciDevice*> gpus = inv.gpus();
   if (gpus.empty()) return;
 

@@ -79,8 +79,8 @@ void check_nic_irqs(const Inventory& inv, const Nic& nic, CheckReport& out) {
 
 void check_irqbalance(const CheckInput& in, CheckReport& out) {
   if (!in.kept) {
-    out.skipped.push_back(
-        {Rule::irqbalance_moves_pinned, in.kept_skipped.value_or("kept state not read")});
+    skip(out, Rule::irqbalance_moves_pinned,
+         in.kept_skipped.value_or(Unavailable{"kept state not read"}));
     return;
   }
   const auto& running = in.inventory.host.irqbalance_running;
@@ -114,8 +114,17 @@ void check_irqbalance(const CheckInput& in, CheckReport& out) {
 }  // namespace
 
 void check_irqs(const CheckInput& in, CheckReport& out) {
-  for (const Nic& nic : in.inventory.nics)
-    if (!nic.is_virtual) check_nic_irqs(in.inventory, nic, out);
+  const Inventory& inv = in.inventory;
+  std::optional<Unavailable> why = probe_failed(inv, "irq", inv.irqs.empty());
+  if (!why) why = probe_failed(inv, "nic", inv.nics.empty());
+  if (in.hwloc_export) why = Unavailable{"a hwloc export holds no IRQs of its machine"};
+  if (why) {
+    skip(out, Rule::irq_queues_one_cpu, *why);
+    skip(out, Rule::irq_queues_remote_node, *why);
+  } else {
+    for (const Nic& nic : inv.nics)
+      if (!nic.is_virtual) check_nic_irqs(inv, nic, out);
+  }
   check_irqbalance(in, out);
 }
 

@@ -113,22 +113,53 @@ void check_link(const Nic& nic, CheckReport& out) {
 }  // namespace
 
 void check_nic_links(const CheckInput& in, CheckReport& out) {
-  if (!in.netlink) {
+  const Inventory& inv = in.inventory;
+  std::optional<Unavailable> why;
+  if (!in.netlink)
+    why =
+        Unavailable{"link modes come from ethtool netlink on the live machine; a capture has none"};
+  else if (auto failed = probe_failed(inv, "nic", inv.nics.empty())) why = failed;
+  else  // ethtool netlink could not be opened: no NIC has any link fact
+    why = probe_failed(inv, "netlink", std::ranges::none_of(inv.nics, [](const Nic& n) {
+                         return !n.is_virtual && (n.link.autoneg || n.link.speed_mbps ||
+                                                  n.link.duplex || !n.link.supported_modes.empty());
+                       }));
+  if (why) {
     for (Rule r : {Rule::nic_autoneg_off, Rule::nic_half_duplex, Rule::nic_speed_below_capability})
-      out.skipped.push_back(
-          {r, "link modes come from ethtool netlink on the live machine; a capture has none"});
+      skip(out, r, *why);
     return;
   }
-  for (const Nic& nic : in.inventory.nics)
+  for (const Nic& nic : inv.nics)
     if (!nic.is_virtual) check_link(nic, out);
 }
 
 void check_nic_counters(const CheckInput& in, CheckReport& out) {
   if (!in.counters) {
-    out.skipped.push_back({Rule::nic_counters_rising, in.counters_skipped.value_or("not sampled")});
+    Unavailable why = in.counters_skipped.value_or(Unavailable{"not sampled"});
+    skip(out, Rule::nic_counters_rising, why);
+    skip(out, Rule::nic_disappeared, why);
     return;
   }
   const CounterWindow& w = *in.counters;
+  for (const CounterWindow::Vanished& v : w.vanished) {
+    const char* start = v.at_start ? "there" : "gone";
+    out.findings.push_back(
+        {Rule::nic_disappeared,
+         Severity::warning,
+         v.nic,
+         v.at_end ? fmt::format("NIC {} disappeared during the {:g}s window and came back: "
+                                "unregistered and registered again (a driver reset or reload); "
+                                "its counters restarted",
+                                v.nic, w.window_s)
+                  : fmt::format("NIC {} disappeared during the {:g}s window: traffic through "
+                                "it stopped, and its counters cannot be compared",
+                                v.nic, w.window_s),
+         {{v.nic + " in sys/class/net when the check probed the NICs", "there"},
+          {v.nic + " in proc/net/dev and sys/class/net at the window's start", start},
+          {v.nic + " at the window's end", v.at_end ? "there" : "gone"}},
+         "find out why: 'dmesg' shows the driver's reset or firmware crash, a PCIe AER error or "
+         "a surprise removal, or a rename by udev; 'ip link' lists the NICs there are now"});
+  }
   bench::GuardSample before, after;
   before.nics = w.before;
   after.nics = w.after;

@@ -1,6 +1,6 @@
 // tuner check: the node's health findings, each with its severity, what was read and
 // what fixes it (tuner/check/README.md). Reads only, like plan; exit 1 when a finding
-// is at or above --fail-on.
+// is at or above --fail-on, else 3 when a rule could not read its input.
 #include <iostream>
 
 #include <fmt/core.h>
@@ -20,6 +20,9 @@ namespace tuner {
 namespace {
 
 constexpr auto kLiveWindow = std::chrono::seconds(5);
+/// A rule could not be evaluated because reading its input failed, and no finding
+/// reached --fail-on: the node was not (fully) checked, which is not "healthy".
+constexpr int kNotChecked = 3;
 constexpr auto kMaxWindow = std::chrono::hours(1);
 
 /// --window: "5s", "500ms", "2m"; "0" skips the sampling. Unset: 5s on the live
@@ -34,6 +37,12 @@ std::chrono::milliseconds window_option(const po::variables_map& vm, const Targe
                            "0, got '{}'",
                            text));
   return *d;
+}
+
+/// "live", "root:DIR" or "xml:FILE", whatever the probes could read.
+std::string target_name(const Target& target) {
+  if (target.topology_xml) return "xml:" + *target.topology_xml;
+  return target.root.is_live() ? "live" : "root:" + target.root.dir();
 }
 
 /// The profile the governor rule compares with: the named ones, merged, as plan takes
@@ -70,8 +79,9 @@ int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "profile the governor rule compares with (repeat to merge; later wins); default: best "
       "match")("json", "print the tuner.check/1 JSON document")(
       "fail-on", po::value(&fail_on)->value_name("SEVERITY"),
-      "exit 1 when a finding is this severe or more: info, warning (default) or error; "
-      "never: exit 0 whatever is found (monitoring reads the report)")(
+      "exit 1 when a finding is this severe or more: info, warning (default) or error "
+      "(else 3 when a rule could not read its input); never: exit 0 whatever is found or "
+      "not read (monitoring reads the report)")(
       "window", po::value<std::string>()->value_name("DURATION"),
       "sample NIC drops and errors over this long (default 5s live, 0 on --root); 0 skips");
   add_target_options(desc);
@@ -93,9 +103,8 @@ int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
     if (target.root.is_live() || vm.count("state-dir")) opt.state_dir = g.state_dir;
     else opt.state_dir = target.root.dir() + "/var/lib/tuner";
   }
-  std::string source = inv.topology.source;
   CheckReport report = run_checks(gather_check_input(target, std::move(inv), opt));
-  report.target = source;
+  report.target = target_name(target);
   report.profile = opt.profile;
   report.window_s = std::chrono::duration<double>(opt.window).count();
   if (vm.count("json")) {
@@ -108,8 +117,10 @@ int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
       std::cerr << err.printable("tuner: " + err.yellow("warning") + ": " + e.probe + ": " +
                                  e.message + "\n");
   }
-  auto worst = report.worst();
-  return !never && worst && *worst >= *threshold ? static_cast<int>(ExitCode::failure) : 0;
+  if (never) return 0;
+  if (auto worst = report.worst(); worst && *worst >= *threshold)
+    return static_cast<int>(ExitCode::failure);
+  return report.unreadable() > 0 ? kNotChecked : 0;
 }
 
 }  // namespace tuner

@@ -1,6 +1,9 @@
 // `tuner check` end to end through the real binary on the R910 capture and the
 // overlays of tests/fixtures/check: the exit status against --fail-on, tuner.check/1
 // JSON, bad input, and that a capture is only read.
+#include <filesystem>
+#include <fstream>
+#include <set>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -49,7 +52,8 @@ void check_schema(const json& j) {
     for (const json& e : f["evidence"]) CHECK((e["what"].is_string() && e["value"].is_string()));
   }
   REQUIRE(j["skipped"].is_array());
-  for (const json& s : j["skipped"]) CHECK((s["rule"].is_string() && s["why"].is_string()));
+  for (const json& s : j["skipped"])
+    CHECK((s["rule"].is_string() && s["why"].is_string() && s["unreadable"].is_boolean()));
   CHECK(j["errors"].is_array());
 }
 
@@ -143,4 +147,94 @@ TEST_CASE("check command: bad input exits 2") {
   }
   // --window 0 is a valid way to skip the sampling.
   CHECK(run_tuner("check --window 0 " + c.root()).code == 0);
+}
+
+TEST_CASE("check command: a capture it could not read is not \"no findings\" with exit 0") {
+  // Every rule of tuner.check/1, as the schema lists them.
+  std::ifstream schema_file(std::string(TUNER_TEST_DATA) +
+                            "/../../schemas/tuner.check-1.schema.json");
+  const json schema = json::parse(schema_file);
+  const json& rules = schema["$defs"]["rule"]["enum"];
+  REQUIRE(rules.size() == 15);
+  auto skipped_rules = [](const json& j) {
+    std::set<std::string> out;
+    for (const json& s : j["skipped"]) out.insert(s["rule"].get<std::string>());
+    return out;
+  };
+
+  SUBCASE("an empty directory as --root: every rule skipped, exit 3") {
+    tuner::testing::TempDir empty;
+    auto r = run_tuner("check --json --root " + shell_quote(empty.path));
+    CHECK(r.code == 3);
+    json j = json::parse(r.out);
+    check_schema(j);
+    CHECK(j["target"] == "root:" + empty.path);
+    CHECK(j["findings"].empty());
+    CHECK(skipped_rules(j) == std::set<std::string>(rules.begin(), rules.end()));
+    unsigned unread = 0;
+    for (const json& s : j["skipped"]) unread += s["unreadable"].get<bool>();
+    CHECK(unread >= 6);  // pcie, irq x2, gpu x2, cpu.vulnerable at least
+    CHECK_FALSE(j["errors"].empty());
+    // The text does not say "no findings" alone, and names what it could not read.
+    auto text = run_tuner("check --root " + shell_quote(empty.path));
+    CHECK(text.code == 3);
+    CHECK(text.out.find("no findings on") == std::string::npos);
+    CHECK(text.out.find("rules not checked on root:") != std::string::npos);
+    CHECK(text.out.find("pcie.link_degraded: unreadable: the topology probe failed") !=
+          std::string::npos);
+    // Monitoring that reads the report asked for 0 whatever happens.
+    CHECK(run_tuner("check --fail-on never --root " + shell_quote(empty.path)).code == 0);
+  }
+  SUBCASE("a capture with an empty sys/: exit 3, the sysfs rules unreadable") {
+    Capture c;
+    std::filesystem::remove_all(c.fx.root() + "/sys");
+    std::filesystem::create_directory(c.fx.root() + "/sys");
+    auto r = run_tuner("check --json --window 1s " + c.root());
+    CHECK(r.code == 3);
+    json j = json::parse(r.out);
+    check_schema(j);
+    std::set<std::string> unread;
+    for (const json& s : j["skipped"])
+      if (s["unreadable"].get<bool>()) unread.insert(s["rule"].get<std::string>());
+    for (const char* rule : {"pcie.link_degraded", "gpu.no_local_nic", "nic.counters_rising",
+                             "nic.disappeared", "irq.queues_one_cpu", "cpu.vulnerable"}) {
+      CAPTURE(rule);
+      CHECK(unread.contains(rule));
+    }
+  }
+  SUBCASE("a finding at --fail-on outranks what could not be read: exit 1") {
+    // The bare R910 has no proc/interrupts (the IRQ rules cannot run) and a narrow link.
+    tuner::testing::ScopedFixture bare("40intel64-2g2n4c+pci.tar.bz2",
+                                       tuner::testing::test_data_path("check/pcie-narrow"));
+    auto r = run_tuner("check --json --root " + shell_quote(bare.root()));
+    CHECK(r.code == 1);
+    json j = json::parse(r.out);
+    check_schema(j);
+    CHECK(j["worst"] == "error");
+    bool irq_unread = false;
+    for (const json& s : j["skipped"])
+      irq_unread |= s["rule"] == "irq.queues_one_cpu" && s["unreadable"].get<bool>();
+    CHECK(irq_unread);
+    // Below --fail-on, the rules it could not read decide.
+    CHECK(run_tuner("check --fail-on never --root " + shell_quote(bare.root())).code == 0);
+  }
+}
+
+TEST_CASE("check command: CUDA runtimes newer than the driver, through the binary") {
+  Capture c("nvidia-470");
+  for (const char* overlay : {"cuda-11.6", "cudart-12.2"})
+    std::filesystem::copy(
+        tuner::testing::test_data_path(std::string("check/") + overlay), c.fx.root(),
+        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks |
+            std::filesystem::copy_options::overwrite_existing);
+  auto r = run_tuner("check --json " + c.root());
+  CHECK(r.code == 1);
+  json j = json::parse(r.out);
+  check_schema(j);
+  REQUIRE(j["findings"].size() == 2);
+  CHECK(j["findings"][0]["rule"] == "gpu.cuda_newer_than_driver");
+  CHECK(j["findings"][0]["severity"] == "error");
+  CHECK(j["findings"][0]["subject"] == "CUDA 12.2");
+  CHECK(j["findings"][1]["severity"] == "warning");
+  CHECK(j["findings"][1]["subject"] == "CUDA 11.6");
 }

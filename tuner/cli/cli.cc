@@ -18,7 +18,7 @@ const std::vector<Command>& commands() {
       {"probe", "describe this node (topology, NUMA, IRQs, NICs, sysctls, host)", probe_command},
       {"profiles", "list profiles and which match this machine", profiles_command},
       {"plan", "show what a profile would change (dry run)", plan_command},
-      {"check", "health findings: link, PCIe, IRQ, GPU and governor problems, with fixes",
+      {"check", "health findings: link, PCIe, IRQ, GPU/CUDA, CPU, clock problems, with fixes",
        check_command},
       {"apply", "apply a profile, journaled so it can be rolled back", apply_command},
       {"rollback", "undo a run (the unfinished one, RUN_ID, or --last)", rollback_command},

@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cstring>
+#include <filesystem>
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -309,6 +312,50 @@ TEST_CASE("report: one node is \"1 node\"") {
   auto r = run_tuner("report " + dir.path);
   REQUIRE_MESSAGE(r.code == 0, r.err);
   CHECK(r.out.find("1 node: 0 runs (0 failed), 1 probe\n") != std::string::npos);
+}
+
+TEST_CASE("report: the microcode line's neighbour names the nodes the kernel calls vulnerable") {
+  // Three probes of the KVM guest capture: a and b mitigated, c on older microcode with
+  // the build VM's real vulnerabilities directory (retbleed, spec_store_bypass).
+  TempDir fleet, docs;
+  auto node = [&](const std::string& name, const char* vulnerabilities, const char* microcode) {
+    const std::string root = fleet / name;
+    namespace fs = std::filesystem;
+    const auto opts = fs::copy_options::recursive | fs::copy_options::copy_symlinks;
+    fs::copy(testing::test_data_path("host/kvm-gpu-root"), root, opts);
+    fs::copy(testing::test_data_path(std::string("host/vulnerabilities/") + vulnerabilities), root,
+             opts | fs::copy_options::overwrite_existing);
+    std::string cpuinfo = testing::read_text(root + "/proc/cpuinfo");
+    const std::string was = "0x2b0004b1";
+    for (size_t at = cpuinfo.find(was); at != std::string::npos;
+         at = cpuinfo.find(was, at + std::strlen(microcode)))
+      cpuinfo.replace(at, was.size(), microcode);
+    testing::write_file(root + "/proc/cpuinfo", cpuinfo);
+    auto probe = run_tuner("probe --json --root " + testing::shell_quote(root));
+    REQUIRE_MESSAGE(probe.code == 0, probe.err);
+    docs.write(name + ".probe.json", probe.out);
+  };
+  node("a", "mitigated", "0x2b0004b1");
+  node("b", "mitigated", "0x2b0004b1");
+  node("c", "captured", "0x2b000461");
+  auto r = run_tuner("report --json " + docs.path);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> differing;
+  for (const auto& f : j["differing"]) differing.push_back(f["fact"]);
+  CHECK(differing == std::vector<std::string>{"microcode", "microcode.vulnerable"});
+  const auto& vulnerable = j["differing"][1]["values"];
+  CHECK(vulnerable[0]["value"] == "none");
+  CHECK(vulnerable[1]["value"] == "retbleed,spec_store_bypass");
+  CHECK(vulnerable[1]["nodes"] == nlohmann::json{"c"});
+  // In the text the two lines are one under the other.
+  auto text = run_tuner("report --color never " + docs.path);
+  REQUIRE(text.code == 0);
+  auto at = text.out.find("0x2b000461");
+  REQUIRE(at != std::string::npos);
+  auto next = text.out.find('\n', at);
+  CHECK(text.out.compare(next + 1, 22, "  microcode.vulnerable") == 0);
+  CHECK(text.out.find("retbleed,spec_store_bypass     1 node  c") != std::string::npos);
 }
 
 }  // namespace tuner

@@ -19,7 +19,7 @@ nlohmann::ordered_json check_to_json(const CheckReport& r) {
   }
   json skipped = json::array();
   for (const Skipped& s : r.skipped)
-    skipped.push_back({{"rule", rule_name(s.rule)}, {"why", s.why}});
+    skipped.push_back({{"rule", rule_name(s.rule)}, {"why", s.why}, {"unreadable", s.unreadable}});
   json errors = json::array();
   for (const ProbeError& e : r.errors)
     errors.push_back({{"probe", e.probe}, {"message", e.message}});
@@ -50,12 +50,23 @@ std::string format_check(const CheckReport& r, const Term& term) {
     }
     return padded;
   };
-  if (r.findings.empty()) {
+  const unsigned unread = r.unreadable();
+  if (r.findings.empty() && unread > 0) {
+    // Not "no findings": what could not be read was not checked.
+    out += term.yellow(fmt::format("{} rule{} not checked", unread, unread == 1 ? "" : "s")) +
+           fmt::format(" on {}: reading their input failed (below); no findings in the rest\n",
+                       r.target);
+  } else if (r.findings.empty()) {
     out += term.green("no findings") + fmt::format(" on {}\n", r.target);
   } else {
-    out += fmt::format("{} finding{} on {}: {} error, {} warning, {} info\n", r.findings.size(),
+    out += fmt::format("{} finding{} on {}: {} error, {} warning, {} info", r.findings.size(),
                        r.findings.size() == 1 ? "" : "s", r.target, r.count(Severity::error),
                        r.count(Severity::warning), r.count(Severity::info));
+    if (unread > 0)
+      out += "; " +
+             term.yellow(fmt::format("{} rule{} not checked", unread, unread == 1 ? "" : "s")) +
+             " (reading their input failed)";
+    out += "\n";
   }
   for (const Finding& f : r.findings) {
     out += fmt::format("\n{} {}  {}\n", tag(f.severity), term.bold(rule_name(f.rule)), f.subject);
@@ -66,7 +77,9 @@ std::string format_check(const CheckReport& r, const Term& term) {
   }
   if (!r.skipped.empty()) {
     out += "\nnot checked:\n";
-    for (const Skipped& s : r.skipped) out += fmt::format("  {}: {}\n", rule_name(s.rule), s.why);
+    for (const Skipped& s : r.skipped)
+      out += fmt::format("  {}: {}{}\n", rule_name(s.rule),
+                         s.unreadable ? term.yellow("unreadable") + ": " : "", s.why);
   }
   return out;
 }
