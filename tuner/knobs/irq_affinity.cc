@@ -2,9 +2,10 @@
 // cpulist. irq:PCI/msiV:affinity names the IRQ by its owner, vector V of PCI function
 // PCI (probes/irq_vector.h), and finds its number at every read and write: after the
 // numbers change it moves the same queue's IRQ, and when the function or the vector is
-// no longer there it is Error::missing (`status` and `restore` report it gone). The kernel may refuse to move an IRQ it manages itself (EIO), or one whose
-// CPUs it cannot serve (EINVAL, ENOSPC): those are Error::refused, so apply skips the
-// change instead of failing the run.
+// no longer there it is Error::missing (`status` and `restore` report it gone).
+// The kernel may refuse to move an IRQ it manages itself (EIO), or one whose CPUs it
+// cannot serve (EINVAL, ENOSPC): those are Error::refused, so apply skips the change
+// instead of failing the run.
 #include <fcntl.h>
 
 #include <fmt/core.h>
