@@ -312,3 +312,33 @@ TEST_CASE("shipped profiles: dl-training leaves its GPU fabric's RDMA ports to t
   CHECK(std::ranges::any_of(nt->changes,
                             [](const Change& c) { return c.knob == "irq:100:affinity"; }));
 }
+
+TEST_CASE("shipped profiles: a site's byte writeback limits are shown and replaced whole") {
+  // A node whose site uses vm.dirty_bytes / vm.dirty_background_bytes: the knobs of the
+  // ratio keys read the bytes in force, so the plan shows them as the current value and
+  // says the ratio replaces them (rollback then writes the bytes back).
+  testing::FakeCurrent cur;
+  cur.values_ = {{"sysctl:vm.dirty_ratio", "vm.dirty_bytes=1073741824"},
+                 {"sysctl:vm.dirty_background_ratio", "vm.dirty_background_bytes=268435456"},
+                 {"sysctl:vm.swappiness", "60"}};
+  Inventory inv = testing::smt_machine(2, 4);
+  for (const char* name : {"throughput", "latency"}) {
+    CAPTURE(name);
+    Profile p = shipped(name);
+    std::erase_if(p.sysctls,
+                  [&](const SysctlSetting& s) { return s.key.rfind("vm.dirty", 0) != 0; });
+    p.irqs.clear();
+    p.nics.clear();
+    p.cpu = {};
+    p.mm.thp.reset();
+    p.mm.thp_defrag.reset();
+    auto plan = make_plan_with(p, inv, cur);
+    REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+    REQUIRE(plan->changes.size() == 2);
+    for (const Change& c : plan->changes) {
+      CAPTURE(c.knob);
+      CHECK(c.current->find("_bytes=") != std::string::npos);
+      CHECK(c.reason.find("is in force: this replaces it") != std::string::npos);
+    }
+  }
+}
