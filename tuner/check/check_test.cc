@@ -173,8 +173,9 @@ class Eth1Goes final : public Clock {
   time_point now() override { return {}; }
   void sleep_for(duration /*window*/) override {
     std::string dev;
-    for (std::string_view line :
-         split(testing::read_test_data("check/counters-after/proc/net/dev"), '\n'))
+    // The text outlives the views split() returns into it.
+    const std::string text = testing::read_test_data("check/counters-after/proc/net/dev");
+    for (std::string_view line : split(text, '\n'))
       if (trim(line).find("eth1:") != 0 && !line.empty()) dev += std::string(line) + "\n";
     testing::write_file(root_ + "/proc/net/dev", dev);
     std::filesystem::remove(root_ + "/sys/class/net/eth1");
