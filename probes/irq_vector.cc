@@ -82,20 +82,16 @@ std::optional<std::vector<std::pair<unsigned, unsigned>>> msi_vectors(const Root
   return out;
 }
 
-std::optional<MsiVector> msi_owner(const Root& root, unsigned irq) {
+std::map<unsigned, MsiVector> msi_owners(const Root& root) {
+  std::map<unsigned, MsiVector> out;
   auto addrs = root.list("sys/bus/pci/devices");
-  if (!addrs.ok()) return std::nullopt;
-  const std::string name = std::to_string(irq);
+  if (!addrs.ok()) return out;
   for (const std::string& addr : *addrs) {
-    if (!is_pci_address(addr) || !root.exists("sys/bus/pci/devices/" + addr + "/msi_irqs/" + name))
-      continue;
-    auto vectors = msi_vectors(root, addr);
-    if (!vectors) return std::nullopt;
-    for (const auto& [n, index] : *vectors)
-      if (n == irq) return MsiVector{addr, index};
-    return std::nullopt;
+    if (!is_pci_address(addr)) continue;
+    if (auto vectors = msi_vectors(root, addr))
+      for (const auto& [irq, index] : *vectors) out[irq] = MsiVector{addr, index};
   }
-  return std::nullopt;
+  return out;
 }
 
 }  // namespace tuner

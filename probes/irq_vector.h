@@ -7,6 +7,7 @@
 // alone. The IRQs of a function are the names in /sys/bus/pci/devices/PCI/msi_irqs.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,13 +40,14 @@ Result<unsigned> find_msi_irq(const Root& root, const std::string& pci, unsigned
 std::optional<std::vector<std::pair<unsigned, unsigned>>> msi_vectors(const Root& root,
                                                                       const std::string& pci);
 
-/// Who serves through IRQ `irq` now: a PCI function and its vector index; nullopt when
-/// no function lists it in msi_irqs (an INTx line, a freed number) or the function's
-/// indexes cannot be read apart.
+/// Who serves through each MSI IRQ now, by IRQ number: a PCI function and its vector
+/// index. An IRQ no function lists in msi_irqs (an INTx line, a freed number), or of a
+/// function whose indexes cannot be read apart, is not in the map. One pass over
+/// sys/bus/pci/devices, for callers that look up several IRQs.
 struct MsiVector {
   std::string pci;
   unsigned index = 0;
 };
-std::optional<MsiVector> msi_owner(const Root& root, unsigned irq);
+std::map<unsigned, MsiVector> msi_owners(const Root& root);
 
 }  // namespace tuner

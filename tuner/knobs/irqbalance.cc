@@ -10,6 +10,8 @@
 // /etc/default/irqbalance. The drop-in therefore sets a variable of its own and
 // re-states the unit's effective ExecStart with that variable appended.
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include "base/strings.h"
 #include "probes/host.h"
@@ -97,11 +99,11 @@ Result<std::vector<unsigned>> parse_ban_dropin(const std::string& text, const st
   return irqs;
 }
 
-/// IRQ `irq` as the ban list names it: by its owner when a PCI function's vector, so the
-/// value read says whom the drop-in's numbers ban now.
-KnobId irq_as_owned(const Root& root, unsigned irq) {
-  if (auto owner = msi_owner(root, irq))
-    if (auto id = KnobId::irq_vector(owner->pci, owner->index); id.ok()) return *id;
+/// IRQ `irq` as the ban list names it: by its owner (msi_owners()) when a PCI function's
+/// vector, so the value read says whom the drop-in's numbers ban now.
+KnobId irq_as_owned(const std::map<unsigned, MsiVector>& owners, unsigned irq) {
+  if (auto it = owners.find(irq); it != owners.end())
+    if (auto id = KnobId::irq_vector(it->second.pci, it->second.index); id.ok()) return *id;
   return KnobId::irq_affinity(irq).value_or(KnobId{KnobKind::irq_affinity, "", irq, 0});
 }
 
@@ -117,8 +119,9 @@ class IrqbalanceBannedKnob : public MachineKnob {
     if (!*text) return std::string("none");
     auto numbers = parse_ban_dropin(**text, dropin().shown(ctx_.root));
     if (!numbers.ok()) return numbers.error();
+    auto owners = msi_owners(ctx_.root);
     std::vector<KnobId> irqs;
-    for (unsigned n : *numbers) irqs.push_back(irq_as_owned(ctx_.root, n));
+    for (unsigned n : *numbers) irqs.push_back(irq_as_owned(owners, n));
     return irq_ref_list(std::move(irqs));
   }
 
@@ -128,6 +131,7 @@ class IrqbalanceBannedKnob : public MachineKnob {
   Result<std::string> canonical(const std::string& desired) override {
     std::string v(trim(desired));
     if (v == "none" || v.empty()) return std::string("none");
+    std::optional<std::map<unsigned, MsiVector>> owners;  // read once, when a number needs it
     std::vector<KnobId> irqs;
     for (std::string_view part : split(v, ',')) {
       auto id = parse_irq_ref(trim(part));
@@ -147,7 +151,8 @@ class IrqbalanceBannedKnob : public MachineKnob {
         return Error::missing("IRQ " + std::to_string(irq) + " does not exist (no /proc/irq/" +
                                   std::to_string(irq) + ")",
                               id_str_);
-      irqs.push_back(irq_as_owned(ctx_.root, irq));
+      if (!owners) owners = msi_owners(ctx_.root);
+      irqs.push_back(irq_as_owned(*owners, irq));
     }
     return irq_ref_list(std::move(irqs));
   }
