@@ -1,5 +1,7 @@
 #include "tuner/cli/plan_for.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "base/strings.h"
@@ -7,6 +9,8 @@
 #include "tuner/plan/planner.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/profile.h"
+#include "tuner/verify/loop.h"
+#include "tuner/verify/search.h"
 
 namespace tuner {
 
@@ -55,6 +59,14 @@ Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>
   Profile merged = load_profiles(g, names, inventory, strict);
   auto plan = make_plan(merged, inventory, target);
   if (!plan.ok()) fail_input(plan.error().message());
+  for (PlanSearch& s : plan->searches) {
+    auto tried = std::count_if(s.candidates.begin(), s.candidates.end(),
+                               [](const PlanSearch::Candidate& c) { return !c.current; });
+    verify::Design design =
+        s.design == "blocked" ? verify::Design::blocked : verify::Design::interleaved;
+    s.worst_case_runs = verify::search_worst_case_runs(
+        design, static_cast<std::size_t>(tried), merged.verify.max_trials, verify::LoopOptions{}.block);
+  }
   return {std::move(merged), std::move(inventory), std::move(plan).value()};
 }
 

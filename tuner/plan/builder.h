@@ -64,6 +64,14 @@ Status plan_numa(PlanBuilder& b);
 Status plan_cpu(PlanBuilder& b);
 Status plan_mm(PlanBuilder& b);
 
+/// make_plan_with without the value searches: the profile as written, each searched
+/// setting at its first candidate.
+Result<Plan> plan_settings(const Profile& profile, const Inventory& inventory,
+                           const CurrentValues& current);
+/// Plans every candidate of every searched setting into plan.searches (search.cc).
+Status plan_searches(const Profile& profile, const Inventory& inventory,
+                     const CurrentValues& current, Plan& plan);
+
 /// Plans knob = s.value for a [cpu] or [mm] setting, reason + " (file:line)". The current
 /// value is the knob's; the desired one is made canonical by the knob, so a value this
 /// machine does not offer is an Error at s.loc. A knob that does not exist here adds

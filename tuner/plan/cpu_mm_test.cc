@@ -31,7 +31,7 @@ struct Machine {
 };
 
 TableSetting setting(std::string value, int line, std::string group = "cpu") {
-  return TableSetting{std::move(value), std::move(group), loc(line)};
+  return TableSetting{std::move(value), std::move(group), loc(line), {}};
 }
 
 std::vector<std::string> knobs(const Plan& p) {

@@ -41,7 +41,7 @@ Profile numa_local_profile() {
   r.loc = testing::loc(2);
   p.irqs = {r};
   p.sysctls = {
-      {"net.core.somaxconn", SysctlSetting::Op::at_least, "4096", "sysctl", testing::loc(5)}};
+      {"net.core.somaxconn", SysctlSetting::Op::at_least, "4096", "sysctl", testing::loc(5), {}}};
   return p;
 }
 

@@ -34,7 +34,7 @@ Status add_queue(PlanBuilder& b, KnobKind kind, const Nic& nic, unsigned queue,
   auto id = KnobId::nic_queue(kind, nic.name, queue);
   if (!id.ok()) return error_at(loc, id.error().what);
   std::string why;
-  auto planned = plan_table_knob(b, *id, TableSetting{desired, group, loc}, reason, why);
+  auto planned = plan_table_knob(b, *id, TableSetting{desired, group, loc, {}}, reason, why);
   if (!planned.ok()) return planned.error();
   if (!*planned) gone.push_back(why);
   return Ok{};

@@ -23,6 +23,23 @@ struct PlanGroup {
   bool bisect = false;
 };
 
+/// A searched setting (`{ search = [...] }`): every candidate planned as a stated value
+/// would be, so plan/apply parity holds for each. The plan's `changes` carry the first
+/// candidate's values; the verify loop writes the others (tuner/verify/search.h).
+struct PlanSearch {
+  std::string group;
+  std::string setting;             // "sysctl:net.core.netdev_budget", "nic:eth*:rings.rx"
+  std::vector<std::string> knobs;  // the knob ids it writes, in plan order
+  struct Candidate {
+    std::string value;                 // as the profile wrote it, normalised
+    std::vector<std::string> desired;  // per knob: the value written
+    bool current = false;              // every knob already has it: this is the baseline
+  };
+  std::vector<Candidate> candidates;
+  std::string design;            // "interleaved", or "blocked" for NIC link, ring, channel knobs
+  unsigned worst_case_runs = 0;  // benchmark runs, all arms (filled by the caller, verify's rule)
+};
+
 struct Plan {
   std::vector<std::string> profiles;  // the profile chain used, parents first
   std::vector<Change> changes;        // deterministic order: by group, then knob kind, then id
@@ -33,6 +50,7 @@ struct Plan {
   /// module's exclusive option).
   std::vector<std::string> unchanged_knobs;
   std::vector<std::string> notes;  // things a reviewer should know (fallbacks, skips)
+  std::vector<PlanSearch> searches;  // one per searched setting, in plan order of groups
 };
 
 }  // namespace tuner

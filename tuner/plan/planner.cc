@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "tuner/plan/builder.h"
 #include "tuner/profile/group_policy.h"
+#include "tuner/profile/value_search.h"
 
 namespace tuner {
 namespace planner_detail {
@@ -212,8 +213,8 @@ void order_changes(std::vector<Change>& changes) {
   });
 }
 
-Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
-                            const CurrentValues& current) {
+Result<Plan> planner_detail::plan_settings(const Profile& profile, const Inventory& inventory,
+                                           const CurrentValues& current) {
   PlanBuilder b{profile, inventory, current, {}, {}};
   b.plan.profiles = profile.chain;
   for (auto step : {plan_sysctls, plan_irqs, plan_nics, plan_numa, plan_cpu, plan_mm}) {
@@ -229,6 +230,24 @@ Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
       b.plan.groups.push_back({g.name, g.bench, g.keep_if_neutral, g.bisect});
     }
   return std::move(b.plan);
+}
+
+Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
+                            const CurrentValues& current) {
+  auto plan = planner_detail::plan_settings(profile, inventory, current);
+  if (!plan.ok()) {
+    // The plan's changes carry each search's first candidate: say so when it is the
+    // searched setting that this machine cannot take.
+    for (const SearchedSetting& s : searched_settings(profile))
+      if (plan.error().where == s.loc.str())
+        return Error::invalid("candidate " + s.candidates.front() + " of " + s.setting + ": " +
+                                  plan.error().what,
+                              plan.error().where);
+    return plan;
+  }
+  if (Status s = planner_detail::plan_searches(profile, inventory, current, *plan); !s.ok())
+    return s.error();
+  return plan;
 }
 
 Result<Plan> make_plan(const Profile& profile, const Inventory& inventory, const Target& target) {

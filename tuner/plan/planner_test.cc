@@ -12,7 +12,7 @@ using testing::loc;
 namespace {
 
 SysctlSetting sysctl(std::string key, SysctlSetting::Op op, std::string value, int line = 3) {
-  return SysctlSetting{std::move(key), op, std::move(value), "sysctl", loc(line)};
+  return SysctlSetting{std::move(key), op, std::move(value), "sysctl", loc(line), {}};
 }
 
 Profile named(const std::string& name) {

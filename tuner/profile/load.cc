@@ -13,6 +13,7 @@
 #include "tuner/profile/merge.h"
 #include "tuner/profile/parse.h"
 #include "tuner/profile/profile.h"
+#include "tuner/profile/value_search.h"
 
 namespace tuner {
 
@@ -185,6 +186,7 @@ Result<Profile> load_profile(const std::string& name_or_path,
   Status grouped = apply_group_members(*profile, loader.claims());
   if (!grouped.ok()) return grouped.error();
   if (Status s = check_bench_names(*profile); !s.ok()) return s.error();
+  if (Status s = check_one_search_per_group(*profile); !s.ok()) return s.error();
   return profile;
 }
 

@@ -136,6 +136,29 @@ class Parser : public TomlReader {
     out_.profile.sysctls.push_back(std::move(s));
   }
 
+  /// One sysctl value: an integer, or a string ("4096 87380 6291456", ">=N", "<=N").
+  SysctlSetting sysctl_value(const std::string& key, const toml::node& v) const {
+    if (v.is_integer()) {
+      SysctlSetting s;
+      s.value = std::to_string(v.as_integer()->get());
+      return s;
+    }
+    if (v.is_string()) {
+      auto parsed = parse_sysctl_text(v.as_string()->get());
+      if (!parsed.ok()) fail(v.source(), fmt::format("sysctl '{}': {}", key, parsed.error().what));
+      return std::move(parsed).value();
+    }
+    if (v.is_boolean())
+      fail(v.source(), fmt::format("sysctl '{}' must be an integer or a string, not a boolean "
+                                   "(the kernel wants 0 or 1)",
+                                   key));
+    fail(v.source(),
+         fmt::format("sysctl '{}' must be an integer or a string, not {}{}", key, type_name(v),
+                     v.is_array() ? " (write several values as one string: "
+                                    "\"4096 87380 6291456\")"
+                                  : ""));
+  }
+
   /// Nested tables are dotted keys: [sysctl.net.core] rmem_max = 1 is net.core.rmem_max.
   // Recursive over nested tables, as deep as the key has segments: check_toml_nesting
   // bounds that at kMaxTomlNesting.
@@ -143,7 +166,7 @@ class Parser : public TomlReader {
   void parse_sysctls(const toml::table& t, const std::string& prefix) {
     for (auto&& [k, v] : t) {
       std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-      if (v.is_table()) {
+      if (v.is_table() && !is_search(v)) {
         parse_sysctls(*v.as_table(), key);
         continue;
       }
@@ -151,23 +174,16 @@ class Parser : public TomlReader {
       if (!syntax.ok())
         fail(k.source(), fmt::format("bad sysctl key '{}': {}", key, syntax.error().what));
       SysctlSetting s;
-      if (v.is_integer()) {
-        s.value = std::to_string(v.as_integer()->get());
-      } else if (v.is_string()) {
-        auto parsed = parse_sysctl_text(v.as_string()->get());
-        if (!parsed.ok())
-          fail(v.source(), fmt::format("sysctl '{}': {}", key, parsed.error().what));
-        s = std::move(parsed).value();
-      } else if (v.is_boolean()) {
-        fail(v.source(), fmt::format("sysctl '{}' must be an integer or a string, not a boolean "
-                                     "(the kernel wants 0 or 1)",
-                                     key));
+      if (is_search(v)) {
+        s.search = candidates(v, fmt::format("sysctl '{}'", key), [&](const toml::node& c) {
+          SysctlSetting one = sysctl_value(key, c);
+          if (one.op != SysctlSetting::Op::set)
+            fail(c.source(), "a search tries exact values, not a lower or upper bound");
+          return one.value;
+        });
+        s.value = s.search.front();
       } else {
-        fail(v.source(),
-             fmt::format("sysctl '{}' must be an integer or a string, not {}{}", key, type_name(v),
-                         v.is_array() ? " (write several values as one string: "
-                                        "\"4096 87380 6291456\")"
-                                      : ""));
+        s = sysctl_value(key, v);
       }
       s.key = key;
       s.group = "sysctl";

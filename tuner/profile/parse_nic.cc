@@ -104,8 +104,20 @@ class NicParser : public TomlReader {
         check_keys(c, cctx, {"rx", "tx"});
         for (auto&& [ck, cv] : c) {
           std::string cwhat = fmt::format("'{}' in {}", ck.str(), cctx);
-          if (ck.str() == "rx") r.rx_ring = ring_size(cv, cwhat, r.rx_ring_max);
-          else r.tx_ring = ring_size(cv, cwhat, r.tx_ring_max);
+          bool rx = ck.str() == "rx";
+          if (is_search(cv)) {
+            // Candidates are sizes: "max" is one value, found without a search.
+            std::vector<uint32_t>& search = rx ? r.rx_ring_search : r.tx_ring_search;
+            for (const std::string& c : candidates(cv, cwhat, [&](const toml::node& n) {
+                   return std::to_string(integer(n, cwhat, 1, 1 << 20));
+                 }))
+              search.push_back(static_cast<uint32_t>(std::stoul(c)));
+            (rx ? r.rx_ring : r.tx_ring) = search.front();
+          } else if (rx) {
+            r.rx_ring = ring_size(cv, cwhat, r.rx_ring_max);
+          } else {
+            r.tx_ring = ring_size(cv, cwhat, r.tx_ring_max);
+          }
         }
         if (c.empty()) fail(v.source(), cctx + " is empty");
       } else if (k.str() == "rps" || k.str() == "xps") {

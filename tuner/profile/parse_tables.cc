@@ -23,31 +23,14 @@ class TableParser : public TomlReader {
     check(check_plain_name(group_, "group name"), *g, ctx_);
   }
 
-  /// A one-word setting: "performance", "defer+madvise".
+  /// A one-word setting: "performance", "defer+madvise"; or a search of such words.
   TableSetting word(const toml::key& k, const toml::node& v) const {
-    std::string value = string(v, what(k.str()));
-    if (Status st = validate_choice_word(value); !st.ok())
-      fail(v.source(), fmt::format("{}: {}", what(k.str()), st.error().what));
-    return setting(k, std::move(value));
+    return searchable(k, v, [&](const toml::node& n) { return one_word(k, n); });
   }
 
-  /// Microseconds (an integer), or "n/a".
+  /// Microseconds (an integer), or "n/a"; or a search of such values.
   TableSetting resume_latency(const toml::key& k, const toml::node& v) const {
-    std::string text;
-    if (v.is_integer()) {
-      text =
-          std::to_string(integer(v, what(k.str()), 0, static_cast<int64_t>(kMaxResumeLatencyUs)));
-    } else if (v.is_string()) {
-      text = v.as_string()->get();
-    } else {
-      fail(v.source(), fmt::format("{} must be microseconds (an integer, 0 = no constraint) or "
-                                   "\"n/a\", not {}",
-                                   what(k.str()), type_name(v)));
-    }
-    auto canonical = parse_resume_latency(text);
-    if (!canonical.ok())
-      fail(v.source(), fmt::format("{}: {}", what(k.str()), canonical.error().what));
-    return setting(k, std::move(canonical).value());
+    return searchable(k, v, [&](const toml::node& n) { return one_latency(k, n); });
   }
 
   CpuSet cpus(const toml::node& v) const {
@@ -64,8 +47,42 @@ class TableParser : public TomlReader {
   using TomlReader::loc;
 
  private:
+  template <typename F>
+  TableSetting searchable(const toml::key& k, const toml::node& v, F one) const {
+    if (!is_search(v)) return setting(k, one(v));
+    TableSetting out = setting(k, "");
+    out.search = candidates(v, what(k.str()), one);
+    out.value = out.search.front();
+    return out;
+  }
+
+  std::string one_word(const toml::key& k, const toml::node& v) const {
+    std::string value = string(v, what(k.str()));
+    if (Status st = validate_choice_word(value); !st.ok())
+      fail(v.source(), fmt::format("{}: {}", what(k.str()), st.error().what));
+    return value;
+  }
+
+  std::string one_latency(const toml::key& k, const toml::node& v) const {
+    std::string text;
+    if (v.is_integer()) {
+      text =
+          std::to_string(integer(v, what(k.str()), 0, static_cast<int64_t>(kMaxResumeLatencyUs)));
+    } else if (v.is_string()) {
+      text = v.as_string()->get();
+    } else {
+      fail(v.source(), fmt::format("{} must be microseconds (an integer, 0 = no constraint) or "
+                                   "\"n/a\", not {}",
+                                   what(k.str()), type_name(v)));
+    }
+    auto canonical = parse_resume_latency(text);
+    if (!canonical.ok())
+      fail(v.source(), fmt::format("{}: {}", what(k.str()), canonical.error().what));
+    return std::move(canonical).value();
+  }
+
   TableSetting setting(const toml::key& k, std::string value) const {
-    return TableSetting{std::move(value), group_, loc(k.source())};
+    return TableSetting{std::move(value), group_, loc(k.source()), {}};
   }
 
   std::string ctx_, group_;

@@ -26,6 +26,9 @@ struct SourceLoc {
   std::string str() const;
 };
 
+/// Candidates one searched setting may have (`{ search = [...] }`).
+inline constexpr std::size_t kMaxSearchCandidates = 16;
+
 struct SysctlSetting {
   enum class Op { set, at_least, at_most };  // "= v", ">=N" (raise only), "<=N" (lower only)
   std::string key;
@@ -33,6 +36,8 @@ struct SysctlSetting {
   std::string value;  // normalised text; a number for at_least / at_most
   std::string group;  // "sysctl" unless a [group.*] claims it
   SourceLoc loc;
+  /// A value search: the candidates (op set), the first also in `value`; empty: none.
+  std::vector<std::string> search;
 };
 
 struct IrqRule {
@@ -69,6 +74,8 @@ struct NicRule {
   bool combined_local_cores = false;  // combined = "local-cores": the NIC node's physical cores
   std::optional<uint32_t> rx_ring, tx_ring;  // rings; 0 = "max"
   bool rx_ring_max = false, tx_ring_max = false;
+  /// Value searches of the ring sizes: the candidates, the first also in rx_ring/tx_ring.
+  std::vector<uint32_t> rx_ring_search, tx_ring_search;
   std::optional<RpsPolicy> rps;  // rps = "numa-local" | "off"
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
@@ -94,6 +101,7 @@ struct TableSetting {
   std::string value;  // checked text: a word, or a resume latency's canonical form
   std::string group;  // the table's 'group' ("cpu", "mm") unless a [group.*] claims it
   SourceLoc loc;
+  std::vector<std::string> search;  // a value search's candidates, the first in value
 };
 
 /// [cpu]: cpufreq policies' governor and energy preference, and each CPU's PM QoS

@@ -10,6 +10,7 @@
 #include "tuner/profile/match.h"
 #include "tuner/profile/parse.h"
 #include "tuner/profile/profile.h"
+#include "tuner/profile/value_search.h"
 
 using namespace tuner;
 
@@ -316,4 +317,55 @@ TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   CHECK(p->groups.at("napi").bench == std::vector<std::string>{});
   CHECK_FALSE(p->groups.at("napi").keep_if_neutral);
   CHECK(p->groups.at("sysctl").bench == std::vector<std::string>{"tcp"});
+}
+
+TEST_CASE("profile: value searches keep every candidate, the first as the value") {
+  auto p = load_profile(kGood + "/search.toml", {});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  const SysctlSetting* budget = sysctl(*p, "net.core.netdev_budget");
+  REQUIRE(budget);
+  CHECK(budget->search == std::vector<std::string>{"300", "600", "1200", "2400"});
+  CHECK(budget->value == "300");
+  CHECK(budget->group == "budget");
+  CHECK(sysctl(*p, "net.core.somaxconn")->search.empty());
+  REQUIRE(p->nics.size() == 1);
+  CHECK(p->nics[0].rx_ring_search == std::vector<uint32_t>{512, 1024, 2048, 4096});
+  CHECK(p->nics[0].rx_ring == 512u);
+  CHECK(p->cpu.resume_latency->search == std::vector<std::string>{"0", "2", "20"});
+  CHECK(p->mm.thp->search == std::vector<std::string>{"madvise", "always"});
+
+  std::vector<SearchedSetting> all = searched_settings(*p);
+  REQUIRE(all.size() == 4);
+  CHECK(all[0].setting == "sysctl:net.core.netdev_budget");
+  CHECK(all[0].group == "budget");
+  CHECK(all[1].setting == "nic:eth*:rings.rx");
+  CHECK(all[2].setting == "cpu:resume_latency");
+  CHECK(all[3].setting == "mm:thp");
+
+  // A candidate picked: that value, and no search left on the setting.
+  auto third = with_candidate(*p, "sysctl:net.core.netdev_budget", 2);
+  REQUIRE(third.ok());
+  CHECK(sysctl(*third, "net.core.netdev_budget")->value == "1200");
+  CHECK(sysctl(*third, "net.core.netdev_budget")->search.empty());
+  CHECK(searched_settings(*third).size() == 3);
+  auto rings = with_candidate(*p, "nic:eth*:rings.rx", 3);
+  REQUIRE(rings.ok());
+  CHECK(rings->nics[0].rx_ring == 4096u);
+  auto thp = with_candidate(*p, "mm:thp", 1);
+  REQUIRE(thp.ok());
+  CHECK(thp->mm.thp->value == "always");
+  CHECK_FALSE(with_candidate(*p, "mm:thp", 2).ok());
+  CHECK_FALSE(with_candidate(*p, "sysctl:net.core.somaxconn", 0).ok());
+  CHECK(check_one_search_per_group(*p).ok());
+}
+
+TEST_CASE("profile: an included profile's search is replaced by the child's stated value") {
+  testing::TempDir dir("tuner-profile-search");
+  dir.write("parent.toml", "[sysctl]\n\"net.core.netdev_budget\" = { search = [300, 600] }\n");
+  dir.write("child.toml",
+            "[profile]\ninclude = [\"parent\"]\n[sysctl]\n\"net.core.netdev_budget\" = 900\n");
+  auto p = load_profile(dir / "child.toml", {});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  CHECK(sysctl(*p, "net.core.netdev_budget")->value == "900");
+  CHECK(searched_settings(*p).empty());
 }

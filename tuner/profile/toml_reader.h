@@ -145,7 +145,89 @@ class TomlReader {
       check(check_plain_name(b, "benchmark name"), *n.as_array()->get(i++), what);
     return names;
   }
+  /// True when `v` is a value search: a table with a 'search' key.
+  static bool is_search(const toml::node& v) {
+    const toml::table* t = v.as_table();
+    return t && t->contains("search");
+  }
+
+  /// The candidates of a value search, each checked by `parse_one` as the setting's
+  /// value would be and returned in its normalised text, in the profile's order:
+  /// `{ search = [a, b, ...] }`, or a range of integers `{ search = { from = A, to = B,
+  /// scale = "log2" } }` (A, 2A, 4A, ... up to B) or `scale = "linear", step = S`.
+  /// 2 to kMaxSearchCandidates distinct values.
+  template <typename F>
+  std::vector<std::string> candidates(const toml::node& v, const std::string& what,
+                                      F parse_one) const {
+    const toml::table& t = *v.as_table();
+    std::string ctx = fmt::format("the search of {}", what);
+    check_keys(t, ctx, {"search"});
+    const toml::node& search = *t.get("search");
+    toml::array made;  // a range's values; a list's stay in the file, with their places
+    const toml::array* list = search.as_array();
+    if (search.is_table()) {
+      made = range(*search.as_table(), ctx);
+      list = &made;
+    } else if (!list) {
+      fail(search.source(), fmt::format("{} must be an array of values or a range table, not {}",
+                                        ctx, type_name(search)));
+    }
+    const toml::array& values = *list;
+    if (values.size() > kMaxSearchCandidates && search.is_table())
+      fail(search.source(), fmt::format("{}: the range gives more than {} candidates (narrow it, "
+                                        "or use scale = \"log2\" or a larger step)",
+                                        ctx, kMaxSearchCandidates));
+    if (values.size() < 2 || values.size() > kMaxSearchCandidates)
+      fail(search.source(), fmt::format("{} has {} candidates: a search needs 2 to {}", ctx,
+                                        values.size(), kMaxSearchCandidates));
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const toml::node& n = *values.get(i);
+      std::string text;
+      try {
+        text = parse_one(n);
+      } catch (const ParseFailure& f) {
+        // A range's values were made here and have no place in the file.
+        std::string where = search.is_table() ? loc(search.source()).str() : f.error.where;
+        throw ParseFailure{Error::invalid(
+            fmt::format("candidate {} of {}: {}", i + 1, ctx, f.error.what), where)};
+      }
+      if (std::find(out.begin(), out.end(), text) != out.end())
+        fail(search.source(), fmt::format("{} lists '{}' twice", ctx, text));
+      out.push_back(std::move(text));
+    }
+    return out;
+  }
+
   std::string file_;
+
+ private:
+  toml::array range(const toml::table& r, const std::string& ctx) const {
+    check_keys(r, ctx, {"from", "to", "scale", "step"});
+    const toml::node* from = r.get("from");
+    const toml::node* to = r.get("to");
+    if (!from || !to) fail(r.source(), ctx + ": a range needs 'from' and 'to'");
+    int64_t lo = integer(*from, "'from' in " + ctx, 0, int64_t{1} << 40);
+    int64_t hi = integer(*to, "'to' in " + ctx, lo + 1, int64_t{1} << 40);
+    std::string scale = "log2";
+    if (const toml::node* sc = r.get("scale")) scale = string(*sc, "'scale' in " + ctx);
+    toml::array out;
+    if (scale == "log2") {
+      if (r.contains("step")) fail(r.source(), ctx + ": 'step' goes with scale = \"linear\"");
+      if (lo == 0) fail(from->source(), ctx + ": a log2 range cannot start at 0");
+      for (int64_t x = lo; x <= hi && out.size() <= kMaxSearchCandidates; x *= 2) out.push_back(x);
+    } else if (scale == "linear") {
+      const toml::node* st = r.get("step");
+      if (!st) fail(r.source(), ctx + ": a linear range needs 'step'");
+      int64_t step = integer(*st, "'step' in " + ctx, 1, hi - lo);
+      for (int64_t x = lo; x <= hi && out.size() <= kMaxSearchCandidates; x += step)
+        out.push_back(x);
+    } else {
+      fail(r.get("scale")->source(),
+           fmt::format("'scale' in {} is '{}': expected \"log2\" or \"linear\"", ctx, scale));
+    }
+    return out;
+  }
 };
 
 }  // namespace tuner::profile_toml

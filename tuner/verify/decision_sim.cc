@@ -12,6 +12,9 @@
 // [--look-every N] [--union-bound] (no calibration) [--outlier-k K] (0: no unit left out) [--fixed N] (the larger fixed-size
 // test) [--effect E] (only scenarios with that true effect). --looks prints the look
 // schedule and thresholds instead.
+// --search K: the value search over K candidates instead (README.md, "Value search"),
+// with [--screen-blocks N] [--screen-min N] [--drop-z Z] [--futility-z Z]; exits 1
+// when a target is missed.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,6 +26,7 @@
 
 #include "tuner/verify/calibration.h"
 #include "tuner/verify/sim.h"
+#include "tuner/verify/sim_search.h"
 
 namespace {
 
@@ -35,7 +39,7 @@ using namespace tuner::verify;
       "[--markdown] [--shipped] [--fixed-n] [--keep-spending F] [--futility-spending F] "
       "[--power-effect E] "
       "[--miss-rate R] [--look-every N] [--union-bound] [--outlier-k K] [--fixed N] [--effect E] "
-      "[--looks]\n"
+      "[--looks] [--search K [--screen-blocks N] [--screen-min N] [--drop-z Z] [--futility-z Z]]\n"
       "F: obrien_fleming, pocock, quadratic\n",
       why);
   std::exit(2);
@@ -175,6 +179,87 @@ void print_looks(const Config& c, bool md) {
   }
 }
 
+// --search K: the value search over K candidates in every noise scenario.
+int print_search(const SearchSimOptions& o, unsigned k, bool md) {
+  const Config& c = o.config;
+  const ScreenConfig& sc = o.screen;
+  const char* note = md ? "" : "# ";
+  std::printf("%ssearch: %u candidates; screening %u..%u blocks, drop_z %g, futility_z %g; "
+              "confirmation: min_effect %g, false_keep_rate %g, miss_rate %g, trials per arm "
+              "%u..%u; %u replications, seed %llu\n\n",
+              note, k, sc.min_blocks, sc.max_blocks, sc.drop_z, sc.futility_z, c.min_effect,
+              c.false_keep_rate, c.miss_rate, c.min_trials, c.max_trials, o.reps,
+              static_cast<unsigned long long>(o.seed));
+  row(md, {"better", "noise", "design", "cv", "effects", "keep%", "found%", "chosen%", "screened%",
+           "runs", "screen runs"});
+  if (md)
+    row(md, {"---", "---", "---", "---", "---", "---:", "---:", "---:", "---:", "---:", "---:"});
+  auto start = std::chrono::steady_clock::now();
+  std::vector<SearchScenario> scenarios = search_scenarios(k);
+  double worst_false = 0, worst_found = 1, normal_runs[2] = {0, 0}, runs_sum = 0, most_runs = 0;
+  std::string worst_false_at, worst_found_at;
+  std::vector<std::string> missed;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const SearchScenario& ss = scenarios[i];
+    const Scenario& s = ss.base;
+    SearchOutcome r = simulate_search(ss, o, 1000 + i);
+    bool helps = ss.best_effect > ss.other_effect;
+    std::string effects = helps ? "one " + signed_pct(ss.best_effect) : "all " + signed_pct(ss.other_effect);
+    std::string name = std::string(s.direction == Direction::higher ? "" : "lower ") +
+                       std::string(noise_name(s.noise)) +
+                       (s.design == Design::blocked ? " blocked" : "") + " " + effects;
+    char runs[16], screen_runs[16];
+    std::snprintf(runs, sizeof runs, "%.1f", r.mean_runs());
+    std::snprintf(screen_runs, sizeof screen_runs, "%.1f", r.mean_screen_runs());
+    row(md, {s.direction == Direction::higher ? "higher" : "lower", std::string(noise_name(s.noise)),
+             std::string(design_name(s.design)), pct(s.cv).substr(0, pct(s.cv).find('.')) + "%",
+             effects, pct(r.keep_rate()), helps ? pct(r.found_rate()) : "",
+             helps ? pct(static_cast<double>(r.chosen_right) / r.reps) : "",
+             pct(static_cast<double>(r.screened_out) / r.reps), runs, screen_runs});
+    runs_sum += r.mean_runs();
+    most_runs = std::max(most_runs, r.mean_runs());
+    if (!helps) {
+      if (r.keep_rate() > worst_false) worst_false_at = name;
+      worst_false = std::max(worst_false, r.keep_rate());
+      double bound = c.false_keep_rate * (s.noise == Noise::spread ? 1.2 : 1);
+      if (r.keep_rate() > bound + 3 * std::sqrt(bound * (1 - bound) / r.reps))
+        missed.push_back(name + ": kept " + pct(r.keep_rate()) + "% > " + pct(bound) + "%");
+      continue;
+    }
+    if (r.found_rate() < worst_found) worst_found_at = name;
+    worst_found = std::min(worst_found, r.found_rate());
+    bool strict = s.noise == Noise::normal || s.noise == Noise::student_t3 ||
+                  s.noise == Noise::drift || s.noise == Noise::drift_fast;
+    double need = k <= 4 ? 0.95 : 0.90;
+    if (strict && r.found_rate() < need)
+      missed.push_back(name + ": +5% found and kept " + pct(r.found_rate()) + "% < " + pct(need) + "%");
+    if (s.noise == Noise::normal && s.direction == Direction::higher) normal_runs[1] = r.mean_runs();
+  }
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    if (scenarios[i].base.noise == Noise::normal && scenarios[i].base.direction == Direction::higher &&
+        scenarios[i].best_effect == 0) {
+      normal_runs[0] = simulate_search(scenarios[i], o, 1000 + i).mean_runs();
+      break;
+    }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double run_limit = k <= 4 ? 60 : 90;
+  std::printf("\n%stargets, search over %u candidates:\n", note, k);
+  std::printf("- keeps when no candidate beats min_effect: worst %s, %s (bound %g%%)\n",
+              pct_se(worst_false, o.reps).c_str(), worst_false_at.c_str(), 100 * c.false_keep_rate);
+  std::printf("- the +5%% candidate found and kept: worst %s, %s\n",
+              pct_se(worst_found, o.reps).c_str(), worst_found_at.c_str());
+  std::printf("- runs per search, normal noise: %.1f (none helps), %.1f (one +5%%); over all "
+              "rows mean %.1f, worst %.1f (limit %.0f)\n",
+              normal_runs[0], normal_runs[1], runs_sum / scenarios.size(), most_runs, run_limit);
+  if (normal_runs[0] > run_limit || normal_runs[1] > run_limit)
+    missed.push_back("runs per search above " + std::to_string(static_cast<int>(run_limit)));
+  std::printf("- targets missed: %s\n", missed.empty() ? "none" : "");
+  for (const std::string& m : missed) std::printf("  - %s\n", m.c_str());
+  std::fprintf(stderr, "%zu search scenarios x %u replications in %.1f s\n", scenarios.size(),
+               o.reps, secs);
+  return missed.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -185,6 +270,8 @@ int main(int argc, char** argv) {
   double only_effect = NAN;
   bool looks_only = false;
   bool fixed_n = false;
+  unsigned search = 0;
+  ScreenConfig screen;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     auto value = [&]() -> const char* {
@@ -206,6 +293,11 @@ int main(int argc, char** argv) {
     else if (arg == "--looks") looks_only = true;
     else if (arg == "--shipped") c = shipped_config();
     else if (arg == "--fixed-n") fixed_n = true;
+    else if (arg == "--search") search = static_cast<unsigned>(parse_number(value(), kMaxCandidates));
+    else if (arg == "--screen-blocks") screen.max_blocks = trial_count(value());
+    else if (arg == "--screen-min") screen.min_blocks = trial_count(value());
+    else if (arg == "--drop-z") screen.drop_z = parse_real(value());
+    else if (arg == "--futility-z") screen.futility_z = parse_real(value());
     else usage("unknown option");
   }
   if (tuner::Status s = validate(c); !s) usage(s.error().message().c_str());
@@ -213,6 +305,14 @@ int main(int argc, char** argv) {
   if (looks_only) {
     print_looks(c, md);
     return 0;
+  }
+  if (search) {
+    SearchSimOptions so;
+    so.reps = options.reps;
+    so.seed = options.seed;
+    so.config = c;
+    so.screen = screen;
+    return print_search(so, search, md);
   }
 
   const char* note = md ? "" : "# ";

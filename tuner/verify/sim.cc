@@ -5,111 +5,22 @@
 #include <numbers>
 #include <random>
 
+#include "tuner/verify/sim_noise.h"
 #include "tuner/verify/stats.h"
 
 namespace tuner::verify {
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {  // SplitMix64's finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+using sim::Draw;
+using sim::Machine;
+using sim::mix;
 
-// Draws from the fully specified mt19937_64 with our own transforms (the standard's
-// distributions differ between library implementations): same seed, same table.
-class Draw {
- public:
-  explicit Draw(std::uint64_t seed) : gen_(seed) {}
-  double uniform() { return (static_cast<double>(gen_() >> 11) + 0.5) * 0x1.0p-53; }
-  double normal() {  // Box–Muller, both halves used
-    if (have_spare_) {
-      have_spare_ = false;
-      return spare_;
-    }
-    double r = std::sqrt(-2 * std::log(uniform())), phi = 2 * std::numbers::pi * uniform();
-    spare_ = r * std::sin(phi);
-    have_spare_ = true;
-    return r * std::cos(phi);
-  }
-  double student_t3() {
-    double z = normal(), chi2 = 0;
-    for (int i = 0; i < 3; ++i) {
-      double g = normal();
-      chi2 += g * g;
-    }
-    return z / std::sqrt(chi2 / 3);
-  }
-
- private:
-  std::mt19937_64 gen_;
-  double spare_ = 0;
-  bool have_spare_ = false;
-};
-
-constexpr double kMean = 100;
-constexpr double kDriftPerTrial = 0.001, kFastDriftPerTrial = 0.005;
-constexpr double kOutlierRate = 0.1, kOutlierSlowdown = 0.3;
-constexpr double kBurstStart = 0.05, kBurstSlowdown = 0.15;
-constexpr unsigned kBurstLength = 5;
-constexpr double kBlockOffsetSd = 0.02;
-
-// The machine's state over one run: what the knob writes, the clock and the bursts
-// left behind, as the noise model has it.
-struct Machine {
-  double flip_state = 0;    // log offset since the last knob write (flip_state)
-  double block_offset = 0;  // log offset of the current block (block_offset)
-  unsigned phase = 0;       // of the periodic disturbance
-  unsigned burst_left = 0;  // trials still slowed by a burst
-};
-
-unsigned period_of(Noise n) {
-  switch (n) {
-    case Noise::period3:
-    case Noise::period3_locked: return 3;
-    case Noise::period4:
-    case Noise::period4_locked: return 4;
-    default: return 0;
-  }
-}
-
-// One trial's value: trial `t` of the whole run (drift and periods follow run time).
+// The scenario's effect on the candidate arm.
 double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, Arm arm) {
-  bool higher = s.direction == Direction::higher;
-  double better = higher ? 1 : -1;  // sign of "better" on the raw scale
-  double cv = s.noise == Noise::spread && arm == Arm::candidate ? 2 * s.cv : s.cv;
-  double noise = s.noise == Noise::student_t3
-                     ? std::exp(s.cv / std::numbers::sqrt3 * draw.student_t3())
-                     : 1 + cv * draw.normal();
-  double v = kMean * noise;
-  auto at = static_cast<double>(t);
-  switch (s.noise) {
-    case Noise::drift: v *= 1 + better * kDriftPerTrial * at; break;
-    case Noise::drift_fast: v *= 1 + better * kFastDriftPerTrial * at; break;
-    case Noise::outlier:
-      if (draw.uniform() < kOutlierRate) v *= 1 - better * kOutlierSlowdown;
-      break;
-    case Noise::bimodal:
-      if (draw.uniform() < 0.5) v *= 1 + better * 2 * s.cv;
-      break;
-    case Noise::bursts:
-      if (m.burst_left == 0 && draw.uniform() < kBurstStart) m.burst_left = kBurstLength;
-      if (m.burst_left > 0) {
-        --m.burst_left;
-        v *= 1 - better * kBurstSlowdown;
-      }
-      break;
-    case Noise::flip_state: v *= std::exp(m.flip_state); break;
-    case Noise::block_offset: v *= std::exp(m.block_offset); break;
-    default:
-      if (unsigned p = period_of(s.noise); p && t % p == m.phase) v *= 1 - better * 2 * s.cv;
-      break;
-  }
-  if (arm == Arm::candidate) v *= 1 + better * s.effect;
-  if (s.noise == Noise::quantized) v = std::round(v);
-  return v;
+  bool candidate = arm == Arm::candidate;
+  return sim::trial_value(s, draw, m, t, candidate ? s.effect : 0, candidate);
 }
+
 
 void count(MethodOutcome& m, Verdict v, unsigned trials) {
   ++m.reps;
@@ -139,16 +50,11 @@ void run_trials(const Scenario& s, std::uint64_t seed, unsigned trials_per_arm,
   b.clear();
   unsigned unit = unit_trials(s.design, kSimBlock);
   std::vector<Arm> order = trial_order(s.design, trials_per_arm, mix(seed));
-  Machine m;
-  m.flip_state = s.cv * draw.normal();
-  if (unsigned p = period_of(s.noise);
-      p && s.noise != Noise::period3_locked && s.noise != Noise::period4_locked)
-    m.phase = static_cast<unsigned>(draw.uniform() * p) % p;
+  Machine m = sim::start_machine(s, draw);
   for (std::size_t t = 0; t < order.size(); ++t) {
     // Every knob write draws a new state: a flip between arms, and both writes of a wash.
     bool flipped = t > 0 && order[t] != order[t - 1];
-    if (flipped || wash_before(order, t, unit)) m.flip_state = s.cv * draw.normal();
-    if (t % kSimBlock == 0) m.block_offset = kBlockOffsetSd * draw.normal();
+    sim::before_trial(s, draw, m, t, flipped || wash_before(order, t, unit));
     (order[t] == Arm::baseline ? a : b).push_back(trial_value(s, draw, m, t, order[t]));
   }
 }
@@ -251,8 +157,7 @@ ScenarioResult simulate(const Scenario& s, const SimOptions& o, std::uint64_t in
     double sum_a = 0, sum_b = 0;
     for (std::size_t t = 0; t < 8; ++t) {
       Arm arm = t < 5 ? Arm::baseline : Arm::candidate;
-      if (t == 5) m.flip_state = s.cv * draw.normal();
-      if (t % kSimBlock == 0) m.block_offset = kBlockOffsetSd * draw.normal();
+      sim::before_trial(s, draw, m, t, t == 5);
       (arm == Arm::baseline ? sum_a : sum_b) += trial_value(s, draw, m, t, arm);
     }
     double gain = sum_b / 3 - sum_a / 5;

@@ -19,13 +19,26 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
                       {"measurable", !g.bench.empty()},
                       {"keep_if_neutral", g.keep_if_neutral},
                       {"bisect", g.bisect}});
+  nlohmann::ordered_json searches = nlohmann::ordered_json::array();
+  for (const PlanSearch& ps : plan.searches) {
+    nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
+    for (const PlanSearch::Candidate& c : ps.candidates)
+      candidates.push_back({{"value", c.value}, {"desired", c.desired}, {"current", c.current}});
+    searches.push_back({{"group", ps.group},
+                        {"setting", ps.setting},
+                        {"knobs", ps.knobs},
+                        {"candidates", std::move(candidates)},
+                        {"design", ps.design},
+                        {"worst_case_runs", ps.worst_case_runs}});
+  }
   return {{"schema", "tuner.plan/1"},
           {"profiles", plan.profiles},
           {"changes", std::move(changes)},
           {"groups", std::move(groups)},
           {"unchanged", plan.unchanged},
           {"unchanged_knobs", plan.unchanged_knobs},
-          {"notes", plan.notes}};
+          {"notes", plan.notes},
+          {"searches", std::move(searches)}};
 }
 
 }  // namespace tuner

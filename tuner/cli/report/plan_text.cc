@@ -127,6 +127,32 @@ std::vector<Entry> entries_of(const std::vector<const Change*>& changes) {
   return out;
 }
 
+/// "a, b, c", or "12 knobs" when there are many.
+std::string knob_list(const std::vector<std::string>& knobs) {
+  if (knobs.size() > 4) return plural(knobs.size(), "knob", "knobs");
+  std::string out;
+  for (const std::string& k : knobs) out += (out.empty() ? "" : ", ") + escape_controls(k);
+  return out;
+}
+
+/// "  search sysctl:net.core.netdev_budget in group sysctl: 300 (now), 600, 1200 ...".
+std::string searches_text(const Plan& plan, const Term& term) {
+  if (plan.searches.empty()) return "";
+  std::string out = "\n" + term.bold("value searches") + "  " +
+                    term.dim("(screened, then the best confirmed against the baseline)") + "\n";
+  for (const PlanSearch& s : plan.searches) {
+    std::string values;
+    for (const PlanSearch::Candidate& c : s.candidates)
+      values += (values.empty() ? "" : ", ") + escape_controls(c.value) + (c.current ? " (now)" : "");
+    out += fmt::format("  {} {} in group {}\n    candidates: {}\n    {} design, at most {} "
+                       "benchmark runs; knobs: {}\n",
+                       term.yellow("?"), escape_controls(s.setting), escape_controls(s.group),
+                       values, s.design, s.worst_case_runs,
+                       knob_list(s.knobs));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_plan(const Plan& plan, const Term& term) {
@@ -152,15 +178,22 @@ std::string format_plan(const Plan& plan, const Term& term) {
       if (!c.reason.empty()) out += "      " + term.dim(c.reason) + "\n";
     }
   }
+  out += searches_text(plan, term);
   out += "\n";
-  if (plan.changes.empty()) {
+  if (plan.changes.empty() && !plan.searches.empty()) {
+    out += fmt::format("no changes of stated values; {} to verify\n",
+                       plural(plan.searches.size(), "value search", "value searches"));
+  } else if (plan.changes.empty()) {
     out += "no changes: the machine already matches profile " + profile_title(plan);
     if (plan.unchanged) out += " (" + plural(plan.unchanged, "setting", "settings") + " checked)";
     out += "\n";
   } else {
     out += fmt::format(
-        "{} in {}, {} already as desired\n", plural(plan.changes.size(), "change", "changes"),
-        plural(groups, "group", "groups"), plural(plan.unchanged, "setting", "settings"));
+        "{} in {}, {} already as desired{}\n", plural(plan.changes.size(), "change", "changes"),
+        plural(groups, "group", "groups"), plural(plan.unchanged, "setting", "settings"),
+        plan.searches.empty()
+            ? ""
+            : "; " + plural(plan.searches.size(), "value search", "value searches"));
   }
   if (!plan.notes.empty()) {
     out += "\nnotes:\n";

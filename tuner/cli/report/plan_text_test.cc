@@ -36,8 +36,8 @@ Plan sample_plan() {
   p.name = "dl-training";
   p.chain = {"throughput", "network-throughput", "dl-training"};
   p.sysctls = {
-      {"net.core.rmem_max", SysctlSetting::Op::set, "268435456", "sysctl", testing::loc(4)},
-      {"net.core.somaxconn", SysctlSetting::Op::at_least, "1024", "sysctl", testing::loc(5)}};
+      {"net.core.rmem_max", SysctlSetting::Op::set, "268435456", "sysctl", testing::loc(4), {}},
+      {"net.core.somaxconn", SysctlSetting::Op::at_least, "1024", "sysctl", testing::loc(5), {}}};
   IrqRule irq;
   irq.glob = "eth*";
   irq.policy = "numa-local";

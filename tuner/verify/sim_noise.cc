@@ -1,0 +1,75 @@
+#include "tuner/verify/sim_noise.h"
+
+namespace tuner::verify::sim {
+namespace {
+
+constexpr double kMean = 100;
+constexpr double kDriftPerTrial = 0.001, kFastDriftPerTrial = 0.005;
+constexpr double kOutlierRate = 0.1, kOutlierSlowdown = 0.3;
+constexpr double kBurstStart = 0.05, kBurstSlowdown = 0.15;
+constexpr unsigned kBurstLength = 5;
+
+unsigned period_of(Noise n) {
+  switch (n) {
+    case Noise::period3:
+    case Noise::period3_locked: return 3;
+    case Noise::period4:
+    case Noise::period4_locked: return 4;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+Machine start_machine(const Scenario& s, Draw& draw) {
+  Machine m;
+  m.flip_state = s.cv * draw.normal();
+  if (unsigned p = period_of(s.noise);
+      p && s.noise != Noise::period3_locked && s.noise != Noise::period4_locked)
+    m.phase = static_cast<unsigned>(draw.uniform() * p) % p;
+  return m;
+}
+
+void before_trial(const Scenario& s, Draw& draw, Machine& m, std::size_t t, bool written) {
+  if (written) m.flip_state = s.cv * draw.normal();
+  if (t % kSimBlock == 0) m.block_offset = kBlockOffsetSd * draw.normal();
+}
+
+double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, double effect,
+                   bool wide) {
+  bool higher = s.direction == Direction::higher;
+  double better = higher ? 1 : -1;  // sign of "better" on the raw scale
+  double cv = s.noise == Noise::spread && wide ? 2 * s.cv : s.cv;
+  double noise = s.noise == Noise::student_t3
+                     ? std::exp(s.cv / std::numbers::sqrt3 * draw.student_t3())
+                     : 1 + cv * draw.normal();
+  double v = kMean * noise;
+  auto at = static_cast<double>(t);
+  switch (s.noise) {
+    case Noise::drift: v *= 1 + better * kDriftPerTrial * at; break;
+    case Noise::drift_fast: v *= 1 + better * kFastDriftPerTrial * at; break;
+    case Noise::outlier:
+      if (draw.uniform() < kOutlierRate) v *= 1 - better * kOutlierSlowdown;
+      break;
+    case Noise::bimodal:
+      if (draw.uniform() < 0.5) v *= 1 + better * 2 * s.cv;
+      break;
+    case Noise::bursts:
+      if (m.burst_left == 0 && draw.uniform() < kBurstStart) m.burst_left = kBurstLength;
+      if (m.burst_left > 0) {
+        --m.burst_left;
+        v *= 1 - better * kBurstSlowdown;
+      }
+      break;
+    case Noise::flip_state: v *= std::exp(m.flip_state); break;
+    case Noise::block_offset: v *= std::exp(m.block_offset); break;
+    default:
+      if (unsigned p = period_of(s.noise); p && t % p == m.phase) v *= 1 - better * 2 * s.cv;
+      break;
+  }
+  v *= 1 + better * effect;
+  if (s.noise == Noise::quantized) v = std::round(v);
+  return v;
+}
+
+}  // namespace tuner::verify::sim
