@@ -83,6 +83,12 @@ class ApplyRun {
   /// intents already say what to restore, so a crash at any point leaves a journal
   /// that rollback undoes. (The verify loop's arms, and a bisect's subsets.)
   Status set_live(const std::string& group, const std::vector<std::string>& live);
+  /// A value search: `knob`'s after value becomes `after`. An fsynced intent record
+  /// (before: the value the run found) comes first, so the journal lists every
+  /// candidate written and a crash at any point leaves a journal that rollback undoes;
+  /// a live knob is written now and read back (a done record). The knob must have been
+  /// written by write_group.
+  Status retarget(const std::string& knob, const std::string& after);
   /// set_live(group, {}): the baseline arm, or a rejected group.
   Status undo_group(const std::string& group);
   /// set_live(group, written_knobs(group)): the candidate arm after an undo.

@@ -206,6 +206,30 @@ Status ApplyRun::set_live(const std::string& group, const std::vector<std::strin
   return Ok{};
 }
 
+Status ApplyRun::retarget(const std::string& knob, const std::string& after) {
+  Impl& m = *impl_;
+  auto it = std::find_if(m.steps.begin(), m.steps.end(),
+                         [&](const Step& s) { return s.knob_id == knob && s.written; });
+  if (it == m.steps.end()) return Error::invalid("not a written knob of this run", knob);
+  Step& step = *it;
+  auto canonical = step.knob->canonical(after);
+  if (!canonical.ok()) return canonical.error();
+  if (*canonical == step.after) return Ok{};
+  JournalRecord r = record(RecordType::intent, knob);
+  r.group = step.group;
+  r.before = step.before;
+  r.after = *canonical;
+  if (auto s = m.journal->append(r); !s.ok()) return s.error();
+  step.after = *canonical;
+  for (ChangeReport& c : m.group_report(step.group).changes)
+    if (c.knob == knob) c.after = step.after;
+  if (!step.live) return Ok{};
+  if (Status s = m.write(step, step.after); !s.ok()) return s;
+  JournalRecord done = record(RecordType::done, knob);
+  done.readback = step.knob->read().value_or(step.after);
+  return m.journal->append(done, false);
+}
+
 Status ApplyRun::undo_group(const std::string& group) { return set_live(group, {}); }
 
 Status ApplyRun::redo_group(const std::string& group) {

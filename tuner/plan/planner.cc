@@ -247,7 +247,27 @@ Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
   }
   if (Status s = planner_detail::plan_searches(profile, inventory, current, *plan); !s.ok())
     return s.error();
-  return plan;
+  // The changes carry each search's first candidate that differs from what the machine
+  // has: the knobs a search writes must be in the plan for apply to journal them.
+  Profile first = profile;
+  bool moved = false;
+  for (const PlanSearch& s : plan->searches) {
+    if (!s.candidates.front().current) continue;
+    for (std::size_t i = 1; i < s.candidates.size(); ++i)
+      if (!s.candidates[i].current) {
+        auto with = with_candidate(first, s.setting, i);
+        if (!with.ok()) return with.error();
+        first = std::move(with).value();
+        moved = true;
+        break;
+      }
+  }
+  if (!moved) return plan;
+  auto moved_plan = planner_detail::plan_settings(first, inventory, current);
+  if (!moved_plan.ok()) return moved_plan;
+  moved_plan->searches = std::move(plan->searches);
+  moved_plan->notes = std::move(plan->notes);
+  return moved_plan;
 }
 
 Result<Plan> make_plan(const Profile& profile, const Inventory& inventory, const Target& target) {

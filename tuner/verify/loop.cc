@@ -308,12 +308,36 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   Config whole_cfg = cfg;
   if (g.keep_if_neutral) whole_cfg.power_effect = 0.0;  // stop early only on proven harm
 
+  if (g.search) {
+    auto chosen = screen(g, written, out.search);
+    if (!chosen.ok()) return chosen.error();
+    if (!*chosen) {
+      // Every candidate went in screening (or it could not finish): nothing to confirm.
+      out.decision = GroupDecision::rolled_back;
+      out.reason = out.search.contains("error") ? Reason::bench_failed : Reason::no_gain;
+      if (out.search.contains("error")) out.error = out.search["error"].get<std::string>();
+      out.run_seed = options_.seed;
+      out.alpha_share = cfg.false_keep_rate;
+      if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
+      if (Status s = run_.decide(g.name, out.decision, to_json(out)); !s.ok()) return s.error();
+      ++group_index_;
+      return out;
+    }
+  }
   auto m = measure(g, written, whole_cfg, "");
   if (!m.ok()) return m.error();
   auto [decision, reason] = classify(*m, g.keep_if_neutral);
   out.decision = decision;
   out.reason = reason;
   out.measured = comparison_of(*m, g.bench->name(), g.design);
+  if (g.search) {
+    const Stats& st = m->decision.stats;
+    out.search["confirm"] = {{"verdict", verdict_name(m->decision.verdict)},
+                             {"effect", std::isfinite(st.effect) ? nlohmann::json(st.effect) : nullptr},
+                             {"ci_low", std::isfinite(st.ci_low) ? nlohmann::json(st.ci_low) : nullptr},
+                             {"ci_high", std::isfinite(st.ci_high) ? nlohmann::json(st.ci_high) : nullptr},
+                             {"trials", st.trials}};
+  }
 
   bool bisectable = reason == Reason::harm || reason == Reason::guard ||
                     reason == Reason::no_gain || reason == Reason::inconclusive;

@@ -28,6 +28,16 @@
 
 namespace tuner::verify {
 
+/// A value search in a group (search.h): the searched knobs and, per candidate tried,
+/// the value each gets. The candidate equal to the current value is the baseline and
+/// is not listed.
+struct SearchPlan {
+  std::string setting;             // "sysctl:net.core.netdev_budget"
+  std::vector<std::string> knobs;  // the knob ids it writes
+  std::vector<std::string> values;                // per candidate, as the profile wrote it
+  std::vector<std::vector<std::string>> desired;  // per candidate, per knob
+};
+
 /// How one group is verified.
 struct GroupPlan {
   std::string name;
@@ -50,6 +60,8 @@ struct GroupPlan {
   /// This group's share of the run's false-keep rate (for the group, and again for
   /// the rest after a bisect); 0: LoopOptions::decision's rate, unshared.
   double false_keep_rate = 0;
+  /// A value search: screen the candidates, then verify the best (loop_search.cc).
+  std::optional<SearchPlan> search = std::nullopt;
 };
 
 struct LoopOptions {
@@ -110,6 +122,13 @@ class VerifyLoop {
   /// Puts exactly `live` of the group's knobs at their after values; true when it
   /// wrote something (and then waited options_.settle).
   Result<bool> set_live(const std::string& group, const std::vector<std::string>& live);
+  /// A value search's screening (loop_search.cc): sets the searched knobs to the
+  /// candidate it sends to confirmation and returns true, or false when every
+  /// candidate went (the group then ends no_gain). `report` gets the JSON `search`.
+  Result<bool> screen(const GroupPlan& group, const std::vector<std::string>& written,
+                      nlohmann::json& report);
+  /// Puts the group at one screening arm: 0 the baseline, i the candidate i - 1.
+  Status set_arm(const GroupPlan& group, const std::vector<std::string>& written, std::size_t arm);
   /// After a rejection: the knobs that hurt, and the rest kept when it earns it.
   Result<GroupOutcome> bisect(const GroupPlan& group, const Config& cfg, GroupOutcome whole);
   /// After a soak tripped: the same halving, each part soaked alone.

@@ -359,6 +359,7 @@ json to_json(const GroupOutcome& o) {
   if (o.overhead_ms)
     j["overhead_ms"] = {{"median", o.overhead_ms->median}, {"max", o.overhead_ms->max}};
   if (!o.soak.is_null()) j["soak"] = o.soak;
+  if (!o.search.is_null()) j["search"] = o.search;
   if (!o.measured && !o.error.empty()) j["error"] = o.error;
   if (o.run_seed) j["run_seed"] = *o.run_seed;
   if (o.alpha_share) j["alpha_share"] = *o.alpha_share;
@@ -386,6 +387,7 @@ Result<GroupOutcome> outcome_from_json(const json& stats) {
     in.number(*v, "max", path + ".overhead_ms", oh.max);
   }
   if (auto it = stats.find("soak"); it != stats.end()) o.soak = *it;
+  if (auto it = stats.find("search"); it != stats.end()) o.search = *it;
   if (in.find(stats, "run_seed")) in.seed(stats, "run_seed", path, o.run_seed.emplace());
   if (in.find(stats, "alpha_share")) in.number(stats, "alpha_share", path, o.alpha_share.emplace());
   if (in.error) return *in.error;

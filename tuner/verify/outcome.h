@@ -142,6 +142,8 @@ struct GroupOutcome {
   std::optional<Bisect> bisect;
   std::optional<Overhead> overhead_ms;
   nlohmann::json soak;  // null: no soak
+  /// A value search's screening and confirmation (JSON `search`); null: no search.
+  nlohmann::json search;
   /// The run's seed (apply --seed replays it) and this group's share of the run's
   /// false_keep_rate (JSON `run_seed`, `alpha_share`).
   std::optional<std::uint64_t> run_seed;

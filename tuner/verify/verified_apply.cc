@@ -25,6 +25,12 @@ Design design_of(const ApplyRun& run, const std::string& group) {
   return Design::interleaved;
 }
 
+const PlanSearch* search_of(const Plan& plan, const std::string& group) {
+  for (const PlanSearch& s : plan.searches)
+    if (s.group == group) return &s;
+  return nullptr;
+}
+
 }  // namespace
 
 LoopOptions loop_options(const Profile& profile, const Inventory& inventory, const Plan& plan,
@@ -95,6 +101,18 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
                             benches->watches_for(group),
                             policy.soak};
     plan_of_group.false_keep_rate = share;
+    if (const PlanSearch* ps = search_of(plan, group)) {
+      SearchPlan sp{ps->setting, ps->knobs, {}, {}};
+      for (const PlanSearch::Candidate& c : ps->candidates)
+        if (!c.current) {
+          sp.values.push_back(c.value);
+          sp.desired.push_back(c.desired);
+        }
+      plan_of_group.search = std::move(sp);
+      if (ps->design == "blocked") plan_of_group.design = Design::blocked;
+      // Without a benchmark nothing can choose: the group is not applied.
+      if (!plan_of_group.bench) plan_of_group.keep_if_neutral = false;
+    }
     auto outcome = loop.verify_group(plan_of_group);
     if (!outcome.ok()) return outcome.error();
     return Ok{};

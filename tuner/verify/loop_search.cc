@@ -1,0 +1,119 @@
+// The verify loop's value search: screening blocks of the baseline and the candidates
+// in the race (search.h), then the candidate in front goes to the ordinary
+// verification of verify_group on fresh trials.
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "base/interrupt.h"
+#include "tuner/verify/loop.h"
+#include "tuner/verify/search.h"
+
+namespace tuner::verify {
+
+namespace {
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
+
+// The JSON of the screening: every candidate with its effect over the baseline, an
+// approximate 95% interval from the pooled spread, the blocks it ran, and where it went.
+nlohmann::json screen_json(const SearchPlan& sp, const Screen& s, unsigned unit) {
+  nlohmann::json cands = nlohmann::json::array();
+  for (std::size_t i = 0; i < s.arms.size(); ++i) {
+    const ScreenArm& a = s.arms[i];
+    double log_gain = std::log1p(a.effect), half = 1.96 * a.se;
+    nlohmann::json c = {{"value", sp.values[i]},
+                        {"effect", number_or_null(a.effect)},
+                        {"ci_low", number_or_null(std::expm1(log_gain - half))},
+                        {"ci_high", number_or_null(std::expm1(log_gain + half))},
+                        {"trials", a.blocks * unit},
+                        {"dropped_at", a.dropped_at ? nlohmann::json(*a.dropped_at * unit) : nullptr}};
+    if (a.dropped_at) c["dropped_for"] = a.behind_best ? "behind_best" : "short_of_min_effect";
+    cands.push_back(std::move(c));
+  }
+  return {{"knob", sp.setting},
+          {"knobs", sp.knobs},
+          {"candidates", std::move(cands)},
+          {"blocks", s.blocks},
+          {"chosen", s.best ? nlohmann::json(sp.values[*s.best]) : nullptr}};
+}
+
+}  // namespace
+
+Status VerifyLoop::set_arm(const GroupPlan& g, const std::vector<std::string>& written,
+                           std::size_t arm) {
+  if (arm == 0) {
+    auto flipped = set_live(g.name, {});
+    if (!flipped.ok()) return flipped.error();
+    return Ok{};
+  }
+  const SearchPlan& sp = *g.search;
+  bool wrote = false;
+  for (std::size_t k = 0; k < sp.knobs.size(); ++k) {
+    // A live knob is written by retarget itself; a journaled intent comes first.
+    bool live = std::find(live_.begin(), live_.end(), sp.knobs[k]) != live_.end();
+    if (Status s = run_.retarget(sp.knobs[k], sp.desired[arm - 1][k]); !s.ok()) return s;
+    wrote = wrote || live;
+  }
+  auto flipped = set_live(g.name, written);
+  if (!flipped.ok()) return flipped.error();
+  if (wrote && !*flipped) clock_.sleep_for(options_.settle);
+  return Ok{};
+}
+
+Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::string>& written,
+                                nlohmann::json& report) {
+  const SearchPlan& sp = *g.search;
+  ScreenConfig sc = screen_config_for(ScreenConfig{}, g.design);
+  sc.min_effect = options_.decision.min_effect;
+  unsigned unit = unit_trials(g.design, options_.block);
+  Screen screen = start_screen(sp.values.size());
+  std::vector<std::vector<double>> values(sp.values.size() + 1);
+  std::uint64_t seed = derive_seed(options_.seed, group_index_, step_index_++);
+  unsigned trial = 0;
+  unsigned most = sc.max_blocks * static_cast<unsigned>(values.size()) * unit;
+  while (!screen.done) {
+    for (std::size_t arm : block_order(arms_in_race(screen), seed + screen.blocks)) {
+      if (Status s = set_arm(g, written, arm); !s.ok()) return s.error();
+      double sum = 0;
+      for (unsigned u = 0; u < unit; ++u) {
+        if (Status s = check_interrupt(); !s.ok()) return s.error();
+        std::string failure;
+        auto m = g.bench->run();
+        if (clock_.now() - started_ > options_.budget)
+          failure = "the budget ran out while screening the candidates";
+        else if (!m.ok())
+          failure = fmt::format("benchmark {} failed while screening: {}", g.bench->name(),
+                                m.error().message());
+        else if (m->metrics.empty())
+          failure = fmt::format("benchmark {} reported no metric", g.bench->name());
+        if (!failure.empty()) {
+          report = screen_json(sp, screen, unit);
+          report["error"] = failure;
+          return false;
+        }
+        const bench::Metric& main = m->metrics.front();
+        sc.direction = main.direction == bench::Direction::lower ? Direction::lower
+                                                                  : Direction::higher;
+        sum += main.value;
+        if (progress_) {
+          Progress p{g.name,
+                     fmt::format("screening {} candidates of {}, block {}: {}", arms_in_race(screen).size() - 1,
+                                 sp.setting, screen.blocks + 1,
+                                 arm == 0 ? "baseline" : sp.values[arm - 1]),
+                     ++trial, most, arm == 0 ? Arm::baseline : Arm::candidate, {}};
+          progress_(p);
+        }
+      }
+      values[arm].push_back(sum / unit);
+    }
+    if (Status s = screen_look(sc, values, screen); !s.ok())
+      return s.error().context("screening " + sp.setting);
+  }
+  report = screen_json(sp, screen, unit);
+  if (!screen.best) return false;
+  if (Status s = set_arm(g, written, *screen.best + 1); !s.ok()) return s.error();
+  return true;
+}
+
+}  // namespace tuner::verify
