@@ -16,6 +16,7 @@
 #include "probes/bench/latency.h"
 #include "probes/bench/membw.h"
 #include "probes/bench/tcp.h"
+#include "probes/inventory.h"
 
 namespace tuner {
 
@@ -69,6 +70,9 @@ struct NicRule {
   bool combined_local_cores = false;  // combined = "local-cores": the NIC node's physical cores
   std::optional<uint32_t> rx_ring, tx_ring;  // rings; 0 = "max"
   bool rx_ring_max = false, tx_ring_max = false;
+  /// coalesce = { rx_usecs, tx_usecs, rx_frames, tx_frames, adaptive_rx, adaptive_tx }:
+  /// the fields given (nic:IF:coalesce).
+  std::optional<Coalesce> coalesce;
   std::optional<RpsPolicy> rps;  // rps = "numa-local" | "off"
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
