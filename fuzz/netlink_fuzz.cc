@@ -26,6 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)tuner::parse_linkstate_reply(msg, info);
   (void)tuner::parse_channels_reply(msg);
   (void)tuner::parse_rings_reply(msg);
+  (void)tuner::parse_coalesce_reply(msg);
   auto napis = tuner::parse_napi_dump(msg);
   auto queues = tuner::parse_queue_dump(msg);
   if (napis.ok() && queues.ok()) (void)tuner::napi_irq_roles(*napis, *queues);

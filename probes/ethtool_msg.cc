@@ -176,6 +176,46 @@ Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, co
   return r;
 }
 
+Result<NlRequest> build_coalesce_set(uint16_t family, const std::string& ifname, const Coalesce& c,
+                                     uint32_t seq) {
+  if (auto ok = check_ifname(ifname); !ok) return ok.error();
+  if (!c.rx_usecs && !c.tx_usecs && !c.rx_frames && !c.tx_frames && !c.adaptive_rx &&
+      !c.adaptive_tx)
+    return Error::invalid("empty coalesce request", ifname);
+  NlRequest r(family, ETHTOOL_MSG_COALESCE_SET, NLM_F_ACK, seq);
+  nlmsghdr* nlh = r.header();
+  put_header(nlh, ETHTOOL_A_COALESCE_HEADER, ifname, 0);
+  if (c.rx_usecs) mnl_attr_put_u32(nlh, ETHTOOL_A_COALESCE_RX_USECS, *c.rx_usecs);
+  if (c.tx_usecs) mnl_attr_put_u32(nlh, ETHTOOL_A_COALESCE_TX_USECS, *c.tx_usecs);
+  if (c.rx_frames) mnl_attr_put_u32(nlh, ETHTOOL_A_COALESCE_RX_MAX_FRAMES, *c.rx_frames);
+  if (c.tx_frames) mnl_attr_put_u32(nlh, ETHTOOL_A_COALESCE_TX_MAX_FRAMES, *c.tx_frames);
+  if (c.adaptive_rx) mnl_attr_put_u8(nlh, ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, *c.adaptive_rx);
+  if (c.adaptive_tx) mnl_attr_put_u8(nlh, ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX, *c.adaptive_tx);
+  return r;
+}
+
+const char* coalesce_field_name(uint16_t attr_type) {
+  switch (attr_type) {
+    case ETHTOOL_A_COALESCE_RX_USECS: return "rx-usecs";
+    case ETHTOOL_A_COALESCE_TX_USECS: return "tx-usecs";
+    case ETHTOOL_A_COALESCE_RX_MAX_FRAMES: return "rx-frames";
+    case ETHTOOL_A_COALESCE_TX_MAX_FRAMES: return "tx-frames";
+    case ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX: return "adaptive-rx";
+    case ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX: return "adaptive-tx";
+    default: return nullptr;
+  }
+}
+
+std::optional<uint16_t> attr_type_at(std::string_view request, uint32_t offset) {
+  if (offset < sizeof(nlmsghdr) + sizeof(genlmsghdr) || offset % 4 != 0 ||
+      request.size() < sizeof(nlattr) || offset > request.size() - sizeof(nlattr))
+    return std::nullopt;
+  nlattr a;
+  std::memcpy(&a, request.data() + offset, sizeof(a));
+  if (a.nla_len < sizeof(nlattr) || a.nla_len > request.size() - offset) return std::nullopt;
+  return static_cast<uint16_t>(a.nla_type & NLA_TYPE_MASK);
+}
+
 Result<NlAck> parse_ack(std::string_view msg) {
   constexpr const char* where = "netlink ack";
   auto store = aligned_message(msg, where);
@@ -211,6 +251,11 @@ Result<NlAck> parse_ack(std::string_view msg) {
     auto type = attr_u32(m, where);
     if (!type) return type.error();
     ack.message = "missing required attribute " + std::to_string(*type);
+  }
+  if (const nlattr* m = t[NLMSGERR_ATTR_OFFS]) {
+    auto offs = attr_u32(m, where);
+    if (!offs) return offs.error();
+    ack.bad_attr_offset = *offs;
   }
   return ack;
 }
@@ -369,6 +414,34 @@ Result<Rings> parse_rings_reply(std::string_view msg) {
     *field = *v;
   }
   return r;
+}
+
+Result<Coalesce> parse_coalesce_reply(std::string_view msg) {
+  constexpr const char* where = "ethtool COALESCE_GET reply";
+  auto p = parse_genl<ETHTOOL_A_COALESCE_MAX>(msg, ETHTOOL_MSG_COALESCE_GET_REPLY, where);
+  if (!p) return p.error();
+  Coalesce c;
+  std::pair<unsigned, std::optional<uint32_t>*> fields[] = {
+      {ETHTOOL_A_COALESCE_RX_USECS, &c.rx_usecs},
+      {ETHTOOL_A_COALESCE_TX_USECS, &c.tx_usecs},
+      {ETHTOOL_A_COALESCE_RX_MAX_FRAMES, &c.rx_frames},
+      {ETHTOOL_A_COALESCE_TX_MAX_FRAMES, &c.tx_frames}};
+  for (auto& [type, field] : fields) {
+    auto v = opt_u32(p->attrs[type], where);
+    if (!v) return v.error();
+    *field = *v;
+  }
+  std::pair<unsigned, std::optional<bool>*> flags[] = {
+      {ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, &c.adaptive_rx},
+      {ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX, &c.adaptive_tx}};
+  for (auto& [type, flag] : flags) {
+    if (const nlattr* a = p->attrs[type]) {
+      auto v = attr_u8(a, where);
+      if (!v) return v.error();
+      *flag = *v != 0;
+    }
+  }
+  return c;
 }
 
 }  // namespace tuner

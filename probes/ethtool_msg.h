@@ -6,6 +6,7 @@
 #include <linux/netlink.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,16 @@ Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
 Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, const Rings& rings,
                                   uint32_t seq);
 
+/// COALESCE_SET with the fields that are set; Error for an empty request.
+Result<NlRequest> build_coalesce_set(uint16_t family, const std::string& ifname, const Coalesce& c,
+                                     uint32_t seq);
+/// The coalesce field an ETHTOOL_A_COALESCE_* attribute carries, as the knob value names
+/// it ("rx-usecs"); nullptr for attributes tuner does not set.
+const char* coalesce_field_name(uint16_t attr_type);
+/// The type of the attribute that starts `offset` bytes into `request` (an extended
+/// ACK's NLMSGERR_ATTR_OFFS); nullopt when no whole attribute header lies there.
+std::optional<uint16_t> attr_type_at(std::string_view request, uint32_t offset);
+
 /// The largest errno the kernel sends in netlink (MAX_ERRNO).
 inline constexpr int kMaxErrno = 4095;
 
@@ -60,6 +71,8 @@ inline constexpr int kMaxErrno = 4095;
 struct NlAck {
   int error = 0;  // positive errno
   std::string message;
+  /// NLMSGERR_ATTR_OFFS: where in the request the attribute the kernel refused starts.
+  std::optional<uint32_t> bad_attr_offset;
 };
 Result<NlAck> parse_ack(std::string_view msg);
 
@@ -78,5 +91,7 @@ Status parse_linkmodes_reply(std::string_view msg, const std::vector<std::string
 Status parse_linkstate_reply(std::string_view msg, LinkInfo& out);
 Result<Channels> parse_channels_reply(std::string_view msg);
 Result<Rings> parse_rings_reply(std::string_view msg);
+/// COALESCE_GET reply: rx/tx usecs and max frames, adaptive rx/tx, each when sent.
+Result<Coalesce> parse_coalesce_reply(std::string_view msg);
 
 }  // namespace tuner

@@ -135,6 +135,14 @@ struct Rings {
   std::optional<uint32_t> rx, tx, rx_max, tx_max;
 };
 
+/// Interrupt coalescing (ETHTOOL_MSG_COALESCE_GET): a field is set when the driver
+/// reports it. The kernel leaves out a zero field the driver does not support, so an
+/// unset field is one this driver cannot change.
+struct Coalesce {
+  std::optional<uint32_t> rx_usecs, tx_usecs, rx_frames, tx_frames;
+  std::optional<bool> adaptive_rx, adaptive_tx;
+};
+
 struct Nic {
   std::string name;
   std::optional<std::string> driver;
@@ -154,6 +162,7 @@ struct Nic {
   LinkInfo link;
   std::optional<Channels> channels;
   std::optional<Rings> rings;
+  std::optional<Coalesce> coalesce;  // nullopt: the driver has no coalescing (EOPNOTSUPP)
   /// ETHTOOL_GDRVINFO on the live machine: what fleets compare across nodes.
   std::optional<std::string> driver_version, firmware_version;
 };

@@ -94,7 +94,7 @@ json nic_json(const Nic& n) {
                {"supported_modes", l.supported_modes},
                {"advertised_modes", l.advertised_modes},
                {"partner_modes", l.partner_modes}};
-  json channels = nullptr, rings = nullptr;
+  json channels = nullptr, rings = nullptr, coalesce = nullptr;
   if (n.channels)
     channels = {{"rx", opt(n.channels->rx)},
                 {"tx", opt(n.channels->tx)},
@@ -109,6 +109,13 @@ json nic_json(const Nic& n) {
              {"tx", opt(n.rings->tx)},
              {"rx_max", opt(n.rings->rx_max)},
              {"tx_max", opt(n.rings->tx_max)}};
+  if (n.coalesce)
+    coalesce = {{"rx_usecs", opt(n.coalesce->rx_usecs)},
+                {"tx_usecs", opt(n.coalesce->tx_usecs)},
+                {"rx_frames", opt(n.coalesce->rx_frames)},
+                {"tx_frames", opt(n.coalesce->tx_frames)},
+                {"adaptive_rx", opt(n.coalesce->adaptive_rx)},
+                {"adaptive_tx", opt(n.coalesce->adaptive_tx)}};
   return {{"name", n.name},
           {"driver", opt(n.driver)},
           {"driver_version", opt(n.driver_version)},
@@ -126,7 +133,8 @@ json nic_json(const Nic& n) {
           {"irqs", n.irqs},
           {"link", link},
           {"channels", channels},
-          {"rings", rings}};
+          {"rings", rings},
+          {"coalesce", coalesce}};
 }
 
 json irq_json(const Irq& i) {

@@ -81,6 +81,12 @@ class EthtoolNetlink : public Netlink {
     return located(parse_rings_reply(*reply), ifname);
   }
 
+  Result<Coalesce> get_coalesce(const std::string& ifname) override {
+    auto reply = get({ETHTOOL_MSG_COALESCE_GET, "COALESCE_GET"}, ifname);
+    if (!reply) return reply.error();
+    return located(parse_coalesce_reply(*reply), ifname);
+  }
+
   Status set_link_modes(const std::string& ifname, const LinkModesRequest& req) override {
     return set(build_linkmodes_set(family_, ifname, req, ++seq_), "LINKMODES_SET", ifname);
   }
@@ -89,6 +95,10 @@ class EthtoolNetlink : public Netlink {
   }
   Status set_rings(const std::string& ifname, const Rings& rings) override {
     return set(build_rings_set(family_, ifname, rings, ++seq_), "RINGS_SET", ifname);
+  }
+  Status set_coalesce(const std::string& ifname, const Coalesce& c) override {
+    return set(build_coalesce_set(family_, ifname, c, ++seq_), "COALESCE_SET", ifname,
+               coalesce_field_name);
   }
 
  private:
@@ -106,9 +116,13 @@ class EthtoolNetlink : public Netlink {
     return transact(build_get_request(family_, op.cmd, ifname, flags, ++seq_), op.name, ifname);
   }
 
-  Status set(Result<NlRequest> req, const char* op, const std::string& ifname) {
+  /// attr_name names the request's attributes: a refusal that points at one (the
+  /// extended ACK's offset) then says which field it was.
+  using AttrNamer = const char* (*)(uint16_t);
+  Status set(Result<NlRequest> req, const char* op, const std::string& ifname,
+             AttrNamer attr_name = nullptr) {
     if (!req) return req.error();
-    auto reply = transact(*req, op, ifname);
+    auto reply = transact(*req, op, ifname, attr_name);
     if (!reply) return reply.error();
     return Ok{};
   }
@@ -139,7 +153,8 @@ class EthtoolNetlink : public Netlink {
   // Sends one request and reads until its ACK or error. Returns the data reply (empty
   // for SET requests); an NLMSG_ERROR becomes an Error with the kernel's errno and its
   // extended ACK text.
-  Result<std::string> transact(const NlRequest& req, const char* op, const std::string& ifname) {
+  Result<std::string> transact(const NlRequest& req, const char* op, const std::string& ifname,
+                               AttrNamer attr_name = nullptr) {
     std::string where = ifname + ": ethtool " + op;
     std::string_view out = req.bytes();
     if (mnl_socket_sendto(sock_, out.data(), out.size()) < 0) return errno_error("sendto", where);
@@ -162,8 +177,11 @@ class EthtoolNetlink : public Netlink {
           if (!ack) return Error::invalid(ack.error().what, where);
           if (ack->error == 0) return reply;
           record(msg, op, ifname, true);
-          return errno_error(ack->message.empty() ? "request failed" : ack->message, where,
-                             ack->error);
+          std::string text = ack->message.empty() ? "request failed" : ack->message;
+          if (attr_name && ack->bad_attr_offset)
+            if (auto type = attr_type_at(out, *ack->bad_attr_offset))
+              if (const char* field = attr_name(*type)) text = std::string(field) + ": " + text;
+          return errno_error(text, where, ack->error);
         }
         if (nlh->nlmsg_type == NLMSG_DONE) return reply;
         reply.assign(msg);

@@ -35,10 +35,14 @@ class Netlink {
   virtual Status get_link_state(const std::string& ifname, LinkInfo& out) = 0;
   virtual Result<Channels> get_channels(const std::string& ifname) = 0;
   virtual Result<Rings> get_rings(const std::string& ifname) = 0;
+  virtual Result<Coalesce> get_coalesce(const std::string& ifname) = 0;
   /// SET requests; errors carry the kernel's extended ACK text when it sent one.
   virtual Status set_link_modes(const std::string& ifname, const LinkModesRequest& req) = 0;
   virtual Status set_channels(const std::string& ifname, const Channels& ch) = 0;
   virtual Status set_rings(const std::string& ifname, const Rings& rings) = 0;
+  /// Sends only the fields that are set. A field the driver does not support is refused
+  /// (EINVAL, "cannot modify an unsupported parameter"); the Error names the field.
+  virtual Status set_coalesce(const std::string& ifname, const Coalesce& c) = 0;
 };
 
 /// How the real client talks to the kernel.

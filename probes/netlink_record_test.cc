@@ -35,6 +35,7 @@ TEST_CASE("netlink record") {
       (void)(*nl)->get_link_state(ifname, info);
       (void)(*nl)->get_channels(ifname);
       (void)(*nl)->get_rings(ifname);
+      (void)(*nl)->get_coalesce(ifname);
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <linux/genetlink.h>
 
 #include <cerrno>
+#include <cstring>
 #include <iterator>
 #include <random>
 
@@ -107,6 +108,19 @@ TEST_CASE("netlink fixtures: virtio eth0 reports unknown speed and duplex") {
   CHECK(rings->tx == 256u);
   CHECK(rings->rx_max == 256u);
   CHECK(rings->tx_max == 256u);
+  // virtio_net without VIRTIO_NET_F_NOTF_COAL: usecs 0, one frame per interrupt, and
+  // no adaptive-tx (not supported and off, so the kernel leaves it out).
+  for (const char* form : {"verbose", "compact"}) {
+    CAPTURE(form);
+    auto c = parse_coalesce_reply(fixture(std::string("COALESCE_GET-eth0-") + form + ".bin"));
+    REQUIRE(c.ok());
+    CHECK(c->rx_usecs == 0u);
+    CHECK(c->rx_frames == 1u);
+    CHECK(c->tx_usecs == 0u);
+    CHECK(c->tx_frames == 1u);
+    CHECK(c->adaptive_rx == false);
+    CHECK_FALSE(c->adaptive_tx.has_value());
+  }
 }
 
 TEST_CASE("netlink fixtures: veth reports 10000/full, 4 queues") {
@@ -138,6 +152,12 @@ TEST_CASE("netlink fixtures: kernel errors carry errno and extended ACK text") {
   auto ack = parse_ack(fixture("RINGS_GET-va-verbose-error.bin"));
   REQUIRE(ack.ok());
   CHECK(ack->error == EOPNOTSUPP);
+  // veth has no coalescing: the probe leaves it out of the inventory on this errno.
+  auto coal = parse_coalesce_reply(fixture("COALESCE_GET-va-verbose-error.bin"));
+  REQUIRE_FALSE(coal.ok());
+  auto coal_ack = parse_ack(fixture("COALESCE_GET-va-compact-error.bin"));
+  REQUIRE(coal_ack.ok());
+  CHECK(coal_ack->error == EOPNOTSUPP);
   // A reply of the wrong kind is refused rather than misread.
   CHECK_FALSE(parse_rings_reply(fixture("CHANNELS_GET-eth0-verbose.bin")).ok());
 }
@@ -214,11 +234,11 @@ TEST_CASE("netlink bitsets: inconsistent bitsets are errors") {
 }
 
 TEST_CASE("netlink parsers: truncated and corrupted replies give errors, never crash") {
-  const char* files[] = {"LINKMODES_GET-eth0-verbose.bin",    "LINKMODES_GET-va-compact.bin",
-                         "LINKINFO_GET-va-verbose.bin",       "LINKSTATE_GET-eth0-verbose.bin",
-                         "CHANNELS_GET-va-verbose.bin",       "RINGS_GET-eth0-compact.bin",
-                         "STRSET_GET-global-compact.bin",     "GETFAMILY-ethtool-verbose.bin",
-                         "LINKMODES_GET-lo-verbose-error.bin"};
+  const char* files[] = {"LINKMODES_GET-eth0-verbose.bin", "LINKMODES_GET-va-compact.bin",
+                         "LINKINFO_GET-va-verbose.bin",    "LINKSTATE_GET-eth0-verbose.bin",
+                         "CHANNELS_GET-va-verbose.bin",    "RINGS_GET-eth0-compact.bin",
+                         "COALESCE_GET-eth0-verbose.bin",  "STRSET_GET-global-compact.bin",
+                         "GETFAMILY-ethtool-verbose.bin",  "LINKMODES_GET-lo-verbose-error.bin"};
   auto parse_all = [](std::string_view m) {
     LinkInfo info;
     int ok = 0;
@@ -227,6 +247,7 @@ TEST_CASE("netlink parsers: truncated and corrupted replies give errors, never c
     ok += parse_linkstate_reply(m, info).ok();
     ok += parse_channels_reply(m).ok();
     ok += parse_rings_reply(m).ok();
+    ok += parse_coalesce_reply(m).ok();
     ok += parse_link_mode_names(m).ok();
     ok += parse_family_reply(m).ok();
     ok += parse_ack(m).ok();
@@ -295,6 +316,72 @@ TEST_CASE("netlink requests: SET messages validate their input") {
   CHECK_FALSE(build_linkmodes_set(20, "eth0", adv, 1).ok());
   CHECK_FALSE(build_channels_set(20, "eth0", Channels{}, 1).ok());
   CHECK_FALSE(build_rings_set(20, "eth0", Rings{}, 1).ok());
+}
+
+TEST_CASE("netlink requests: COALESCE_SET carries only the fields set") {
+  CHECK_FALSE(build_coalesce_set(20, "eth0", Coalesce{}, 1).ok());
+  Coalesce c;
+  c.rx_usecs = 8;
+  c.adaptive_rx = false;  // set to off is set: it travels
+  auto req = build_coalesce_set(20, "eth0", c, 1);
+  REQUIRE(req.ok());
+  std::string_view bytes = req->bytes();
+  std::vector<uint16_t> types;
+  for (size_t off = NLMSG_HDRLEN + GENL_HDRLEN; off < bytes.size();) {
+    auto type = attr_type_at(bytes, static_cast<uint32_t>(off));
+    REQUIRE(type.has_value());
+    types.push_back(*type);
+    nlattr a{};
+    std::memcpy(&a, bytes.data() + off, sizeof(a));
+    off += NLA_ALIGN(a.nla_len);
+  }
+  CHECK(types == std::vector<uint16_t>{ETHTOOL_A_COALESCE_HEADER, ETHTOOL_A_COALESCE_RX_USECS,
+                                       ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX});
+  CHECK(std::string(coalesce_field_name(ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX)) == "adaptive-rx");
+  CHECK(std::string(coalesce_field_name(ETHTOOL_A_COALESCE_RX_MAX_FRAMES)) == "rx-frames");
+  CHECK(coalesce_field_name(ETHTOOL_A_COALESCE_HEADER) == nullptr);
+  CHECK_FALSE(attr_type_at(bytes, 2).has_value());  // inside the netlink header
+  CHECK_FALSE(attr_type_at(bytes, static_cast<uint32_t>(bytes.size())).has_value());
+}
+
+TEST_CASE("netlink parsers: a COALESCE_GET reply, field by field") {
+  std::vector<uint32_t> buf(64);
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
+  nlh->nlmsg_type = 20;
+  auto* g = static_cast<genlmsghdr*>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
+  g->cmd = ETHTOOL_MSG_COALESCE_GET_REPLY;
+  mnl_attr_put_u32(nlh, ETHTOOL_A_COALESCE_RX_USECS, 8);
+  mnl_attr_put_u32(nlh, ETHTOOL_A_COALESCE_TX_MAX_FRAMES, 0);
+  mnl_attr_put_u8(nlh, ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, 1);
+  std::string msg(reinterpret_cast<const char*>(buf.data()), nlh->nlmsg_len);
+  auto c = parse_coalesce_reply(msg);
+  REQUIRE(c.ok());
+  CHECK(c->rx_usecs == 8u);
+  CHECK(c->tx_frames == 0u);
+  CHECK(c->adaptive_rx == true);
+  CHECK_FALSE(c->tx_usecs.has_value());  // not sent: a field the driver cannot change
+  CHECK_FALSE(c->adaptive_tx.has_value());
+  mnl_attr_put_u8(nlh, ETHTOOL_A_COALESCE_TX_USECS, 1);  // a u8 where a u32 belongs
+  CHECK_FALSE(
+      parse_coalesce_reply(std::string(reinterpret_cast<const char*>(buf.data()), nlh->nlmsg_len))
+          .ok());
+}
+
+TEST_CASE("netlink parsers: an extended ACK's offset names the refused attribute") {
+  std::vector<uint32_t> buf(64);
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
+  nlh->nlmsg_type = NLMSG_ERROR;
+  nlh->nlmsg_flags = NLM_F_ACK_TLVS | NLM_F_CAPPED;
+  auto* err = static_cast<nlmsgerr*>(mnl_nlmsg_put_extra_header(nlh, sizeof(nlmsgerr)));
+  err->error = -EINVAL;
+  err->msg.nlmsg_len = 44;
+  mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, "cannot modify an unsupported parameter");
+  mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, 36);
+  auto ack = parse_ack(std::string(reinterpret_cast<const char*>(buf.data()), nlh->nlmsg_len));
+  REQUIRE(ack.ok());
+  CHECK(ack->error == EINVAL);
+  CHECK(ack->message == "cannot modify an unsupported parameter");
+  CHECK(ack->bad_attr_offset == 36u);
 }
 
 }  // namespace tuner

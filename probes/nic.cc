@@ -50,6 +50,8 @@ void add_netlink(Netlink& nl, Nic& nic, std::vector<ProbeError>& errors) {
   else note(ch.error());
   if (auto rings = nl.get_rings(nic.name)) nic.rings = *rings;
   else note(rings.error());
+  if (auto c = nl.get_coalesce(nic.name)) nic.coalesce = *c;
+  else note(c.error());
 }
 
 }  // namespace

@@ -127,6 +127,7 @@ TEST_CASE("nic probe: netlink EOPNOTSUPP is quiet, other failures are reported")
   REQUIRE(root.ok());
   testing::FakeNetlink nl = fibre_25g();
   nl.fail["RINGS_GET"] = EOPNOTSUPP;
+  nl.fail["COALESCE_GET"] = EOPNOTSUPP;  // no coalescing: none in the inventory, no error
   nl.fail["CHANNELS_GET"] = EIO;
   std::vector<ProbeError> errors;
   auto nics = probe_nics(*root, &nl, errors);
@@ -136,13 +137,28 @@ TEST_CASE("nic probe: netlink EOPNOTSUPP is quiet, other failures are reported")
     CHECK(nic.link.port == "FIBRE");
     CHECK(nic.link.up == true);
     CHECK_FALSE(nic.rings.has_value());
+    CHECK_FALSE(nic.coalesce.has_value());
     CHECK_FALSE(nic.channels.has_value());
   }
   REQUIRE(errors.size() == 2);  // one CHANNELS_GET failure per interface, no RINGS_GET
   CHECK(errors[0].probe == "netlink");
   CHECK(errors[0].message.find("enp96s0f0") != std::string::npos);
   CHECK(errors[0].message.find("Input/output error") != std::string::npos);
-  CHECK(nl.asked.size() == 10);
+  CHECK(nl.asked.size() == 12);
+}
+
+TEST_CASE("nic probe: coalescing the driver reports is in the inventory, field by field") {
+  auto root = Root::open(testing::shared_fixture("32intel64-2p8co2t+8ve.tar.bz2"));
+  REQUIRE(root.ok());
+  testing::FakeNetlink nl = fibre_25g();
+  std::vector<ProbeError> errors;
+  auto nics = probe_nics(*root, &nl, errors);
+  REQUIRE_FALSE(nics.empty());
+  REQUIRE(nics[0].coalesce.has_value());
+  CHECK(nics[0].coalesce->rx_usecs == 50u);
+  CHECK(nics[0].coalesce->adaptive_rx == true);
+  CHECK_FALSE(nics[0].coalesce->rx_frames.has_value());  // not supported: not reported
+  CHECK(errors.empty());
 }
 
 TEST_CASE("nic probe live: veth in a private namespace, link data from netlink") {
@@ -173,6 +189,7 @@ TEST_CASE("nic probe live: veth in a private namespace, link data from netlink")
       out[k + "mac"] = n.mac.value_or("null");
       out[k + "channels"] = n.channels ? "1" : "0";
       out[k + "rings"] = n.rings ? "1" : "0";
+      out[k + "coalesce"] = n.coalesce ? "1" : "0";
     }
     out["sysfs.mac"] = file_text("/sys/class/net/va/address");
     out["sysfs.speed"] = file_text("/sys/class/net/va/speed");
@@ -192,7 +209,8 @@ TEST_CASE("nic probe live: veth in a private namespace, link data from netlink")
   CHECK(r["va.mtu"] == "9000");
   CHECK(r["va.mac"] == r["sysfs.mac"]);
   CHECK(r["va.channels"] == "1");
-  CHECK(r["va.rings"] == "0");  // veth has no ring parameters
+  CHECK(r["va.rings"] == "0");     // veth has no ring parameters
+  CHECK(r["va.coalesce"] == "0");  // nor interrupt coalescing
   CHECK(r["lo.speed"] == "null");
 }
 

@@ -30,6 +30,7 @@ assert va["link"]["up"] is True, va["link"]
 assert va["mtu"] == 9000 and va["virtual"] is True, va
 assert va["channels"]["rx"] == 2 and va["rx_queues"] == 2, va
 assert va["rings"] is None, va
+assert va["coalesce"] is None, va  # veth has no interrupt coalescing (EOPNOTSUPP)
 assert not [e for e in inv["errors"] if e["probe"] in ("nic", "netlink")], inv["errors"]
 print("ok: va", va["link"]["speed_mbps"], va["link"]["duplex"])
 PY

@@ -1,10 +1,13 @@
 // Test support: the one fake of the Netlink seam (probes/netlink.h). It behaves like a
 // device behind the kernel's ethtool netlink: LINKMODES_SET with speed/duplex filters
 // rebuilds the advertised modes from the supported ones, a link partner decides at
-// which speeds the link comes up, and channel and ring settings are kept. It records
-// every request, and fails the ones a test tells it to.
+// which speeds the link comes up, and channel, ring and coalesce settings are kept.
+// Coalescing behaves like the kernel's: a field the driver does not support is left out
+// of a GET and refused in a SET. It records every request, and fails the ones a test
+// tells it to.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -35,6 +38,9 @@ class FakeNetlink : public Netlink {
   LinkInfo link;
   Channels channels;
   Rings rings;
+  /// The fields the driver supports are the ones set (an ixgbe-like NIC: usecs and
+  /// adaptive rx, no frame counts).
+  Coalesce coalesce;
   std::vector<uint32_t> partner_speeds = {1000, 100, 10};  // what the other end can do
   bool driver_reports_full_duplex = false;  // a driver that ignores forced half duplex
 
@@ -49,6 +55,7 @@ class FakeNetlink : public Netlink {
   std::vector<LinkModesRequest> link_sets;
   std::vector<Channels> channel_sets;
   std::vector<Rings> ring_sets;
+  std::vector<Coalesce> coalesce_sets;
 
   FakeNetlink() {
     link.port = "TP";
@@ -63,6 +70,9 @@ class FakeNetlink : public Netlink {
     channels.rx_max = channels.tx_max = 0;
     rings.rx = rings.tx = 256;
     rings.rx_max = rings.tx_max = 4096;
+    coalesce.rx_usecs = 50;
+    coalesce.tx_usecs = 50;
+    coalesce.adaptive_rx = true;
   }
 
   /// The modes among `modes` of that speed and duplex (either unset: any), the way the
@@ -135,6 +145,10 @@ class FakeNetlink : public Netlink {
     if (auto s = answer("RINGS_GET", n); !s) return s.error();
     return rings;
   }
+  Result<Coalesce> get_coalesce(const std::string& n) override {
+    if (auto s = answer("COALESCE_GET", n); !s) return s.error();
+    return coalesce;
+  }
 
   Status set_link_modes(const std::string& n, const LinkModesRequest& req) override {
     link_sets.push_back(req);
@@ -164,6 +178,28 @@ class FakeNetlink : public Netlink {
     ring_sets.push_back(r);
     if (auto s = answer_set("RINGS_SET", n); !s) return s;
     keep_set(rings, r, {&Rings::rx, &Rings::tx});
+    return Ok{};
+  }
+  Status set_coalesce(const std::string& n, const Coalesce& c) override {
+    coalesce_sets.push_back(c);
+    if (auto s = answer_set("COALESCE_SET", n); !s) return s;
+    // As ethnl_set_coalesce_validate: the first field the driver lacks fails the SET.
+    std::pair<const char*, bool> unsupported[] = {
+        {"rx-usecs", c.rx_usecs && !coalesce.rx_usecs},
+        {"tx-usecs", c.tx_usecs && !coalesce.tx_usecs},
+        {"rx-frames", c.rx_frames && !coalesce.rx_frames},
+        {"tx-frames", c.tx_frames && !coalesce.tx_frames},
+        {"adaptive-rx", c.adaptive_rx && !coalesce.adaptive_rx},
+        {"adaptive-tx", c.adaptive_tx && !coalesce.adaptive_tx}};
+    for (auto [field, bad] : unsupported)
+      if (bad)
+        return errno_error(std::string(field) + ": cannot modify an unsupported parameter",
+                           n + ": ethtool COALESCE_SET", EINVAL);
+    keep_set(
+        coalesce, c,
+        {&Coalesce::rx_usecs, &Coalesce::tx_usecs, &Coalesce::rx_frames, &Coalesce::tx_frames});
+    if (c.adaptive_rx) coalesce.adaptive_rx = c.adaptive_rx;
+    if (c.adaptive_tx) coalesce.adaptive_tx = c.adaptive_tx;
     return Ok{};
   }
 

@@ -83,6 +83,17 @@ const Case kCases[] = {
      "rx=0"},
     {"nic_rings", "[nic.\"eth*\"]\nrings = { rx = 5000000000 }\n", Expect::refused,
      "nic:eth0:rings", "rx=5000000000"},
+    // nic_coalesce: the fake NIC has usecs and adaptive-rx, no frame counts (fake_netlink.h)
+    {"nic_coalesce", "[nic.\"eth*\"]\ncoalesce = { rx_frames = 32 }\n", Expect::refused_or_left,
+     "nic:eth0:coalesce", "rx-frames=32"},
+    {"nic_coalesce", "[nic.\"eth*\"]\ncoalesce = { adaptive_tx = true }\n", Expect::refused_or_left,
+     "nic:eth0:coalesce", "adaptive-tx=on"},
+    {"nic_coalesce", "[nic.\"eth*\"]\ncoalesce = { rx_usecs = -1 }\n", Expect::refused,
+     "nic:eth0:coalesce", "rx-usecs=-1"},
+    {"nic_coalesce", "[nic.\"eth*\"]\ncoalesce = { rx_usecs = 5000000000 }\n", Expect::refused,
+     "nic:eth0:coalesce", "rx-usecs=5000000000"},
+    {"nic_coalesce", "[nic.\"eth*\"]\ncoalesce = { adaptive_rx = \"off\" }\n", Expect::refused,
+     "nic:eth0:coalesce", "adaptive-rx=\"off\""},
     // nic_rps, nic_xps
     {"nic_rps", "[nic.\"eth*\"]\nrps = \"everywhere\"\n", Expect::refused},
     {"nic_xps", "[nic.\"eth*\"]\nxps = \"numa-local\"\n", Expect::refused},
@@ -171,7 +182,7 @@ TEST_CASE("plan/apply parity: what apply refuses, plan refuses or leaves out, ev
   // value from a profile: a live process; "stop" or "leave").
   for (const char* kind :
        {"sysctl", "irq_affinity", "irqbalance_banned", "nic_link", "nic_channels", "nic_rings",
-        "nic_rps", "nic_xps", "numa_unit", "numa_cgroup", "cpu_governor", "cpu_epp",
+        "nic_coalesce", "nic_rps", "nic_xps", "numa_unit", "numa_cgroup", "cpu_governor", "cpu_epp",
         "cpu_resume_latency", "mm_thp", "mm_thp_defrag"}) {
     CAPTURE(kind);
     CHECK(kinds.contains(kind));
@@ -187,6 +198,7 @@ TEST_CASE("plan/apply parity: values at the edges plan accepts, apply accepts") 
       "[nic.\"eth*\"]\nspeed = \"max\"\nduplex = \"full\"\nautoneg = true\n",
       "[nic.\"eth*\"]\nspeed = 10\nduplex = \"half\"\nautoneg = false\n",
       "[nic.\"eth*\"]\nchannels = { combined = 1 }\nrings = { rx = 4096, tx = 1 }\n",
+      "[nic.\"eth*\"]\ncoalesce = { rx_usecs = 0, tx_usecs = 4294967295, adaptive_rx = false }\n",
       "[nic.\"eth*\"]\ncombined = \"local-cores\"\nrps = \"numa-local\"\nxps = \"follow-irq\"\n",
       "[nic.\"eth*\"]\nrps = \"off\"\nxps = \"off\"\n",
       R"([[numa.bind]]

@@ -74,7 +74,8 @@ Result<std::unique_ptr<Knob>> make_knob(const KnobId& id, KnobContext& ctx) {
     case KnobKind::irq_affinity: return make_irq_knob(id, ctx);
     case KnobKind::nic_link:
     case KnobKind::nic_channels:
-    case KnobKind::nic_rings: return make_nic_knob(id, ctx);
+    case KnobKind::nic_rings:
+    case KnobKind::nic_coalesce: return make_nic_knob(id, ctx);
     case KnobKind::nic_rps:
     case KnobKind::nic_xps: return make_nic_queue_knob(id, ctx);
     case KnobKind::numa_unit: return make_numa_unit_knob(id, ctx);

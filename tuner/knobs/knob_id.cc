@@ -157,7 +157,8 @@ Result<KnobId> KnobId::irq_vector(std::string_view pci, unsigned index) {
 }
 
 Result<KnobId> KnobId::nic(KnobKind kind, std::string_view ifname) {
-  if (kind != KnobKind::nic_link && kind != KnobKind::nic_channels && kind != KnobKind::nic_rings)
+  if (kind != KnobKind::nic_link && kind != KnobKind::nic_channels && kind != KnobKind::nic_rings &&
+      kind != KnobKind::nic_coalesce)
     return Error::invalid("not a nic setting");
   if (auto st = validate_ifname(ifname); !st.ok()) return st.error();
   return KnobId{kind, std::string(ifname), 0, 0};
@@ -217,6 +218,7 @@ std::string KnobId::str() const {
     case KnobKind::nic_link: return "nic:" + name + ":link";
     case KnobKind::nic_channels: return "nic:" + name + ":channels";
     case KnobKind::nic_rings: return "nic:" + name + ":rings";
+    case KnobKind::nic_coalesce: return "nic:" + name + ":coalesce";
     case KnobKind::nic_rps: return "nic:" + name + ":rps:rx-" + std::to_string(number);
     case KnobKind::nic_xps: return "nic:" + name + ":xps:tx-" + std::to_string(number);
     case KnobKind::numa_unit: return "numa:unit:" + name;
@@ -291,8 +293,9 @@ Result<KnobId> parse_knob_id(std::string_view id) {
   }
   if (starts_with(id, "nic:")) {
     // Interface names never hold ':' (validate_ifname), so the parts split cleanly.
-    const char* expected = "expected nic:IFNAME:link|channels|rings, nic:IFNAME:rps:rx-N or "
-                           "nic:IFNAME:xps:tx-N";
+    const char* expected =
+        "expected nic:IFNAME:link|channels|rings|coalesce, nic:IFNAME:rps:rx-N or "
+        "nic:IFNAME:xps:tx-N";
     auto parts = split(id, ':');
     if (parts.size() == 4 && (parts[2] == "rps" || parts[2] == "xps")) {
       bool rps = parts[2] == "rps";
@@ -305,11 +308,13 @@ Result<KnobId> parse_knob_id(std::string_view id) {
     std::string_view attr = parts[2];
     KnobKind kind = attr == "link"       ? KnobKind::nic_link
                     : attr == "channels" ? KnobKind::nic_channels
+                    : attr == "coalesce" ? KnobKind::nic_coalesce
                                          : KnobKind::nic_rings;
-    if (attr != "link" && attr != "channels" && attr != "rings")
-      return Error::invalid("unknown nic setting '" + std::string(attr) +
-                                "' (expected link, channels, rings, rps:rx-N or xps:tx-N)",
-                            where);
+    if (attr != "link" && attr != "channels" && attr != "rings" && attr != "coalesce")
+      return Error::invalid(
+          "unknown nic setting '" + std::string(attr) +
+              "' (expected link, channels, rings, coalesce, rps:rx-N or xps:tx-N)",
+          where);
     return with_id(KnobId::nic(kind, parts[1]), id);
   }
   if (starts_with(id, "numa:unit:")) return with_id(KnobId::numa_unit(id.substr(10)), id);

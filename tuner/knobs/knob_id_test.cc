@@ -22,6 +22,7 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
       {"nic:enp59s0f1np1:channels", KnobKind::nic_channels, "enp59s0f1np1", 0},
       {"nic:br-lan.100:rings", KnobKind::nic_rings, "br-lan.100", 0},
       {"nic:veth@x_1:rings", KnobKind::nic_rings, "veth@x_1", 0},
+      {"nic:ens1f0np0:coalesce", KnobKind::nic_coalesce, "ens1f0np0", 0},
       {"nic:eth0:rps:rx-0", KnobKind::nic_rps, "eth0", 0},
       {"nic:ens1f0np0:xps:tx-63", KnobKind::nic_xps, "ens1f0np0", 63},
       {"numa:unit:trainer.service", KnobKind::numa_unit, "trainer.service", 0},

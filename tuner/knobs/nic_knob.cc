@@ -71,6 +71,7 @@ Result<std::unique_ptr<Knob>> make_nic_knob(const KnobId& id, KnobContext& ctx) 
     return Error::missing("no such network interface '" + id.name + "'", id.str(), ENODEV);
   if (id.kind == KnobKind::nic_link) return make_nic_link_knob(id, ctx);
   if (id.kind == KnobKind::nic_channels) return make_nic_channels_knob(id, ctx);
+  if (id.kind == KnobKind::nic_coalesce) return make_nic_coalesce_knob(id, ctx);
   return make_nic_rings_knob(id, ctx);
 }
 

@@ -1,6 +1,6 @@
-// The shared part of the nic knobs (link, channels, rings): netlink access and the wait
-// for a link to come back. Knob::write does the rest: set, wait, read back, and put the
-// before value back when anything is off, because a driver is never trusted.
+// The shared part of the nic knobs (link, channels, rings, coalesce): netlink access and
+// the wait for a link to come back. Knob::write does the rest: set, wait, read back, and
+// put the before value back when anything is off, because a driver is never trusted.
 #pragma once
 
 #include <memory>
@@ -47,5 +47,6 @@ std::string format_timeout(unsigned ms);
 std::unique_ptr<Knob> make_nic_link_knob(const KnobId& id, KnobContext& ctx);
 std::unique_ptr<Knob> make_nic_channels_knob(const KnobId& id, KnobContext& ctx);
 std::unique_ptr<Knob> make_nic_rings_knob(const KnobId& id, KnobContext& ctx);
+std::unique_ptr<Knob> make_nic_coalesce_knob(const KnobId& id, KnobContext& ctx);
 
 }  // namespace tuner

@@ -189,6 +189,56 @@ TEST_CASE("nic knob: rings that the driver rounds are reverted") {
   CHECK(*k2->read() == "rx=256,tx=256");
 }
 
+TEST_CASE("nic knob: coalesce fills what the value leaves out and sends only what changes") {
+  Fixture f;
+  auto k = f.knob("coalesce");
+  CHECK(*k->read() == "rx-usecs=50,tx-usecs=50,adaptive-rx=on");
+  CHECK(*k->canonical("adaptive-rx=off,rx-usecs=8") == "rx-usecs=8,tx-usecs=50,adaptive-rx=off");
+  REQUIRE(k->write("rx-usecs=8,adaptive-rx=off").ok());
+  CHECK(*k->read() == "rx-usecs=8,tx-usecs=50,adaptive-rx=off");
+  REQUIRE(f.nl.coalesce_sets.size() == 1);
+  const Coalesce& sent = f.nl.coalesce_sets[0];
+  CHECK(sent.rx_usecs == 8u);
+  CHECK(sent.adaptive_rx == false);
+  CHECK_FALSE(sent.tx_usecs.has_value());  // unchanged: not sent
+  REQUIRE(k->write("rx-usecs=8").ok());    // nothing differs: nothing sent
+  CHECK(f.nl.coalesce_sets.size() == 1);
+  // Rollback's write of the before value puts every field back.
+  REQUIRE(k->write("rx-usecs=50,tx-usecs=50,adaptive-rx=on").ok());
+  CHECK(*k->read() == "rx-usecs=50,tx-usecs=50,adaptive-rx=on");
+  CHECK(f.nl.link_sets.empty());
+}
+
+TEST_CASE("nic knob: a coalesce field the driver does not support is refused, named") {
+  Fixture f;
+  auto k = f.knob("coalesce");
+  auto no = k->canonical("rx-usecs=8,rx-frames=32");
+  REQUIRE_FALSE(no.ok());
+  CHECK(no.error().is(ErrorKind::unsupported));
+  CHECK(no.error().what.find("rx-frames: the driver of lo does not support it") == 0);
+  auto tx = k->write("tx-frames=1");
+  REQUIRE_FALSE(tx.ok());
+  CHECK(tx.error().what.find("tx-frames") != std::string::npos);
+  CHECK(f.nl.coalesce_sets.empty());
+  // The kernel's refusal of one field (EINVAL, naming it) reaches the error, and the
+  // value before stays.
+  f.nl.coalesce.rx_frames = 1;
+  f.nl.refuse = errno_error("rx-frames: cannot modify an unsupported parameter",
+                            "lo: ethtool COALESCE_SET", EINVAL);
+  auto st = k->write("rx-frames=64");
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().what.find("cannot set coalesce to 'rx-usecs=50,tx-usecs=50,rx-frames=64,"
+                             "adaptive-rx=on': rx-frames: cannot modify") == 0);
+  CHECK(st.error().message().find("nic:lo:coalesce") != std::string::npos);
+  CHECK(*k->read() == "rx-usecs=50,tx-usecs=50,rx-frames=1,adaptive-rx=on");
+  // No coalescing at all: reading says so, with the kernel's errno.
+  f.nl.fail["COALESCE_GET"] = EOPNOTSUPP;
+  auto none = k->read();
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().what.find("cannot read coalesce") == 0);
+  CHECK(none.error().err == EOPNOTSUPP);
+}
+
 TEST_CASE("nic knob: timeouts print in words") {
   CHECK(format_timeout(10000) == "10 s");
   CHECK(format_timeout(1500) == "1.5 s");

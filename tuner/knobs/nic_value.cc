@@ -237,4 +237,60 @@ Result<Rings> parse_rings(std::string_view text, const std::string& id) {
   return r;
 }
 
+const std::vector<CoalesceField>& coalesce_fields() {
+  static const std::vector<CoalesceField> fields = {
+      {"rx-usecs", &Coalesce::rx_usecs},
+      {"tx-usecs", &Coalesce::tx_usecs},
+      {"rx-frames", &Coalesce::rx_frames},
+      {"tx-frames", &Coalesce::tx_frames},
+      {"adaptive-rx", nullptr, &Coalesce::adaptive_rx},
+      {"adaptive-tx", nullptr, &Coalesce::adaptive_tx}};
+  return fields;
+}
+
+bool coalesce_has(const Coalesce& c, const CoalesceField& f) {
+  return f.count ? (c.*f.count).has_value() : (c.*f.flag).has_value();
+}
+bool coalesce_same(const Coalesce& a, const Coalesce& b, const CoalesceField& f) {
+  return f.count ? a.*f.count == b.*f.count : a.*f.flag == b.*f.flag;
+}
+void coalesce_copy(Coalesce& to, const Coalesce& from, const CoalesceField& f) {
+  if (f.count) to.*f.count = from.*f.count;
+  else to.*f.flag = from.*f.flag;
+}
+
+std::string format_coalesce(const Coalesce& c) {
+  std::string out;
+  for (const CoalesceField& f : coalesce_fields()) {
+    std::string v;
+    if (f.count && c.*f.count) v = std::to_string(*(c.*f.count));
+    if (f.flag && c.*f.flag) v = *(c.*f.flag) ? "on" : "off";
+    if (!v.empty()) out += (out.empty() ? "" : ",") + std::string(f.name) + "=" + v;
+  }
+  return out.empty() ? "none" : out;
+}
+
+Result<Coalesce> parse_coalesce(std::string_view text, const std::string& id) {
+  Coalesce c;
+  if (trim(text) == "none") return c;
+  std::vector<std::string> names;
+  for (const CoalesceField& f : coalesce_fields()) names.emplace_back(f.name);
+  auto kvs = parse_key_values(text, names, id);
+  if (!kvs.ok()) return kvs.error();
+  for (const KeyValue& kv : *kvs) {
+    const CoalesceField& f =
+        *std::ranges::find_if(coalesce_fields(), [&](const auto& x) { return kv.key == x.name; });
+    if (f.flag) {
+      if (kv.value != "on" && kv.value != "off")
+        return Error::invalid(kv.key + "=" + kv.value + ": expected on or off", id);
+      c.*f.flag = kv.value == "on";
+      continue;
+    }
+    auto v = parse_count(kv, id, true);
+    if (!v.ok()) return v.error();
+    c.*f.count = *v;
+  }
+  return c;
+}
+
 }  // namespace tuner

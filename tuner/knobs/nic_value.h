@@ -1,4 +1,4 @@
-// The values of the nic knobs (nic:IF:link, :channels, :rings): parsing, canonical
+// The values of the nic knobs (nic:IF:link, :channels, :rings, :coalesce): parsing, canonical
 // text, and how a link's modes are described. The ids are knob_id.h's.
 #pragma once
 
@@ -66,5 +66,22 @@ Result<Channels> parse_channels(std::string_view text, const std::string& id);
 /// "rx=4096,tx=4096".
 std::string format_rings(const Rings& r);
 Result<Rings> parse_rings(std::string_view text, const std::string& id);
+/// "rx-usecs=8,tx-usecs=8,rx-frames=32,tx-frames=32,adaptive-rx=off,adaptive-tx=off":
+/// interrupt coalescing, the fields that are set in that order (ethtool -C's names;
+/// usecs and frames 0 or more, adaptive on or off). "none" is a device that reports no
+/// field at all.
+std::string format_coalesce(const Coalesce& c);
+Result<Coalesce> parse_coalesce(std::string_view text, const std::string& id);
+/// The coalesce fields, in format_coalesce's order, with their knob value names.
+struct CoalesceField {
+  const char* name;  // "rx-usecs"
+  std::optional<uint32_t> Coalesce::*count = nullptr;
+  std::optional<bool> Coalesce::*flag = nullptr;  // adaptive-rx, adaptive-tx
+};
+const std::vector<CoalesceField>& coalesce_fields();
+/// Whether c has field f set; whether a and b hold the same for f; to's f = from's f.
+bool coalesce_has(const Coalesce& c, const CoalesceField& f);
+bool coalesce_same(const Coalesce& a, const Coalesce& b, const CoalesceField& f);
+void coalesce_copy(Coalesce& to, const Coalesce& from, const CoalesceField& f);
 
 }  // namespace tuner

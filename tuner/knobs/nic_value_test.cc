@@ -77,6 +77,31 @@ TEST_CASE("nic value: channels and rings") {
   CHECK(!parse_rings("other=4", "k").ok());
 }
 
+TEST_CASE("nic value: coalesce") {
+  Coalesce c;
+  c.rx_usecs = 8;
+  c.adaptive_tx = false;
+  c.tx_frames = 0;
+  CHECK(format_coalesce(c) == "rx-usecs=8,tx-frames=0,adaptive-tx=off");
+  CHECK(format_coalesce(Coalesce{}) == "none");
+  auto p = parse_coalesce("adaptive-rx=on, tx-usecs=16,rx-frames=32", "nic:eth0:coalesce");
+  REQUIRE(p.ok());
+  CHECK(format_coalesce(*p) == "tx-usecs=16,rx-frames=32,adaptive-rx=on");
+  CHECK(parse_coalesce("none", "k").ok());
+  auto word = parse_coalesce("adaptive-rx=yes", "nic:eth0:coalesce");
+  REQUIRE_FALSE(word.ok());
+  CHECK(word.error().what == "adaptive-rx=yes: expected on or off");
+  auto neg = parse_coalesce("rx-usecs=-1", "k");
+  REQUIRE_FALSE(neg.ok());
+  CHECK(neg.error().what.find("rx-usecs=-1") != std::string::npos);
+  CHECK_FALSE(parse_coalesce("rx-usecs=4294967296", "k").ok());
+  auto unknown = parse_coalesce("rx_usecs=8", "k");  // the profile's spelling, not the knob's
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().what.find("unknown key 'rx_usecs'") != std::string::npos);
+  CHECK_FALSE(parse_coalesce("rx-usecs=1,rx-usecs=2", "k").ok());
+  CHECK_FALSE(parse_coalesce("", "k").ok());
+}
+
 TEST_CASE("nic value: a forced mode without a known speed round-trips as 'unknown'") {
   // virtio-net before anyone set a speed: autoneg off, speed -1, duplex unknown.
   LinkInfo info;

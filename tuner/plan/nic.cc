@@ -1,6 +1,7 @@
-// NIC rules: link mode, channels and rings. Current values come from the Inventory
-// (the probe asks the same ethtool netlink the nic knobs write through); desired ones
-// are fields the knob's canonical() completes and compares (tuner/knobs/nic_value.h).
+// NIC rules: link mode, channels, rings and interrupt coalescing. Current values come
+// from the Inventory (the probe asks the same ethtool netlink the nic knobs write
+// through); desired ones are fields the knob's canonical() completes and compares
+// (tuner/knobs/nic_value.h).
 //
 // Values (the nic knob reads and writes the same text):
 //   nic:IF:link      "autoneg=on|off,speed=N,duplex=full|half", fields in that order.
@@ -21,6 +22,10 @@
 //                    NIC's NUMA node that may take IRQs, capped at the driver's maximum.
 //   nic:IF:rings     "rx=N,tx=N", only the fields the rule sets; "max" is resolved to
 //                    the driver's maximum.
+//   nic:IF:coalesce  "rx-usecs=N,tx-usecs=N,rx-frames=N,tx-frames=N,adaptive-rx=on|off,
+//                    adaptive-tx=on|off", only the fields the rule sets that the NIC
+//                    reports: the kernel leaves out a field its driver cannot change,
+//                    and the knob refuses one, so the plan leaves it out with a note.
 //   nic:IF:rps:rx-N, nic:IF:xps:tx-N  a rule's rps and xps: nic_queues.cc.
 // When two rules match a NIC, the later one wins.
 #include <algorithm>
@@ -318,6 +323,40 @@ Status plan_rings(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std
   return Ok{};
 }
 
+Status plan_coalesce(PlanBuilder& b, const Nic& nic, const NicRule& rule,
+                     const std::string& group) {
+  if (!rule.coalesce) return Ok{};
+  if (!nic.coalesce && b.current.live()) {
+    b.note(nic.name, "does not report interrupt coalescing (no ethtool coalesce support): "
+                     "coalesce of nic rule '" +
+                         rule.glob + "' skipped");
+    return Ok{};
+  }
+  Coalesce want, now;
+  std::string unsupported;
+  for (const CoalesceField& f : coalesce_fields()) {
+    if (!coalesce_has(*rule.coalesce, f)) continue;
+    if (nic.coalesce && !coalesce_has(*nic.coalesce, f)) {
+      unsupported += (unsupported.empty() ? "" : ", ") + std::string(f.name);
+      continue;
+    }
+    coalesce_copy(want, *rule.coalesce, f);
+    if (nic.coalesce) coalesce_copy(now, *nic.coalesce, f);
+  }
+  if (!unsupported.empty())
+    b.note(nic.name, "its driver does not support coalesce " + unsupported +
+                         " (not in its ethtool coalesce settings): left out of nic rule '" +
+                         rule.glob + "'");
+  std::string desired = format_coalesce(want);
+  if (desired == "none") return Ok{};
+  std::optional<std::string> current;
+  if (nic.coalesce) current = format_coalesce(now);
+  std::string reason = with_loc(nic.name + ": profile asks coalesce " + desired, rule.loc);
+  b.add(Change{nic_knob(KnobKind::nic_coalesce, nic), group, current, desired, reason},
+        current == desired);
+  return Ok{};
+}
+
 }  // namespace
 
 Status plan_nics(PlanBuilder& b) {
@@ -348,7 +387,7 @@ Status plan_nics(PlanBuilder& b) {
       continue;
     }
     std::string group = rule->group.empty() ? "nic" : rule->group;
-    for (auto step : {plan_link, plan_channels, plan_rings, plan_nic_queues}) {
+    for (auto step : {plan_link, plan_channels, plan_rings, plan_coalesce, plan_nic_queues}) {
       Status s = step(b, *nic, *rule, group);
       if (!s.ok()) return s;
     }

@@ -288,6 +288,53 @@ TEST_CASE("planner nic: channels a live NIC does not report are skipped with a n
   CHECK(!offline->changes[0].current);
 }
 
+TEST_CASE("planner nic: coalesce plans the fields the NIC reports, notes the others") {
+  Inventory inv = testing::smt_machine(1, 2);
+  Nic& nic = sfp_nic(inv);
+  nic.coalesce = Coalesce{};
+  nic.coalesce->rx_usecs = 50;
+  nic.coalesce->tx_usecs = 50;
+  nic.coalesce->adaptive_rx = true;
+  FakeCurrent cur;
+  cur.live_ = true;
+  NicRule rule;
+  rule.coalesce = Coalesce{};
+  rule.coalesce->rx_usecs = 8;
+  rule.coalesce->adaptive_rx = false;
+  rule.coalesce->rx_frames = 32;  // this driver has no frame counts
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].knob == "nic:eth0:coalesce");
+  CHECK(plan->changes[0].current == "rx-usecs=50,adaptive-rx=on");
+  CHECK(plan->changes[0].desired == "rx-usecs=8,adaptive-rx=off");
+  REQUIRE(plan->notes.size() == 1);
+  CHECK(plan->notes[0].find("does not support coalesce rx-frames") != std::string::npos);
+
+  // Already as asked: nothing to do.
+  nic.coalesce->rx_usecs = 8;
+  nic.coalesce->adaptive_rx = false;
+  auto same = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(same.ok());
+  CHECK(same->changes.empty());
+  CHECK(same->unchanged == 1);
+
+  // No coalescing at all (EOPNOTSUPP in the probe): a note, no change.
+  nic.coalesce.reset();
+  auto none = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(none.ok());
+  CHECK(none->changes.empty());
+  REQUIRE(none->notes.size() == 1);
+  CHECK(none->notes[0].find("does not report interrupt coalescing") != std::string::npos);
+
+  cur.live_ = false;  // a captured root: planned whole, current unknown
+  auto offline = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(offline.ok());
+  REQUIRE(offline->changes.size() == 1);
+  CHECK(!offline->changes[0].current);
+  CHECK(offline->changes[0].desired == "rx-usecs=8,rx-frames=32,adaptive-rx=off");
+}
+
 TEST_CASE("planner nic: virtual NICs get no link settings") {
   Inventory inv = testing::smt_machine(1, 2);
   Nic lo;

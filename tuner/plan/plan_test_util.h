@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/strings.h"
+#include "tuner/knobs/nic_value.h"
 #include "tuner/plan/planner.h"
 
 namespace tuner::testing {
@@ -146,6 +147,13 @@ inline void apply_plan(const Plan& plan, Inventory& inv, FakeCurrent& current) {
             if (!nic.rings) nic.rings = Rings{};
             if (k == "rx") nic.rings->rx = u32(v);
             if (k == "tx") nic.rings->tx = u32(v);
+          } else if (parts[2] == "coalesce") {
+            if (!nic.coalesce) nic.coalesce = Coalesce{};
+            for (const CoalesceField& f : coalesce_fields()) {
+              if (k != f.name) continue;
+              if (f.count) (*nic.coalesce).*f.count = u32(v);
+              else (*nic.coalesce).*f.flag = v == "on";
+            }
           }
         }
       }

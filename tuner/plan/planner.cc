@@ -103,6 +103,7 @@ int kind_rank(std::string_view id) {
     case KnobKind::nic_link:
     case KnobKind::nic_channels:
     case KnobKind::nic_rings:
+    case KnobKind::nic_coalesce:
     // After channels and rings (a channel change makes or removes queues), and after
     // the IRQ placement XPS follows.
     case KnobKind::nic_rps:

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <cstdint>
+
 #include "tuner/profile/toml_reader.h"
 #include "tuner/profile/values.h"
 
@@ -39,10 +41,36 @@ class NicParser : public TomlReader {
         static_cast<uint32_t>(integer(n, what + " (a count or \"local-cores\")", 1, 65535));
   }
 
+  /// coalesce = { rx_usecs = 8, adaptive_rx = false, ... }: usecs and frames 0 or more
+  /// (0 turns that trigger off), adaptive ones true or false.
+  Coalesce coalesce(const toml::node& v, const std::string& what, const std::string& ctx) const {
+    const toml::table& c = table(v, what);
+    std::string cctx = fmt::format("'coalesce' in {}", ctx);
+    check_keys(c, cctx,
+               {"rx_usecs", "tx_usecs", "rx_frames", "tx_frames", "adaptive_rx", "adaptive_tx"});
+    if (c.empty()) fail(v.source(), cctx + " is empty");
+    Coalesce out;
+    for (auto&& [ck, cv] : c) {
+      std::string cwhat = fmt::format("'{}' in {}", ck.str(), cctx);
+      if (ck.str() == "adaptive_rx" || ck.str() == "adaptive_tx") {
+        (ck.str() == "adaptive_rx" ? out.adaptive_rx : out.adaptive_tx) = boolean(cv, cwhat);
+        continue;
+      }
+      const char* unit = ck.str().ends_with("usecs") ? "microseconds" : "frames";
+      auto n =
+          static_cast<uint32_t>(integer(cv, fmt::format("{} ({})", cwhat, unit), 0, UINT32_MAX));
+      if (ck.str() == "rx_usecs") out.rx_usecs = n;
+      else if (ck.str() == "tx_usecs") out.tx_usecs = n;
+      else if (ck.str() == "rx_frames") out.rx_frames = n;
+      else out.tx_frames = n;
+    }
+    return out;
+  }
+
   NicRule parse(const std::string& glob, const toml::table& t, const std::string& ctx) const {
     check_keys(t, ctx,
-               {"speed", "duplex", "autoneg", "channels", "combined", "rings", "rps", "xps",
-                "min_speed", "rdma", "ports", "group"});
+               {"speed", "duplex", "autoneg", "channels", "combined", "rings", "coalesce", "rps",
+                "xps", "min_speed", "rdma", "ports", "group"});
     NicRule r;
     r.glob = glob;
     r.group = "nic";
@@ -120,6 +148,8 @@ class NicParser : public TomlReader {
           }
         }
         if (c.empty()) fail(v.source(), cctx + " is empty");
+      } else if (k.str() == "coalesce") {
+        r.coalesce = coalesce(v, what, ctx);
       } else if (k.str() == "rps" || k.str() == "xps") {
         // The planner works out the CPUs; a cpulist here would bypass the NUMA rule.
         bool rps = k.str() == "rps";
@@ -141,7 +171,7 @@ class NicParser : public TomlReader {
       fail(duplex->source(), fmt::format("{}: half duplex is only defined up to 1000 Mb/s", ctx));
     if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.combined &&
         !r.combined_local_cores && !r.rx_channels && !r.tx_channels && !r.rx_ring && !r.tx_ring &&
-        !r.rx_ring_max && !r.tx_ring_max && !r.rps && !r.xps)
+        !r.rx_ring_max && !r.tx_ring_max && !r.coalesce && !r.rps && !r.xps)
       fail(t.source(), ctx + " sets nothing");
     return r;
   }

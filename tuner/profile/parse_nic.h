@@ -1,4 +1,5 @@
-// [nic."GLOB"]: link mode, channels, rings, RPS and XPS of the NICs a glob names.
+// [nic."GLOB"]: link mode, channels, rings, coalescing, RPS and XPS of the NICs a glob
+// names.
 // Split from parse.cc, which calls this once per rule.
 #pragma once
 

@@ -16,6 +16,7 @@
 #include "probes/bench/latency.h"
 #include "probes/bench/membw.h"
 #include "probes/bench/tcp.h"
+#include "probes/inventory.h"
 
 namespace tuner {
 
@@ -76,6 +77,9 @@ struct NicRule {
   bool rx_ring_max = false, tx_ring_max = false;
   /// Value searches of the ring sizes: the candidates, the first also in rx_ring/tx_ring.
   std::vector<uint32_t> rx_ring_search, tx_ring_search;
+  /// coalesce = { rx_usecs, tx_usecs, rx_frames, tx_frames, adaptive_rx, adaptive_tx }:
+  /// the fields given (nic:IF:coalesce).
+  std::optional<Coalesce> coalesce;
   std::optional<RpsPolicy> rps;  // rps = "numa-local" | "off"
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.

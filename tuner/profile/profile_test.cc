@@ -88,11 +88,18 @@ TEST_CASE("profile: every value of the format parses as written") {
   CHECK(eth.rx_ring == 4096u);
   CHECK_FALSE(eth.rx_ring_max);
   CHECK(eth.tx_ring_max);
+  REQUIRE(eth.coalesce.has_value());
+  CHECK(eth.coalesce->rx_usecs == 8u);
+  CHECK(eth.coalesce->tx_frames == 0u);
+  CHECK(eth.coalesce->adaptive_rx == false);
+  CHECK_FALSE(eth.coalesce->tx_usecs.has_value());
+  CHECK_FALSE(eth.coalesce->adaptive_tx.has_value());
+  CHECK_FALSE(ens.coalesce.has_value());
   CHECK(eth.group == "links");
   CHECK(ens.speed_mbps == 25000u);
   CHECK(ens.combined == 4u);
   CHECK(ens.rps == RpsPolicy::numa_local);
-  CHECK(ens.rps_loc.str() == kGood + "/full.toml:42:7");
+  CHECK(ens.rps_loc.str() == kGood + "/full.toml:43:7");
   CHECK(ens.xps == XpsPolicy::follow_irq);
   CHECK_FALSE(eth.rps);
   CHECK_FALSE(eth.xps);
@@ -130,7 +137,7 @@ TEST_CASE("profile: every value of the format parses as written") {
   REQUIRE(cpu.governor);
   CHECK(cpu.governor->value == "performance");
   CHECK(cpu.governor->group == "power");
-  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:78:1");
+  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:79:1");
   CHECK(cpu.epp->value == "balance_performance");
   CHECK(cpu.resume_latency->value == "n/a");
   CHECK(cpu.resume_latency->group == "power");

@@ -122,6 +122,7 @@ snapshot() {
     echo "nic.$n.duplex=$(cat /sys/class/net/$n/duplex 2>/dev/null)"
     echo "nic.$n.autoneg=$(autoneg $n)"
   done
+  echo "nic.$E1K.rx-usecs=$(ethtool -c "$E1K" 2>/dev/null | sed -n 's/^rx-usecs:[[:space:]]*//p')"
   echo "cgroup.e2e.cpus=$(cat /sys/fs/cgroup/e2e/cpuset.cpus)"
   echo "cgroup.e2e.mems=$(cat /sys/fs/cgroup/e2e/cpuset.mems)"
 }
