@@ -55,6 +55,11 @@ expect_rc 0 t plan --profile "$found" --json
 jq -e '.searches[0] | .setting == "sysctl:net.ipv4.ip_default_ttl" and (.candidates | length) == 4 and .worst_case_runs == 65' \
   <<<"$OUT" >/dev/null || fail "plan json: $OUT"
 
+note "   --no-verify cannot search: exit 2, nothing changed"
+expect_rc 2 t apply --profile "$found" --yes --no-verify
+grep -q "only the verify loop can choose a value" <<<"$OUT" || fail "$OUT"
+[ "$(sysctl_get $ttl)" = 64 ] || fail "ttl changed by a refused apply"
+
 note "1. one helpful candidate: found, confirmed, kept; rollback restores everything"
 before=$(snapshot_net)
 expect_rc 0 t apply --profile "$found" --yes --json --report "$WORK/found.json"

@@ -123,6 +123,11 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
                " names no benchmark ([verify] bench) to verify its changes with; name one "
                "with --bench tcp|membw|latency, or apply unverified with --no-verify. "
                "Nothing was changed");
+  if (!verify && !plan.searches.empty())
+    fail_input("profile " + planned.profile.name + " searches " + plan.searches.front().setting +
+               " (and " + std::to_string(plan.searches.size() - 1) +
+               " more): only the verify loop can choose a value; drop --no-verify, or state "
+               "one value. Nothing was changed");
   StateDir dir = open_state_dir(g, true);
   Lock lock = take_lock(dir);
   auto unfinished = find_unfinished_run(dir);

@@ -324,7 +324,9 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
       return out;
     }
   }
-  auto m = measure(g, written, whole_cfg, "");
+  std::string step =
+      out.search.is_object() ? "confirm " + out.search.value("chosen", std::string()) : "";
+  auto m = measure(g, written, whole_cfg, step);
   if (!m.ok()) return m.error();
   auto [decision, reason] = classify(*m, g.keep_if_neutral);
   out.decision = decision;

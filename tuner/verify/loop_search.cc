@@ -98,9 +98,8 @@ Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::strin
         sum += main.value;
         if (progress_) {
           Progress p{g.name,
-                     fmt::format("screening {} candidates of {}, block {}: {}", arms_in_race(screen).size() - 1,
-                                 sp.setting, screen.blocks + 1,
-                                 arm == 0 ? "baseline" : sp.values[arm - 1]),
+                     fmt::format("screen {}, block {}, {} in race", arm == 0 ? "baseline" : sp.values[arm - 1],
+                                 screen.blocks + 1, arms_in_race(screen).size() - 1),
                      ++trial, most, arm == 0 ? Arm::baseline : Arm::candidate, {}};
           progress_(p);
         }

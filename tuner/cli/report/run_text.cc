@@ -58,8 +58,47 @@ std::string format_bisect(const verify::Bisect& b, const Term& term) {
 
 }  // namespace
 
+/// The value search's race: one line per candidate, then what was chosen. A report
+/// file is anyone's: every field is read only when it has its type.
+std::string format_search(const nlohmann::json& s, const Term& term) {
+  auto text = [](const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? escape_controls(it->get<std::string>())
+                                            : std::string();
+  };
+  auto number = [](const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : NAN;
+  };
+  std::string out = "    " + term.bold("search") + " " + text(s, "knob") + ":";
+  auto blocks = s.find("blocks");
+  if (blocks != s.end() && blocks->is_number_unsigned())
+    out += fmt::format(" {} screening blocks", blocks->get<unsigned>());
+  out += "\n";
+  auto cands = s.find("candidates");
+  if (cands != s.end() && cands->is_array())
+    for (const nlohmann::json& c : *cands) {
+      if (!c.is_object()) continue;
+      double effect = number(c, "effect");
+      std::string gone;
+      auto at = c.find("dropped_at");
+      if (at != c.end() && at->is_number_unsigned())
+        gone = fmt::format(", out after {} ({})", at->get<unsigned>(),
+                           text(c, "dropped_for") == "behind_best" ? "behind the best"
+                                                                  : "short of min_effect");
+      out += fmt::format("      {}: {}{}\n", text(c, "value"),
+                         std::isfinite(effect) ? fmt::format("{:+.1f}%", 100 * effect) : "?", gone);
+    }
+  std::string chosen = text(s, "chosen");
+  if (chosen.empty()) out += "      no candidate went to confirmation\n";
+  else out += "      " + term.bold("chosen " + chosen) + ", confirmed against the baseline above\n";
+  if (!text(s, "error").empty()) out += "      " + term.red(text(s, "error")) + "\n";
+  return out;
+}
+
 std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) {
   std::string out;
+  if (o.search.is_object()) out += format_search(o.search, term);
   bool tripped = false;
   if (const auto& m = o.measured) {
     out += fmt::format("    {}: baseline {} -> candidate {} {}, effect {}, p {}, trials {}+{}{}\n",
