@@ -4,7 +4,10 @@
 #  1. The helpful value is found, confirmed and kept; tuner.run/1 carries the race; the
 #     journal lists every candidate written; rollback puts every net.* sysctl back.
 #  2. No candidate helps: nothing is kept, every net.* sysctl as before the run.
-#  3. tuner plan shows the candidates, the design and the worst-case runs.
+#  3. tuner plan shows the candidates, the design and the worst-case runs; --no-verify
+#     refuses a profile that searches.
+#  4. SIGKILL after every knob write of a search (TUNER_FAULT_AFTER_WRITES): `tuner
+#     rollback` restores every net.* sysctl from the journal alone.
 source "$(dirname "$0")/lib.sh"
 enter_netns "$@"
 set -e
@@ -90,4 +93,23 @@ jq -e '.groups[0].decision == "rolled_back"' "$WORK/none.json" >/dev/null ||
   fail "kept with no helpful candidate: $(jq -c '.groups[0].stats.search' "$WORK/none.json")"
 [ "$(snapshot_net)" = "$before" ] || fail "net.* changed: $(diff <(echo "$before") <(snapshot_net) | head)"
 note "   $(jq -c '.groups[0].stats | {outcome, search: .search | {chosen, blocks, confirm}}' "$WORK/none.json")"
+note "4. a crash at every write of a search (the first 40, then every 4th): rollback restores every net.* sysctl"
+k=1
+while :; do
+  set +e
+  (TUNER_FAULT_AFTER_WRITES=$k exec "$TUNER" apply --state-dir "$STATE" --profile "$found" --yes >/dev/null 2>&1) 2>/dev/null
+  rc=$?
+  set -e
+  if [ "$rc" = 0 ]; then
+    expect_rc 0 t rollback --last
+    [ "$(snapshot_net)" = "$before" ] || fail "rollback after a whole run left net.* changed"
+    break
+  fi
+  [ "$rc" = 137 ] || fail "TUNER_FAULT_AFTER_WRITES=$k: exit $rc, expected SIGKILL"
+  expect_rc 0 t rollback --last
+  [ "$(snapshot_net)" = "$before" ] || fail "crash after write $k: rollback left net.* changed: $(diff <(echo "$before") <(snapshot_net) | head -4)"
+  [ "$k" -lt 400 ] || fail "the run never finished"
+  k=$(( k < 40 ? k + 1 : k + 4 ))
+done
+note "   crashed after each of writes 1..$((k - 1)) (then a run of fewer writes finished); each rolled back to the snapshot"
 echo PASS
