@@ -12,15 +12,20 @@ namespace {
 bool writes(const SearchedSetting& s, const std::string& id) {
   const std::string& set = s.setting;
   if (starts_with(set, "sysctl:")) return id == set;
-  if (starts_with(set, "nic:")) return starts_with(id, "nic:") && id.ends_with(":rings");
+  if (starts_with(set, "nic:"))
+    return starts_with(id, "nic:") &&
+           id.ends_with(set.find(":coalesce.") != std::string::npos ? ":coalesce" : ":rings");
   if (set == "cpu:resume_latency") return starts_with(id, "cpu:") && id.ends_with(":resume_latency");
   return id == set;  // mm:thp, mm:thp_defrag
 }
 
-// Link modes renegotiate; ring and channel changes reset the link on many drivers
-// (ixgbe, i40e, bnxt): flip them rarely.
+// Ring changes reset the link on many drivers (ixgbe, i40e, bnxt): flip them rarely.
+// Coalescing takes effect without a reset on the common drivers (the link-flap guard
+// watches the ones that do).
 std::string design_for(const SearchedSetting& s) {
-  return starts_with(s.setting, "nic:") ? "blocked" : "interleaved";
+  return starts_with(s.setting, "nic:") && s.setting.find(":rings.") != std::string::npos
+             ? "blocked"
+             : "interleaved";
 }
 
 }  // namespace

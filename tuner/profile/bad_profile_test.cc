@@ -63,6 +63,8 @@ const BadCase kCases[] = {
   {"nic_duplex_sideways.toml", "nic_duplex_sideways.toml:2:10", "'duplex' in [nic.\"eth*\"] is 'sideways': expected \"full\" or \"half\""},
   {"nic_autoneg_string.toml", "nic_autoneg_string.toml:2:11", "'autoneg' in [nic.\"eth*\"] must be true or false, not a string"},
   {"nic_half_duplex_25g.toml", "nic_half_duplex_25g.toml:3:10", "half duplex is only defined up to 1000 Mb/s"},
+  {"search_coalesce_two.toml", "search_coalesce_two.toml:2:58", "'coalesce' in [nic.\"eth*\"] searches two fields"},
+  {"search_coalesce_word.toml", "search_coalesce_word.toml:2:46", "candidate 2 of the search of 'adaptive_rx' in 'coalesce' in [nic.\"eth*\"]: 'adaptive_rx' in 'coalesce' in [nic.\"eth*\"] must be true or false"},
   {"search_bad_scale.toml", "search_bad_scale.toml:2:71", "'scale' in the search of sysctl 'net.core.netdev_budget' is 'cubic'"},
   {"search_bound.toml", "search_bound.toml:2:45", "candidate 2 of the search of sysctl 'net.core.netdev_budget': a search tries exact values"},
   {"search_extra_key.toml", "search_extra_key.toml:2:51", "unknown key 'pick' in the search of sysctl"},

@@ -43,7 +43,8 @@ class NicParser : public TomlReader {
 
   /// coalesce = { rx_usecs = 8, adaptive_rx = false, ... }: usecs and frames 0 or more
   /// (0 turns that trigger off), adaptive ones true or false.
-  Coalesce coalesce(const toml::node& v, const std::string& what, const std::string& ctx) const {
+  Coalesce coalesce(const toml::node& v, const std::string& what, const std::string& ctx,
+                    NicRule& r) const {
     const toml::table& c = table(v, what);
     std::string cctx = fmt::format("'coalesce' in {}", ctx);
     check_keys(c, cctx,
@@ -52,20 +53,28 @@ class NicParser : public TomlReader {
     Coalesce out;
     for (auto&& [ck, cv] : c) {
       std::string cwhat = fmt::format("'{}' in {}", ck.str(), cctx);
-      if (ck.str() == "adaptive_rx" || ck.str() == "adaptive_tx") {
-        (ck.str() == "adaptive_rx" ? out.adaptive_rx : out.adaptive_tx) = boolean(cv, cwhat);
-        continue;
-      }
+      bool adaptive = ck.str() == "adaptive_rx" || ck.str() == "adaptive_tx";
       const char* unit = ck.str().ends_with("usecs") ? "microseconds" : "frames";
-      auto n =
-          static_cast<uint32_t>(integer(cv, fmt::format("{} ({})", cwhat, unit), 0, UINT32_MAX));
-      if (ck.str() == "rx_usecs") out.rx_usecs = n;
-      else if (ck.str() == "tx_usecs") out.tx_usecs = n;
-      else if (ck.str() == "rx_frames") out.rx_frames = n;
-      else out.tx_frames = n;
+      auto one = [&](const toml::node& n) -> std::string {
+        if (adaptive) return boolean(n, cwhat) ? "true" : "false";
+        return std::to_string(integer(n, fmt::format("{} ({})", cwhat, unit), 0, UINT32_MAX));
+      };
+      std::string text;
+      if (is_search(cv)) {
+        if (!r.coalesce_search.empty())
+          fail(cv.source(), cctx + " searches two fields: a group searches one setting at a "
+                                   "time; put the other in a rule of its own group");
+        r.coalesce_search = candidates(cv, cwhat, one);
+        r.coalesce_search_field = std::string(ck.str());
+        text = r.coalesce_search.front();
+      } else {
+        text = one(cv);
+      }
+      set_coalesce_field(out, ck.str(), text);
     }
     return out;
   }
+
 
   NicRule parse(const std::string& glob, const toml::table& t, const std::string& ctx) const {
     check_keys(t, ctx,
@@ -149,7 +158,7 @@ class NicParser : public TomlReader {
         }
         if (c.empty()) fail(v.source(), cctx + " is empty");
       } else if (k.str() == "coalesce") {
-        r.coalesce = coalesce(v, what, ctx);
+        r.coalesce = coalesce(v, what, ctx, r);
       } else if (k.str() == "rps" || k.str() == "xps") {
         // The planner works out the CPUs; a cpulist here would bypass the NUMA rule.
         bool rps = k.str() == "rps";

@@ -27,6 +27,10 @@ struct SourceLoc {
   std::string str() const;
 };
 
+/// Sets one [nic] coalesce field ("rx_usecs", ..., "adaptive_tx") from its text: a
+/// count, or "true"/"false" for the adaptive ones. False for an unknown field or text.
+bool set_coalesce_field(Coalesce& c, std::string_view field, const std::string& text);
+
 /// Candidates one searched setting may have (`{ search = [...] }`).
 inline constexpr std::size_t kMaxSearchCandidates = 16;
 
@@ -80,6 +84,10 @@ struct NicRule {
   /// coalesce = { rx_usecs, tx_usecs, rx_frames, tx_frames, adaptive_rx, adaptive_tx }:
   /// the fields given (nic:IF:coalesce).
   std::optional<Coalesce> coalesce;
+  /// A value search of one coalesce field ("rx_usecs", ..., "adaptive_rx"): its
+  /// candidates as text ("8", "true"), the first also in `coalesce`.
+  std::string coalesce_search_field;
+  std::vector<std::string> coalesce_search;
   std::optional<RpsPolicy> rps;  // rps = "numa-local" | "off"
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.

@@ -335,29 +335,41 @@ TEST_CASE("profile: value searches keep every candidate, the first as the value"
   CHECK(budget->value == "300");
   CHECK(budget->group == "budget");
   CHECK(sysctl(*p, "net.core.somaxconn")->search.empty());
-  REQUIRE(p->nics.size() == 1);
-  CHECK(p->nics[0].rx_ring_search == std::vector<uint32_t>{512, 1024, 2048, 4096});
-  CHECK(p->nics[0].rx_ring == 512u);
+  REQUIRE(p->nics.size() == 2);
+  // Rules in key order: ens* before eth*.
+  CHECK(p->nics[1].rx_ring_search == std::vector<uint32_t>{512, 1024, 2048, 4096});
+  CHECK(p->nics[1].rx_ring == 512u);
+  CHECK(p->nics[0].coalesce_search == std::vector<std::string>{"0", "8", "64"});
+  CHECK(p->nics[0].coalesce_search_field == "rx_usecs");
+  CHECK(p->nics[0].coalesce->rx_usecs == 0u);
+  CHECK(p->nics[0].coalesce->adaptive_rx == false);
   CHECK(p->cpu.resume_latency->search == std::vector<std::string>{"0", "2", "20"});
   CHECK(p->mm.thp->search == std::vector<std::string>{"madvise", "always"});
 
   std::vector<SearchedSetting> all = searched_settings(*p);
-  REQUIRE(all.size() == 4);
+  REQUIRE(all.size() == 5);
   CHECK(all[0].setting == "sysctl:net.core.netdev_budget");
   CHECK(all[0].group == "budget");
-  CHECK(all[1].setting == "nic:eth*:rings.rx");
-  CHECK(all[2].setting == "cpu:resume_latency");
-  CHECK(all[3].setting == "mm:thp");
+  CHECK(all[1].setting == "nic:ens*:coalesce.rx_usecs");
+  CHECK(all[1].group == "coalesce");
+  CHECK(all[2].setting == "nic:eth*:rings.rx");
+  CHECK(all[3].setting == "cpu:resume_latency");
+  CHECK(all[4].setting == "mm:thp");
 
   // A candidate picked: that value, and no search left on the setting.
   auto third = with_candidate(*p, "sysctl:net.core.netdev_budget", 2);
   REQUIRE(third.ok());
   CHECK(sysctl(*third, "net.core.netdev_budget")->value == "1200");
   CHECK(sysctl(*third, "net.core.netdev_budget")->search.empty());
-  CHECK(searched_settings(*third).size() == 3);
+  CHECK(searched_settings(*third).size() == 4);
+  auto coalesce = with_candidate(*p, "nic:ens*:coalesce.rx_usecs", 2);
+  REQUIRE(coalesce.ok());
+  CHECK(coalesce->nics[0].coalesce->rx_usecs == 64u);
+  CHECK(coalesce->nics[0].coalesce->adaptive_rx == false);
+  CHECK(coalesce->nics[0].coalesce_search.empty());
   auto rings = with_candidate(*p, "nic:eth*:rings.rx", 3);
   REQUIRE(rings.ok());
-  CHECK(rings->nics[0].rx_ring == 4096u);
+  CHECK(rings->nics[1].rx_ring == 4096u);
   auto thp = with_candidate(*p, "mm:thp", 1);
   REQUIRE(thp.ok());
   CHECK(thp->mm.thp->value == "always");

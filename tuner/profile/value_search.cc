@@ -1,5 +1,6 @@
 #include "tuner/profile/value_search.h"
 
+#include <cstdint>
 #include <map>
 #include <string_view>
 
@@ -31,6 +32,26 @@ bool pick_table(std::optional<TableSetting>& t, std::size_t i) {
 
 }  // namespace
 
+bool set_coalesce_field(Coalesce& c, std::string_view field, const std::string& text) {
+  if (field == "adaptive_rx" || field == "adaptive_tx") {
+    if (text != "true" && text != "false") return false;
+    (field == "adaptive_rx" ? c.adaptive_rx : c.adaptive_tx) = text == "true";
+    return true;
+  }
+  std::optional<uint32_t>* slot = field == "rx_usecs"    ? &c.rx_usecs
+                                  : field == "tx_usecs"  ? &c.tx_usecs
+                                  : field == "rx_frames" ? &c.rx_frames
+                                  : field == "tx_frames" ? &c.tx_frames
+                                                         : nullptr;
+  if (!slot || text.empty() || text.size() > 10 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  unsigned long long v = std::stoull(text);
+  if (v > UINT32_MAX) return false;
+  *slot = static_cast<uint32_t>(v);
+  return true;
+}
+
 std::vector<SearchedSetting> searched_settings(const Profile& p) {
   std::vector<SearchedSetting> out;
   for (const SysctlSetting& s : p.sysctls)
@@ -40,6 +61,9 @@ std::vector<SearchedSetting> searched_settings(const Profile& p) {
       out.push_back({"nic:" + r.glob + ":rings.rx", texts(r.rx_ring_search), r.group, r.loc});
     if (!r.tx_ring_search.empty())
       out.push_back({"nic:" + r.glob + ":rings.tx", texts(r.tx_ring_search), r.group, r.loc});
+    if (!r.coalesce_search.empty())
+      out.push_back({"nic:" + r.glob + ":coalesce." + r.coalesce_search_field, r.coalesce_search,
+                     r.group, r.loc});
   }
   add_table(out, "cpu:resume_latency", p.cpu.resume_latency);
   add_table(out, "mm:thp", p.mm.thp);
@@ -59,6 +83,16 @@ Result<Profile> with_candidate(const Profile& p, const std::string& setting, std
     return no_candidate(setting, i);
   }
   if (setting.starts_with("nic:")) {
+    for (NicRule& r : out.nics)
+      if (!r.coalesce_search.empty() && r.coalesce &&
+          "nic:" + r.glob + ":coalesce." + r.coalesce_search_field == setting &&
+          i < r.coalesce_search.size()) {
+        if (!set_coalesce_field(*r.coalesce, r.coalesce_search_field, r.coalesce_search[i]))
+          return no_candidate(setting, i);
+        r.coalesce_search.clear();
+        r.coalesce_search_field.clear();
+        return out;
+      }
     for (NicRule& r : out.nics)
       for (bool rx : {true, false}) {
         std::vector<uint32_t>& search = rx ? r.rx_ring_search : r.tx_ring_search;
