@@ -66,4 +66,24 @@ RC=
 check coalesce.rollback.rc "${RC:-x}" = 0 "rollback --last exit status"
 check coalesce.rollback.ethtool "$(rx_usecs)" = "$ORIG" "ethtool -c $E1K rx-usecs after rollback"
 same_as_before coalesce.restored "after the coalesce apply and rollback"
+
+# ---- a value search of rx-usecs: the synthetic benchmark's best (50) is found and kept
+SPROFILE=/etc/tuner/profiles/vm-e1000-coalesce-search.toml
+RC=
+[ -z "$SKIP" ] && run_step coalesce.search.plan tuner plan --profile $SPROFILE --json
+check coalesce.search.plan.candidates \
+  "$(jq -r '.searches[0] | .setting + " " + ([.candidates[].value] | join(","))' /tmp/coalesce.search.plan.out 2>/dev/null)" \
+  = "nic:$E1K:coalesce.rx_usecs 20,50,100" "plan --json: the searched setting and its candidates"
+RC=
+[ -z "$SKIP" ] && run_step coalesce.search.apply tuner apply --profile $SPROFILE --yes --json
+check coalesce.search.apply.rc "${RC:-x}" = 0 "apply (verified, searching) exit status"
+check coalesce.search.chosen \
+  "$(jq -r '.groups[0].decision + " " + (.groups[0].stats.search.chosen // "none")' /tmp/coalesce.search.apply.out 2>/dev/null)" \
+  = "kept 50" "the group's decision and the candidate chosen"
+check coalesce.search.ethtool "$(rx_usecs)" = 50 "ethtool -c $E1K rx-usecs after the search"
+RC=
+[ -z "$SKIP" ] && run_step coalesce.search.rollback tuner rollback --last --json
+check coalesce.search.rollback.rc "${RC:-x}" = 0 "rollback --last exit status"
+check coalesce.search.rollback.ethtool "$(rx_usecs)" = "$ORIG" "ethtool -c $E1K rx-usecs after rollback"
+same_as_before coalesce.search.restored "after the coalesce search and rollback"
 SKIP=
