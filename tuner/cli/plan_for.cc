@@ -62,10 +62,11 @@ Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>
   for (PlanSearch& s : plan->searches) {
     auto tried = std::count_if(s.candidates.begin(), s.candidates.end(),
                                [](const PlanSearch::Candidate& c) { return !c.current; });
-    verify::Design design =
-        s.design == "blocked" ? verify::Design::blocked : verify::Design::interleaved;
-    s.worst_case_runs = verify::search_worst_case_runs(
-        design, static_cast<std::size_t>(tried), merged.verify.max_trials, verify::LoopOptions{}.block);
+    verify::Design design = s.design == "blocked" ? verify::Design::blocked
+                                                  : verify::Design::interleaved;
+    s.worst_case_runs = verify::search_worst_case_runs(design, static_cast<std::size_t>(tried),
+                                                       merged.verify.max_trials,
+                                                       verify::LoopOptions{}.block);
   }
   return {std::move(merged), std::move(inventory), std::move(plan).value()};
 }

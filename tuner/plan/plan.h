@@ -49,7 +49,7 @@ struct Plan {
   /// so that a tool can tell a kept setting the profiles no longer set (the Ansible
   /// module's exclusive option).
   std::vector<std::string> unchanged_knobs;
-  std::vector<std::string> notes;  // things a reviewer should know (fallbacks, skips)
+  std::vector<std::string> notes;    // things a reviewer should know (fallbacks, skips)
   std::vector<PlanSearch> searches;  // one per searched setting, in plan order of groups
 };
 

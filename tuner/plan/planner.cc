@@ -241,9 +241,9 @@ Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
     // searched setting that this machine cannot take.
     for (const SearchedSetting& s : searched_settings(profile))
       if (plan.error().where == s.loc.str())
-        return Error::invalid("candidate " + s.candidates.front() + " of " + s.setting + ": " +
-                                  plan.error().what,
-                              plan.error().where);
+        return Error::invalid(
+            "candidate " + s.candidates.front() + " of " + s.setting + ": " + plan.error().what,
+            plan.error().where);
     return plan;
   }
   if (Status s = planner_detail::plan_searches(profile, inventory, current, *plan); !s.ok())

@@ -15,7 +15,8 @@ bool writes(const SearchedSetting& s, const std::string& id) {
   if (starts_with(set, "nic:"))
     return starts_with(id, "nic:") &&
            id.ends_with(set.find(":coalesce.") != std::string::npos ? ":coalesce" : ":rings");
-  if (set == "cpu:resume_latency") return starts_with(id, "cpu:") && id.ends_with(":resume_latency");
+  if (set == "cpu:resume_latency")
+    return starts_with(id, "cpu:") && id.ends_with(":resume_latency");
   return id == set;  // mm:thp, mm:thp_defrag
 }
 
@@ -41,9 +42,9 @@ Status plan_searches(const Profile& profile, const Inventory& inventory,
       if (!variant.ok()) return variant.error();
       auto p = plan_settings(*variant, inventory, current);
       if (!p.ok())
-        return Error::invalid("candidate " + s.candidates[i] + " of " + s.setting + ": " +
-                                  p.error().what,
-                              p.error().where.empty() ? s.loc.str() : p.error().where);
+        return Error::invalid(
+            "candidate " + s.candidates[i] + " of " + s.setting + ": " + p.error().what,
+            p.error().where.empty() ? s.loc.str() : p.error().where);
       for (const Change& c : p->changes)
         if (c.group == s.group && writes(s, c.knob) &&
             std::find(out.knobs.begin(), out.knobs.end(), c.knob) == out.knobs.end())

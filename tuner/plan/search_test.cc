@@ -1,8 +1,8 @@
 // Value searches in the planner: every candidate planned like a stated value.
 #include <doctest/doctest.h>
 
-#include "tuner/plan/planner.h"
 #include "tuner/plan/plan_test_util.h"
+#include "tuner/plan/planner.h"
 
 using namespace tuner;
 using testing::FakeCurrent;
@@ -14,8 +14,12 @@ Profile budget_search(std::vector<std::string> candidates) {
   Profile p;
   p.name = "search";
   p.chain = {"search"};
-  SysctlSetting s{"net.core.netdev_budget", SysctlSetting::Op::set, candidates.front(),
-                  "budget", loc(4), candidates};
+  SysctlSetting s{"net.core.netdev_budget",
+                  SysctlSetting::Op::set,
+                  candidates.front(),
+                  "budget",
+                  loc(4),
+                  candidates};
   p.sysctls = {s};
   return p;
 }

@@ -83,7 +83,8 @@ TEST_CASE("planner: a writeback pair is one setting") {
   Inventory inv;
   KnobCurrentValues current(n.ctx, true, false);
   Profile p;
-  p.sysctls.push_back({"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7), {}});
+  p.sysctls.push_back(
+      {"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7), {}});
   auto plan = make_plan_with(p, inv, current);
   REQUIRE_MESSAGE(plan.ok(), plan.error().message());
   REQUIRE(plan->changes.size() == 1);
@@ -92,13 +93,15 @@ TEST_CASE("planner: a writeback pair is one setting") {
   CHECK(plan->changes[0].reason.find("vm.dirty_bytes is in force: this replaces it") !=
         std::string::npos);
   // Raise only against the other key in force: a change, not a comparison error.
-  p.sysctls[0] = {"vm.dirty_ratio", SysctlSetting::Op::at_least, "40", "sysctl", testing::loc(7), {}};
+  p.sysctls[0] = {
+      "vm.dirty_ratio", SysctlSetting::Op::at_least, "40", "sysctl", testing::loc(7), {}};
   auto raise = make_plan_with(p, inv, current);
   REQUIRE_MESSAGE(raise.ok(), raise.error().message());
   CHECK(raise->changes.size() == 1);
   // Both keys of a pair: refused where the second is written.
-  p.sysctls = {{"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7), {}},
-               {"vm.dirty_bytes", SysctlSetting::Op::set, "4294967296", "sysctl", testing::loc(8), {}}};
+  p.sysctls = {
+      {"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7), {}},
+      {"vm.dirty_bytes", SysctlSetting::Op::set, "4294967296", "sysctl", testing::loc(8), {}}};
   auto both = make_plan_with(p, inv, current);
   REQUIRE_FALSE(both.ok());
   CHECK(both.error().where == "/etc/tuner/profiles/test.toml:8:1");

@@ -75,7 +75,6 @@ class NicParser : public TomlReader {
     return out;
   }
 
-
   NicRule parse(const std::string& glob, const toml::table& t, const std::string& ctx) const {
     check_keys(t, ctx,
                {"speed", "duplex", "autoneg", "channels", "combined", "rings", "coalesce", "rps",

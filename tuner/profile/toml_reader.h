@@ -189,8 +189,8 @@ class TomlReader {
       } catch (const ParseFailure& f) {
         // A range's values were made here and have no place in the file.
         std::string where = search.is_table() ? loc(search.source()).str() : f.error.where;
-        throw ParseFailure{Error::invalid(
-            fmt::format("candidate {} of {}: {}", i + 1, ctx, f.error.what), where)};
+        throw ParseFailure{
+            Error::invalid(fmt::format("candidate {} of {}: {}", i + 1, ctx, f.error.what), where)};
       }
       if (std::find(out.begin(), out.end(), text) != out.end())
         fail(search.source(), fmt::format("{} lists '{}' twice", ctx, text));

@@ -118,9 +118,9 @@ Status check_one_search_per_group(const Profile& p) {
   for (const SearchedSetting& s : all) {
     auto [it, fresh] = by_group.try_emplace(s.group, &s);
     if (fresh) continue;
-    return Error::invalid("group '" + s.group + "' searches two settings, " +
-                              it->second->setting + " (" + it->second->loc.str() + ") and " +
-                              s.setting + ": a group searches one setting at a time; put the "
+    return Error::invalid("group '" + s.group + "' searches two settings, " + it->second->setting +
+                              " (" + it->second->loc.str() + ") and " + s.setting +
+                              ": a group searches one setting at a time; put the "
                               "other in a [group.NAME] of its own",
                           s.loc.str());
   }

@@ -204,18 +204,20 @@ int print_search(const SearchSimOptions& o, unsigned k, bool md) {
     const Scenario& s = ss.base;
     SearchOutcome r = simulate_search(ss, o, 1000 + i);
     bool helps = ss.best_effect > ss.other_effect;
-    std::string effects = helps ? "one " + signed_pct(ss.best_effect) : "all " + signed_pct(ss.other_effect);
+    std::string effects = helps ? "one " + signed_pct(ss.best_effect)
+                                : "all " + signed_pct(ss.other_effect);
     std::string name = std::string(s.direction == Direction::higher ? "" : "lower ") +
                        std::string(noise_name(s.noise)) +
                        (s.design == Design::blocked ? " blocked" : "") + " " + effects;
     char runs[16], screen_runs[16];
     std::snprintf(runs, sizeof runs, "%.1f", r.mean_runs());
     std::snprintf(screen_runs, sizeof screen_runs, "%.1f", r.mean_screen_runs());
-    row(md, {s.direction == Direction::higher ? "higher" : "lower", std::string(noise_name(s.noise)),
-             std::string(design_name(s.design)), pct(s.cv).substr(0, pct(s.cv).find('.')) + "%",
-             effects, pct(r.keep_rate()), helps ? pct(r.found_rate()) : "",
-             helps ? pct(static_cast<double>(r.chosen_right) / r.reps) : "",
-             pct(static_cast<double>(r.screened_out) / r.reps), runs, screen_runs});
+    row(md,
+        {s.direction == Direction::higher ? "higher" : "lower", std::string(noise_name(s.noise)),
+         std::string(design_name(s.design)), pct(s.cv).substr(0, pct(s.cv).find('.')) + "%",
+         effects, pct(r.keep_rate()), helps ? pct(r.found_rate()) : "",
+         helps ? pct(static_cast<double>(r.chosen_right) / r.reps) : "",
+         pct(static_cast<double>(r.screened_out) / r.reps), runs, screen_runs});
     runs_sum += r.mean_runs();
     most_runs = std::max(most_runs, r.mean_runs());
     if (!helps) {
@@ -232,12 +234,14 @@ int print_search(const SearchSimOptions& o, unsigned k, bool md) {
                   s.noise == Noise::drift || s.noise == Noise::drift_fast;
     double need = k <= 4 ? 0.95 : 0.90;
     if (strict && r.found_rate() < need)
-      missed.push_back(name + ": +5% found and kept " + pct(r.found_rate()) + "% < " + pct(need) + "%");
-    if (s.noise == Noise::normal && s.direction == Direction::higher) normal_runs[1] = r.mean_runs();
+      missed.push_back(name + ": +5% found and kept " + pct(r.found_rate()) + "% < " + pct(need) +
+                       "%");
+    if (s.noise == Noise::normal && s.direction == Direction::higher)
+      normal_runs[1] = r.mean_runs();
   }
   for (std::size_t i = 0; i < scenarios.size(); ++i)
-    if (scenarios[i].base.noise == Noise::normal && scenarios[i].base.direction == Direction::higher &&
-        scenarios[i].best_effect == 0) {
+    if (scenarios[i].base.noise == Noise::normal &&
+        scenarios[i].base.direction == Direction::higher && scenarios[i].best_effect == 0) {
       normal_runs[0] = simulate_search(scenarios[i], o, 1000 + i).mean_runs();
       break;
     }
@@ -293,7 +297,8 @@ int main(int argc, char** argv) {
     else if (arg == "--looks") looks_only = true;
     else if (arg == "--shipped") c = shipped_config();
     else if (arg == "--fixed-n") fixed_n = true;
-    else if (arg == "--search") search = static_cast<unsigned>(parse_number(value(), kMaxCandidates));
+    else if (arg == "--search")
+      search = static_cast<unsigned>(parse_number(value(), kMaxCandidates));
     else if (arg == "--screen-blocks") screen.max_blocks = trial_count(value());
     else if (arg == "--screen-min") screen.min_blocks = trial_count(value());
     else if (arg == "--drop-z") screen.drop_z = parse_real(value());

@@ -324,8 +324,8 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
       return out;
     }
   }
-  std::string step =
-      out.search.is_object() ? "confirm " + out.search.value("chosen", std::string()) : "";
+  std::string step = out.search.is_object() ? "confirm " + out.search.value("chosen", std::string())
+                                            : "";
   auto m = measure(g, written, whole_cfg, step);
   if (!m.ok()) return m.error();
   auto [decision, reason] = classify(*m, g.keep_if_neutral);
@@ -334,11 +334,12 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   out.measured = comparison_of(*m, g.bench->name(), g.design);
   if (g.search) {
     const Stats& st = m->decision.stats;
-    out.search["confirm"] = {{"verdict", verdict_name(m->decision.verdict)},
-                             {"effect", std::isfinite(st.effect) ? nlohmann::json(st.effect) : nullptr},
-                             {"ci_low", std::isfinite(st.ci_low) ? nlohmann::json(st.ci_low) : nullptr},
-                             {"ci_high", std::isfinite(st.ci_high) ? nlohmann::json(st.ci_high) : nullptr},
-                             {"trials", st.trials}};
+    out.search["confirm"] = {
+        {"verdict", verdict_name(m->decision.verdict)},
+        {"effect", std::isfinite(st.effect) ? nlohmann::json(st.effect) : nullptr},
+        {"ci_low", std::isfinite(st.ci_low) ? nlohmann::json(st.ci_low) : nullptr},
+        {"ci_high", std::isfinite(st.ci_high) ? nlohmann::json(st.ci_high) : nullptr},
+        {"trials", st.trials}};
   }
 
   bool bisectable = reason == Reason::harm || reason == Reason::guard ||

@@ -32,8 +32,8 @@ namespace tuner::verify {
 /// the value each gets. The candidate equal to the current value is the baseline and
 /// is not listed.
 struct SearchPlan {
-  std::string setting;             // "sysctl:net.core.netdev_budget"
-  std::vector<std::string> knobs;  // the knob ids it writes
+  std::string setting;                            // "sysctl:net.core.netdev_budget"
+  std::vector<std::string> knobs;                 // the knob ids it writes
   std::vector<std::string> values;                // per candidate, as the profile wrote it
   std::vector<std::vector<std::string>> desired;  // per candidate, per knob
 };

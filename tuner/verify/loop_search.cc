@@ -22,12 +22,13 @@ nlohmann::json screen_json(const SearchPlan& sp, const Screen& s, unsigned unit)
   for (std::size_t i = 0; i < s.arms.size(); ++i) {
     const ScreenArm& a = s.arms[i];
     double log_gain = std::log1p(a.effect), half = 1.96 * a.se;
-    nlohmann::json c = {{"value", sp.values[i]},
-                        {"effect", number_or_null(a.effect)},
-                        {"ci_low", number_or_null(std::expm1(log_gain - half))},
-                        {"ci_high", number_or_null(std::expm1(log_gain + half))},
-                        {"trials", a.blocks * unit},
-                        {"dropped_at", a.dropped_at ? nlohmann::json(*a.dropped_at * unit) : nullptr}};
+    nlohmann::json c = {
+        {"value", sp.values[i]},
+        {"effect", number_or_null(a.effect)},
+        {"ci_low", number_or_null(std::expm1(log_gain - half))},
+        {"ci_high", number_or_null(std::expm1(log_gain + half))},
+        {"trials", a.blocks * unit},
+        {"dropped_at", a.dropped_at ? nlohmann::json(*a.dropped_at * unit) : nullptr}};
     if (a.dropped_at) c["dropped_for"] = a.behind_best ? "behind_best" : "short_of_min_effect";
     cands.push_back(std::move(c));
   }
@@ -94,13 +95,17 @@ Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::strin
         }
         const bench::Metric& main = m->metrics.front();
         sc.direction = main.direction == bench::Direction::lower ? Direction::lower
-                                                                  : Direction::higher;
+                                                                 : Direction::higher;
         sum += main.value;
         if (progress_) {
           Progress p{g.name,
-                     fmt::format("screen {}, block {}, {} in race", arm == 0 ? "baseline" : sp.values[arm - 1],
-                                 screen.blocks + 1, arms_in_race(screen).size() - 1),
-                     ++trial, most, arm == 0 ? Arm::baseline : Arm::candidate, {}};
+                     fmt::format("screen {}, block {}, {} in race",
+                                 arm == 0 ? "baseline" : sp.values[arm - 1], screen.blocks + 1,
+                                 arms_in_race(screen).size() - 1),
+                     ++trial,
+                     most,
+                     arm == 0 ? Arm::baseline : Arm::candidate,
+                     {}};
           progress_(p);
         }
       }

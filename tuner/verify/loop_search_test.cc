@@ -59,8 +59,8 @@ SearchRun search(Rig& rig, ValueBench& bench, std::uint64_t seed) {
   options.seed = seed;
   VerifyLoop loop(*run, rig.root, rig.clock, options);
   GroupPlan g{"net", &bench, false, Design::interleaved, false, {}};
-  g.search = SearchPlan{"sysctl:t.x", {"sysctl:t.x"}, {"a", "b", "c", "d"},
-                        {{"a"}, {"b"}, {"c"}, {"d"}}};
+  g.search =
+      SearchPlan{"sysctl:t.x", {"sysctl:t.x"}, {"a", "b", "c", "d"}, {{"a"}, {"b"}, {"c"}, {"d"}}};
   auto out = loop.verify_group(g);
   REQUIRE_MESSAGE(out.ok(), out.error().message());
   REQUIRE(run->finish().ok());

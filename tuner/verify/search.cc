@@ -33,8 +33,7 @@ double pooled_sigma(const std::vector<std::vector<double>>& x) {
   for (std::size_t a = 0; a < arms; ++a) {
     arm_mean[a] = mean(x[a]);
     grand += arm_mean[a] / static_cast<double>(arms);
-    for (std::size_t b = 0; b < blocks; ++b)
-      block_mean[b] += x[a][b] / static_cast<double>(arms);
+    for (std::size_t b = 0; b < blocks; ++b) block_mean[b] += x[a][b] / static_cast<double>(arms);
   }
   std::vector<double> abs_residual;
   for (std::size_t a = 0; a < arms; ++a)
@@ -93,8 +92,7 @@ Status screen_look(const ScreenConfig& c, std::span<const std::vector<double>> v
     std::vector<double> row;
     for (double v : values[a]) {
       if (!(v > 0) || !std::isfinite(v))
-        return Error::invalid("a search needs positive benchmark values, got " +
-                              std::to_string(v));
+        return Error::invalid("a search needs positive benchmark values, got " + std::to_string(v));
       row.push_back(sign * std::log(v));
     }
     x.push_back(std::move(row));

@@ -51,20 +51,20 @@ unsigned search_worst_case_runs(Design design, std::size_t candidates, unsigned 
 
 /// Where one candidate stands after a screening look.
 struct ScreenArm {
-  double effect = 0;       ///< relative gain over the baseline, positive = better
-  double se = 0;           ///< its standard error (log scale), from the pooled spread
-  unsigned blocks = 0;     ///< screening blocks it ran in
+  double effect = 0;                   ///< relative gain over the baseline, positive = better
+  double se = 0;                       ///< its standard error (log scale), from the pooled spread
+  unsigned blocks = 0;                 ///< screening blocks it ran in
   std::optional<unsigned> dropped_at;  ///< the block after which it went
-  bool behind_best = false;  ///< went behind the best (else short of min_effect)
+  bool behind_best = false;            ///< went behind the best (else short of min_effect)
 };
 
 /// The screening so far. `values[0]` is the baseline, `values[i]` candidate i; each
 /// holds one value per block the arm ran in (the mean of the unit's trials), in block
 /// order. Every arm still in the race has a value for every block run.
 struct Screen {
-  std::vector<ScreenArm> arms;  ///< per candidate (index i - 1 of values)
+  std::vector<ScreenArm> arms;      ///< per candidate (index i - 1 of values)
   std::optional<std::size_t> best;  ///< candidate index (0-based) in front, if any left
-  bool done = false;  ///< confirm `best`, or (no best) end with no_gain
+  bool done = false;                ///< confirm `best`, or (no best) end with no_gain
   unsigned blocks = 0;
   double sigma = 0;  ///< pooled spread of one log value (robust), 0 before block 2
 };

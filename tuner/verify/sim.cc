@@ -21,7 +21,6 @@ double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, Arm
   return sim::trial_value(s, draw, m, t, candidate ? s.effect : 0, candidate);
 }
 
-
 void count(MethodOutcome& m, Verdict v, unsigned trials) {
   ++m.reps;
   ++m.verdicts[static_cast<int>(v)];

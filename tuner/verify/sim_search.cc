@@ -48,8 +48,8 @@ unsigned screen(const SearchScenario& ss, const ScreenConfig& c, const std::vect
 
 // Confirmation: the sequential test of one candidate against the baseline, fresh trials.
 // Returns the verdict and sets the trials per arm it used.
-Verdict confirm(const Config& config, Design design, double effect, Run& run,
-                std::uint64_t seed, unsigned& used) {
+Verdict confirm(const Config& config, Design design, double effect, Run& run, std::uint64_t seed,
+                unsigned& used) {
   unsigned unit = unit_trials(design, kSimBlock);
   std::vector<Arm> order = trial_order(design, config.max_trials, seed);
   std::vector<double> a, b;
@@ -57,8 +57,8 @@ Verdict confirm(const Config& config, Design design, double effect, Run& run,
     bool flipped = i == 0 || order[i] != order[i - 1];
     bool candidate = order[i] == Arm::candidate;
     (candidate ? b : a)
-        .push_back(run.trial(flipped || wash_before(order, i, unit), candidate ? effect : 0,
-                             candidate));
+        .push_back(
+            run.trial(flipped || wash_before(order, i, unit), candidate ? effect : 0, candidate));
   }
   Verdict v = Verdict::more_trials;
   for (unsigned n : look_points(config)) {

@@ -13,10 +13,10 @@
 namespace tuner::verify {
 
 struct SearchScenario {
-  Scenario base;             ///< noise, cv, direction, design (its effect is unused)
-  unsigned candidates = 4;   ///< values searched
-  double best_effect = 0;    ///< true gain of one candidate, at a random position
-  double other_effect = 0;   ///< true gain of every other candidate
+  Scenario base;            ///< noise, cv, direction, design (its effect is unused)
+  unsigned candidates = 4;  ///< values searched
+  double best_effect = 0;   ///< true gain of one candidate, at a random position
+  double other_effect = 0;  ///< true gain of every other candidate
 };
 
 struct SearchOutcome {

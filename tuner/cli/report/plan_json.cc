@@ -31,14 +31,10 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
                         {"design", ps.design},
                         {"worst_case_runs", ps.worst_case_runs}});
   }
-  return {{"schema", "tuner.plan/1"},
-          {"profiles", plan.profiles},
-          {"changes", std::move(changes)},
-          {"groups", std::move(groups)},
-          {"unchanged", plan.unchanged},
-          {"unchanged_knobs", plan.unchanged_knobs},
-          {"notes", plan.notes},
-          {"searches", std::move(searches)}};
+  return {{"schema", "tuner.plan/1"},      {"profiles", plan.profiles},
+          {"changes", std::move(changes)}, {"groups", std::move(groups)},
+          {"unchanged", plan.unchanged},   {"unchanged_knobs", plan.unchanged_knobs},
+          {"notes", plan.notes},           {"searches", std::move(searches)}};
 }
 
 }  // namespace tuner

@@ -143,12 +143,12 @@ std::string searches_text(const Plan& plan, const Term& term) {
   for (const PlanSearch& s : plan.searches) {
     std::string values;
     for (const PlanSearch::Candidate& c : s.candidates)
-      values += (values.empty() ? "" : ", ") + escape_controls(c.value) + (c.current ? " (now)" : "");
+      values += (values.empty() ? "" : ", ") + escape_controls(c.value) +
+                (c.current ? " (now)" : "");
     out += fmt::format("  {} {} in group {}\n    candidates: {}\n    {} design, at most {} "
                        "benchmark runs; knobs: {}\n",
                        term.yellow("?"), escape_controls(s.setting), escape_controls(s.group),
-                       values, s.design, s.worst_case_runs,
-                       knob_list(s.knobs));
+                       values, s.design, s.worst_case_runs, knob_list(s.knobs));
   }
   return out;
 }

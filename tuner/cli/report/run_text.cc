@@ -83,9 +83,9 @@ std::string format_search(const nlohmann::json& s, const Term& term) {
       std::string gone;
       auto at = c.find("dropped_at");
       if (at != c.end() && at->is_number_unsigned())
-        gone = fmt::format(", out after {} ({})", at->get<unsigned>(),
-                           text(c, "dropped_for") == "behind_best" ? "behind the best"
-                                                                  : "short of min_effect");
+        gone = fmt::format(
+            ", out after {} ({})", at->get<unsigned>(),
+            text(c, "dropped_for") == "behind_best" ? "behind the best" : "short of min_effect");
       out += fmt::format("      {}: {}{}\n", text(c, "value"),
                          std::isfinite(effect) ? fmt::format("{:+.1f}%", 100 * effect) : "?", gone);
     }
