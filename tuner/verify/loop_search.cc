@@ -69,6 +69,14 @@ Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::strin
   sc.min_effect = options_.decision.min_effect;
   unsigned unit = unit_trials(g.design, options_.block);
   Screen screen = start_screen(sp.values.size());
+  if (sp.values.size() == 1) {
+    // One candidate besides the value the machine has: nothing to screen, it is verified
+    // directly, as a stated value would be.
+    screen.best = 0;
+    report = screen_json(sp, screen, unit);
+    if (Status s = set_arm(g, written, 1); !s.ok()) return s.error();
+    return true;
+  }
   std::vector<std::vector<double>> values(sp.values.size() + 1);
   std::uint64_t seed = derive_seed(options_.seed, group_index_, step_index_++);
   unsigned trial = 0;

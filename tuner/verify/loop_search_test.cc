@@ -45,7 +45,8 @@ struct SearchRun {
   std::vector<JournalRecord> records;
 };
 
-SearchRun search(Rig& rig, ValueBench& bench, std::uint64_t seed) {
+SearchRun search(Rig& rig, ValueBench& bench, std::uint64_t seed,
+                 std::vector<std::string> values = {"a", "b", "c", "d"}) {
   Plan plan;
   plan.profiles = {"test"};
   plan.changes.push_back({"sysctl:t.x", "net", std::string("default"), "a", ""});
@@ -59,8 +60,9 @@ SearchRun search(Rig& rig, ValueBench& bench, std::uint64_t seed) {
   options.seed = seed;
   VerifyLoop loop(*run, rig.root, rig.clock, options);
   GroupPlan g{"net", &bench, false, Design::interleaved, false, {}};
-  g.search =
-      SearchPlan{"sysctl:t.x", {"sysctl:t.x"}, {"a", "b", "c", "d"}, {{"a"}, {"b"}, {"c"}, {"d"}}};
+  std::vector<std::vector<std::string>> desired;
+  for (const std::string& v : values) desired.push_back({v});
+  g.search = SearchPlan{"sysctl:t.x", {"sysctl:t.x"}, values, desired};
   auto out = loop.verify_group(g);
   REQUIRE_MESSAGE(out.ok(), out.error().message());
   REQUIRE(run->finish().ok());
@@ -126,4 +128,16 @@ TEST_CASE("value search: every candidate worse ends in screening, without confir
   CHECK_FALSE(r.outcome.search.contains("confirm"));
   CHECK(bench.runs_ <= 5 * 3);  // three blocks of five arms at most
   CHECK(rig.m.values.at("sysctl:t.x") == "default");
+}
+
+TEST_CASE("value search: one candidate besides the current value is verified directly") {
+  Rig rig;
+  ValueBench bench(rig, {{"a", 0.10}}, 9);
+  SearchRun r = search(rig, bench, 4, {"a"});
+  CHECK(r.outcome.decision == GroupDecision::kept);
+  CHECK(r.outcome.search["blocks"] == 0);
+  CHECK(r.outcome.search["chosen"] == "a");
+  REQUIRE(r.outcome.measured);
+  // Every run was the confirmation's: no screening.
+  CHECK(bench.runs_ == r.outcome.measured->trials_baseline + r.outcome.measured->trials_candidate);
 }
