@@ -57,7 +57,7 @@ void fail_output(const std::string& message) {
 
 void check_output_option(const boost::program_options::variables_map& vm, const char* option) {
   if (!vm.count(option)) return;
-  const std::string& file = vm[option].as<std::string>();
+  const auto& file = vm[option].as<std::string>();
   if (file.empty()) fail_input(fmt::format("--{} needs a file name", option));
   auto target = check_output_target(file);
   if (!target.ok())

@@ -14,6 +14,7 @@ void add_table(std::vector<SearchedSetting>& out, std::string_view id,
 
 std::vector<std::string> texts(const std::vector<uint32_t>& v) {
   std::vector<std::string> out;
+  out.reserve(v.size());
   for (uint32_t x : v) out.push_back(std::to_string(x));
   return out;
 }

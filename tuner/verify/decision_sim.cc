@@ -254,7 +254,8 @@ int print_search(const SearchSimOptions& o, unsigned k, bool md) {
               pct_se(worst_found, o.reps).c_str(), worst_found_at.c_str());
   std::printf("- runs per search, normal noise: %.1f (none helps), %.1f (one +5%%); over all "
               "rows mean %.1f, worst %.1f (limit %.0f)\n",
-              normal_runs[0], normal_runs[1], runs_sum / scenarios.size(), most_runs, run_limit);
+              normal_runs[0], normal_runs[1], runs_sum / static_cast<double>(scenarios.size()),
+              most_runs, run_limit);
   if (normal_runs[0] > run_limit || normal_runs[1] > run_limit)
     missed.push_back("runs per search above " + std::to_string(static_cast<int>(run_limit)));
   std::printf("- targets missed: %s\n", missed.empty() ? "none" : "");

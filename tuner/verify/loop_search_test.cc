@@ -46,7 +46,7 @@ struct SearchRun {
 };
 
 SearchRun search(Rig& rig, ValueBench& bench, std::uint64_t seed,
-                 std::vector<std::string> values = {"a", "b", "c", "d"}) {
+                 const std::vector<std::string>& values = {"a", "b", "c", "d"}) {
   Plan plan;
   plan.profiles = {"test"};
   plan.changes.push_back({"sysctl:t.x", "net", std::string("default"), "a", ""});
@@ -61,6 +61,7 @@ SearchRun search(Rig& rig, ValueBench& bench, std::uint64_t seed,
   VerifyLoop loop(*run, rig.root, rig.clock, options);
   GroupPlan g{"net", &bench, false, Design::interleaved, false, {}};
   std::vector<std::vector<std::string>> desired;
+  desired.reserve(values.size());
   for (const std::string& v : values) desired.push_back({v});
   g.search = SearchPlan{"sysctl:t.x", {"sysctl:t.x"}, values, desired};
   auto out = loop.verify_group(g);

@@ -106,6 +106,7 @@ Status screen_look(const ScreenConfig& c, std::span<const std::vector<double>> v
   std::vector<double> gain(race.size(), 0), standing(race.size(), 0), centre(blocks);
   for (std::size_t b = 0; b < blocks; ++b) {
     std::vector<double> column;
+    column.reserve(x.size());
     for (const std::vector<double>& arm : x) column.push_back(arm[b]);
     centre[b] = median(column);
   }

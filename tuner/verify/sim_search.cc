@@ -82,8 +82,10 @@ std::vector<SearchScenario> search_scenarios(unsigned candidates) {
   return out;
 }
 
-SearchOutcome simulate_search(const SearchScenario& ss, const SearchSimOptions& o,
+SearchOutcome simulate_search(const SearchScenario& scenario, const SearchSimOptions& options,
                               std::uint64_t index) {
+  const SearchScenario& ss = scenario;
+  const SearchSimOptions& o = options;
   SearchOutcome out;
   Config config = config_for(o.config, ss.base.design);
   config.direction = ss.base.direction;
