@@ -334,12 +334,11 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   out.measured = comparison_of(*m, g.bench->name(), g.design);
   if (g.search) {
     const Stats& st = m->decision.stats;
-    out.search["confirm"] = {
-        {"verdict", verdict_name(m->decision.verdict)},
-        {"effect", std::isfinite(st.effect) ? nlohmann::json(st.effect) : nullptr},
-        {"ci_low", std::isfinite(st.ci_low) ? nlohmann::json(st.ci_low) : nullptr},
-        {"ci_high", std::isfinite(st.ci_high) ? nlohmann::json(st.ci_high) : nullptr},
-        {"trials", st.trials}};
+    out.search["confirm"] = {{"verdict", verdict_name(m->decision.verdict)},
+                             {"effect", number_or_null(st.effect)},
+                             {"ci_low", number_or_null(st.ci_low)},
+                             {"ci_high", number_or_null(st.ci_high)},
+                             {"trials", st.trials}};
   }
 
   bool bisectable = reason == Reason::harm || reason == Reason::guard ||

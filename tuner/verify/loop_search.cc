@@ -13,8 +13,6 @@ namespace tuner::verify {
 
 namespace {
 
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
-
 // The JSON of the screening: every candidate with its effect over the baseline, an
 // approximate 95% interval from the pooled spread, the blocks it ran, and where it went.
 nlohmann::json screen_json(const SearchPlan& sp, const Screen& s, unsigned unit) {

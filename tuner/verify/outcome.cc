@@ -9,6 +9,10 @@ namespace tuner::verify {
 
 using nlohmann::json;
 
+nlohmann::json number_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
 namespace {
 
 constexpr std::array kReasons = {Reason::gain,           Reason::neutral_kept,
@@ -34,8 +38,6 @@ std::optional<E> by_name(const std::array<E, N>& all, Name name, std::string_vie
     if (std::string_view(name(e)) == text) return e;
   return std::nullopt;
 }
-
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(); }
 
 json bench_stats_json(const BenchStats& b) {
   const Stats& s = b.stats;

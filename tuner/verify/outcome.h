@@ -152,6 +152,9 @@ struct GroupOutcome {
   std::string error;
 };
 
+/// A number, or null when it is not finite (JSON has no NaN or infinity).
+nlohmann::json number_or_null(double v);
+
 /// The JSON the journal and tuner.run/1 carry (DESIGN.md, schemas/tuner.run-1).
 nlohmann::json to_json(const GroupOutcome& o);
 /// Reads what to_json() writes, and what earlier versions of tuner wrote: keys it

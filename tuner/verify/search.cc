@@ -5,21 +5,16 @@
 #include <numeric>
 #include <string>
 
+#include "tuner/verify/signed_rank.h"
 #include "tuner/verify/sim_noise.h"
 #include "tuner/verify/stats.h"
 
 namespace tuner::verify {
 namespace {
 
-// The Hodges–Lehmann centre: the median of the Walsh averages. One slow trial in a few
-// blocks moves it far less than it moves a mean.
-double hodges_lehmann(std::span<const double> d) {
-  std::vector<double> walsh;
-  walsh.reserve(d.size() * (d.size() + 1) / 2);
-  for (std::size_t i = 0; i < d.size(); ++i)
-    for (std::size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
-  return median(walsh);
-}
+// The Hodges–Lehmann centre (signed_rank.h): one slow trial in a few blocks moves it far
+// less than it moves a mean.
+double hodges_lehmann(std::span<const double> d) { return SignedRankShift(d).estimate(); }
 
 // The spread of one log value, from the residuals of arms x blocks after removing each
 // arm's and each block's mean: a block-wide disturbance (a burst, a period) is not noise
