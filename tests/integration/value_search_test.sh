@@ -8,6 +8,8 @@
 #     refuses a profile that searches.
 #  4. SIGKILL after every knob write of a search (TUNER_FAULT_AFTER_WRITES): `tuner
 #     rollback` restores every net.* sysctl from the journal alone.
+#  5. SIGTERM in the middle of screening: exit 143, the run rolled back, every net.*
+#     sysctl as before.
 source "$(dirname "$0")/lib.sh"
 enter_netns "$@"
 set -e
@@ -24,9 +26,10 @@ awk -v t="$(cat /proc/sys/net/ipv4/ip_default_ttl)" -v best="$1" -v s="$seed" 'B
   printf "%d ops\n", v }'
 B
 
-# $1: the profile's name; $2: the ttl at which throughput is 15% higher ("none").
+# $1: the profile's name; $2: the ttl at which throughput is 15% higher ("none");
+# $3: the benchmark script (default ttl-bench.sh).
 search_profile() {
-  local name=$1 best=$2 f="$WORK/$1.toml"
+  local name=$1 best=$2 f="$WORK/$1.toml" bench=${3:-$WORK/ttl-bench.sh}
   cat > "$f" <<P
 [profile]
 name = "$name"
@@ -41,7 +44,7 @@ max_trials = 20
 
 [bench.ttl]
 kind = "exec"
-command = ["/bin/sh", "$WORK/ttl-bench.sh", "$best"]
+command = ["/bin/sh", "$bench", "$best"]
 metric = { regex = "([0-9]+) ops" }
 unit = "ops/s"
 timeout = "5s"
@@ -112,4 +115,35 @@ while :; do
   k=$(( k < 40 ? k + 1 : k + 4 ))
 done
 note "   crashed after each of writes 1..$((k - 1)) (then a run of fewer writes finished); each rolled back to the snapshot"
+
+note "5. SIGTERM while the candidates are screened: exit 143, everything put back"
+cat > "$WORK/slow-bench.sh" <<B
+echo run >> "$WORK/runs"
+sleep 0.2
+exec /bin/sh "$WORK/ttl-bench.sh" "\$1"
+B
+slow=$(search_profile slow 62 "$WORK/slow-bench.sh")
+rm -f "$WORK/runs"
+"$TUNER" apply --state-dir "$STATE" --color never --profile "$slow" --yes --json \
+  --report "$WORK/term.json" > "$WORK/term.out" 2> "$WORK/term.err" &
+pid=$!
+# Block 2 of the screening: five arms ran once, the baseline and four candidates.
+for _ in $(seq 300); do
+  [ "$(wc -l < "$WORK/runs" 2>/dev/null || echo 0)" -ge 7 ] && break
+  sleep 0.1
+done
+[ "$(wc -l < "$WORK/runs")" -ge 7 ] || fail "the screening never reached its second block: $(cat "$WORK/term.err")"
+kill -TERM "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ "$rc" = 143 ] || fail "SIGTERM in screening: exit $rc, expected 143: $(cat "$WORK/term.err")"
+[ "$(snapshot_net)" = "$before" ] || fail "SIGTERM in screening left net.* changed: $(diff <(echo "$before") <(snapshot_net) | head -4)"
+jq -e '.groups[0].decision == "rolled_back" and (.errors[0].message | test("interrupted by SIGTERM"))' \
+  "$WORK/term.json" > /dev/null || fail "report: $(jq -c '{groups: [.groups[].decision], errors}' "$WORK/term.json")"
+journal=$(ls "$STATE"/runs/*.journal | tail -1)
+[ "$(grep -c '"type":"intent"' "$journal")" -ge 4 ] || fail "fewer than 4 candidate intents before the signal: $journal"
+expect_rc 0 t status  # no unfinished run
+note "   stopped after $(wc -l < "$WORK/runs") benchmark runs"
 echo PASS

@@ -21,13 +21,19 @@ Result<Netlink*> NicKnob::netlink() {
 }
 
 Result<bool> NicKnob::link_up() {
-  if (auto nl = netlink(); nl.ok()) {
+  // The stack's view first: operstate follows the carrier the driver hands the kernel,
+  // which can come up after the PHY reports link to ethtool (e1000 turns the carrier on
+  // from its watchdog, a moment after a ring resize); traffic waits for the carrier.
+  auto state = ctx_.root.read("sys/class/net/" + ifname() + "/operstate");
+  std::string op = state.ok() ? std::string(trim(*state)) : std::string();
+  if (op == "up") return true;
+  if (op == "down" || op == "lowerlayerdown" || op == "dormant" || op == "notpresent") return false;
+  if (auto nl = netlink(); nl.ok()) {  // "unknown": the driver does not report one
     LinkInfo info;
     if ((*nl)->get_link_state(ifname(), info).ok() && info.up) return *info.up;
   }
-  auto state = ctx_.root.read("sys/class/net/" + ifname() + "/operstate");
   if (!state.ok()) return state.error();
-  return trim(*state) == "up";
+  return false;
 }
 
 void NicKnob::prepare() { was_up_ = link_up().value_or(false); }

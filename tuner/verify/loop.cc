@@ -314,8 +314,10 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
     if (!*chosen) {
       // Every candidate went in screening (or it could not finish): nothing to confirm.
       out.decision = GroupDecision::rolled_back;
-      out.reason = out.search.contains("error") ? Reason::bench_failed : Reason::no_gain;
-      if (out.search.contains("error")) out.error = out.search["error"].get<std::string>();
+      bool failed = out.search.contains("error");
+      bool over_budget = failed && clock_.now() - started_ > options_.budget;
+      out.reason = over_budget ? Reason::budget : failed ? Reason::bench_failed : Reason::no_gain;
+      if (failed) out.error = out.search["error"].get<std::string>();
       out.run_seed = options_.seed;
       out.alpha_share = cfg.false_keep_rate;
       if (auto s = set_live(g.name, {}); !s.ok()) return s.error();

@@ -1,11 +1,13 @@
 // The verify loop's value search: screening blocks of the baseline and the candidates
 // in the race (search.h), then the candidate in front goes to the ordinary
 // verification of verify_group on fresh trials.
+#include <chrono>
 #include <cmath>
 
 #include <fmt/core.h>
 
 #include "base/interrupt.h"
+#include "tuner/verify/guard_decision.h"
 #include "tuner/verify/loop.h"
 #include "tuner/verify/search.h"
 
@@ -27,7 +29,11 @@ nlohmann::json screen_json(const SearchPlan& sp, const Screen& s, unsigned unit)
         {"ci_high", number_or_null(std::expm1(log_gain + half))},
         {"trials", a.blocks * unit},
         {"dropped_at", a.dropped_at ? nlohmann::json(*a.dropped_at * unit) : nullptr}};
-    if (a.dropped_at) c["dropped_for"] = a.behind_best ? "behind_best" : "short_of_min_effect";
+    if (a.dropped_at)
+      c["dropped_for"] = !a.guard.empty() ? "guard"
+                         : a.behind_best  ? "behind_best"
+                                          : "short_of_min_effect";
+    if (!a.guard.empty()) c["guard"] = a.guard;
     cands.push_back(std::move(c));
   }
   return {{"knob", sp.setting},
@@ -76,33 +82,51 @@ Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::strin
     return true;
   }
   std::vector<std::vector<double>> values(sp.values.size() + 1);
+  // Each arm's guard counters over its screening trials: a candidate that trips a guard
+  // against the baseline leaves the race at the next look, as a single value would be
+  // rolled back (the chosen one is guarded again in its confirmation).
+  std::vector<bench::GuardDelta> guards(values.size());
   std::uint64_t seed = derive_seed(options_.seed, group_index_, step_index_++);
   unsigned trial = 0;
   unsigned most = sc.max_blocks * static_cast<unsigned>(values.size()) * unit;
+  auto stop = [&](std::string failure) {
+    report = screen_json(sp, screen, unit);
+    report["error"] = std::move(failure);
+    return false;
+  };
   while (!screen.done) {
     for (std::size_t arm : block_order(arms_in_race(screen), seed + screen.blocks)) {
       if (Status s = set_arm(g, written, arm); !s.ok()) return s.error();
       double sum = 0;
       for (unsigned u = 0; u < unit; ++u) {
         if (Status s = check_interrupt(); !s.ok()) return s.error();
-        std::string failure;
+        auto before = bench::sample_guards(root_, options_.guard_interfaces);
+        auto b0 = clock_.now();
         auto m = g.bench->run();
+        auto b1 = clock_.now();
+        auto after = bench::sample_guards(root_, options_.guard_interfaces);
+        if (Status s = check_interrupt(); !s.ok()) return s.error();  // stopped, not failed
         if (clock_.now() - started_ > options_.budget)
-          failure = "the budget ran out while screening the candidates";
-        else if (!m.ok())
-          failure = fmt::format("benchmark {} failed while screening: {}", g.bench->name(),
-                                m.error().message());
-        else if (m->metrics.empty())
-          failure = fmt::format("benchmark {} reported no metric", g.bench->name());
-        if (!failure.empty()) {
-          report = screen_json(sp, screen, unit);
-          report["error"] = failure;
-          return false;
-        }
+          return stop("the budget ran out while screening the candidates");
+        if (!m.ok())
+          return stop(fmt::format("benchmark {} failed while screening: {}", g.bench->name(),
+                                  m.error().message()));
+        if (m->metrics.empty())
+          return stop(fmt::format("benchmark {} reported no metric", g.bench->name()));
+        if (!before.ok() || !after.ok())
+          return stop("guard counters could not be read: " +
+                      (before.ok() ? after.error() : before.error()).message());
         const bench::Metric& main = m->metrics.front();
+        if (!(main.value > 0) || !std::isfinite(main.value))
+          return stop(fmt::format("benchmark {} reported {} {}: a search compares ratios and "
+                                  "needs positive values",
+                                  g.bench->name(), main.value, main.unit));
         sc.direction = main.direction == bench::Direction::lower ? Direction::lower
                                                                  : Direction::higher;
         sum += main.value;
+        bench::GuardDelta d = bench::guard_delta(*before, *after, *m);
+        d.seconds = std::chrono::duration<double>(b1 - b0).count();
+        guards[arm] += d;
         if (progress_) {
           Progress p{g.name,
                      fmt::format("screen {}, block {}, {} in race",
@@ -116,6 +140,13 @@ Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::strin
         }
       }
       values[arm].push_back(sum / unit);
+    }
+    for (std::size_t arm : arms_in_race(screen)) {
+      if (arm == 0) continue;
+      auto trips = guard_trips(guards[0], guards[arm], options_.guards, options_.guard_test);
+      std::string text;
+      for (const bench::GuardTrip& t : trips) text += (text.empty() ? "" : "; ") + t.text;
+      screen.arms[arm - 1].guard = text;
     }
     if (Status s = screen_look(sc, values, screen); !s.ok())
       return s.error().context("screening " + sp.setting);

@@ -10,34 +10,50 @@ using namespace tuner::verify::loop_test;
 
 namespace {
 
-/// "throughput" 1000 x (1 + gain of the value sysctl:t.x holds), 2% lognormal noise.
+/// "throughput" 1000 x (1 + gain of the value sysctl:t.x holds), 2% lognormal noise;
+/// 10000 TCP segments a run, of which `retrans` (by value) are retransmitted.
 class ValueBench : public bench::Benchmark {
  public:
-  ValueBench(Rig& rig, std::map<std::string, double> gains, unsigned seed)
-      : m_(rig.m), gains_(std::move(gains)), rng_(seed) {
-    // Guard counters that never move: the guards have nothing to say here.
-    std::ofstream f(rig.root_dir() + "/proc/net/snmp");
-    f << "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails "
-         "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
-      << "Tcp: 1 200 120000 -1 18 4 0 2 0 42026 100000 0 0 3 0\n";
+  ValueBench(Rig& rig, std::map<std::string, double> gains, unsigned seed,
+             std::map<std::string, uint64_t> retrans = {})
+      : m_(rig.m),
+        root_(rig.root_dir()),
+        gains_(std::move(gains)),
+        retrans_(std::move(retrans)),
+        rng_(seed) {
+    write_snmp();
   }
   const std::string& name() const override { return name_; }
   Status check() override { return Ok{}; }
   Result<bench::Measurement> run() override {
     ++runs_;
-    auto it = gains_.find(m_.values.at("sysctl:t.x"));
+    const std::string& now = m_.values.at("sysctl:t.x");
+    auto it = gains_.find(now);
     double v = 1000.0 * (1 + (it == gains_.end() ? 0 : it->second));
+    out_segs_ += 10000;
+    if (auto r = retrans_.find(now); r != retrans_.end()) retrans_segs_ += r->second;
+    write_snmp();
     return bench::Measurement{
         {{"throughput", v * std::exp(noise_(rng_)), "ops/s", bench::Direction::higher}}, {}, {}};
   }
   unsigned runs_ = 0;
 
  private:
+  void write_snmp() const {
+    std::ofstream f(root_ + "/proc/net/snmp");
+    f << "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails "
+         "EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
+      << "Tcp: 1 200 120000 -1 18 4 0 2 0 42026 " << out_segs_ << " " << retrans_segs_
+      << " 0 3 0\n";
+  }
   Machine& m_;
+  std::string root_;
   std::map<std::string, double> gains_;
+  std::map<std::string, uint64_t> retrans_;
   std::normal_distribution<double> noise_{0.0, 0.02};
   std::mt19937_64 rng_;
   std::string name_ = "value";
+  uint64_t out_segs_ = 100000, retrans_segs_ = 0;
 };
 
 struct SearchRun {
@@ -46,14 +62,14 @@ struct SearchRun {
 };
 
 SearchRun search(Rig& rig, ValueBench& bench, std::uint64_t seed,
-                 const std::vector<std::string>& values = {"a", "b", "c", "d"}) {
+                 const std::vector<std::string>& values = {"a", "b", "c", "d"},
+                 LoopOptions options = {}) {
   Plan plan;
   plan.profiles = {"test"};
   plan.changes.push_back({"sysctl:t.x", "net", std::string("default"), "a", ""});
   auto run = ApplyRun::prepare(plan, rig.dir, rig.factory(), {});
   REQUIRE(run.ok());
   REQUIRE(run->begin().ok());
-  LoopOptions options;
   options.decision.min_effect = 0.02;
   options.decision.false_keep_rate = 0.01;
   options.decision.max_trials = 30;
@@ -141,4 +157,58 @@ TEST_CASE("value search: one candidate besides the current value is verified dir
   REQUIRE(r.outcome.measured);
   // Every run was the confirmation's: no screening.
   CHECK(bench.runs_ == r.outcome.measured->trials_baseline + r.outcome.measured->trials_candidate);
+}
+
+TEST_CASE("value search: a candidate that trips a guard in screening leaves the race") {
+  // "c" is the fastest by far but retransmits 5% of its segments: a single value would be
+  // rolled back for it, so the search drops it and confirms the next best, "b".
+  Rig rig;
+  ValueBench bench(rig, {{"b", 0.08}, {"c", 0.15}}, 13, {{"c", 500}});
+  LoopOptions options;
+  options.guards.set({bench::GuardMetric::tcp_retrans_pct, 0.5});
+  SearchRun r = search(rig, bench, 6, {"a", "b", "c", "d"}, options);
+  REQUIRE(r.outcome.search.is_object());
+  const nlohmann::json& c = r.outcome.search["candidates"][2];
+  CHECK(c["value"] == "c");
+  CHECK(c["dropped_for"] == "guard");
+  CHECK(c["guard"].get<std::string>().find("tcp_retrans_pct") == 0);
+  CHECK(c["dropped_at"] == 1);  // after its first block: the counts leave no doubt
+  CHECK(r.outcome.search["chosen"] == "b");
+  CHECK(r.outcome.decision == GroupDecision::kept);
+  CHECK(rig.m.values.at("sysctl:t.x") == "b");
+}
+
+TEST_CASE("value search: when a guard trips on every candidate, nothing is confirmed") {
+  Rig rig;
+  ValueBench bench(rig, {{"a", 0.1}, {"b", 0.1}}, 17, {{"a", 800}, {"b", 800}});
+  LoopOptions options;
+  options.guards.set({bench::GuardMetric::tcp_retrans_pct, 0.5});
+  SearchRun r = search(rig, bench, 8, {"a", "b"}, options);
+  CHECK(r.outcome.search["chosen"].is_null());
+  CHECK(r.outcome.search["blocks"] == 1);  // no further block once the race is empty
+  CHECK(r.outcome.decision == GroupDecision::rolled_back);
+  CHECK(rig.m.values.at("sysctl:t.x") == "default");
+}
+
+TEST_CASE("value search: a benchmark value a ratio cannot use ends the search, not the run") {
+  Rig rig;
+  ValueBench bench(rig, {{"a", -1.0}}, 19);  // 0 ops/s at "a"
+  SearchRun r = search(rig, bench, 9, {"a", "b"});
+  CHECK(r.outcome.decision == GroupDecision::rolled_back);
+  CHECK(r.outcome.reason == Reason::bench_failed);
+  CHECK(r.outcome.search["error"].get<std::string>().find("needs positive values") !=
+        std::string::npos);
+  CHECK(rig.m.values.at("sysctl:t.x") == "default");
+}
+
+TEST_CASE("value search: the run's budget running out in screening is outcome budget") {
+  Rig rig;
+  ValueBench bench(rig, {{"c", 0.10}}, 23);
+  LoopOptions options;
+  options.budget = std::chrono::seconds(1);  // ten flips of 100 ms settling on the fake clock
+  SearchRun r = search(rig, bench, 10, {"a", "b", "c", "d"}, options);
+  CHECK(r.outcome.decision == GroupDecision::rolled_back);
+  CHECK(r.outcome.reason == Reason::budget);
+  CHECK(r.outcome.search["error"] == "the budget ran out while screening the candidates");
+  CHECK(rig.m.values.at("sysctl:t.x") == "default");
 }

@@ -117,14 +117,20 @@ Status screen_look(const ScreenConfig& c, std::span<const std::vector<double>> v
     arm.se = se;
     arm.blocks = static_cast<unsigned>(blocks);
   }
+  // A candidate a guard tripped on goes now, and never leads.
+  for (std::size_t r = 1; r < race.size(); ++r)
+    if (ScreenArm& arm = screen.arms[race[r] - 1]; !arm.guard.empty())
+      arm.dropped_at = static_cast<unsigned>(blocks);
   std::size_t lead = 0;  // index into race of the candidate in front
   for (std::size_t r = 1; r < race.size(); ++r)
-    if (lead == 0 || standing[r] > standing[lead]) lead = r;
+    if (!screen.arms[race[r] - 1].dropped_at && (lead == 0 || standing[r] > standing[lead]))
+      lead = r;
   if (blocks >= c.min_blocks && se > 0) {
     double threshold = std::log1p(c.min_effect);
     for (std::size_t r = 1; r < race.size(); ++r) {
       ScreenArm& arm = screen.arms[race[r] - 1];
-      bool behind = r != lead && standing[lead] - standing[r] > c.drop_z * se;
+      if (arm.dropped_at) continue;
+      bool behind = lead != 0 && r != lead && standing[lead] - standing[r] > c.drop_z * se;
       bool short_of = gain[r] + c.futility_z * se < threshold;
       if (!behind && !short_of) continue;
       arm.dropped_at = static_cast<unsigned>(blocks);
@@ -139,7 +145,7 @@ Status screen_look(const ScreenConfig& c, std::span<const std::vector<double>> v
       best = r;
   if (best) screen.best = race[best] - 1;
   screen.done = left.size() <= 2 && blocks >= c.min_blocks;
-  if (blocks >= c.max_blocks) screen.done = true;
+  if (blocks >= c.max_blocks || left.size() == 1) screen.done = true;
   return Ok{};
 }
 

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "tuner/verify/decision.h"
@@ -56,6 +57,9 @@ struct ScreenArm {
   unsigned blocks = 0;                 ///< screening blocks it ran in
   std::optional<unsigned> dropped_at;  ///< the block after which it went
   bool behind_best = false;            ///< went behind the best (else short of min_effect)
+  /// A guard tripped on its trials (the loop's text of the trip): the next look drops
+  /// it whatever its standing, as a guard rolls back a single value.
+  std::string guard;
 };
 
 /// The screening so far. `values[0]` is the baseline, `values[i]` candidate i; each
@@ -77,7 +81,8 @@ Screen start_screen(std::size_t candidates);
 std::vector<std::size_t> arms_in_race(const Screen& screen);
 
 /// Updates `screen` after a complete block: effects, the spread, drops (from
-/// min_blocks on), the best candidate and whether screening is done. Values must be
+/// min_blocks on; at once for a candidate whose `guard` is set), the best candidate and
+/// whether screening is done (always when no candidate is left). Values must be
 /// positive (log scale). `values` as described at Screen.
 Status screen_look(const ScreenConfig& config, std::span<const std::vector<double>> values,
                    Screen& screen);

@@ -116,3 +116,26 @@ TEST_CASE("block order: a permutation of the arms, different across seeds") {
   }
   CHECK(seen.size() > 30);
 }
+
+TEST_CASE("screening: a candidate a guard tripped on goes at that look and never leads") {
+  ScreenConfig c;
+  c.min_effect = 0.01;
+  auto v = blocks_of({0.05, 0.20, 0.0}, 1);
+  Screen s = start_screen(3);
+  s.arms[1].guard = "tcp_retrans_pct: 0.00% -> 5.00%, limit +0.50%";
+  REQUIRE(screen_look(c, v, s).ok());
+  REQUIRE(s.arms[1].dropped_at);
+  CHECK(*s.arms[1].dropped_at == 1);  // before min_blocks: a guard does not wait
+  CHECK(s.arms[1].effect == doctest::Approx(0.20).epsilon(0.05));  // its numbers still shown
+  REQUIRE(s.best);
+  CHECK(*s.best == 0);
+  CHECK_FALSE(s.arms[0].dropped_at);
+  CHECK_FALSE(s.done);
+
+  // The race empty after guards: done, with nothing to confirm.
+  Screen all = start_screen(2);
+  for (ScreenArm& a : all.arms) a.guard = "link_flaps eth0: 0 -> 1 per trial";
+  REQUIRE(screen_look(c, blocks_of({0.1, 0.1}, 1), all).ok());
+  CHECK(all.done);
+  CHECK_FALSE(all.best);
+}

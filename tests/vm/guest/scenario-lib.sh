@@ -123,6 +123,7 @@ snapshot() {
     echo "nic.$n.autoneg=$(autoneg $n)"
   done
   echo "nic.$E1K.rx-usecs=$(ethtool -c "$E1K" 2>/dev/null | sed -n 's/^rx-usecs:[[:space:]]*//p')"
+  echo "nic.$E1K.rx-ring=$(ethtool -g "$E1K" 2>/dev/null | awk '/^Current/ { cur = 1 } cur && /^RX:/ { print $2; exit }')"
   echo "cgroup.e2e.cpus=$(cat /sys/fs/cgroup/e2e/cpuset.cpus)"
   echo "cgroup.e2e.mems=$(cat /sys/fs/cgroup/e2e/cpuset.mems)"
 }

@@ -49,7 +49,8 @@ if grep -q tuner_selftest= /proc/cmdline; then
   ethtool -s "$VIRT" speed 10000 duplex full autoneg off
 fi
 mkdir -p /etc/tuner/profiles
-for t in vm-e2e vm-e1000-forced vm-e1000-coalesce vm-e1000-coalesce-search; do
+for t in vm-e2e vm-e1000-forced vm-e1000-coalesce vm-e1000-coalesce-search \
+  vm-e1000-rings-search; do
   sed -e "s/@VIRT@/$VIRT/g" -e "s/@E1K@/$E1K/g" "/etc/tuner/$t.toml.in" > "/etc/tuner/profiles/$t.toml"
 done
 PROFILE=/etc/tuner/profiles/vm-e2e.toml
@@ -64,4 +65,5 @@ note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"
 . /scenario-rps-xps.sh
 . /scenario-check.sh
 . /scenario-coalesce.sh
+. /scenario-rings-search.sh
 . /scenario-irq-owner.sh

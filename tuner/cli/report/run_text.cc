@@ -21,6 +21,20 @@ std::string effect_of(const BenchStats& b) {
 
 std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : "-"; }
 
+// A report file is anyone's: each of its fields is read only when it has its type.
+/// j[key] when it is a string (control characters escaped), else `otherwise`.
+std::string string_field(const nlohmann::json& j, const char* key, const char* otherwise = "") {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? escape_controls(it->get<std::string>())
+                                          : std::string(otherwise);
+}
+
+/// j[key] when it is a number, else NaN.
+double number_field(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : NAN;
+}
+
 std::string knob_list(const std::vector<std::string>& knobs) {
   std::string out;
   for (const auto& k : knobs) out += (out.empty() ? "" : ", ") + k;
@@ -58,19 +72,9 @@ std::string format_bisect(const verify::Bisect& b, const Term& term) {
 
 }  // namespace
 
-/// The value search's race: one line per candidate, then what was chosen. A report
-/// file is anyone's: every field is read only when it has its type.
+/// The value search's race: one line per candidate, then what was chosen.
 std::string format_search(const nlohmann::json& s, const Term& term) {
-  auto text = [](const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? escape_controls(it->get<std::string>())
-                                            : std::string();
-  };
-  auto number = [](const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<double>() : NAN;
-  };
-  std::string out = "    " + term.bold("search") + " " + text(s, "knob") + ":";
+  std::string out = "    " + term.bold("search") + " " + string_field(s, "knob") + ":";
   auto blocks = s.find("blocks");
   if (blocks != s.end() && blocks->is_number_unsigned())
     out += fmt::format(" {} screening blocks", blocks->get<unsigned>());
@@ -79,20 +83,23 @@ std::string format_search(const nlohmann::json& s, const Term& term) {
   if (cands != s.end() && cands->is_array())
     for (const nlohmann::json& c : *cands) {
       if (!c.is_object()) continue;
-      double effect = number(c, "effect");
+      double effect = number_field(c, "effect");
       std::string gone;
       auto at = c.find("dropped_at");
+      std::string why = string_field(c, "dropped_for");
+      why = why == "behind_best" ? "behind the best"
+            : why == "guard"     ? "guard tripped: " + string_field(c, "guard")
+                                 : "short of min_effect";
       if (at != c.end() && at->is_number_unsigned())
-        gone = fmt::format(
-            ", out after {} ({})", at->get<unsigned>(),
-            text(c, "dropped_for") == "behind_best" ? "behind the best" : "short of min_effect");
-      out += fmt::format("      {}: {}{}\n", text(c, "value"),
+        gone = fmt::format(", out after {} ({})", at->get<unsigned>(), why);
+      out += fmt::format("      {}: {}{}\n", string_field(c, "value"),
                          std::isfinite(effect) ? fmt::format("{:+.1f}%", 100 * effect) : "?", gone);
     }
-  std::string chosen = text(s, "chosen");
+  std::string chosen = string_field(s, "chosen");
   if (chosen.empty()) out += "      no candidate went to confirmation\n";
   else out += "      " + term.bold("chosen " + chosen) + ", confirmed against the baseline above\n";
-  if (!text(s, "error").empty()) out += "      " + term.red(text(s, "error")) + "\n";
+  if (!string_field(s, "error").empty())
+    out += "      " + term.red(string_field(s, "error")) + "\n";
   return out;
 }
 
@@ -136,17 +143,10 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
   }
   if (!o.unmeasured.empty()) out += "    " + o.unmeasured + "\n";
   if (o.soak.is_object()) {
-    // A report file is anyone's: each field is read only when it has its type.
-    auto text_of = [&](const char* key) {
-      auto it = o.soak.find(key);
-      return it != o.soak.end() && it->is_string() ? escape_controls(it->get<std::string>())
-                                                   : std::string("?");
-    };
-    auto window = o.soak.find("window_s");
+    double window = number_field(o.soak, "window_s");
     out += fmt::format("    soak: guards {}s before and after the write: {}\n",
-                       window != o.soak.end() && window->is_number() ? window->get<double>() : 0.0,
-                       text_of("decision"));
-    if (o.soak.contains("note")) out += "      " + text_of("note") + "\n";
+                       std::isfinite(window) ? window : 0.0, string_field(o.soak, "decision", "?"));
+    if (o.soak.contains("note")) out += "      " + string_field(o.soak, "note", "?") + "\n";
   }
   if (!o.measured && !o.error.empty()) out += "    " + term.red(escape_controls(o.error)) + "\n";
   if (o.bisect) out += format_bisect(*o.bisect, term);
