@@ -109,6 +109,9 @@ irq_id() {
   else echo "irq:$1:affinity"; fi
 }
 
+# rx_ring: the e1000's current RX ring size, as ethtool -g reads it.
+rx_ring() { ethtool -g "$E1K" 2>/dev/null | awk '/^Current/ { cur = 1 } cur && /^RX:/ { print $2; exit }'; }
+
 snapshot() {
   local k i n
   for k in net.core.netdev_max_backlog net.core.somaxconn vm.swappiness; do
@@ -123,7 +126,7 @@ snapshot() {
     echo "nic.$n.autoneg=$(autoneg $n)"
   done
   echo "nic.$E1K.rx-usecs=$(ethtool -c "$E1K" 2>/dev/null | sed -n 's/^rx-usecs:[[:space:]]*//p')"
-  echo "nic.$E1K.rx-ring=$(ethtool -g "$E1K" 2>/dev/null | awk '/^Current/ { cur = 1 } cur && /^RX:/ { print $2; exit }')"
+  echo "nic.$E1K.rx-ring=$(rx_ring)"
   echo "cgroup.e2e.cpus=$(cat /sys/fs/cgroup/e2e/cpuset.cpus)"
   echo "cgroup.e2e.mems=$(cat /sys/fs/cgroup/e2e/cpuset.mems)"
 }

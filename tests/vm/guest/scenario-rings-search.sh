@@ -4,7 +4,6 @@
 # gives the blocked design, the search finds the synthetic benchmark's best (1024,
 # value-bench.sh), keeps it, and rollback --last restores the original size.
 RPROFILE=/etc/tuner/profiles/vm-e1000-rings-search.toml
-rx_ring() { ethtool -g "$E1K" 2>/dev/null | awk '/^Current/ { cur = 1 } cur && /^RX:/ { print $2; exit }'; }
 SKIP=
 RORIG=$(rx_ring)
 check rings.e1000_has_them "${RORIG:-none}" != none \
