@@ -1,4 +1,6 @@
 # -*- coding: utf-8 -*-
+# Copyright: 2026 the tuner authors
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 # Shared by the tuner.node modules: find the tuner binary, run it with an argument
 # vector (never a shell), parse its JSON documents (DESIGN.md's contracts), and say so
 # plainly when a document is not of the shape this collection reads: a node's tuner and

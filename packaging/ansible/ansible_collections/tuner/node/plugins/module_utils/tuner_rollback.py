@@ -1,4 +1,6 @@
 # -*- coding: utf-8 -*-
+# Copyright: 2026 the tuner authors
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 # Rolling back through tuner for the tuner module: state=rolled_back, and exclusive=true
 # before it applies. `tuner status --json` says what is kept, `tuner history --json`
 # which runs are in force, `tuner rollback --json` puts one run back.

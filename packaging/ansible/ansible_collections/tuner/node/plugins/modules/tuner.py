@@ -1,5 +1,7 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
+# Copyright: 2026 the tuner authors
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 # The tuner Ansible module: apply a tuner profile on a node, or roll back what tuner
 # kept there. It drives the tuner binary through its JSON contracts (DESIGN.md):
 # `tuner plan --json` (check mode), `tuner apply --json`, `tuner status --json`,

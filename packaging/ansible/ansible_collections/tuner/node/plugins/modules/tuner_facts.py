@@ -1,5 +1,7 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
+# Copyright: 2026 the tuner authors
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 # tuner_facts: what `tuner probe --json` says about the node, as Ansible facts.
 
 from __future__ import absolute_import, division, print_function
