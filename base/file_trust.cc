@@ -26,7 +26,7 @@ std::string fd_path(int fd) {
   std::string link = fmt::format("/proc/self/fd/{}", fd);
   ssize_t n = ::readlink(link.c_str(), buf, sizeof buf - 1);
   if (n <= 0) return {};
-  return std::string(buf, static_cast<std::size_t>(n));
+  return {buf, static_cast<std::size_t>(n)};
 }
 
 }  // namespace

@@ -211,8 +211,14 @@ TEST_CASE("special files: an output target that is not a regular file is refused
     REQUIRE(::lstat(path.c_str(), &st) == 0);
     CHECK(std::string(tuner::file_type_name(st.st_mode)) == what);
   };
-  for (const auto& [cmd, option] : commands) {
-    for (const auto& [path, what] : targets) {
+  // Plain references, not structured bindings: INFO captures them in a lambda, which
+  // C++20 allows for bindings but clang 14 (clang-tidy's parser) does not.
+  for (const auto& command : commands) {
+    const std::string& cmd = command.first;
+    const std::string& option = command.second;
+    for (const auto& target : targets) {
+      const std::string& path = target.first;
+      const std::string& what = target.second;
       INFO(cmd << " " << option << " " << path);
       check_refused(run_tuner(cmd + " " + option + " " + path, kBounded),
                     "tuner: " + option + ": " + path + ": is " + what +

@@ -47,7 +47,8 @@ std::vector<Arm> trial_order(Design design, unsigned trials_per_arm, std::uint64
 }
 
 bool wash_before(const std::vector<Arm>& order, std::size_t i, unsigned unit) {
-  return i > 0 && i < order.size() && i % (2 * std::max(1u, unit)) == 0 && order[i] == order[i - 1];
+  return i > 0 && i < order.size() && i % (std::size_t{2} * std::max(1u, unit)) == 0 &&
+         order[i] == order[i - 1];
 }
 
 std::string order_string(const std::vector<Arm>& order) {
@@ -61,7 +62,7 @@ std::uint64_t fresh_seed() {
   if (getrandom(&seed, sizeof seed, 0) != static_cast<ssize_t>(sizeof seed)) {
     // No entropy source (a very early boot): the clock is still a fresh order per run.
     auto t = std::chrono::steady_clock::now().time_since_epoch().count();
-    std::uint64_t state = static_cast<std::uint64_t>(t);
+    auto state = static_cast<std::uint64_t>(t);
     seed = splitmix64(state);
   }
   return seed & kSeedMask;

@@ -35,8 +35,8 @@ double signed_rank_upper(unsigned n, double w);
 /// p_above(delta) <= alpha exactly when delta < lower_bound(alpha).
 class SignedRankShift {
  public:
-  /// Non-empty, finite contrasts.
-  explicit SignedRankShift(std::span<const double> contrasts);
+  /// Non-empty, finite contrasts `d`.
+  explicit SignedRankShift(std::span<const double> d);
   unsigned units() const { return n_; }
   /// The Hodges–Lehmann one-sample estimate: the median of the Walsh averages.
   double estimate() const;

@@ -56,8 +56,10 @@ TEST_CASE("Walsh averages: the count above delta is W+ of the shifted contrasts"
   for (double delta : {-0.5, -0.05, 0.0, 0.1, 0.2, 0.7}) {
     // W+ by ranks of |d - delta|.
     std::vector<double> x;
+    x.reserve(d.size());
     for (double v : d) x.push_back(v - delta);
     std::vector<double> mag;
+    mag.reserve(x.size());
     for (double v : x) mag.push_back(std::fabs(v));
     std::vector<double> sorted = mag;
     std::sort(sorted.begin(), sorted.end());
@@ -78,6 +80,7 @@ TEST_CASE("bounds invert the tests exactly, and ties count against the alternati
   std::mt19937_64 gen(5);  // NOLINT(cert-msc32-c,cert-msc51-cpp): a reproducible test
   std::normal_distribution<double> noise(0.02, 0.03);
   std::vector<double> d;
+  d.reserve(25);
   for (int i = 0; i < 25; ++i) d.push_back(noise(gen));
   SignedRankShift s(d);
   for (double alpha : {0.001, 0.01, 0.025, 0.2}) {
