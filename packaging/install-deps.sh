@@ -18,6 +18,8 @@ test_pkgs=(
   nftables iperf3 fio
   clang-format clang-tidy clang-14 libclang-rt-14-dev
   dpkg-dev lintian man-db groff-base systemd python3-prometheus-client python3-jsonschema
+  prometheus chromium
+  python3-seccomp
   ansible-core pylint python3-pycodestyle yamllint python3-voluptuous ansible-lint
 )
 

@@ -91,7 +91,7 @@ TEST_CASE("prometheus: probe, status and a run parse with prometheus_client") {
   dir.write("run.prom", prometheus_run(r, 1.7e9));
   families = parse(dir.path + "/run.prom", err);
   INFO(err);
-  CHECK(families.find("tuner_group_decision:2") != std::string::npos);
+  CHECK(families.find("tuner_group_decision:6") != std::string::npos);  // 2 groups x 3 states
   CHECK(families.find("tuner_group_effect_ratio:1") != std::string::npos);
   CHECK(families.find("tuner_run_info:1") != std::string::npos);
 }
@@ -106,8 +106,77 @@ TEST_CASE("prometheus: label values are escaped as the format says") {
 TEST_CASE("prometheus: a label value that is not UTF-8 is made valid (U+FFFD)") {
   PromText p;
   p.metric("tuner_x", "x");
-  p.sample({{"nic", "eth\xff"}}, 1);
-  CHECK(p.text().find("{nic=\"eth\xef\xbf\xbd\"} 1\n") != std::string::npos);
+  p.sample({{"device", "eth\xff"}}, 1);
+  CHECK(p.text().find("{device=\"eth\xef\xbf\xbd\"} 1\n") != std::string::npos);
+}
+
+TEST_CASE("prometheus: NIC series are labelled device, as node_exporter's node_network_*") {
+  // So that `tuner_nic_info * on(device) group_right node_network_...` joins.
+  Inventory inv;
+  Nic nic;
+  nic.name = "eth0";
+  nic.driver = "mlx5_core";
+  nic.firmware_version = "22.36.1010";
+  nic.link.speed_mbps = 25000;
+  Nic veth;
+  veth.name = "veth1";
+  veth.is_virtual = true;
+  inv.nics = {nic, veth};
+  std::string text = prometheus_probe(inv, 1.7e9);
+  CHECK(text.find("\ntuner_nic_info{device=\"eth0\",driver=\"mlx5_core\",driver_version=\"\","
+                  "firmware_version=\"22.36.1010\",pci=\"\"} 1\n") != std::string::npos);
+  CHECK(text.find("\ntuner_nic_link_speed_bits_per_second{device=\"eth0\"} 25000000000\n") !=
+        std::string::npos);
+  CHECK(text.find("veth1") == std::string::npos);  // no speed, virtual: no series
+  CHECK(text.find("nic=") == std::string::npos);
+}
+
+TEST_CASE("prometheus: a group's decision is a series per state, 1 for its own") {
+  RunReport r;
+  r.groups = {{"sysctl", GroupDecision::kept, {}, {}},
+              {"irq", GroupDecision::rolled_back, {}, {}},
+              {"vm", GroupDecision::applied, {}, {}}};
+  std::string text = prometheus_run(r, 1.7e9);
+  for (const char* line : {
+           "tuner_group_decision{group=\"sysctl\",state=\"applied\"} 0\n",
+           "tuner_group_decision{group=\"sysctl\",state=\"kept\"} 1\n",
+           "tuner_group_decision{group=\"sysctl\",state=\"rolled_back\"} 0\n",
+           "tuner_group_decision{group=\"irq\",state=\"applied\"} 0\n",
+           "tuner_group_decision{group=\"irq\",state=\"kept\"} 0\n",
+           "tuner_group_decision{group=\"irq\",state=\"rolled_back\"} 1\n",
+           "tuner_group_decision{group=\"vm\",state=\"applied\"} 1\n",
+           "tuner_group_decision{group=\"vm\",state=\"kept\"} 0\n",
+           "tuner_group_decision{group=\"vm\",state=\"rolled_back\"} 0\n",
+       })
+    CHECK_MESSAGE(text.find(std::string("\n") + line) != std::string::npos, line);
+  CHECK(text.find("decision=") == std::string::npos);  // the old label is gone
+  // Those nine and no more.
+  std::size_t series = 0;
+  for (std::size_t at = 0; (at = text.find("\ntuner_group_decision{", at)) != std::string::npos;
+       ++at)
+    ++series;
+  CHECK(series == 9);
+}
+
+TEST_CASE("prometheus: status names each drifted setting, and only those") {
+  std::vector<KeptReading> readings = {
+      {"sysctl:net.core.somaxconn", "8192", "4096", "r1", "sysctl", std::string("8192"), "", false},
+      {"sysctl:vm.swappiness", "10", "60", "r1", "vm", std::string("60"), "", false},
+      {"nic:eth9:rings", "rx=4096", "rx=1024", "r1", "nic", std::nullopt, "no such NIC", true},
+      {"irq:57:affinity", "3", "0-15", "r1", "irq", std::nullopt, "EACCES", false},
+  };
+  std::string text = prometheus_status(readings, false, 1.7e9);
+  CHECK(text.find("\ntuner_kept_settings 4\n") != std::string::npos);
+  CHECK(text.find("\ntuner_drifted_settings 3\n") != std::string::npos);
+  CHECK(text.find("\ntuner_setting_drifted{setting=\"sysctl:vm.swappiness\",group=\"vm\","
+                  "state=\"changed\"} 1\n") != std::string::npos);
+  CHECK(text.find("\ntuner_setting_drifted{setting=\"nic:eth9:rings\",group=\"nic\","
+                  "state=\"gone\"} 1\n") != std::string::npos);
+  CHECK(text.find("\ntuner_setting_drifted{setting=\"irq:57:affinity\",group=\"irq\","
+                  "state=\"unreadable\"} 1\n") != std::string::npos);
+  CHECK(text.find("somaxconn") == std::string::npos);  // it holds: no series
+  CHECK(text.find("\ntuner_unfinished_run 0\n") != std::string::npos);
+  CHECK(text.find("\ntuner_status_error 0\n") != std::string::npos);
 }
 
 TEST_CASE("prometheus: a symlink is neither followed nor replaced; a failed write exits 5") {

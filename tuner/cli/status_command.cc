@@ -83,7 +83,7 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
   }
   if (!prometheus_file.empty())
     write_prometheus(prometheus_file,
-                     prometheus_status(readings.size(), drift, unfinished.has_value(), unix_now()));
+                     prometheus_status(readings, unfinished.has_value(), unix_now()));
   Term term(g.color, 1);
   if (vm.count("json")) print_document(status_json(readings, unfinished));
   else std::cout << term.printable(format_status(readings, unfinished, term));

@@ -1,6 +1,8 @@
 #include "tuner/cli/report/prometheus.h"
 
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -32,6 +34,25 @@ std::string number(double v) {
 }
 
 std::string or_empty(const std::optional<std::string>& v) { return v.value_or(""); }
+
+// Walks every GroupDecision, for the one-series-per-state form; the names come from
+// group_decision_name. No default: a decision added to the enum fails the build here
+// (-Wswitch under -Werror) until it is given its place, so no state goes missing.
+std::optional<GroupDecision> next_decision(GroupDecision d) {
+  switch (d) {
+    case GroupDecision::applied: return GroupDecision::kept;
+    case GroupDecision::kept: return GroupDecision::rolled_back;
+    case GroupDecision::rolled_back: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::vector<GroupDecision> all_decisions() {
+  std::vector<GroupDecision> all;
+  for (std::optional<GroupDecision> d = GroupDecision::applied; d; d = next_decision(*d))
+    all.push_back(*d);
+  return all;
+}
 
 }  // namespace
 
@@ -73,7 +94,7 @@ std::string prometheus_probe(const Inventory& inv, double now) {
   p.metric("tuner_nic_info", "Each physical NIC's driver and firmware, in labels (value 1).");
   for (const Nic& n : inv.nics)
     if (!n.is_virtual)
-      p.sample({{"nic", n.name},
+      p.sample({{"device", n.name},
                 {"driver", or_empty(n.driver)},
                 {"driver_version", or_empty(n.driver_version)},
                 {"firmware_version", or_empty(n.firmware_version)},
@@ -81,7 +102,7 @@ std::string prometheus_probe(const Inventory& inv, double now) {
                1);
   p.metric("tuner_nic_link_speed_bits_per_second", "Each NIC's negotiated link speed.");
   for (const Nic& n : inv.nics)
-    if (n.link.speed_mbps) p.sample({{"nic", n.name}}, *n.link.speed_mbps * 1e6);
+    if (n.link.speed_mbps) p.sample({{"device", n.name}}, *n.link.speed_mbps * 1e6);
   auto pcie = [&](const char* name, const char* help, auto get) {
     p.metric(name, help);
     for (const PciDevice& d : inv.topology.pci)
@@ -122,10 +143,14 @@ std::string prometheus_run(const RunReport& r, double now) {
   p.sample({}, r.changed ? 1 : 0);
   p.metric("tuner_run_errors", "Errors the last apply reported.");
   p.sample({}, static_cast<double>(r.errors.size()));
-  p.metric("tuner_group_decision",
-           "Each group's decision in the last apply (kept, rolled_back, applied), value 1.");
+  std::string states;
+  for (GroupDecision d : all_decisions())
+    states += (states.empty() ? "" : ", ") + std::string(group_decision_name(d));
+  p.metric("tuner_group_decision", "Each group's decision in the last apply: a series per state (" +
+                                       states + "), 1 for the group's decision, else 0.");
   for (const GroupReport& g : r.groups)
-    p.sample({{"group", g.name}, {"decision", group_decision_name(g.decision)}}, 1);
+    for (GroupDecision d : all_decisions())
+      p.sample({{"group", g.name}, {"state", group_decision_name(d)}}, d == g.decision ? 1 : 0);
   p.metric("tuner_group_changes", "Knob changes in each group of the last apply.");
   for (const GroupReport& g : r.groups)
     p.sample({{"group", g.name}}, static_cast<double>(g.changes.size()));
@@ -140,13 +165,24 @@ std::string prometheus_run(const RunReport& r, double now) {
   return p.text();
 }
 
-std::string prometheus_status(std::size_t kept, std::size_t drifted, bool unfinished, double now) {
+std::string prometheus_status(const std::vector<KeptReading>& readings, bool unfinished,
+                              double now) {
   PromText p;
+  std::size_t drifted = 0;
+  for (const KeptReading& r : readings) drifted += r.drifted();
   p.metric("tuner_kept_settings", "Settings tuner keeps on this node (state.json).");
-  p.sample({}, static_cast<double>(kept));
+  p.sample({}, static_cast<double>(readings.size()));
   p.metric("tuner_drifted_settings",
            "Kept settings whose live value differs or cannot be read (status exit 3).");
   p.sample({}, static_cast<double>(drifted));
+  // Only the drifted ones: a node keeps hundreds of settings (an IRQ's affinity each),
+  // and a series for each of them on every node would cost more than it tells.
+  p.metric("tuner_setting_drifted",
+           "Each kept setting that drifted (value 1; state: changed, gone or unreadable); "
+           "absent while it holds.");
+  for (const KeptReading& r : readings)
+    if (r.drifted())
+      p.sample({{"setting", r.knob}, {"group", r.group}, {"state", live_state_name(r.state())}}, 1);
   p.metric("tuner_unfinished_run", "1 while a run is unfinished (apply refuses until rollback).");
   p.sample({}, unfinished ? 1 : 0);
   p.metric("tuner_status_error", "1 when tuner status failed (the counts are then unknown).");

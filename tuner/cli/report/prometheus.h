@@ -1,7 +1,10 @@
 // --prometheus FILE: node_exporter's textfile collector format (text exposition 0.0.4),
 // written atomically so the collector never reads half a file. Names follow the
 // Prometheus conventions: tuner_ prefix, base units (seconds, bytes, bits per second,
-// transfers per second), _info gauges of value 1 for facts carried in labels.
+// transfers per second), _info gauges of value 1 for facts carried in labels, closed
+// sets as one series per state (1 for the current one, 0 for the others). Labels join
+// with node_exporter's: a network interface is `device`, as in node_network_*.
+// docs/monitoring.md lists the metrics.
 // One file per command (tuner-probe.prom, tuner-apply.prom, tuner-status.prom): the
 // collector merges a directory of them.
 #pragma once
@@ -14,6 +17,7 @@
 
 #include "probes/inventory.h"
 #include "rollback/run_report.h"
+#include "tuner/cli/report/state_report.h"
 
 namespace tuner {
 
@@ -35,12 +39,13 @@ class PromText {
 /// Probe facts: tuner_node_info, tuner_nic_info, NIC link speeds, PCIe links, the
 /// number of probe errors, the probe's time.
 std::string prometheus_probe(const Inventory& inv, double now_seconds);
-/// An apply's outcome: each group's decision, effect and changes; the run's time,
-/// whether it changed anything, its errors.
+/// An apply's outcome: each group's decision (tuner_group_decision{group,state}, every
+/// GroupDecision a series), effect and changes; the run's time, whether it changed
+/// anything, its errors.
 std::string prometheus_run(const RunReport& r, double now_seconds);
-/// status: kept settings, how many drifted, whether a run is unfinished, the time,
-/// and tuner_status_error 0.
-std::string prometheus_status(std::size_t kept, std::size_t drifted, bool unfinished,
+/// status: kept settings, how many drifted and which (tuner_setting_drifted, one series
+/// per drifted setting), whether a run is unfinished, the time, tuner_status_error 0.
+std::string prometheus_status(const std::vector<KeptReading>& readings, bool unfinished,
                               double now_seconds);
 /// A status that failed (state directory refused, state.json damaged, a journal that
 /// cannot be read): tuner_status_error 1 and the time, no counts (they are unknown;
