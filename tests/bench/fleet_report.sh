@@ -2,14 +2,21 @@
 # How long `tuner report` takes over a fleet's reports: N (default 1000) tuner.run/1
 # documents, each with this machine's real node facts (tuner probe --json) and the
 # groups of a network-throughput run, three of them with an older BIOS. Prints the
-# median of 5 runs' wall time and the peak RSS of one.
-#   bash tests/bench/fleet_report.sh build/tuner [N]
+# median of 5 runs' wall time and the peak RSS of one. With "shaped", the fleet of
+# tests/bench/fleet_synth.py instead (run and status reports, failures, two profiles, a
+# kernel minority with its NIC drivers: docs/fleet-report.md's example).
+#   bash tests/bench/fleet_report.sh build/tuner [N [shaped]]
 set -euo pipefail
-tuner=$(realpath "${1:?usage: fleet_report.sh PATH/TO/tuner [N]}")
+tuner=$(realpath "${1:?usage: fleet_report.sh PATH/TO/tuner [N [shaped]]}")
 n=${2:-1000}
+shape=${3:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$tuner" probe --json >"$dir/probe.json"
+if [ "$shape" = shaped ]; then
+  /usr/bin/python3 "$(dirname "$0")/fleet_synth.py" "$dir" "$n" "$dir/probe.json"
+  rm "$dir/probe.json"
+else
 /usr/bin/python3 - "$dir" "$n" <<'PY'
 import json, sys
 d, n = sys.argv[1], int(sys.argv[2])
@@ -29,6 +36,7 @@ for i in range(n):
     json.dump(doc, open("%s/node-%04d.json" % (d, i), "w"), indent=2)
 PY
 rm "$dir/probe.json"
+fi
 times=()
 for _ in 1 2 3 4 5; do
   t0=$(date +%s.%N)
@@ -37,5 +45,5 @@ for _ in 1 2 3 4 5; do
 done
 median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
 rss=$(/usr/bin/time -f %M "$tuner" report "$dir" 2>&1 >/dev/null | tail -1)
-echo "tuner report over $n reports ($(du -sh "$dir" | cut -f1)): median ${median} s of 5, peak RSS ${rss} KiB"
-"$tuner" report --color never "$dir" | grep -A2 bios_version || true
+echo "tuner report over $n ${shape:+shaped }nodes' reports ($(du -sh "$dir" | cut -f1)): median ${median} s of 5, peak RSS ${rss} KiB"
+"$tuner" report --color never "$dir" | grep -A2 -E '^(failures|  bios_version)' || true

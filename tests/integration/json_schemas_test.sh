@@ -2,10 +2,11 @@
 # Every JSON document tuner prints, validated against schemas/ (JSON Schema 2020-12,
 # python3-jsonschema): probe (live, every topology XML, every sysfs capture), profiles,
 # plan (every shipped profile on every XML, and live), apply, status, history, rollback,
-# check, bench, report, and the canary playbook's failure record. The schemas forbid fields
-# they do not name, so a document that grows or changes shape fails here until its
-# schema (and DESIGN.md) say so. Runs in a private network namespace (root), where
-# apply changes only that namespace's net.* sysctls.
+# check, bench, report (of these documents and of a synthetic fleet), and the canary
+# playbook's failure record. The schemas forbid fields they do not name, so a document
+# that grows or changes shape fails here until its schema (and DESIGN.md) say so. Runs
+# in a private network namespace (root), where apply changes only that namespace's net.*
+# sysctls.
 source "$(dirname "$0")/lib.sh"
 enter_netns "$@"
 set -eo pipefail
@@ -109,6 +110,18 @@ done
 note "bench and report"
 "$TUNER" bench latency --trials 2 --json | keep bench
 "$TUNER" report --json "$docs/apply-report.json" "$docs/probe-live.json" | keep report
+# The playbook's layout, a failed run, a status with its drift, and a synthetic fleet
+# with every part of the summary (tests/bench/fleet_synth.py).
+fleet=$WORK/fleet
+mkdir -p "$fleet"
+cp "$docs/apply-report.json" "$fleet/h1.run.json"
+cp "$docs/probe-live.json" "$fleet/h1.probe.json"
+cp "$docs/status.json" "$fleet/h1.status.json"
+cp "$docs/apply-refused.json" "$fleet/h2.run.json"
+printf '{"schema": "tuner.failure/1", "node": "h2", "rc": 1, "msg": "refused"}\n' >"$fleet/h2.error.json"
+"$TUNER" report --json "$fleet" | keep report-playbook
+python3 "$src/tests/bench/fleet_synth.py" "$WORK/synth" 200
+"$TUNER" report --json "$WORK/synth" | keep report-synth
 printf '{"schema": "tuner.failure/1", "node": "h1", "rc": 2, "msg": "bad profile"}\n' | keep failure
 
 n=$(find "$docs" -name '*.json' | wc -l)

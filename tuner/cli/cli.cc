@@ -29,7 +29,7 @@ const std::vector<Command>& commands() {
       {"bench", "run benchmarks alone (a baseline before a change); --serve for a peer",
        bench_command},
       {"exec", "run a command bound to the NUMA node nearest a device", exec_command},
-      {"report", "summarize a fleet's reports: outcomes, and facts where nodes differ",
+      {"report", "summarize a fleet's reports: failures, outcomes, drift, findings, facts",
        report_command},
   };
   return table;

@@ -1,7 +1,9 @@
 // tuner report FILE|DIR...: the fleet summary of reports a playbook fetched (tuner.run/1
-// from apply --report or --json, tuner.probe/1 from probe --json). A directory means
-// every *.json in it. Reads files only; changes nothing. Files it cannot read as a report
-// are skipped and named; exit 2 only when none could be read.
+// from apply --report or --json, tuner.probe/1 from probe --json, tuner.status/1 from
+// status --json, the playbook's tuner.failure/1). A directory means every *.json in it.
+// Reads files only; changes nothing. Files it cannot read as a report are skipped and
+// named; exit 2 only when none could be read. --fail-on makes it a CI gate
+// (report/fleet_gate.h).
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -17,6 +19,9 @@
 #include "base/strings.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/report/fleet.h"
+#include "tuner/cli/report/fleet_gate.h"
+#include "tuner/cli/report/html_report.h"
+#include "tuner/cli/run_glue.h"
 
 namespace po = boost::program_options;
 
@@ -51,24 +56,28 @@ void warn(const std::string& message) {
   fmt::print(stderr, "tuner: warning: {}\n", escape_controls(message));
 }
 
-/// Parses only what read_node_report reads (schema, time, run_id, node, groups' names
-/// and decisions, errors, msg, rc), and the first kMaxFactsPerNode of the node's facts (`facts` counts
-/// them all): a report padded with other data or millions of facts costs its text, not
-/// a DOM of it.
+/// Parses only what read_node_report reads (schema, time, run_id, node, profiles, groups'
+/// names and decisions, errors, msg, rc, knobs' ids, states and drift, unfinished_run),
+/// and the first kMaxFactsPerNode of the node's facts (`facts` counts them all): a report
+/// padded with other data or millions of facts costs its text, not a DOM of it.
 nlohmann::json parse_report(const std::string& text, std::size_t& facts) {
   using Event = nlohmann::json::parse_event_t;
   std::string top;
   facts = 0;
   auto keep = [&](int depth, Event event, nlohmann::json& parsed) {
     if (event != Event::key) return true;
-    const std::string& key = parsed.get_ref<const std::string&>();
+    const auto& key = parsed.get_ref<const std::string&>();
     if (depth == 1) {
       top = key;
       return key == "schema" || key == "time" || key == "run_id" || key == "node" ||
-             key == "groups" || key == "errors" || key == "msg" || key == "rc";
+             key == "profiles" || key == "groups" || key == "errors" || key == "msg" ||
+             key == "rc" || key == "knobs" || key == "unfinished_run" || key == "findings";
     }
     if (depth == 2 && top == "node") return ++facts <= kMaxFactsPerNode;
     if (depth == 3 && top == "groups") return key == "name" || key == "decision";
+    if (depth == 3 && top == "knobs") return key == "knob" || key == "state" || key == "drift";
+    if (depth == 3 && top == "findings")
+      return key == "rule" || key == "severity" || key == "subject";
     return true;
   };
   return nlohmann::json::parse(text, keep, false);
@@ -78,19 +87,29 @@ nlohmann::json parse_report(const std::string& text, std::size_t& facts) {
 
 int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc(
-      "tuner report FILE|DIR...: summarize a fleet's reports (tuner.run/1, tuner.probe/1):\n"
-      "what each node kept and rolled back, and the facts on which nodes differ.\n"
+      "tuner report FILE|DIR...: summarize a fleet's reports (tuner.run/1, tuner.probe/1,\n"
+      "tuner.status/1, tuner.check/1, tuner.failure/1): why nodes failed, what each\n"
+      "profile's nodes kept and rolled back, which kept settings drifted, the health\n"
+      "findings, and the facts on which nodes differ.\n"
       "A file that is not a report this tuner reads (another program's, a newer\n"
       "tuner's) is skipped with a warning; the rest is summarized.\n"
-      "Exit: 0 summarized, 2 nothing could be read");
-  std::vector<std::string> inputs;
+      "Exit: 0 summarized, 2 nothing could be read; with --fail-on, 1 a node failed,\n"
+      "4 a node's run is unfinished, 3 a kept setting drifted");
+  std::vector<std::string> inputs, fail_on;
   desc.add_options()("json", "print the tuner.fleet/1 JSON document")(
+      "fail-on", po::value(&fail_on)->value_name("failed|drift"),
+      "exit non-zero when a node failed or drifted (repeatable, or comma-separated)")(
+      "html", po::value<std::string>()->value_name("FILE"),
+      "also write every verify decision with its trials as one HTML page")(
       "file", po::value(&inputs)->value_name("FILE"), "report file or directory (repeatable)");
   po::positional_options_description pos;
   pos.add("file", -1);
   po::variables_map vm;
   if (!parse_options("report", args, desc, pos, vm, g)) return 0;
+  check_output_option(vm, "html");
   if (inputs.empty()) fail_input("report: name the report files or directories to summarize");
+  auto gate = parse_fleet_gate(fail_on);
+  if (!gate.ok()) fail_input("report: " + gate.error().message());
   std::vector<NodeReport> reports;
   std::vector<std::string> bad, subdirs;
   std::size_t fact_bytes = 0, facts_left_out = 0;
@@ -157,7 +176,14 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   Term term(g.color, 1);
   if (vm.count("json")) print_document(fleet_json(s));
   else std::cout << term.printable(format_fleet_text(s, term));
-  return 0;
+  if (vm.count("html")) {
+    std::cout.flush();
+    if (Status st = write_html_report(vm["html"].as<std::string>(), reports, s); !st.ok())
+      fail_output(st.error().message() + " (--html)");
+  }
+  FleetVerdict verdict = fleet_verdict(s, *gate);
+  if (verdict.exit) fmt::print(stderr, "tuner: report: {} (--fail-on)\n", verdict.why);
+  return verdict.exit;
 }
 
 }  // namespace tuner

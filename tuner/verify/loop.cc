@@ -189,6 +189,7 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
   }
   if (out.decision.verdict == Verdict::more_trials && out.failure.empty())
     out.decision.verdict = Verdict::inconclusive;
+  out.config = cfg;
   if (out.failure.empty()) {
     out.trips = guard_trips(out.arms.guards_baseline, out.arms.guards_candidate, options_.guards,
                             options_.guard_test);

@@ -49,6 +49,7 @@ struct VerifyLoop::Measured {
   std::uint64_t seed = 0;  // of the trial order
   std::string order;       // "ABBA...": the trials as run
   unsigned washes = 0;     // flips to the other arm and back between units
+  Config config;           // the keep test's (its direction known after the first trial)
 
   bool tripped() const { return !trips.empty() || !watch_harm.empty(); }
   bool hurts() const { return failure.empty() && (decision.verdict == Verdict::harm || tripped()); }
@@ -67,6 +68,18 @@ T comparison_of(const VerifyLoop::Measured& m, const std::string& bench, Design 
   c.seed = m.seed;
   c.order = m.order;
   c.washes = m.washes;
+  // Each arm's values are in the order run: the order's letters interleave them again.
+  std::size_t a = 0, b = 0;
+  for (char arm : m.order) {
+    const std::vector<double>& side = arm == 'A' ? m.arms.baseline : m.arms.candidate;
+    std::size_t& next = arm == 'A' ? a : b;
+    if (next >= side.size()) break;
+    c.values.push_back(side[next++]);
+  }
+  if (c.values.size() != m.order.size()) c.values.clear();  // never misaligned
+  if (!m.order.empty()) c.direction = m.config.direction;   // known from the first trial on
+  c.min_effect = m.config.min_effect;
+  c.power_effect = power_effect(m.config);
   if (!m.failure.empty()) {
     c.error = m.failure;
   } else if (m.tripped()) {

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "tuner/verify/loop_rig_test.h"
+#include "tuner/verify/stats.h"
 
 using namespace tuner;
 using namespace tuner::verify;
@@ -33,6 +34,29 @@ TEST_CASE("verify loop: a real 10% gain is kept, journaled with its numbers, and
   // Both arms were measured, alternately: the knob was flipped back and forth.
   CHECK(rig.m.writes.size() > 4);
   CHECK(rig.clock.slept() > std::chrono::milliseconds(0));  // settled after flips
+}
+
+TEST_CASE("verify loop: every trial's value is reported in the order run, with the test's terms") {
+  Rig rig;
+  KnobsBench bench = rig.bench({{"sysctl:t.x", {0.10}}}, 7);
+  auto out = rig.verify(bench);
+  REQUIRE(out.ok());
+  REQUIRE(out->measured);
+  const Comparison& c = *out->measured;
+  REQUIRE(c.values.size() == c.order.size());
+  CHECK(c.values.size() == c.trials_baseline + c.trials_candidate);
+  std::vector<double> a, b;
+  for (std::size_t i = 0; i < c.order.size(); ++i)
+    (c.order[i] == 'A' ? a : b).push_back(c.values[i]);
+  // The medians reported are those of these values: each value sits with its arm.
+  CHECK(median(a) == doctest::Approx(c.stats.baseline_median));
+  CHECK(median(b) == doctest::Approx(c.stats.candidate_median));
+  CHECK(c.direction == Direction::higher);
+  CHECK(c.min_effect == 0.02);  // the rig's
+  CHECK(c.power_effect.has_value());
+  JournalRecord d = rig.decision_record();
+  CHECK(d.stats["values"].size() == c.order.size());
+  CHECK(d.stats["direction"] == "higher");
 }
 
 TEST_CASE("verify loop: no effect is rolled back and the machine is as before") {

@@ -27,6 +27,9 @@ constexpr std::array kVerdicts = {Verdict::keep, Verdict::no_gain, Verdict::harm
                                   Verdict::inconclusive, Verdict::more_trials};
 constexpr std::array kScales = {Scale::ratio, Scale::difference};
 constexpr std::array kDesigns = {Design::interleaved, Design::blocked};
+constexpr std::array kDirections = {Direction::higher, Direction::lower};
+
+const char* direction_name(Direction d) { return d == Direction::lower ? "lower" : "higher"; }
 constexpr std::array kGuardMetrics = {bench::GuardMetric::tcp_retrans_pct,
                                       bench::GuardMetric::nic_drops, bench::GuardMetric::nic_errors,
                                       bench::GuardMetric::link_flaps};
@@ -75,7 +78,15 @@ json comparison_json(const Comparison& c) {
     j["seed"] = c.seed;
     j["order"] = c.order;
     j["washes"] = c.washes;
+    if (!c.values.empty()) {
+      json values = json::array();
+      for (double v : c.values) values.push_back(number_or_null(v));
+      j["values"] = std::move(values);
+    }
   }
+  if (c.direction) j["direction"] = direction_name(*c.direction);
+  if (c.min_effect) j["min_effect"] = number_or_null(*c.min_effect);
+  if (c.power_effect) j["power_effect"] = number_or_null(*c.power_effect);
   j["guards"] = json::array();
   for (const GuardResult& g : c.guards) {
     json gj = {{"metric", bench::guard_metric_name(g.metric)},
@@ -188,6 +199,16 @@ class Reader {
       out.push_back(s.get<std::string>());
     }
   }
+  /// An array of numbers, null as NaN.
+  void numbers(const json& o, const char* key, const std::string& path, std::vector<double>& out) {
+    const json* v = find(o, key);
+    if (!v) return;
+    if (!v->is_array()) return fail(path + "." + key, "not an array");
+    for (const json& x : *v) {
+      if (!x.is_null() && !x.is_number()) return fail(path + "." + key, "holds a non-number");
+      out.push_back(x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>());
+    }
+  }
   /// A closed set's name, e.g. a verdict.
   template <typename E, std::size_t N, typename Name>
   void name(const json& o, const char* key, const std::string& path, const std::array<E, N>& all,
@@ -241,6 +262,14 @@ class Reader {
     seed(o, "seed", path, c.seed);
     text(o, "order", path, c.order);
     count(o, "washes", path, c.washes);
+    numbers(o, "values", path, c.values);
+    if (!error && !c.values.empty() && c.values.size() != c.order.size())
+      fail(path + ".values", std::to_string(c.values.size()) + " values for an order of " +
+                                 std::to_string(c.order.size()) + " trials");
+    if (find(o, "direction"))
+      name(o, "direction", path, kDirections, direction_name, c.direction.emplace());
+    if (find(o, "min_effect")) number(o, "min_effect", path, c.min_effect.emplace());
+    if (find(o, "power_effect")) number(o, "power_effect", path, c.power_effect.emplace());
     count(o, "units", path, c.stats.units);
     count(o, "outlier_units", path, c.stats.outliers);
     number(o, "power_at_max", path, c.stats.power_at_max);

@@ -92,6 +92,14 @@ struct Comparison : BenchStats {
   std::uint64_t seed = 0;
   std::string order;
   unsigned washes = 0;
+  /// The main metric of each trial in the order run, raw: values[i] is the trial of
+  /// order[i] (JSON `values`, with `order`; NaN is null). At most 2 x max_trials; empty
+  /// in documents of versions before it.
+  std::vector<double> values;
+  /// What the keep test was against (JSON `direction`, `min_effect`, `power_effect`,
+  /// the relative effects of DESIGN.md); nullopt in documents of versions before it.
+  std::optional<Direction> direction;
+  std::optional<double> min_effect, power_effect;
   std::vector<GuardResult> guards;
   std::vector<WatchResult> watches;  // JSON: only when there are some
   std::string error;                 // a benchmark failed, or "guard tripped: ..."

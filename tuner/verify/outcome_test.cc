@@ -255,3 +255,37 @@ TEST_CASE("outcome: every value of a real document replaced by every other type"
       }
   }
 }
+
+TEST_CASE("outcome: each trial's value in the order run, and what the test was against") {
+  json doc = fixture("gain.json");
+  doc["seed"] = 7u;
+  doc["order"] = "ABBA";
+  doc["washes"] = 1u;
+  doc["values"] = {1000.5, 1090.25, nullptr, 998.0};
+  doc["direction"] = "lower";
+  doc["min_effect"] = 0.01;
+  doc["power_effect"] = 0.05;
+  auto o = outcome_from_json(doc);
+  REQUIRE_MESSAGE(o.ok(), o.error().message());
+  REQUIRE(o->measured->values.size() == 4);
+  CHECK(o->measured->values[1] == 1090.25);
+  CHECK(std::isnan(o->measured->values[2]));  // null: not a number
+  CHECK(o->measured->direction == Direction::lower);
+  CHECK(*o->measured->min_effect == 0.01);
+  CHECK(to_json(*o).dump() == doc.dump());
+  // Older documents have none of it (fixtures above); damage names where.
+  const std::pair<std::function<void(json&)>, const char*> cases[] = {
+      {[](json& j) { j["values"].push_back(1.0); }, "stats.values"},  // 5 values, 4 trials
+      {[](json& j) { j["values"][0] = "1000"; }, "stats.values"},
+      {[](json& j) { j["values"] = 1.0; }, "stats.values"},
+      {[](json& j) { j["direction"] = "up"; }, "stats.direction"},
+      {[](json& j) { j["min_effect"] = "1%"; }, "stats.min_effect"},
+  };
+  for (const auto& [damage, where] : cases) {
+    json bad = doc;
+    damage(bad);
+    auto r = outcome_from_json(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().where == where);
+  }
+}

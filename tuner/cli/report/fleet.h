@@ -1,10 +1,13 @@
 // `tuner report FILE...`: one summary of a fleet's reports (tuner.run/1 from apply,
-// or tuner.probe/1), as a playbook fetches them to the controller: what each node kept
-// and rolled back, and every fact (node_facts_json) on which the nodes differ, the
-// nodes in the minority named, so that three nodes with an older BIOS stand out.
+// tuner.probe/1, tuner.status/1, and the playbook's tuner.failure/1), as a playbook
+// fetches them to the controller: why nodes failed, what each profile's nodes kept and
+// rolled back, which kept settings drifted, and every fact (node_facts_json) on which
+// the nodes differ, the nodes in the minority named, so that three nodes with an older
+// BIOS stand out. docs/fleet-report.md shows it.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,14 +20,16 @@
 namespace tuner {
 
 /// Bounds on what one document adds to the summary, so that memory and output stay
-/// small whatever the reports hold (README "Fleet reports"): a fact's name and value,
-/// a group's name and an error are cut at kMaxReportText bytes (marked "...
-/// [truncated, N bytes]"); past kMaxFactsPerNode facts, kMaxGroupsPerNode groups and
-/// kMaxErrorsPerNode errors the rest of a document's are left out (noted in `dropped`).
+/// small whatever the reports hold (DESIGN.md "report"): a fact's name and value, a
+/// group's name, an error and a knob id are cut at kMaxReportText bytes (marked "...
+/// [truncated, N bytes]"); past kMaxFactsPerNode facts, kMaxGroupsPerNode groups,
+/// kMaxErrorsPerNode errors and kMaxDriftPerNode drifted settings the rest of a
+/// document's are left out (noted in `dropped`).
 inline constexpr std::size_t kMaxReportText = 1024;
 inline constexpr std::size_t kMaxFactsPerNode = 256;
 inline constexpr std::size_t kMaxGroupsPerNode = 256;
 inline constexpr std::size_t kMaxErrorsPerNode = 32;
+inline constexpr std::size_t kMaxDriftPerNode = 256;
 /// All documents' facts together: past this many bytes, the facts of further documents
 /// are left out (tuner report says so on stderr).
 inline constexpr std::size_t kMaxFleetFactBytes = 64u << 20;
@@ -34,29 +39,45 @@ std::string bounded_text(std::string_view text);
 
 /// One node's report, reduced to what the summary compares.
 struct NodeReport {
-  /// NODE of the playbook's NODE.run.json / NODE.probe.json / NODE.error.json (the
-  /// inventory name), else the facts' hostname, else the file name.
+  /// NODE of the playbook's NODE.run.json / NODE.probe.json / NODE.error.json /
+  /// NODE.status.json (the inventory name), else the facts' hostname, else the file name.
   std::string node;
   std::string source;  // the file
-  std::string kind;    // "run", "probe" or "failure" (tuner.failure/1: the run failed)
+  /// "run", "probe", "status", "check" or "failure" (tuner.failure/1: the run failed).
+  std::string kind;
   /// When the document was made ("YYYY-MM-DDTHH:MM:SSZ", UTC) and the run it is about;
-  /// empty when it does not say (reports of tuner before 2026-12, probes).
+  /// empty when it does not say (reports of tuner before 2026-12, probes, statuses).
   std::string time, run_id;
+  /// run: the profiles it applied, as named on the command line.
+  std::vector<std::string> profiles;
   /// run: group name -> decision (kept, rolled_back, applied); failed runs have errors.
   std::map<std::string, std::string> decisions;
   std::vector<std::string> errors;
+  /// failure: tuner's exit status as the playbook saw it; absent when it did not say.
+  std::optional<int> rc;
   std::map<std::string, std::string> facts;  // unknown facts are absent
+  /// status: the kept settings that drifted (its knobs[] with drift true).
+  struct Drift {
+    std::string knob, state;  // state: changed, gone or unreadable
+  };
+  std::vector<Drift> drift;
+  std::string unfinished_run;  // status: the run that never ended, else empty
+  /// check: its findings (tuner.check/1 findings[]: rule, severity, subject).
+  struct Finding {
+    std::string rule, severity, subject;
+  };
+  std::vector<Finding> findings;
   /// What the bounds left out of this document, for a warning ("300 facts past 256").
   std::vector<std::string> dropped;
 };
 
-/// Reads one document (tuner.run/1, tuner.probe/1, or tuner.failure/1: {"schema",
-/// "node", "rc", "msg"}, what the playbook writes when tuner failed before writing a run
-/// report); an Error says what is wrong with it, with the file's name.
+/// Reads one document (tuner.run/1, tuner.probe/1, tuner.status/1, or tuner.failure/1:
+/// {"schema", "node", "rc", "msg"}, what the playbook writes when tuner failed before
+/// writing a run report); an Error says what is wrong with it, with the file's name.
 Result<NodeReport> read_node_report(const nlohmann::json& doc, const std::string& file);
 
-/// A fact's values across the fleet, most common first; nodes listed for all but the
-/// most common (the majority need no names).
+/// A fact's values across the fleet, most common first (ties: the value whose first
+/// node comes first, so that the facts of one split list their values in one order).
 struct FactSpread {
   std::string fact;
   struct Value {
@@ -66,11 +87,32 @@ struct FactSpread {
   std::vector<Value> values;
 };
 
-/// The nodes that share one outcome: the groups they kept, rolled back, applied, and
-/// whether the run failed.
+/// The nodes that share one outcome: the profiles they ran, the groups they kept,
+/// rolled back, applied, and whether the run failed.
 struct Outcome {
+  std::vector<std::string> profiles;       // empty: none recorded (no run report)
   std::string kept, rolled_back, applied;  // comma-separated group names
   bool failed = false;
+  std::vector<std::string> nodes;
+};
+
+/// Failed nodes with one exit status and one reason (the first error, with the node's
+/// own name, run ids and pids replaced by <node>, <run_id>, <pid>).
+struct Failure {
+  std::optional<int> rc;  // absent: no tuner.failure/1 said
+  std::string message;
+  std::vector<std::string> nodes;
+};
+
+/// Nodes with one health finding (tuner.check/1): the same rule, severity and subject.
+struct FindingSpread {
+  std::string rule, severity, subject;
+  std::vector<std::string> nodes;
+};
+
+/// Nodes on which one kept setting drifted the same way (tuner.status/1).
+struct DriftSpread {
+  std::string knob, state;
   std::vector<std::string> nodes;
 };
 
@@ -85,22 +127,37 @@ struct Duplicate {
 };
 
 struct FleetSummary {
-  std::size_t nodes = 0, runs = 0, probes = 0, failed = 0;
+  std::size_t nodes = 0, runs = 0, probes = 0, statuses = 0, failed = 0, drifted = 0;
+  std::size_t checks = 0;             // tuner.check/1 documents
   std::vector<Duplicate> duplicates;  // by node
   /// Files that could not be read as a tuner report ("FILE: why"): the caller's, named
   /// in the summary; the rest is still summarized.
   std::vector<std::string> skipped;
-  std::vector<Outcome> outcomes;              // most common first
-  std::vector<FactSpread> differing;          // facts with more than one value; others are equal
-  std::map<std::string, std::string> common;  // facts equal on every node
+  std::vector<Failure> failures;        // most nodes first
+  std::vector<Outcome> outcomes;        // by profiles (most nodes first), then most nodes first
+  std::vector<DriftSpread> drift;       // most nodes first
+  std::vector<FindingSpread> findings;  // by severity (error first), then most nodes first
+  /// Nodes whose status names an unfinished run: node -> run id.
+  std::map<std::string, std::string> unfinished;
+  std::vector<FactSpread> differing;  // facts with more than one value; others are equal
+  /// Facts that split the nodes into the same sets (a kernel and the NIC driver versions
+  /// that came with it), as indexes into `differing`: one block each, in its order.
+  std::vector<std::vector<std::size_t>> splits;
+  std::map<std::string, std::string> common;  // facts equal on every node that has facts
+  /// Nodes with no facts at all (only a status or a failure): not compared.
+  std::vector<std::string> without_facts;
 };
 
-/// Documents of one node (same `node`) count as one node: its probe, run and failure
-/// merged. Of several runs (or failures, or probes) of one node the newest counts (by
+/// A failure's message with what differs from node to node for one cause replaced: the
+/// node's own name (as a word) by <node>, run ids by <run_id>, "pid N" by "pid <pid>".
+std::string failure_reason(std::string_view message, std::string_view node);
+
+/// Documents of one node (same `node`) count as one node: its probe, run, status and
+/// failure merged. Of several documents of one kind of one node the newest counts (by
 /// time, then run id, then file name: never by the order given) and the node is listed
 /// in `duplicates`; so is a failure that belongs to another run than the node's run
-/// report. nodes, runs (nodes with a run or a failure) and failed count nodes; probes
-/// counts probe documents.
+/// report. nodes, runs (nodes with a run or a failure), failed and drifted count nodes;
+/// probes and statuses count documents.
 FleetSummary summarize_fleet(const std::vector<NodeReport>& documents);
 std::string format_fleet_text(const FleetSummary& s, const Term& t);
 /// The tuner.fleet/1 document.

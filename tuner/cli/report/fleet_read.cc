@@ -1,0 +1,216 @@
+// Reading one node's document for the fleet summary: what it says, bounded.
+#include <cmath>
+#include <string_view>
+
+#include <fmt/core.h>
+
+#include "tuner/cli/report/fleet.h"
+
+namespace tuner {
+
+namespace {
+
+using nlohmann::json;
+
+/// The node a file names by the playbook's convention (NODE.run.json, NODE.probe.json,
+/// NODE.error.json, NODE.status.json, NODE.check.json: the inventory name); "" for any
+/// other name.
+std::string node_of_file(const std::string& file) {
+  std::string base = file.substr(file.find_last_of('/') + 1);
+  for (const char* suffix :
+       {".run.json", ".probe.json", ".error.json", ".status.json", ".check.json"}) {
+    std::string_view sv(suffix);
+    if (base.size() > sv.size() && base.ends_with(sv))
+      return base.substr(0, base.size() - sv.size());
+  }
+  return "";
+}
+
+/// "tuner.run/2" and the like: a document of a newer tuner than this one.
+bool newer_schema(const std::string& schema) {
+  for (std::string_view known :
+       {"tuner.run/", "tuner.probe/", "tuner.failure/", "tuner.status/", "tuner.check/"})
+    if (schema.starts_with(known)) {
+      std::string_view v = std::string_view(schema).substr(known.size());
+      return !v.empty() && v != "1" && v.find_first_not_of("0123456789") == v.npos;
+    }
+  return false;
+}
+
+/// A string member, or "" when it is absent or null.
+Result<std::string> optional_string(const json& doc, const char* key, const std::string& file) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->is_null()) return std::string();
+  if (!it->is_string()) return Error::invalid(fmt::format("\"{}\" is not a string", key), file);
+  return it->get<std::string>();
+}
+
+/// doc[key] when it is an array, else null.
+const json* array_of(const json& doc, const char* key) {
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_array() ? &*it : nullptr;
+}
+
+void read_facts(const json& doc, NodeReport& r) {
+  auto node = doc.find("node");
+  if (node == doc.end() || !node->is_object()) return;
+  std::size_t past = 0;
+  for (const auto& [k, v] : node->items()) {
+    if (!v.is_string()) continue;
+    if (r.facts.size() < kMaxFactsPerNode)
+      r.facts[bounded_text(k)] = bounded_text(v.get_ref<const std::string&>());
+    else ++past;
+  }
+  if (past) r.dropped.push_back(fmt::format("{} facts past {}", past, kMaxFactsPerNode));
+}
+
+Status read_run(const json& doc, const std::string& file, NodeReport& r) {
+  if (const json* profiles = array_of(doc, "profiles"))
+    for (const json& p : *profiles)
+      if (p.is_string() && r.profiles.size() < kMaxGroupsPerNode)
+        r.profiles.push_back(bounded_text(p.get_ref<const std::string&>()));
+  if (const json* groups = array_of(doc, "groups")) {
+    for (const json& g : *groups) {
+      if (!g.is_object() || !g.contains("name") || !g["name"].is_string() ||
+          !g.contains("decision") || !g["decision"].is_string())
+        return Error::invalid("a group without name and decision", file);
+      if (r.decisions.size() < kMaxGroupsPerNode)
+        r.decisions[bounded_text(g["name"].get_ref<const std::string&>())] =
+            bounded_text(g["decision"].get_ref<const std::string&>());
+    }
+    if (groups->size() > kMaxGroupsPerNode)
+      r.dropped.push_back(
+          fmt::format("{} groups past {}", groups->size() - kMaxGroupsPerNode, kMaxGroupsPerNode));
+  }
+  // Objects {"message", ...}; reports of tuner before 2026-12 had plain strings, and a
+  // fleet may still hold nodes that run it.
+  if (const json* errors = array_of(doc, "errors")) {
+    for (const json& e : *errors) {
+      const json* text = e.is_string() ? &e
+                         : e.is_object() && e.contains("message") && e["message"].is_string()
+                             ? &e["message"]
+                             : nullptr;
+      if (!text) return Error::invalid("an error that is neither {\"message\"} nor a string", file);
+      if (r.errors.size() < kMaxErrorsPerNode)
+        r.errors.push_back(bounded_text(text->get_ref<const std::string&>()));
+    }
+    if (errors->size() > kMaxErrorsPerNode)
+      r.dropped.push_back(
+          fmt::format("{} errors past {}", errors->size() - kMaxErrorsPerNode, kMaxErrorsPerNode));
+  }
+  return Ok{};
+}
+
+/// tuner status --json: the drifted settings and an unfinished run.
+Status read_status(const json& doc, const std::string& file, NodeReport& r) {
+  const json* knobs = array_of(doc, "knobs");
+  if (!knobs) return Error::invalid("a tuner.status/1 document without \"knobs\"", file);
+  std::size_t past = 0;
+  for (const json& k : *knobs) {
+    if (!k.is_object() || !k.contains("knob") || !k["knob"].is_string() || !k.contains("drift") ||
+        !k["drift"].is_boolean())
+      return Error::invalid("a kept setting without knob and drift", file);
+    if (!k["drift"].get<bool>()) continue;
+    if (r.drift.size() == kMaxDriftPerNode) {
+      ++past;
+      continue;
+    }
+    auto state = optional_string(k, "state", file);
+    if (!state.ok()) return state.error();
+    r.drift.push_back({bounded_text(k["knob"].get_ref<const std::string&>()),
+                       state->empty() ? "changed" : bounded_text(*state)});
+  }
+  if (past) r.dropped.push_back(fmt::format("{} drifted settings past {}", past, kMaxDriftPerNode));
+  auto unfinished = optional_string(doc, "unfinished_run", file);
+  if (!unfinished.ok()) return unfinished.error();
+  r.unfinished_run = bounded_text(*unfinished);
+  return Ok{};
+}
+
+/// tuner check --json: each finding's rule, severity and subject.
+Status read_check(const json& doc, const std::string& file, NodeReport& r) {
+  const json* findings = array_of(doc, "findings");
+  if (!findings) return Error::invalid("a tuner.check/1 document without \"findings\"", file);
+  for (const json& f : *findings) {
+    if (!f.is_object() || !f.contains("rule") || !f["rule"].is_string() ||
+        !f.contains("severity") || !f["severity"].is_string())
+      return Error::invalid("a finding without rule and severity", file);
+    if (r.findings.size() == kMaxDriftPerNode) {
+      r.dropped.push_back(fmt::format("{} findings past {}", findings->size() - kMaxDriftPerNode,
+                                      kMaxDriftPerNode));
+      break;
+    }
+    auto subject = optional_string(f, "subject", file);
+    if (!subject.ok()) return subject.error();
+    r.findings.push_back({bounded_text(f["rule"].get_ref<const std::string&>()),
+                          bounded_text(f["severity"].get_ref<const std::string&>()),
+                          bounded_text(*subject)});
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+std::string bounded_text(std::string_view text) {
+  if (text.size() <= kMaxReportText) return std::string(text);
+  std::size_t cut = kMaxReportText;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... [truncated, {} bytes]", text.substr(0, cut), text.size());
+}
+
+Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
+  if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
+    return Error::invalid("not a tuner document (no \"schema\")", file);
+  const std::string schema = doc["schema"];
+  NodeReport r;
+  r.source = file;
+  if (schema == "tuner.run/1") r.kind = "run";
+  else if (schema == "tuner.probe/1") r.kind = "probe";
+  else if (schema == "tuner.failure/1") r.kind = "failure";
+  else if (schema == "tuner.status/1") r.kind = "status";
+  else if (schema == "tuner.check/1") r.kind = "check";
+  else if (newer_schema(schema))
+    return Error::invalid("schema " + schema +
+                              " is newer than this tuner reads (tuner.run/1, tuner.probe/1, "
+                              "tuner.status/1, tuner.check/1, tuner.failure/1): summarize with "
+                              "the nodes' "
+                              "tuner version",
+                          file);
+  else
+    return Error::invalid("schema " + schema +
+                              ": expected tuner.run/1, tuner.probe/1, tuner.status/1, "
+                              "tuner.check/1 or tuner.failure/1",
+                          file);
+  if (r.kind == "run" || r.kind == "failure") {
+    for (auto [key, field] : {std::pair{"time", &r.time}, {"run_id", &r.run_id}}) {
+      auto v = optional_string(doc, key, file);
+      if (!v.ok()) return v.error();
+      *field = std::move(v).value();
+    }
+  }
+  read_facts(doc, r);
+  if (r.kind == "run")
+    if (Status st = read_run(doc, file, r); !st.ok()) return st.error();
+  if (r.kind == "status")
+    if (Status st = read_status(doc, file, r); !st.ok()) return st.error();
+  if (r.kind == "check")
+    if (Status st = read_check(doc, file, r); !st.ok()) return st.error();
+  if (r.kind == "failure") {
+    // Written by the playbook when tuner failed before it could write a run report.
+    if (!doc.contains("msg") || !doc["msg"].is_string())
+      return Error::invalid("a tuner.failure/1 document without \"msg\"", file);
+    // An exit status, or Ansible's -N for a signal; a number past those is not one.
+    if (auto rc = doc.find("rc");
+        rc != doc.end() && rc->is_number_integer() && std::abs(rc->get<double>()) <= 65535)
+      r.rc = rc->get<int>();
+    r.errors.push_back(bounded_text(doc["msg"].get_ref<const std::string&>()));
+  }
+  r.node = node_of_file(file);
+  if (r.node.empty()) {
+    auto host = r.facts.find("hostname");
+    r.node = host != r.facts.end() ? host->second : file;
+  }
+  return r;
+}
+
+}  // namespace tuner
