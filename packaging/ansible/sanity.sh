@@ -23,7 +23,7 @@ command -v ansible-lint >/dev/null || { echo "SKIP: ansible-lint not installed (
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=${TUNER_ANSIBLE_TEST_HOME:-${XDG_CACHE_HOME:-/tmp}/tuner-ansible-test}
 mkdir -p "$HOME"
-# The collection builds, with its README and both modules.
+# The collection builds, with its README, licence, both modules and both playbooks.
 out_dir=$(mktemp -d)
 trap 'rm -rf "$out_dir"' EXIT
 (cd "$collection" && ansible-galaxy collection build --output-path "$out_dir" >/dev/null)

@@ -11,7 +11,10 @@
 #   2. canary.yml against five local "hosts", each its own named namespace (a wrapper,
 #      given to the module as its binary, runs tuner through `ip netns exec`) and state
 #      dir: a failing canary stops the rollout before the other four; a good one goes on
-#      to all five, and the reports reach the controller.
+#      to all five, and the reports reach the controller;
+#   3. audit.yml over the same five: read only (changed=0, nothing differs after), the
+#      three documents of every host on the controller, and tuner_fail_on=drift failing
+#      the play when a setting was changed by hand on one host.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tests/integration/lib.sh"
 command -v ansible-playbook >/dev/null || skip "ansible-playbook not installed (apt-get install ansible-core)"
@@ -522,6 +525,41 @@ again=$(ls "$WORK/reports-again")
 [[ $again =~ ^[0-9]{8}T[0-9]{6}Z$ ]] || fail "the rollout's directory is not named by its time: $again"
 check "$LAST" 'Summarize the fleet (tuner report)' h2 '"5 nodes: 5 runs (0 failed), 5 probes" in r["stdout"]' \
   '"nothing changed" in r["stdout"]'
+
+note "audit.yml: probe, check and status of every host, the summary; nothing changes"
+declare -A tuned
+for h in $HOSTS; do tuned[$h]=$(ns_snapshot "$h")$(cat "$WORK/$h/state/state.json"); done
+audit() {  # audit NAME ARGS...: tuner.node.audit from the collection, reports under $WORK/audit-NAME
+  play "$1" -i "$WORK/inventory.yml" tuner.node.audit -e '{"tuner_become": false}' \
+    -e "tuner_reports_dir=$WORK/audit-$1" -e tuner_audit=a -e "tuner_report_binary=$TUNER" "${@:2}"
+}
+audit clean --check
+rc_is 0
+[ "$(grep -cE '^h[1-5] +: ok=[0-9]+ +changed=0 ' "$WORK/clean.err")" = 5 ] ||
+  fail "the audit reported changes: $(grep -E '^h[1-5] +:' "$WORK/clean.err")"
+for h in $HOSTS; do
+  python3 - "$WORK/audit-clean/a" "$h" <<'PY' || fail "audit documents of $h"
+import json, sys
+d, h = sys.argv[1:]
+for name, schema in (('probe', 'tuner.probe/1'), ('check', 'tuner.check/1'), ('status', 'tuner.status/1')):
+    doc = json.load(open('%s/%s.%s.json' % (d, h, name)))
+    assert doc['schema'] == schema, (name, doc.get('schema'))
+PY
+done
+check "$LAST" 'Summarize the fleet (tuner report)' h1 'r["rc"] == 0' '"5 nodes" in r["stdout"]'
+"$TUNER" report "$WORK/audit-clean/a" 2>/dev/null | sed 's/^/    | /'
+
+note "audit.yml with tuner_fail_on=drift: a setting changed by hand on h3 fails the play, h3 named"
+ip netns exec "tuner-ans-$$-h3" sh -c 'echo 4242 >/proc/sys/net/core/somaxconn'
+audit drift -e tuner_fail_on=drift
+[ "$RC" != 0 ] || fail "the audit passed with a drifted setting"
+check "$LAST" 'Summarize the fleet (tuner report)' h1 'r["rc"] != 0' '"h3" in r["stdout"]' \
+  '"somaxconn" in r["stdout"]'
+check "$LAST" 'Fail when the summary found what tuner_fail_on names' h1 'r["failed"] is True'
+ip netns exec "tuner-ans-$$-h3" sh -c "echo $((somaxconn + 1000)) >/proc/sys/net/core/somaxconn"
+for h in $HOSTS; do
+  [ "$(ns_snapshot "$h")$(cat "$WORK/$h/state/state.json")" = "${tuned[$h]}" ] || fail "the audit changed $h"
+done
 
 note "the fleet rolled back with the module: every namespace as it was"
 play fleet-rollback -i "$WORK/inventory.yml" "$here/tests/tune.yml" -e '{"tuner_state": "rolled_back"}'
