@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Median wall time and peak RSS of a command, for the README's figures.
+"""Median wall time and peak RSS of a command, for the figures in docs/measurements.md.
 
     tests/bench/timing.py [-n RUNS] -- CMD [ARG]...
 
