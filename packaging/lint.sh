@@ -8,9 +8,11 @@
 #   lint.sh --changed REF [BUILD_DIR]   the same, but clang-tidy only on the .cc files
 #                                       changed since the merge base with REF (committed
 #                                       or not), and those that include a changed header;
-#                                       every file when REF is unknown here or
-#                                       .clang-tidy changed (CI: all files take ~45 min
-#                                       on 2 cores)
+#                                       when REF is unknown here or is HEAD itself (a
+#                                       fresh clone), since .ci/tidy-base, the last commit
+#                                       that passed a whole-tree clang-tidy; every file
+#                                       when neither helps or .clang-tidy changed (all
+#                                       files take ~45 min on 2 cores)
 #   lint.sh --format-only               the clang-format check alone (the
 #                                       lint/clang-format CTest); exits 77 (skip) when
 #                                       clang-format 14 is not installed
@@ -60,8 +62,20 @@ sources() {
 # With --changed: the .cc files (relative paths, one a line) clang-tidy is to check, or
 # "all". Changed .cc files, and the .cc files that include a changed header directly.
 changed_sources() {
-  local base
-  if ! in_git || ! base=$(git -C "$src" merge-base "$changed_ref" HEAD 2>/dev/null); then
+  local base="" recorded=""
+  in_git && base=$(git -C "$src" merge-base "$changed_ref" HEAD 2>/dev/null) || true
+  # A clone with nothing to compare against (no $changed_ref, or HEAD is it: a fresh
+  # clone of the commit under test) starts from the last commit a whole-tree clang-tidy
+  # passed, so it still checks every file changed since.
+  if [[ -z "$base" || "$base" == "$(git -C "$src" rev-parse HEAD 2>/dev/null)" ]] &&
+    [[ -f "$src/.ci/tidy-base" ]]; then
+    recorded=$(tr -d '[:space:]' <"$src/.ci/tidy-base")
+    if git -C "$src" merge-base --is-ancestor "$recorded" HEAD 2>/dev/null; then
+      echo "lint: comparing with the last whole-tree clang-tidy, $recorded (.ci/tidy-base)" >&2
+      base=$recorded
+    fi
+  fi
+  if [[ -z "$base" ]]; then
     echo "lint: no merge base with $changed_ref here: clang-tidy checks every file" >&2
     echo all
     return
