@@ -254,6 +254,12 @@ Result<Journal> Journal::create(const StateDir& dir, const std::string& run_id) 
   j.run_id_ = run_id;
   j.path_ = dir.path_of("runs/" + journal_name(run_id));
   if (!valid_run_id(run_id)) return Error::invalid("invalid run id", run_id);
+  // Opened without create (restore, rollback) and never made by tuner: say what is
+  // missing rather than EBADF from openat(-1).
+  if (dir.runs_fd() < 0)
+    return Error::invalid("no runs directory to journal in (a state directory tuner did not make); "
+                          "'tuner apply' makes one",
+                          dir.path_of("runs"));
   j.fd_.reset(::openat(dir.runs_fd(), journal_name(run_id).c_str(),
                        O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!j.fd_) return errno_error("cannot create journal", j.path_);

@@ -131,6 +131,17 @@ TEST_CASE("journal: ids of runs in the same second still sort in creation order"
   CHECK(*runs == made);
 }
 
+TEST_CASE("journal: a state directory without runs/ is a clear error, not EBADF") {
+  testing::TempDir t;
+  REQUIRE(::mkdir((t.path + "/state").c_str(), 0700) == 0);
+  auto dir = StateDir::open(t.path + "/state", false);  // as restore and rollback open it
+  REQUIRE(dir.ok());
+  auto j = Journal::create(*dir, "20261129T173000Z-0001");
+  REQUIRE_FALSE(j.ok());
+  CHECK(j.error().message().find("no runs directory") != std::string::npos);
+  CHECK(j.error().message().find("/state/runs") != std::string::npos);
+}
+
 TEST_CASE("journal: a FIFO or an oversized file in runs/ is an error, not a hang") {
   testing::HangGuard guard;
   testing::TempDir t;
