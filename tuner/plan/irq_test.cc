@@ -324,7 +324,8 @@ TEST_CASE("planner irq: rules leave IPoIB ports and, with min_speed, slow or unk
   Nic& ib = testing::add_nic(inv, "eth2", 1, 2, 120);  // named eth* to match the glob
   ib.link_type = 32;
   ib.link.speed_mbps = 100000;
-  testing::add_nic(inv, "eth3", 1, 2, 130);  // link down: no speed
+  testing::add_nic(inv, "eth3", 1, 2, 130);                 // link down: no speed
+  testing::add_nic(inv, "eth4", 1, 2, 140).link.up = true;  // virtio_net: up, no speed
   FakeCurrent cur;
   Profile p = irq_profile("numa-local");
   p.irqs[0].min_speed_mbps = 10000;
@@ -341,11 +342,12 @@ TEST_CASE("planner irq: rules leave IPoIB ports and, with min_speed, slow or unk
   CHECK(has("eth0: 1000 Mb/s, below the min_speed 10000 Mb/s of rule 'eth*': skipped"));
   CHECK(has("eth2: an IPoIB port (InfiniBand): rule 'eth*' is for Ethernet ports"));
   CHECK(has("eth3: link speed unknown (down, or not probed)"));
+  CHECK(has("eth4: link up, but its driver reports no speed (virtio, veth): rule 'eth*'"));
   // Without min_speed only the IPoIB port is left out; named exactly, it is placed too.
   p.irqs[0].min_speed_mbps.reset();
   auto any_speed = make_plan_with(p, inv, cur);
   REQUIRE(any_speed.ok());
-  CHECK(desired(*any_speed).size() == 6);
+  CHECK(desired(*any_speed).size() == 8);
   IrqRule named = p.irqs[0];
   named.glob = "eth2";
   p.irqs = {named};

@@ -173,6 +173,12 @@ std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const st
                        glob);
   if (!min_speed_mbps) return std::nullopt;
   const auto& speed = nic.link.speed_mbps;
+  // Up with no speed is a driver that reports none (virtio_net on a cloud GPU node,
+  // veth): say so, not "down", which sends the operator to check a cable.
+  if (!speed && nic.link.up == true)
+    return fmt::format("link up, but its driver reports no speed (virtio, veth): rule '{}' "
+                       "asks min_speed {} Mb/s, skipped",
+                       glob, *min_speed_mbps);
   if (!speed)
     return fmt::format("link speed unknown (down, or not probed): rule '{}' asks min_speed {} "
                        "Mb/s, skipped",
