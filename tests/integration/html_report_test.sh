@@ -20,10 +20,7 @@ enter_netns "$@"
 set -e
 ip link set lo up
 
-rmem=net.ipv4.tcp_rmem; wmem=net.ipv4.tcp_wmem
-orig_rmem=$(sysctl_get $rmem); orig_wmem=$(sysctl_get $wmem)
-cripple() { echo "4096 4096 4096" > "$(sysctl_file $rmem)"; echo "4096 4096 4096" > "$(sysctl_file $wmem)"; }
-uncripple() { echo "$orig_rmem" > "$(sysctl_file $rmem)"; echo "$orig_wmem" > "$(sysctl_file $wmem)"; }
+tcp_buffers_init
 profile() {
   local f="$WORK/$1.toml"
   { printf '[profile]\nname = "%s"\n\n[sysctl]\n"%s" = "%s"\n"%s" = "%s"\n' "$1" $rmem "$2" $wmem "$3"

@@ -66,3 +66,13 @@ other_value() {
     0) echo 1 ;; 1) echo 0 ;; *) echo $((cur - 1)) ;;
   esac
 }
+
+# TCP crippled by tiny buffers, which a profile's larger ones measurably fix (the verify
+# loop's real keep): tcp_buffers_init sets rmem and wmem (the sysctl names) and saves
+# their values, in the test's own namespace; then cripple and uncripple.
+tcp_buffers_init() {
+  rmem=net.ipv4.tcp_rmem; wmem=net.ipv4.tcp_wmem
+  orig_rmem=$(sysctl_get $rmem); orig_wmem=$(sysctl_get $wmem)
+}
+cripple() { echo "4096 4096 4096" > "$(sysctl_file $rmem)"; echo "4096 4096 4096" > "$(sysctl_file $wmem)"; }
+uncripple() { echo "$orig_rmem" > "$(sysctl_file $rmem)"; echo "$orig_wmem" > "$(sysctl_file $wmem)"; }

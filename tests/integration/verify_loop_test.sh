@@ -15,10 +15,7 @@ enter_netns "$@"
 set -e
 ip link set lo up
 
-rmem=net.ipv4.tcp_rmem; wmem=net.ipv4.tcp_wmem
-orig_rmem=$(sysctl_get $rmem); orig_wmem=$(sysctl_get $wmem)
-uncripple() { echo "$orig_rmem" > "$(sysctl_file $rmem)"; echo "$orig_wmem" > "$(sysctl_file $wmem)"; }
-cripple() { echo "4096 4096 4096" > "$(sysctl_file $rmem)"; echo "4096 4096 4096" > "$(sysctl_file $wmem)"; }
+tcp_buffers_init
 norm() { sysctl_get "$1" | tr -s '\t ' ' '; }
 
 # A profile: [sysctl] lines on stdin, verified with a short tcp benchmark.
