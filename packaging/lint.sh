@@ -141,7 +141,7 @@ if [[ -n "$changed_ref" ]]; then
     while IFS= read -r f; do
       patterns+=("/$(sed 's/[.[\*^$()+?{}|]/\\&/g' <<<"$f")\$")
     done <<<"$files"
-    what="${#patterns[@]} .cc file(s) changed since the merge base with $changed_ref"
+    what="${#patterns[@]} .cc file(s) changed since the merge base with $changed_ref (or .ci/tidy-base, above)"
   fi
 fi
 
