@@ -20,6 +20,7 @@
 #include "tests/support/cli.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/text.h"
 #include "tuner/cli/report/state_report.h"
 
 namespace tuner {
@@ -115,12 +116,6 @@ std::vector<std::string> long_lines(const std::string& text, std::size_t max) {
   return out;
 }
 
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("report: a fleet of 1,000 says why nodes failed, by profile, one block per cause") {
@@ -148,7 +143,7 @@ TEST_CASE("report: a fleet of 1,000 says why nodes failed, by profile, one block
                   "               gpu-[0970-0999]\n") != std::string::npos);
   // The kernel minority and its ten NIC driver versions: one block, the nodes named once.
   const std::string minority = "gpu-[0007,0039,0071,0103,";
-  CHECK(occurrences(text, minority) == 1);
+  CHECK(testing::occurrences(text, minority) == 1);
   CHECK(text.find("6.8.0-31-generic            32 nodes  " + minority) != std::string::npos);
   // Drift and unfinished runs from tuner.status/1.
   CHECK(text.find("  sysctl:net.core.somaxconn    changed       12 nodes  gpu-[0003,0086,") !=

@@ -13,6 +13,7 @@
 
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/text.h"
 #include "tuner/cli/report/html_svg.h"
 
 using namespace tuner;
@@ -59,12 +60,6 @@ HtmlRun run_of(const json& doc, const std::string& node) {
   return *r;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("html report: each arm's trials are drawn in the order run, effects against min_effect") {
@@ -74,7 +69,7 @@ TEST_CASE("html report: each arm's trials are drawn in the order run, effects ag
   CHECK(page.starts_with("<!DOCTYPE html>"));
   CHECK(page.find("<table class=\"summary\"") != std::string::npos);
   CHECK(page.find("href=\"#g0-n0\">kept</a>") != std::string::npos);
-  CHECK(count(page, "<svg class=\"trials\"") == 1);
+  CHECK(testing::occurrences(page, "<svg class=\"trials\"") == 1);
   CHECK(page.find("data-trials=\"20\"") != std::string::npos);
   CHECK(page.find("data-arm=\"baseline\" data-count=\"10\"") != std::string::npos);
   CHECK(page.find("data-arm=\"candidate\" data-count=\"10\"") != std::string::npos);
@@ -82,9 +77,9 @@ TEST_CASE("html report: each arm's trials are drawn in the order run, effects ag
   CHECK(page.find("<circle cx=\"68.0\" cy=") != std::string::npos);
   CHECK(page.find("data-i=\"0\" data-value=\"1000\"") != std::string::npos);
   CHECK(page.find("data-i=\"1\" data-value=\"1081\"") != std::string::npos);
-  CHECK(count(page, "<circle cx=") == 1 + 10);         // the legend's, A's marks
-  CHECK(count(page, "<circle class=\"point\"") == 1);  // the effect
-  CHECK(count(page, "<rect x=") == 1 + 10);            // the legend's, B's marks
+  CHECK(testing::occurrences(page, "<circle cx=") == 1 + 10);         // the legend's, A's marks
+  CHECK(testing::occurrences(page, "<circle class=\"point\"") == 1);  // the effect
+  CHECK(testing::occurrences(page, "<rect x=") == 1 + 10);            // the legend's, B's marks
   CHECK(page.find("<svg class=\"effects\"") != std::string::npos);
   CHECK(page.find("class=\"min-effect\"") != std::string::npos);
   CHECK(page.find("data-effect=\"0.0816532\"") != std::string::npos);
@@ -105,17 +100,18 @@ TEST_CASE("html report: bisect steps, watches and tripped guards, and reports be
       run_of(run_doc("w", fixture("watch_guard.json"), "rolled_back"), "n2"),
       run_of(run_doc("b", fixture("v1_gain.json")), "n3")};
   std::string page = html_report(runs);
-  CHECK(count(page, "<section class=\"group\"") == 2);
-  CHECK(count(page, "<figure class=\"card") == 3);
-  CHECK(count(page, "<li class=\"step\"") == bisect["bisect"]["steps"].size() + 1);  // + rest
+  CHECK(testing::occurrences(page, "<section class=\"group\"") == 2);
+  CHECK(testing::occurrences(page, "<figure class=\"card") == 3);
+  CHECK(testing::occurrences(page, "<li class=\"step\"") ==
+        bisect["bisect"]["steps"].size() + 1);  // + rest
   CHECK(page.find("data-outcome=\"no_harm\"") != std::string::npos);
   CHECK(page.find("hurts: <code>sysctl:c</code>") != std::string::npos);
-  CHECK(count(page, "<svg class=\"trials\"") == 1);  // only the step that has values
+  CHECK(testing::occurrences(page, "<svg class=\"trials\"") == 1);  // only the step that has values
   CHECK(page.find("watch ") != std::string::npos);
   CHECK(page.find("<g class=\"effect bad\"") != std::string::npos);  // the tripped watch
   CHECK(page.find("guard tripped: benchmark lat") != std::string::npos);
-  CHECK(count(page, "no per-trial values") == 3);              // whole groups of n1, n2, n3
-  CHECK(page.find("td class=\"none\"") != std::string::npos);  // n2 has no group b
+  CHECK(testing::occurrences(page, "no per-trial values") == 3);  // whole groups of n1, n2, n3
+  CHECK(page.find("td class=\"none\"") != std::string::npos);     // n2 has no group b
   CHECK(page.find("nan") == std::string::npos);  // no min_effect in older reports: no line
 }
 
@@ -175,15 +171,15 @@ TEST_CASE("html report: an infinite interval runs to the edge; no look yet says 
   std::string svg = effects_svg({{"inf", 0.05, -std::numeric_limits<double>::infinity(), 0.1, ""},
                                  {"none", std::nan(""), std::nan(""), std::nan(""), ""}},
                                 0.01, 0.05);
-  CHECK(count(svg, "class=\"arrow\"") == 1);
+  CHECK(testing::occurrences(svg, "class=\"arrow\"") == 1);
   CHECK(svg.find("no look yet") != std::string::npos);
   CHECK(svg.find("data-ci-low=\"null\"") != std::string::npos);
   CHECK(svg.find("nan") == std::string::npos);
   CHECK(svg.find("inf") == svg.find("inf:"));  // only the label, never a number
   // A crippled baseline made good: +3000%, next to a 5% min_effect; still a few ticks.
   std::string wide = effects_svg({{"group", 30.0, 25.0, 38.0, "good"}}, 0.05, 0.1);
-  CHECK(count(wide, "class=\"grid\"") >= 4);
-  CHECK(count(wide, "class=\"grid\"") <= 12);
+  CHECK(testing::occurrences(wide, "class=\"grid\"") >= 4);
+  CHECK(testing::occurrences(wide, "class=\"grid\"") <= 12);
   CHECK(wide.find(">3000%<") != std::string::npos);
 }
 
@@ -203,6 +199,6 @@ TEST_CASE("html report: --html writes the page of the documents the summary coun
   std::string page = testing::read_text(dir.path + "/out.html");
   CHECK(page.find("data-node=\"a\"") != std::string::npos);
   CHECK(page.find("data-node=\"b\"") != std::string::npos);
-  CHECK(count(page, "<figure class=\"card") == 2);
+  CHECK(testing::occurrences(page, "<figure class=\"card") == 2);
   CHECK_FALSE(write_html_report(dir.path + "/no/such/dir/out.html", docs, s).ok());
 }
