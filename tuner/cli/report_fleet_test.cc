@@ -43,11 +43,11 @@ const NodeFacts& spark_facts() {
 struct Shape {
   int n;
   bool latency(int i) const { return i >= n - 30; }
-  bool other_kernel(int i) const { return i % 32 == 7; }
-  bool refused(int i) const { return i % 89 == 5 && i < 11 * 89; }     // 11 runs rolled back
-  bool no_run(int i) const { return i == 11 || i == 64 || i == 117; }  // bad profile: no run
-  bool drifted(int i) const { return i % 83 == 3 && i < 12 * 83; }     // 12 nodes
-  bool unfinished(int i) const { return i == 8 || i == 48; }
+  static bool other_kernel(int i) { return i % 32 == 7; }
+  static bool refused(int i) { return i % 89 == 5 && i < 11 * 89; }     // 11 runs rolled back
+  static bool no_run(int i) { return i == 11 || i == 64 || i == 117; }  // bad profile: no run
+  static bool drifted(int i) { return i % 83 == 3 && i < 12 * 83; }     // 12 nodes
+  static bool unfinished(int i) { return i == 8 || i == 48; }
   std::string node(int i) const { return fmt::format("gpu-{:0{}}", i, n >= 10000 ? 5 : 4); }
 };
 
@@ -55,7 +55,7 @@ void write_fleet(const TempDir& dir, const Shape& shape, bool statuses = true) {
   for (int i = 0; i < shape.n; ++i) {
     const std::string node = shape.node(i);
     const std::string run_id = fmt::format("20261201T1015{:02}Z-{:04x}", i % 60, i);
-    if (shape.no_run(i)) {
+    if (Shape::no_run(i)) {
       dir.write(node + ".error.json",
                 nlohmann::json{{"schema", "tuner.failure/1"},
                                {"node", node},
@@ -74,7 +74,7 @@ void write_fleet(const TempDir& dir, const Shape& shape, bool statuses = true) {
     r.changed = true;
     r.profiles = {shape.latency(i) ? "latency" : "network-throughput"};
     r.groups = {{"sysctl", GroupDecision::kept, {}, {}}, {"irq", GroupDecision::kept, {}, {}}};
-    if (shape.refused(i)) {
+    if (Shape::refused(i)) {
       r.groups[0].decision = GroupDecision::rolled_back;
       r.errors = {{"sysctl:net.ipv4.tcp_rmem: write /proc/sys/net/ipv4/tcp_rmem: Invalid argument",
                    "sysctl:net.ipv4.tcp_rmem", ""}};
@@ -87,16 +87,16 @@ void write_fleet(const TempDir& dir, const Shape& shape, bool statuses = true) {
     }
     r.node = spark_facts();
     r.node["hostname"] = node;
-    if (shape.other_kernel(i)) r.node["kernel"] = "6.8.0-31-generic";
+    if (Shape::other_kernel(i)) r.node["kernel"] = "6.8.0-31-generic";
     for (int nic = 0; nic < 10; ++nic)
       r.node[fmt::format("nic.enp{}s0f{}np{}.driver_version", nic / 2 + 1, nic % 2, nic % 2)] =
-          shape.other_kernel(i) ? "24.10-1.1.4" : "23.10-0.5.5";
+          Shape::other_kernel(i) ? "24.10-1.1.4" : "23.10-0.5.5";
     dir.write(node + ".run.json", run_report_json(r).dump(2));
     if (!statuses) continue;
     std::vector<KeptReading> kept{{"sysctl:net.core.somaxconn", "8192", "4096", run_id, "sysctl",
-                                   std::string(shape.drifted(i) ? "4096" : "8192"), "", false}};
+                                   std::string(Shape::drifted(i) ? "4096" : "8192"), "", false}};
     std::optional<RunSummary> unfinished;
-    if (shape.unfinished(i)) {
+    if (Shape::unfinished(i)) {
       unfinished.emplace();
       unfinished->run_id = run_id;
       unfinished->kind = "apply";
@@ -168,7 +168,9 @@ TEST_CASE("report: a fleet of 1,000 says why nodes failed, by profile, one block
   CHECK(j["without_facts"] == nlohmann::json{"gpu-0011", "gpu-0064", "gpu-0117"});
 
   // The document is what schemas/tuner.fleet-1.schema.json says.
-  if (::system("python3 -c 'import jsonschema' 2>/dev/null") == 0) {
+  RunSpec probe;
+  probe.argv = {"python3", "-c", "import jsonschema"};
+  if (auto has = ProcessRunner().run(probe); has.ok() && has->exit_code == 0) {
     TempDir out;
     const std::string doc = out.write("fleet.json", j.dump());
     RunSpec spec;

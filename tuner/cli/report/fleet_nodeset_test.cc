@@ -40,6 +40,7 @@ TEST_CASE("nodeset: capped between numbers, brackets closed, the rest counted") 
   CHECK(capped.ends_with(fmt::format(" ... and {} more", 5000 - (more - 4) / 6)));
   // Ranges cost one piece each: 10,000 consecutive names are short.
   std::vector<std::string> all;
+  all.reserve(10000);
   for (int i = 0; i < 10000; ++i) all.push_back(fmt::format("gpu-{:05}", i));
   CHECK(nodeset_capped(all) == "gpu-[00000-09999]");
   // Past the cap between two prefixes: the next is left out whole.

@@ -32,7 +32,7 @@ bool newer_schema(const std::string& schema) {
        {"tuner.run/", "tuner.probe/", "tuner.failure/", "tuner.status/", "tuner.check/"})
     if (schema.starts_with(known)) {
       std::string_view v = std::string_view(schema).substr(known.size());
-      return !v.empty() && v != "1" && v.find_first_not_of("0123456789") == v.npos;
+      return !v.empty() && v != "1" && v.find_first_not_of("0123456789") == std::string_view::npos;
     }
   return false;
 }

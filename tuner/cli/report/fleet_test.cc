@@ -34,6 +34,7 @@ std::vector<std::string> names(const char* format, int from, int to) {
 
 TEST_CASE("fleet: failures grouped by exit status and reason, node-specific parts replaced") {
   std::vector<NodeReport> docs;
+  docs.reserve(20);
   for (int i = 0; i < 20; ++i) docs.push_back(run(fmt::format("gpu-{:04}", i)));
   for (int i : {3, 4, 5, 11}) {
     NodeReport& r = docs[i];

@@ -180,7 +180,7 @@ Status write_html_report(const std::string& file, const std::vector<NodeReport>&
   std::vector<HtmlRun> runs;
   std::map<std::string, std::size_t> by_node;
   for (const NodeReport& d : documents) {
-    if ((d.kind != "run" && d.kind != "failure") || ignored.count(d.source)) continue;
+    if ((d.kind != "run" && d.kind != "failure") || ignored.contains(d.source)) continue;
     // The fleet summary read only names and decisions; the page needs every number.
     auto text = read_file(d.source, ReadLimits{.max_bytes = 64u << 20, .regular_only = true});
     if (!text.ok()) return text.error();

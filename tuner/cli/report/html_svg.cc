@@ -164,12 +164,16 @@ std::string effects_svg(const std::vector<EffectRow>& rows, double min_effect,
       step *= m;
       break;
     }
-  for (double t = std::ceil(x.lo / step) * step; t <= x.hi; t += step)
+  // An integer counter: a double one, stepped, drifts from the multiples of step.
+  const double first = std::ceil(x.lo / step);
+  for (int k = 0; (first + k) * step <= x.hi; ++k) {
+    const double t = (first + k) * step;
     out += fmt::format(
         "<path class=\"grid\" d=\"M{0} {1}V{2}\"/><text class=\"tick\" x=\"{0}\" y=\"{3}\" "
         "text-anchor=\"middle\">{4}</text>",
         px(x(t)), px(top), px(h - 16), px(h - 4),
         fmt::format("{:g}%", std::round(t * 1e4) / 100 + 0.0));
+  }
   out += fmt::format("<path class=\"zero\" d=\"M{0} {1}V{2}\"><title>no effect</title></path>",
                      px(x(0)), px(top - 4), px(h - 16));
   if (std::isfinite(min_effect))  // unknown in reports of earlier versions
