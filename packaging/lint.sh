@@ -81,8 +81,13 @@ changed_sources() {
     return
   fi
   local changed
-  changed=$(git -C "$src" diff --name-only --diff-filter=d "$base" -- \
-    .clang-tidy "${dirs[@]/%//*.cc}" "${dirs[@]/%//*.h}" | grep -v '^tests/fixtures/' || true)
+  # Committed and uncommitted changes, and new files git does not track yet (a diff
+  # leaves those out, and they are the newest code).
+  changed=$({
+    git -C "$src" diff --name-only --diff-filter=d "$base" -- \
+      .clang-tidy "${dirs[@]/%//*.cc}" "${dirs[@]/%//*.h}"
+    git -C "$src" ls-files --others --exclude-standard -- "${dirs[@]/%//*.cc}" "${dirs[@]/%//*.h}"
+  } | grep -v '^tests/fixtures/' || true)
   if grep -qx '.clang-tidy' <<<"$changed"; then
     echo "lint: .clang-tidy changed since $changed_ref: clang-tidy checks every file" >&2
     echo all
