@@ -8,7 +8,7 @@
 set -euo pipefail
 
 build_pkgs=(
-  g++ cmake make pkg-config
+  g++ cmake make ninja-build pkg-config
   libhwloc-dev libnuma-dev libmnl-dev libtomlplusplus-dev libboost-program-options-dev
   nlohmann-json3-dev libfmt-dev doctest-dev libre2-dev
 )
