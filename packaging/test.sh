@@ -7,17 +7,18 @@
 #   2. on the release binary: integration (network namespaces), VM (qemu), package, lint
 #   3. the sanitizer build (clang 14, AddressSanitizer + UndefinedBehaviorSanitizer): the
 #      binary, the unit tests and the libFuzzer targets; there the unit tests, the
-#      integration tests again (but those that assert a benchmark's decision), and each
-#      fuzz target once over its seed corpus
-# Tests run side by side (ctest -j), but those that time real benchmarks, which run
-# alone (RUN_SERIAL and the label `decided`: tests/CMakeLists.txt).
+#      integration tests again (but those labelled release-only: the ones that assert a
+#      benchmark's decision, and the Ansible collection's), and each fuzz target once
+#      over its seed corpus
+# Tests run side by side (ctest -j), but those that assert a benchmark's decision, which
+# run alone (RUN_SERIAL: tests/CMakeLists.txt says why each is labelled as it is).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 "$src/packaging/install-deps.sh" --test
 
-echo "== release build (the tuner binary)"
-"$src/packaging/build.sh" --target tuner "$src/build"
+echo "== release build (the tuner binary, with the man page and changelog it packages)"
+"$src/packaging/build.sh" --target tuner --target tuner_man --target tuner_changelog "$src/build"
 
 echo "== lint"
 # clang-tidy over every file takes ~45 min on 2 cores: CI checks what changed since the
@@ -37,4 +38,4 @@ echo "== sanitizer build (clang 14, ASan + UBSan)"
 CC=clang-14 CXX=clang++-14 "$src/packaging/build.sh" "$src/build-asan" -DTUNER_SANITIZE=ON \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1
 (cd "$src/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j"$jobs" -L 'unit|integration|fuzz' -LE decided)
+  ctest --output-on-failure -j"$jobs" -L 'unit|integration|fuzz' -LE release-only)
