@@ -1,23 +1,18 @@
 #include "probes/netlink.h"
 
 #include <fcntl.h>
-#include <libmnl/libmnl.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 
 #include "base/unique_fd.h"
 #include "probes/ethtool_msg.h"
+#include "probes/nl_socket.h"
 
 namespace tuner {
 namespace {
-
-// Large enough for a LINKMODES reply with verbose names and the link-mode string set;
-// libmnl reports ENOSPC rather than truncating if one ever is larger.
-constexpr size_t kReceiveBytes = size_t{64} * 1024;
 
 struct Op {
   uint8_t cmd;
@@ -26,14 +21,8 @@ struct Op {
 
 class EthtoolNetlink : public Netlink {
  public:
-  EthtoolNetlink(mnl_socket* sock, NetlinkOptions options)
-      : sock_(sock),
-        options_(std::move(options)),
-        portid_(mnl_socket_get_portid(sock)),
-        rx_(kReceiveBytes / 4) {}
-  ~EthtoolNetlink() override { mnl_socket_close(sock_); }
-  EthtoolNetlink(const EthtoolNetlink&) = delete;
-  EthtoolNetlink& operator=(const EthtoolNetlink&) = delete;
+  EthtoolNetlink(NlSocket sock, NetlinkOptions options)
+      : sock_(std::move(sock)), options_(std::move(options)) {}
 
   Status resolve_family() {
     auto reply = transact(build_family_request(++seq_), "GETFAMILY", "ethtool");
@@ -151,69 +140,42 @@ class EthtoolNetlink : public Netlink {
   }
 
   // Sends one request and reads until its ACK or error. Returns the data reply (empty
-  // for SET requests); an NLMSG_ERROR becomes an Error with the kernel's errno and its
-  // extended ACK text.
+  // for SET requests); a refusal becomes an Error with the kernel's errno and its
+  // extended ACK text, prefixed with the field attr_name gives the refused attribute.
   Result<std::string> transact(const NlRequest& req, const char* op, const std::string& ifname,
                                AttrNamer attr_name = nullptr) {
     std::string where = ifname + ": ethtool " + op;
-    std::string_view out = req.bytes();
-    if (mnl_socket_sendto(sock_, out.data(), out.size()) < 0) return errno_error("sendto", where);
-    uint32_t seq = reinterpret_cast<const nlmsghdr*>(out.data())->nlmsg_seq;
     std::string reply;
-    for (;;) {
-      ssize_t len = mnl_socket_recvfrom(sock_, rx_.data(), kReceiveBytes);
-      if (len < 0) {
-        if (errno == EINTR) continue;
-        return errno_error("recvfrom", where);
-      }
-      int left = static_cast<int>(len);
-      const auto* nlh = reinterpret_cast<const nlmsghdr*>(rx_.data());
-      for (; nlmsg_fits(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-        if (nlh->nlmsg_seq != seq || (nlh->nlmsg_pid != 0 && nlh->nlmsg_pid != portid_))
-          continue;  // a stale reply to an earlier request
-        std::string_view msg(reinterpret_cast<const char*>(nlh), nlh->nlmsg_len);
-        if (nlh->nlmsg_type == NLMSG_ERROR) {
-          auto ack = parse_ack(msg);
-          if (!ack) return Error::invalid(ack.error().what, where);
-          if (ack->error == 0) return reply;
-          record(msg, op, ifname, true);
-          std::string text = ack->message.empty() ? "request failed" : ack->message;
-          if (attr_name && ack->bad_attr_offset)
-            if (auto type = attr_type_at(out, *ack->bad_attr_offset))
-              if (const char* field = attr_name(*type)) text = std::string(field) + ": " + text;
-          return errno_error(text, where, ack->error);
-        }
-        if (nlh->nlmsg_type == NLMSG_DONE) return reply;
-        reply.assign(msg);
-        record(msg, op, ifname, false);
-      }
-    }
+    auto end = sock_.transact(req, where, [&](const nlmsghdr& nlh, std::string_view msg) {
+      if (nlh.nlmsg_type == NLMSG_DONE) return Status(Ok{});
+      reply.assign(msg);
+      record(msg, op, ifname, false);
+      return Status(Ok{});
+    });
+    if (!end) return end.error();
+    if (!end->refused) return reply;
+    const NlAck& ack = *end->refused;
+    record(end->refused_msg, op, ifname, true);
+    std::string text = ack.message.empty() ? "request failed" : ack.message;
+    if (attr_name && ack.bad_attr_offset)
+      if (auto type = attr_type_at(req.bytes(), *ack.bad_attr_offset))
+        if (const char* field = attr_name(*type)) text = std::string(field) + ": " + text;
+    return errno_error(text, where, ack.error);
   }
 
-  mnl_socket* sock_;
+  NlSocket sock_;
   NetlinkOptions options_;
-  uint32_t portid_;
   uint16_t family_ = GENL_ID_CTRL;
   uint32_t seq_ = 0;
-  std::vector<uint32_t> rx_;
   std::optional<std::vector<std::string>> mode_names_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<Netlink>> open_ethtool_netlink(const NetlinkOptions& options) {
-  mnl_socket* sock = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
-  if (!sock) return errno_error("socket(NETLINK_GENERIC)", "ethtool netlink");
-  int on = 1;
-  // Extended ACKs carry the kernel's reason text; capped ACKs skip echoing our request.
-  mnl_socket_setsockopt(sock, NETLINK_EXT_ACK, &on, sizeof(on));
-  mnl_socket_setsockopt(sock, NETLINK_CAP_ACK, &on, sizeof(on));
-  if (mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID) < 0) {
-    Error e = errno_error("bind", "ethtool netlink");
-    mnl_socket_close(sock);
-    return e;
-  }
-  auto nl = std::make_unique<EthtoolNetlink>(sock, options);
+  auto sock = NlSocket::open("ethtool netlink");
+  if (!sock) return sock.error();
+  auto nl = std::make_unique<EthtoolNetlink>(std::move(*sock), options);
   if (auto ok = nl->resolve_family(); !ok) {
     Error e = ok.error();
     e.what = "cannot resolve generic netlink family \"ethtool\": " + e.what;
