@@ -1,5 +1,5 @@
-// TOML text -> ProfileFile. With toml_reader.h, the only code that includes toml++
-// (it is slow to compile).
+// TOML text -> ProfileFile. With toml_reader.h and parse_{tables,nic,verify,bench}, the
+// only code that includes toml++ (it is slow to compile).
 #include "tuner/profile/parse.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // Typed, located access to a toml++ tree for the profile parser: every wrong type or
-// value becomes a ParseFailure naming file:line:col. Included by parse.cc only
-// (toml++ is slow to compile, so one translation unit pays for it).
+// value becomes a ParseFailure naming file:line:col. Included by the parser's files
+// only (parse.cc and parse_{tables,nic,verify,bench}.cc, through their headers): toml++
+// is slow to compile, so only they pay for it.
 #pragma once
 
 #include <algorithm>
