@@ -27,7 +27,8 @@
 namespace tuner::testing {
 
 /// Two NUMA nodes of 2 cores x 2 threads (node 0: CPUs 0-1,4-5; node 1: 2-3,6-7) and
-/// eth0, a PCI NIC on node 1 with queue IRQs 40-43 and its link IRQ 44. cpufreq
+/// eth0, a PCI NIC on node 1 with queue IRQs 40-43 (RX and TX queues 0-3, unsteered) and
+/// its link IRQ 44. cpufreq
 /// policies 0 (CPUs 0-3) and 4 (4-7) at intel_pstate's defaults (powersave,
 /// balance_performance), no resume latency constraint, THP madvise.
 struct FakeNode {
@@ -58,6 +59,10 @@ struct FakeNode {
       dir.write("proc/irq/" + std::to_string(irq) + "/smp_affinity_list", "0-7\n");
     }
     dir.write("proc/interrupts", interrupts);
+    for (unsigned q = 0; q < 4; ++q) {  // no steering yet
+      dir.write("sys/class/net/eth0/queues/rx-" + std::to_string(q) + "/rps_cpus", "00\n");
+      dir.write("sys/class/net/eth0/queues/tx-" + std::to_string(q) + "/xps_cpus", "00\n");
+    }
     std::filesystem::create_directories(dir / "etc/systemd/system");
     dir.write("lib/systemd/system/irqbalance.service", read_test_data("knobs/irqbalance.service"));
     dir.write("proc/1/comm", "init\n");  // a machine always has processes

@@ -9,10 +9,13 @@
 // canonical() too.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tests/support/fake_node.h"
+#include "tests/support/knob_kinds.h"
 #include "tests/support/roundtrip.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/plan/planner.h"
@@ -29,7 +32,7 @@ enum class Expect {
 };
 
 struct Case {
-  const char* kind;  // the knob kind, as knob_id.h names it
+  const char* kind;  // the knob kind, as kAllKnobKinds names it
   const char* body;  // the profile after [profile]
   Expect expect;
   const char* knob = nullptr;   // the value as apply sees it (none: the profile's word
@@ -178,15 +181,28 @@ TEST_CASE("plan/apply parity: what apply refuses, plan refuses or leaves out, ev
     }
     check_plan_passes_apply(*plan, ctx);
   }
-  // Every kind the planner plans has a case (numa:pid and irqbalance:service take no
-  // value from a profile: a live process; "stop" or "leave").
-  for (const char* kind :
-       {"sysctl", "irq_affinity", "irqbalance_banned", "nic_link", "nic_channels", "nic_rings",
-        "nic_coalesce", "nic_rps", "nic_xps", "numa_unit", "numa_cgroup", "cpu_governor", "cpu_epp",
-        "cpu_resume_latency", "mm_thp", "mm_thp_defrag"}) {
+  // Every kind a profile asks for has a case, and every case names a kind.
+  CHECK(testing::uncovered_kinds(kAllKnobKinds, kinds, testing::Kinds::from_profile) == "");
+  for (const std::string& kind : kinds) {
     CAPTURE(kind);
-    CHECK(kinds.contains(kind));
+    CHECK(std::any_of(kAllKnobKinds.begin(), kAllKnobKinds.end(),
+                      [&](const KnobKindInfo& k) { return k.name == kind; }));
   }
+}
+
+TEST_CASE("plan/apply parity: a kind added to the table without its cases fails the test") {
+  std::set<std::string> kinds;
+  for (const Case& c : kCases) kinds.insert(c.kind);
+  std::vector<KnobKindInfo> table(kAllKnobKinds.begin(), kAllKnobKinds.end());
+  KnobKindInfo fake = table.front();
+  fake.name = "fake_kind";
+  table.push_back(fake);
+  CHECK(testing::uncovered_kinds(table, kinds, testing::Kinds::from_profile) == "fake_kind");
+  // Kinds no profile names need no parity case, but the id tests still cover them.
+  table.back().from_profile = false;
+  CHECK(testing::uncovered_kinds(table, kinds, testing::Kinds::from_profile) == "");
+  CHECK(testing::uncovered_kinds(table, kinds, testing::Kinds::all) ==
+        "numa_pid, irqbalance_service, fake_kind");
 }
 
 TEST_CASE("plan/apply parity: values at the edges plan accepts, apply accepts") {

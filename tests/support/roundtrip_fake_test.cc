@@ -5,8 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "tests/support/fake_node.h"
+#include "tests/support/knob_kinds.h"
 #include "tests/support/roundtrip.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/knobs/knob.h"
@@ -61,9 +65,7 @@ thp = "never"
 thp_defrag = "defer+madvise"
 )";
 
-Profile profile(const std::string& irqbalance) {
-  std::string text = kProfile;
-  text.replace(text.find("IRQBALANCE"), 10, irqbalance);
+Profile parsed_profile(const std::string& text) {
   auto parsed = parse_profile_file(text, "roundtrip.toml");
   REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message()));
   Profile p = parsed->profile;
@@ -71,13 +73,39 @@ Profile profile(const std::string& irqbalance) {
   return p;
 }
 
+Profile profile(const std::string& irqbalance) {
+  std::string text = kProfile;
+  text.replace(text.find("IRQBALANCE"), 10, irqbalance);
+  return parsed_profile(text);
+}
+
 bool plans(const Plan& p, const std::string& knob) {
   return std::ranges::any_of(p.changes, [&](const Change& c) { return c.knob == knob; });
 }
 
-/// The round trip on a fresh fake machine; returns the first plan.
-Plan check_round_trip(const Profile& p) {
+// RPS and XPS alone: in kProfile they wait for its channel change (a second plan).
+const char* const kQueues = R"(
+[profile]
+name = "roundtrip"
+
+[nic."eth*"]
+rps = "off"
+xps = "follow-irq"
+)";
+
+Profile queues_profile() { return parsed_profile(kQueues); }
+
+/// RPS on every RX queue of eth0 (the fake starts with none), for rps = "off" to undo.
+void steer_rx(FakeNode& m) {
+  for (unsigned q = 0; q < 4; ++q)
+    m.dir.write("sys/class/net/eth0/queues/rx-" + std::to_string(q) + "/rps_cpus", "ff\n");
+}
+
+/// The round trip on a fresh fake machine (`setup` changes it first); returns the first
+/// plan.
+Plan check_round_trip(const Profile& p, const std::function<void(FakeNode&)>& setup = {}) {
   FakeNode m;
+  if (setup) setup(m);
   KnobContext ctx = m.context();
   auto plan = [&]() { return make_plan(p, m.probe(), Target{m.root(), std::nullopt}); };
   KnobFactory make = [&ctx](const std::string& id) { return make_knob(id, ctx); };
@@ -97,7 +125,6 @@ Plan check_round_trip(const Profile& p) {
 
 TEST_CASE("roundtrip fake: every kind, apply then plan is empty, rollback then plan is the first") {
   Plan first = check_round_trip(profile("ban"));
-  // Every kind was in the plan, so the round trip covered it.
   for (const char* knob :
        {"sysctl:net.core.somaxconn", "sysctl:vm.swappiness", "irq:40:affinity", "irq:43:affinity",
         "nic:eth0:link", "nic:eth0:channels", "nic:eth0:rings", "nic:eth0:coalesce",
@@ -110,6 +137,24 @@ TEST_CASE("roundtrip fake: every kind, apply then plan is empty, rollback then p
   CHECK(!plans(first, "irq:44:affinity"));       // the link IRQ stays where it is
   CHECK(!plans(first, "cpu:policy0:governor"));  // outside cpus = "4-7"
   CHECK(!plans(first, "cpu:3:resume_latency"));
+}
+
+TEST_CASE("roundtrip fake: RPS and XPS on eth0's queues") {
+  Plan first = check_round_trip(queues_profile(), steer_rx);
+  for (const char* knob :
+       {"nic:eth0:rps:rx-0", "nic:eth0:rps:rx-3", "nic:eth0:xps:tx-0", "nic:eth0:xps:tx-3"}) {
+    CAPTURE(knob);
+    CHECK(plans(first, knob));
+  }
+}
+
+TEST_CASE("roundtrip fake: the round trips cover every kind a profile asks for") {
+  std::vector<std::string> knobs;
+  for (const Change& c : check_round_trip(profile("ban")).changes) knobs.push_back(c.knob);
+  for (const Change& c : check_round_trip(queues_profile(), steer_rx).changes)
+    knobs.push_back(c.knob);
+  CHECK(testing::uncovered_kinds(kAllKnobKinds, testing::kinds_of(knobs),
+                                 testing::Kinds::from_profile) == "");
 }
 
 TEST_CASE("roundtrip fake: cpu and mm alone, each kind in its own group") {

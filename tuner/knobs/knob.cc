@@ -88,6 +88,7 @@ Result<std::unique_ptr<Knob>> make_knob(const KnobId& id, KnobContext& ctx) {
     case KnobKind::cpu_resume_latency: return make_cpu_latency_knob(id, ctx);
     case KnobKind::mm_thp:
     case KnobKind::mm_thp_defrag: return make_thp_knob(id, ctx);
+    case KnobKind::count_: break;
   }
   return Error::invalid("unknown knob kind", id.str());
 }

@@ -25,11 +25,6 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-Result<KnobId> with_id(Result<KnobId> r, std::string_view id) {
-  if (r.ok()) return r;
-  return r.error().context(std::string(id));
-}
-
 }  // namespace
 
 Status validate_sysctl_key(std::string_view key) { return check_sysctl_key_syntax(key); }
@@ -232,6 +227,7 @@ std::string KnobId::str() const {
     case KnobKind::cpu_resume_latency: return "cpu:" + std::to_string(number) + ":resume_latency";
     case KnobKind::mm_thp: return "mm:thp";
     case KnobKind::mm_thp_defrag: return "mm:thp_defrag";
+    case KnobKind::count_: break;
   }
   return "";
 }
@@ -258,102 +254,6 @@ std::string irq_ref_list(std::vector<KnobId> irqs) {
   std::string out;
   for (const KnobId& k : irqs) out += (out.empty() ? "" : ",") + irq_ref(k);
   return out.empty() ? "none" : out;
-}
-
-Result<KnobId> parse_knob_id(std::string_view id) {
-  std::string where(id);
-  if (starts_with(id, "sysctl:")) {
-    std::string_view key = id.substr(7);
-    auto k = KnobId::sysctl(key);
-    if (!k.ok()) {
-      const Error& e = k.error();
-      // The check names the key escaped ("sysctl net\\x0a.x"): that form, not the raw one.
-      std::string shown = starts_with(e.where, "sysctl ") ? e.where.substr(7) : std::string(key);
-      return Error::invalid("bad sysctl key '" + shown + "': " + e.what, where);
-    }
-    return k;
-  }
-  if (starts_with(id, "irq:")) {
-    const char* expected = "expected irq:<number>:affinity or irq:<PCI address>/msi<N>:affinity";
-    if (!ends_with(id, ":affinity")) return Error::invalid(expected, where);
-    std::string_view what = id.substr(4, id.size() - 4 - 9);
-    if (auto slash = what.find('/'); slash != std::string_view::npos) {
-      std::string_view vec = what.substr(slash + 1);
-      if (!starts_with(vec, "msi") || !digits_only(vec.substr(3)) ||
-          (vec.size() > 4 && vec[3] == '0') || vec.size() > 7)
-        return Error::invalid(expected, where);
-      auto index = parse_u64(vec.substr(3));
-      if (!index || *index > kMaxMsiIndex) return Error::invalid(expected, where);
-      return with_id(KnobId::irq_vector(what.substr(0, slash), static_cast<unsigned>(*index)), id);
-    }
-    if (what.find(':') != std::string_view::npos) return Error::invalid(expected, where);
-    auto n = parse_irq_number(what);
-    if (!n.ok()) return n.error().context(where);
-    return with_id(KnobId::irq_affinity(*n), id);
-  }
-  if (starts_with(id, "nic:")) {
-    // Interface names never hold ':' (validate_ifname), so the parts split cleanly.
-    const char* expected =
-        "expected nic:IFNAME:link|channels|rings|coalesce, nic:IFNAME:rps:rx-N or "
-        "nic:IFNAME:xps:tx-N";
-    auto parts = split(id, ':');
-    if (parts.size() == 4 && (parts[2] == "rps" || parts[2] == "xps")) {
-      bool rps = parts[2] == "rps";
-      auto q = parse_queue_name(parts[3], rps ? "rx-" : "tx-");
-      if (!q.ok()) return q.error().context(where);
-      return with_id(KnobId::nic_queue(rps ? KnobKind::nic_rps : KnobKind::nic_xps, parts[1], *q),
-                     id);
-    }
-    if (parts.size() != 3) return Error::invalid(expected, where);
-    std::string_view attr = parts[2];
-    KnobKind kind = attr == "link"       ? KnobKind::nic_link
-                    : attr == "channels" ? KnobKind::nic_channels
-                    : attr == "coalesce" ? KnobKind::nic_coalesce
-                                         : KnobKind::nic_rings;
-    if (attr != "link" && attr != "channels" && attr != "rings" && attr != "coalesce")
-      return Error::invalid(
-          "unknown nic setting '" + std::string(attr) +
-              "' (expected link, channels, rings, coalesce, rps:rx-N or xps:tx-N)",
-          where);
-    return with_id(KnobId::nic(kind, parts[1]), id);
-  }
-  if (starts_with(id, "numa:unit:")) return with_id(KnobId::numa_unit(id.substr(10)), id);
-  if (starts_with(id, "numa:cgroup:")) return with_id(KnobId::numa_cgroup(id.substr(12)), id);
-  if (starts_with(id, "numa:pid:")) {
-    auto ps = parse_pid_start(id.substr(9));
-    if (!ps.ok()) return ps.error().context(where);
-    return with_id(KnobId::numa_pid(ps->pid, ps->start), id);
-  }
-  if (starts_with(id, "numa:"))
-    return Error::invalid("unknown numa knob (expected numa:unit:NAME, numa:cgroup:PATH or "
-                          "numa:pid:PID@STARTTIME)",
-                          where);
-  if (id == "irqbalance:service") return KnobId::irqbalance_service();
-  if (id == "irqbalance:banned") return KnobId::irqbalance_banned();
-  if (starts_with(id, "irqbalance:"))
-    return Error::invalid(
-        "unknown irqbalance knob (expected irqbalance:service or irqbalance:banned)", where);
-  if (starts_with(id, "cpu:")) {
-    const char* expected = "expected cpu:policyN:governor, cpu:policyN:epp or cpu:N:resume_latency";
-    auto parts = split(id, ':');
-    if (parts.size() != 3) return Error::invalid(expected, where);
-    if (parts[2] == "resume_latency") {
-      auto n = parse_cpu_number(parts[1]);
-      if (!n.ok()) return n.error().context(where);
-      return with_id(KnobId::cpu_resume_latency(*n), id);
-    }
-    if ((parts[2] != "governor" && parts[2] != "epp") || !starts_with(parts[1], "policy"))
-      return Error::invalid(expected, where);
-    auto n = parse_cpu_number(parts[1].substr(6));
-    if (!n.ok()) return n.error().context(where);
-    return with_id(
-        KnobId::cpu_policy(parts[2] == "epp" ? KnobKind::cpu_epp : KnobKind::cpu_governor, *n), id);
-  }
-  if (id == "mm:thp") return KnobId::mm_thp();
-  if (id == "mm:thp_defrag") return KnobId::mm_thp_defrag();
-  if (starts_with(id, "mm:"))
-    return Error::invalid("unknown mm knob (expected mm:thp or mm:thp_defrag)", where);
-  return Error::invalid("unknown knob kind", where);
 }
 
 }  // namespace tuner

@@ -20,6 +20,8 @@
 
 namespace tuner {
 
+/// Each kind has its row in knob_kinds.h's kAllKnobKinds (prefix, parser, plan rank,
+/// name); a kind added here stops the build until it has one.
 enum class KnobKind {
   sysctl,              // sysctl:KEY
   irq_affinity,        // irq:N:affinity, or irq:PCI/msiN:affinity (by owner)
@@ -39,6 +41,7 @@ enum class KnobKind {
   cpu_resume_latency,  // cpu:N:resume_latency
   mm_thp,              // mm:thp
   mm_thp_defrag,       // mm:thp_defrag
+  count_,              // not a kind: how many there are (keep last; knob_kinds.h)
 };
 
 /// The highest CPU (and cpufreq policy) number an id may name. The kernel's NR_CPUS is
@@ -100,7 +103,8 @@ Result<KnobId> parse_irq_ref(std::string_view text);
 /// with ","; "none" when there are none.
 std::string irq_ref_list(std::vector<KnobId> irqs);
 
-/// Parses and validates the string form. Errors are Error::invalid with `where` = id.
+/// Parses and validates the string form (knob_kinds.cc: the kind whose row claims the
+/// id parses it). Errors are Error::invalid with `where` = id.
 /// numa:cgroup accepts the path relative to the cgroup mount too ("numa:cgroup:a/b");
 /// str() then gives the absolute form.
 Result<KnobId> parse_knob_id(std::string_view id);

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "tuner/knobs/knob_kinds.h"
 #include "tuner/plan/builder.h"
 #include "tuner/profile/group_policy.h"
 #include "tuner/profile/value_search.h"
@@ -96,32 +97,7 @@ bool natural_less(std::string_view a, std::string_view b) {
 
 int kind_rank(std::string_view id) {
   auto knob = parse_knob_id(id);
-  if (!knob.ok()) return 10;
-  switch (knob->kind) {
-    case KnobKind::sysctl: return 0;
-    case KnobKind::irq_affinity: return 1;
-    case KnobKind::nic_link:
-    case KnobKind::nic_channels:
-    case KnobKind::nic_rings:
-    case KnobKind::nic_coalesce:
-    // After channels and rings (a channel change makes or removes queues), and after
-    // the IRQ placement XPS follows.
-    case KnobKind::nic_rps:
-    case KnobKind::nic_xps: return 2;
-    case KnobKind::numa_unit:
-    case KnobKind::numa_cgroup:
-    case KnobKind::numa_pid: return 3;
-    case KnobKind::irqbalance_service:
-    case KnobKind::irqbalance_banned: return 4;
-    // Governors before energy preferences: intel_pstate and amd-pstate refuse a
-    // preference other than performance while the governor is performance.
-    case KnobKind::cpu_governor: return 5;
-    case KnobKind::cpu_epp: return 6;
-    case KnobKind::cpu_resume_latency: return 7;
-    case KnobKind::mm_thp: return 8;
-    case KnobKind::mm_thp_defrag: return 9;
-  }
-  return 10;
+  return knob.ok() ? knob_kind_info(knob->kind).plan_rank : 10;
 }
 
 Result<bool> plan_table_knob(PlanBuilder& b, const KnobId& knob, const TableSetting& s,
