@@ -121,7 +121,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
                    [](const auto& kv) { return kv.second.bench && !kv.second.bench->empty(); }))
     fail_input("profile " + planned.profile.name +
                " names no benchmark ([verify] bench) to verify its changes with; name one "
-               "with --bench tcp|membw|latency, or apply unverified with --no-verify. "
+               "with --bench " +
+               builtin_bench_list("|") +
+               ", or apply unverified with --no-verify. "
                "Nothing was changed");
   if (!verify && !plan.searches.empty())
     fail_input("profile " + planned.profile.name + " searches " + plan.searches.front().setting +

@@ -13,6 +13,7 @@
 #include "tuner/cli/plan_for.h"
 #include "tuner/cli/report/bench_report.h"
 #include "tuner/plan/target.h"
+#include "tuner/profile/profile.h"
 #include "tuner/verify/benches.h"
 
 namespace po = boost::program_options;
@@ -57,9 +58,10 @@ int serve(const po::variables_map& vm) {
 
 int bench_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc(
-      "tuner bench [NAME]...: run benchmarks (tcp, membw, latency, or a profile's\n"
-      "[bench.NAME]) and print their metrics; changes nothing. Without NAME: the\n"
-      "profile's [verify] bench. Exit: 0 ran, 1 a benchmark failed, 2 bad input");
+      fmt::format("tuner bench [NAME]...: run benchmarks ({}, or a profile's\n"
+                  "[bench.NAME]) and print their metrics; changes nothing. Without NAME: the\n"
+                  "profile's [verify] bench. Exit: 0 ran, 1 a benchmark failed, 2 bad input",
+                  builtin_bench_list()));
   std::vector<std::string> names, profiles;
   desc.add_options()("name", po::value(&names)->value_name("NAME"),
                      "benchmark to run (repeatable)")(
@@ -87,7 +89,7 @@ int bench_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (names.empty()) names = planned.profile.verify.bench;
   if (names.empty())
     fail_input("no benchmark named, and profile " + planned.profile.name +
-               " has no [verify] bench; name one: tcp, membw, latency");
+               " has no [verify] bench; name one: " + builtin_bench_list());
 
   std::vector<BenchRun> runs;
   for (const std::string& name : names) {

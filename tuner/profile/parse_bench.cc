@@ -19,24 +19,19 @@ class BenchParser : public TomlReader {
     b.name = name_;
     b.loc = loc(t.source());
     const toml::node* kind = t.get("kind");
-    if (!kind) fail(t.source(), ctx_ + " needs kind = \"exec\", \"tcp\", \"membw\" or \"latency\"");
+    if (!kind) fail(t.source(), fmt::format("{} needs kind = {}", ctx_, bench_kind_choices()));
     std::string k = string(*kind, "'kind' in " + ctx_);
-    if (k == "exec") {
-      b.kind = BenchSpec::Kind::exec;
-      parse_exec(t, b.exec);
-    } else if (k == "tcp") {
-      b.kind = BenchSpec::Kind::tcp;
-      parse_tcp(t, b.tcp);
-    } else if (k == "membw") {
-      b.kind = BenchSpec::Kind::membw;
-      parse_membw(t, b.membw);
-    } else if (k == "latency") {
-      b.kind = BenchSpec::Kind::latency;
-      parse_latency(t, b.latency);
-    } else {
-      fail(kind->source(), fmt::format("'kind' in {} = \"{}\": expected \"exec\", \"tcp\", "
-                                       "\"membw\" or \"latency\"",
-                                       ctx_, k));
+    const BenchKindInfo* row = find_bench_kind(k);
+    if (!row)
+      fail(kind->source(),
+           fmt::format("'kind' in {} = \"{}\": expected {}", ctx_, k, bench_kind_choices()));
+    b.kind = row->kind;
+    switch (b.kind) {
+      case BenchSpec::Kind::exec: parse_exec(t, b.exec); break;
+      case BenchSpec::Kind::tcp: parse_tcp(t, b.tcp); break;
+      case BenchSpec::Kind::membw: parse_membw(t, b.membw); break;
+      case BenchSpec::Kind::latency: parse_latency(t, b.latency); break;
+      case BenchSpec::Kind::count_: break;
     }
     return b;
   }
@@ -201,19 +196,43 @@ BenchSpec parse_bench_table(const std::string& file, const std::string& name,
 
 namespace tuner {
 
-const char* bench_kind_name(BenchSpec::Kind k) {
-  switch (k) {
-    case BenchSpec::Kind::exec: return "exec";
-    case BenchSpec::Kind::tcp: return "tcp";
-    case BenchSpec::Kind::membw: return "membw";
-    case BenchSpec::Kind::latency: return "latency";
-  }
-  return "exec";
+// One row per kind, in enum order: a kind added without its row stops the build.
+static_assert([] {
+  for (std::size_t i = 0; i < kAllBenchKinds.size(); ++i)
+    if (kAllBenchKinds[i].kind != static_cast<BenchSpec::Kind>(i) || kAllBenchKinds[i].name.empty())
+      return false;
+  return true;
+}());
+
+const BenchKindInfo* find_bench_kind(std::string_view name) {
+  for (const BenchKindInfo& k : kAllBenchKinds)
+    if (k.name == name) return &k;
+  return nullptr;
 }
 
 const std::vector<std::string>& builtin_bench_names() {
-  static const std::vector<std::string> names = {"tcp", "membw", "latency"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const BenchKindInfo& k : kAllBenchKinds)
+      if (k.builtin) out.emplace_back(k.name);
+    return out;
+  }();
   return names;
+}
+
+std::string builtin_bench_list(std::string_view sep) {
+  return fmt::format("{}", fmt::join(builtin_bench_names(), sep));
+}
+
+std::string bench_kind_choices() {
+  std::string out;
+  for (std::size_t i = 0; i < kAllBenchKinds.size(); ++i)
+    out += fmt::format("{}\"{}\"",
+                       i == 0                           ? ""
+                       : i + 1 == kAllBenchKinds.size() ? " or "
+                                                        : ", ",
+                       kAllBenchKinds[i].name);
+  return out;
 }
 
 Status check_bench_names(const Profile& p) {

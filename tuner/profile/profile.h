@@ -3,7 +3,9 @@
 // the planner sees one flat Profile.
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -146,9 +148,15 @@ struct Match {
 };
 
 /// A [bench.NAME] table: a benchmark the verify loop can run, configured. The built-in
-/// names "tcp", "membw" and "latency" need no table (their defaults are used).
+/// kinds' names (kAllBenchKinds) need no table: their defaults are used.
 struct BenchSpec {
-  enum class Kind { exec, tcp, membw, latency };
+  enum class Kind {
+    exec,
+    tcp,
+    membw,
+    latency,
+    count_,  // not a kind: how many there are (keep last; kAllBenchKinds)
+  };
   std::string name;
   Kind kind = Kind::exec;
   bench::ExecConfig exec;         // kind exec
@@ -158,10 +166,35 @@ struct BenchSpec {
   SourceLoc loc;
 };
 
-/// "exec", "tcp", "membw", "latency".
-const char* bench_kind_name(BenchSpec::Kind k);
+/// One row per benchmark kind: the one list a new kind is added to. The profile's
+/// kind = "...", the names `tuner bench`, `--bench` and [verify] bench take without a
+/// table, verify's lookup, and the messages and help that list them read it
+/// (CONTRIBUTING.md, "A benchmark kind").
+struct BenchKindInfo {
+  BenchSpec::Kind kind;
+  /// kind = "NAME" in a [bench.*] table; a built-in kind's benchmark has this name too.
+  std::string_view name;
+  /// Runs by its name with default options, without a [bench.NAME] table (exec needs
+  /// its command).
+  bool builtin;
+};
+
+inline constexpr std::array<BenchKindInfo, static_cast<std::size_t>(BenchSpec::Kind::count_)>
+    kAllBenchKinds = {{
+        {BenchSpec::Kind::exec, "exec", false},
+        {BenchSpec::Kind::tcp, "tcp", true},
+        {BenchSpec::Kind::membw, "membw", true},
+        {BenchSpec::Kind::latency, "latency", true},
+    }};
+
+/// The row of a kind's name, or nullptr.
+const BenchKindInfo* find_bench_kind(std::string_view name);
 /// The built-in benchmark names, usable without a [bench.NAME] table.
 const std::vector<std::string>& builtin_bench_names();
+/// The built-in names joined by sep: "tcp, membw, latency".
+std::string builtin_bench_list(std::string_view sep = ", ");
+/// Every kind as a profile writes it: "\"exec\", \"tcp\", \"membw\" or \"latency\"".
+std::string bench_kind_choices();
 
 struct Guard {
   std::string metric;       // "tcp_retrans_pct", "nic_drops", "link_flaps"

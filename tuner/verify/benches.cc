@@ -21,16 +21,18 @@ namespace tuner::verify {
 Result<std::unique_ptr<bench::Benchmark>> make_benchmark(const std::string& name,
                                                          const Profile& profile,
                                                          const Topology& topology) {
+  BenchSpec builtin;
   auto it = profile.benches.find(name);
   if (it == profile.benches.end()) {
-    if (name == "tcp") return std::unique_ptr<bench::Benchmark>(new bench::TcpBenchmark({}));
-    if (name == "membw") return bench::make_membw(topology);
-    if (name == "latency") return bench::make_latency(topology);
-    return Error::invalid(fmt::format("no benchmark named '{}' (built in: tcp, membw, latency; "
-                                      "or define a [bench.{}] table)",
-                                      name, name));
+    const BenchKindInfo* row = find_bench_kind(name);
+    if (!row || !row->builtin)
+      return Error::invalid(fmt::format("no benchmark named '{}' (built in: {}; or define a "
+                                        "[bench.{}] table)",
+                                        name, builtin_bench_list(), name));
+    builtin.name = name;
+    builtin.kind = row->kind;  // with its default options
   }
-  const BenchSpec& b = it->second;
+  const BenchSpec& b = it == profile.benches.end() ? builtin : it->second;
   switch (b.kind) {
     case BenchSpec::Kind::exec: {
       bench::ExecConfig config = b.exec;
@@ -47,6 +49,7 @@ Result<std::unique_ptr<bench::Benchmark>> make_benchmark(const std::string& name
       return std::unique_ptr<bench::Benchmark>(new bench::TcpBenchmark(b.tcp));
     case BenchSpec::Kind::membw: return bench::make_membw(topology, b.membw);
     case BenchSpec::Kind::latency: return bench::make_latency(topology, b.latency);
+    case BenchSpec::Kind::count_: break;
   }
   return Error::invalid("unknown benchmark kind", name);
 }

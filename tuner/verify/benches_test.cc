@@ -1,6 +1,7 @@
 #include "tuner/verify/benches.h"
 
 #include <doctest/doctest.h>
+#include <fmt/core.h>
 
 #include "tuner/profile/parse.h"
 
@@ -153,4 +154,34 @@ if_missing = "skip"
   REQUIRE_FALSE(strict.ok());
   CHECK(strict.error().message().find("cannot run here") != std::string::npos);
   // A program that is there but fails the trust check is never skipped.
+}
+
+TEST_CASE("benches: every kind of the table parses from a profile and builds; built-ins by name") {
+  for (const BenchKindInfo& k : kAllBenchKinds) {
+    CAPTURE(k.name);
+    // A [bench.NAME] table of this kind (exec needs its command and metric).
+    std::string text = fmt::format("[bench.mine]\nkind = \"{}\"\n", k.name);
+    if (k.kind == BenchSpec::Kind::exec)
+      text +=
+          "command = [\"/bin/echo\", \"5\"]\nmetric = { regex = '([0-9]+)' }\nunit = \"ops/s\"\n";
+    Profile p = profile_of(text);
+    REQUIRE(p.benches.contains("mine"));
+    CHECK(p.benches.at("mine").kind == k.kind);
+    auto made = make_benchmark("mine", p, {});
+    CHECK_MESSAGE(made.ok(), (made.ok() ? "" : made.error().message()));
+    // A built-in kind also runs by its name alone, with its defaults.
+    auto by_name = make_benchmark(std::string(k.name), Profile{}, {});
+    CHECK(by_name.ok() == k.builtin);
+    if (by_name.ok()) CHECK((*by_name)->name() == k.name);
+  }
+  // Messages list the table's names.
+  CHECK(builtin_bench_list() == "tcp, membw, latency");
+  CHECK(bench_kind_choices() == "\"exec\", \"tcp\", \"membw\" or \"latency\"");
+  auto bad = parse_profile_file("[bench.x]\nkind = \"iperf\"\n", "p.toml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message().find("expected \"exec\", \"tcp\", \"membw\" or \"latency\"") !=
+        std::string::npos);
+  CHECK(make_benchmark("exec", Profile{}, {}).error().what ==
+        "no benchmark named 'exec' (built in: tcp, membw, latency; or define a [bench.exec] "
+        "table)");
 }
