@@ -20,34 +20,22 @@ std::optional<Severity> parse_severity(std::string_view name) {
   return std::nullopt;
 }
 
-const char* rule_name(Rule r) {
-  switch (r) {
-    case Rule::nic_autoneg_off: return "nic.autoneg_off";
-    case Rule::nic_half_duplex: return "nic.half_duplex";
-    case Rule::nic_speed_below_capability: return "nic.speed_below_capability";
-    case Rule::nic_counters_rising: return "nic.counters_rising";
-    case Rule::nic_disappeared: return "nic.disappeared";
-    case Rule::pcie_link_degraded: return "pcie.link_degraded";
-    case Rule::irq_queues_one_cpu: return "irq.queues_one_cpu";
-    case Rule::irq_queues_remote_node: return "irq.queues_remote_node";
-    case Rule::irqbalance_moves_pinned: return "irqbalance.moves_pinned";
-    case Rule::gpu_without_local_nic: return "gpu.no_local_nic";
-    case Rule::gpu_driver_mixed: return "gpu.driver_mixed";
-    case Rule::gpu_cuda_newer_than_driver: return "gpu.cuda_newer_than_driver";
-    case Rule::cpu_governor_powersave: return "cpu.governor_powersave";
-    case Rule::cpu_vulnerable: return "cpu.vulnerable";
-    case Rule::clock_unsynchronised: return "clock.unsynchronised";
-  }
-  return "?";
-}
+// One row per rule, in enum order: a rule added without its row stops the build.
+static_assert([] {
+  for (std::size_t i = 0; i < kAllRules.size(); ++i)
+    if (kAllRules[i].rule != static_cast<Rule>(i) || kAllRules[i].name.empty()) return false;
+  return true;
+}());
+
+// The names are literals, so their data() ends in a NUL.
+const char* rule_name(Rule r) { return kAllRules.at(static_cast<std::size_t>(r)).name.data(); }
 
 const std::vector<Rule>& all_rules() {
-  static const std::vector<Rule> rules = {
-      Rule::nic_autoneg_off,        Rule::nic_half_duplex,        Rule::nic_speed_below_capability,
-      Rule::nic_counters_rising,    Rule::nic_disappeared,        Rule::pcie_link_degraded,
-      Rule::irq_queues_one_cpu,     Rule::irq_queues_remote_node, Rule::irqbalance_moves_pinned,
-      Rule::gpu_without_local_nic,  Rule::gpu_driver_mixed,       Rule::gpu_cuda_newer_than_driver,
-      Rule::cpu_governor_powersave, Rule::cpu_vulnerable,         Rule::clock_unsynchronised};
+  static const std::vector<Rule> rules = [] {
+    std::vector<Rule> out;
+    for (const RuleInfo& r : kAllRules) out.push_back(r.rule);
+    return out;
+  }();
   return rules;
 }
 

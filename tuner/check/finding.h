@@ -3,6 +3,8 @@
 // only in tuner.check/1 JSON and the text report (README.md lists each rule).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,13 +37,40 @@ enum class Rule {
   cpu_governor_powersave,
   cpu_vulnerable,
   clock_unsynchronised,
+  count_,  // not a rule: how many there are (keep last; kAllRules)
 };
+
+/// One row per rule, in enum order (finding.cc checks it at compile time): the one list
+/// a new rule is added to (CONTRIBUTING.md, "A check rule").
+struct RuleInfo {
+  Rule rule;
+  /// The rule's stable name in JSON and text: "nic.autoneg_off".
+  std::string_view name;
+};
+
+inline constexpr std::array<RuleInfo, static_cast<std::size_t>(Rule::count_)> kAllRules = {{
+    {Rule::nic_autoneg_off, "nic.autoneg_off"},
+    {Rule::nic_half_duplex, "nic.half_duplex"},
+    {Rule::nic_speed_below_capability, "nic.speed_below_capability"},
+    {Rule::nic_counters_rising, "nic.counters_rising"},
+    {Rule::nic_disappeared, "nic.disappeared"},
+    {Rule::pcie_link_degraded, "pcie.link_degraded"},
+    {Rule::irq_queues_one_cpu, "irq.queues_one_cpu"},
+    {Rule::irq_queues_remote_node, "irq.queues_remote_node"},
+    {Rule::irqbalance_moves_pinned, "irqbalance.moves_pinned"},
+    {Rule::gpu_without_local_nic, "gpu.no_local_nic"},
+    {Rule::gpu_driver_mixed, "gpu.driver_mixed"},
+    {Rule::gpu_cuda_newer_than_driver, "gpu.cuda_newer_than_driver"},
+    {Rule::cpu_governor_powersave, "cpu.governor_powersave"},
+    {Rule::cpu_vulnerable, "cpu.vulnerable"},
+    {Rule::clock_unsynchronised, "clock.unsynchronised"},
+}};
 
 const char* severity_name(Severity s);
 std::optional<Severity> parse_severity(std::string_view name);
-/// The rule's stable name in JSON and text: "nic.autoneg_off".
+/// The rule's stable name in JSON and text: "nic.autoneg_off" (kAllRules).
 const char* rule_name(Rule r);
-/// Every rule, in the order the report lists them.
+/// Every rule, in the order the report lists them (kAllRules' order).
 const std::vector<Rule>& all_rules();
 
 /// One fact the finding rests on: where it was read and what it said.
