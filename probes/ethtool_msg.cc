@@ -10,6 +10,7 @@
 #include "probes/ethtool_attr.h"
 #include "probes/ethtool_bitset.h"
 #include "probes/genl_parse.h"
+#include "probes/ifname.h"
 
 namespace tuner {
 namespace {
@@ -53,14 +54,6 @@ void put_header(nlmsghdr* nlh, uint16_t type, const std::string& ifname, uint32_
 bool nlmsg_fits(const nlmsghdr* nlh, int len) {
   return len >= static_cast<int>(sizeof(nlmsghdr)) && nlh->nlmsg_len >= sizeof(nlmsghdr) &&
          nlh->nlmsg_len <= static_cast<unsigned>(len);
-}
-
-Status check_ifname(const std::string& ifname) {
-  // IFNAMSIZ is 16 with the terminating NUL; '/' and NUL cannot appear in a netdev name.
-  if (ifname.empty() || ifname.size() >= 16 ||
-      ifname.find_first_of(std::string("/\0", 2)) != std::string::npos)
-    return Error::invalid("invalid interface name '" + ifname + "'", "ethtool netlink");
-  return Ok{};
 }
 
 NlRequest::NlRequest(uint16_t family, uint8_t cmd, uint16_t flags, uint32_t seq)
@@ -109,7 +102,7 @@ NlRequest build_link_mode_names_request(uint16_t family, uint32_t seq) {
 
 Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname,
                                       const LinkModesRequest& req, uint32_t seq) {
-  if (auto ok = check_ifname(ifname); !ok) return ok.error();
+  if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
   if (!req.autoneg && !req.speed_mbps && !req.duplex && req.advertise.empty())
     return Error::invalid("empty link modes request", ifname);
   uint8_t duplex = DUPLEX_UNKNOWN;
@@ -151,7 +144,7 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
 
 Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname, const Channels& ch,
                                      uint32_t seq) {
-  if (auto ok = check_ifname(ifname); !ok) return ok.error();
+  if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
   if (!ch.rx && !ch.tx && !ch.other && !ch.combined)
     return Error::invalid("empty channels request", ifname);
   NlRequest r(family, ETHTOOL_MSG_CHANNELS_SET, NLM_F_ACK, seq);
@@ -166,7 +159,7 @@ Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
 
 Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, const Rings& rings,
                                   uint32_t seq) {
-  if (auto ok = check_ifname(ifname); !ok) return ok.error();
+  if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
   if (!rings.rx && !rings.tx) return Error::invalid("empty rings request", ifname);
   NlRequest r(family, ETHTOOL_MSG_RINGS_SET, NLM_F_ACK, seq);
   nlmsghdr* nlh = r.header();
@@ -178,7 +171,7 @@ Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, co
 
 Result<NlRequest> build_coalesce_set(uint16_t family, const std::string& ifname, const Coalesce& c,
                                      uint32_t seq) {
-  if (auto ok = check_ifname(ifname); !ok) return ok.error();
+  if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
   if (!c.rx_usecs && !c.tx_usecs && !c.rx_frames && !c.tx_frames && !c.adaptive_rx &&
       !c.adaptive_tx)
     return Error::invalid("empty coalesce request", ifname);

@@ -34,12 +34,9 @@ class NlRequest {
 /// and the payload runs past the buffer (found by fuzz/netlink_fuzz.cc).
 bool nlmsg_fits(const nlmsghdr* nlh, int len);
 
-/// A usable netdev name: 1..15 bytes, no '/' or NUL.
-Status check_ifname(const std::string& ifname);
-
 /// CTRL_CMD_GETFAMILY for a generic netlink family ("ethtool", "netdev").
 NlRequest build_family_request(uint32_t seq, const char* family = "ethtool");
-/// An ethtool *_GET for one device (name checked by check_ifname first); `flags` are ETHTOOL_FLAG_* for the request header.
+/// An ethtool *_GET for one device (name checked by validate_ifname first); `flags` are ETHTOOL_FLAG_* for the request header.
 NlRequest build_get_request(uint16_t family, uint8_t cmd, const std::string& ifname, uint32_t flags,
                             uint32_t seq);
 /// STRSET_GET for the global link-mode names (ETH_SS_LINK_MODES).

@@ -9,6 +9,7 @@
 
 #include "base/unique_fd.h"
 #include "probes/ethtool_msg.h"
+#include "probes/ifname.h"
 #include "probes/nl_socket.h"
 
 namespace tuner {
@@ -100,7 +101,7 @@ class EthtoolNetlink : public Netlink {
   }
 
   Result<std::string> get(Op op, const std::string& ifname) {
-    if (auto ok = check_ifname(ifname); !ok) return ok.error();
+    if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
     uint32_t flags = options_.compact_bitsets ? ETHTOOL_FLAG_COMPACT_BITSETS : 0;
     return transact(build_get_request(family_, op.cmd, ifname, flags, ++seq_), op.name, ifname);
   }

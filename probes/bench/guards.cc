@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "probes/ifname.h"
 
 namespace tuner::bench {
 
@@ -115,8 +116,7 @@ Result<NicCounterSample> sample_present_nic_counters(const Root& root,
   auto dev = parse_net_dev(*dev_text);
   if (!dev.ok()) return dev.error();
   for (const std::string& name : interfaces) {
-    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
-      return Error{fmt::format("'{}' is not an interface name", name), "guards", 0};
+    if (Status ok = validate_ifname(name); !ok) return ok.error().context("guards");
     auto it = dev->find(name);
     if (it == dev->end()) {
       out.missing.push_back(name);

@@ -1,7 +1,5 @@
 #include "tuner/knobs/knob_id.h"
 
-#include <net/if.h>
-
 #include <algorithm>
 #include <cctype>
 #include <tuple>
@@ -43,22 +41,6 @@ Result<unsigned> parse_irq_number(std::string_view text) {
   if (!n || *n > 1u << 20 || (text.size() > 1 && text[0] == '0'))
     return Error::invalid("not an IRQ number: '" + std::string(text) + "'");
   return static_cast<unsigned>(*n);
-}
-
-Status validate_ifname(std::string_view ifname) {
-  std::string name(ifname);
-  if (ifname.empty()) return Error::invalid("empty interface name");
-  if (ifname.size() >= IFNAMSIZ)
-    return Error::invalid(
-        fmt::format("interface name '{}' is longer than {} characters", name, IFNAMSIZ - 1));
-  if (ifname == "." || ifname == "..")
-    return Error::invalid("'" + name + "' is not an interface name");
-  for (char c : ifname)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '@' ||
-          c == '-'))
-      return Error::invalid("interface name '" + name +
-                            "' may only contain letters, digits and _ . @ -");
-  return Ok{};
 }
 
 Status validate_unit_name(std::string_view unit) {

@@ -1,15 +1,18 @@
 // KnobId: the one place knob ids are built, parsed and validated. A knob id names one
 // setting of the machine ("sysctl:net.core.rmem_max", "irq:57:affinity",
-// "irq:0000:3b:00.0/msi5:affinity",
-// "nic:eth0:link", "nic:eth0:rps:rx-0", "numa:unit:trainer.service", "numa:cgroup:/sys/fs/cgroup/x",
-// "numa:pid:1234@98765", "irqbalance:banned", "cpu:policy0:governor", "cpu:3:resume_latency",
-// "mm:thp") and is all rollback has to rebuild the
-// knob in a fresh process (DESIGN.md "Knobs"). Inside the program an id is a typed
-// KnobId; the string form exists only at the edges (plan JSON, journal, state.json).
+// "irq:0000:3b:00.0/msi5:affinity", "nic:eth0:link", "nic:eth0:rps:rx-0",
+// "numa:unit:trainer.service", "numa:cgroup:/sys/fs/cgroup/x", "numa:pid:1234@98765",
+// "irqbalance:banned", "cpu:policy0:governor", "cpu:3:resume_latency", "mm:thp"; every
+// kind's form is in knob_kinds.h's table) and is all rollback has to rebuild the knob in
+// a fresh process (DESIGN.md "Knobs and their ids"). Ids travel as that string form: a
+// plan's Change::knob, the journal, state.json and every JSON document carry it. Where
+// an id is acted on (make_knob, the planner's order, irqbalance's ban list) it is parsed
+// into a KnobId first, so every id in use has passed the validators below.
 //
-// Each part of an id has exactly one validator here. The profile parser checks the
-// values it reads with them, the planner builds ids with them, and make_knob parses
-// with them: there is no second opinion on what a unit name or a cgroup path is.
+// Each part of an id has exactly one validator: here, or for an interface name
+// probes/ifname.h (the probes use it too). The profile parser checks the values it reads
+// with them, the planner builds ids with them, and make_knob parses with them: there is
+// no second opinion on what a unit name or a cgroup path is.
 #pragma once
 
 #include <string>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "probes/ifname.h"
 
 namespace tuner {
 
@@ -120,9 +124,7 @@ Status validate_sysctl_key(std::string_view key);
 Status validate_pci_address(std::string_view pci);
 /// An IRQ number: decimal without sign or leading zeros, at most 2^20.
 Result<unsigned> parse_irq_number(std::string_view text);
-/// An interface name: 1 to IFNAMSIZ-1 characters of [A-Za-z0-9_.@-], not "." or "..".
-/// ':' is refused as the kernel's dev_valid_name() does (it also separates id parts).
-Status validate_ifname(std::string_view ifname);
+// An interface name: probes/ifname.h's validate_ifname, the one rule.
 /// A systemd unit name: [A-Za-z0-9:_.@-], at most 255 characters, a non-empty name
 /// before .service, .scope or .slice. So never a path: no '/', no "..".
 Status validate_unit_name(std::string_view unit);

@@ -144,6 +144,7 @@ const BadCase kCases[] = {
   {"irq_ports_empty.toml", "irq_ports_empty.toml:3:9", "'ports' in [irq.\"*\"] is empty: name at least one interface"},
   {"nic_ports_twice.toml", "nic_ports_twice.toml:3:18", "'ports' in [nic.\"*\"] names 'ens1' twice"},
   {"nic_ports_bad_name.toml", "nic_ports_bad_name.toml:3:10", "'ports' in [nic.\"*\"]: "},
+  {"nic_ports_glob.toml", "nic_ports_glob.toml:3:10", "'ports' in [nic.\"*\"] names 'ens*', a glob: ports are exact interface names"},
   {"mm_thp_bool.toml", "mm_thp_bool.toml:2:7", "'thp' in [mm] must be a string, not a boolean"},
   {"mm_dirty_max_small.toml", "mm_dirty_max_small.toml:2:19", "'dirty_max_bytes' in [mm] (bytes) = 4096 is out of range"},
   {"mm_dirty_max_string.toml", "mm_dirty_max_string.toml:2:19", "'dirty_max_bytes' in [mm] (bytes) must be"},

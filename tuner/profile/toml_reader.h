@@ -133,6 +133,10 @@ class TomlReader {
     for (std::size_t i = 0; i < names.size(); ++i) {
       const toml::node& e = *n.as_array()->get(i);
       check(validate_ifname(names[i]), e, what);
+      if (names[i].find_first_of("*?[") != std::string::npos)
+        fail(e.source(), what + " names '" + names[i] +
+                             "', a glob: ports are exact interface names (the rule's key is "
+                             "the glob)");
       for (std::size_t j = 0; j < i; ++j)
         if (names[j] == names[i]) fail(e.source(), what + " names '" + names[i] + "' twice");
     }
