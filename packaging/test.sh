@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quick start, part two: install, build, and run every test tier. Each configuration is
-# built once, and each test binary in one of them (docs/contributors.md "CI"):
+# built once, and each test binary in one of them (CONTRIBUTING.md "Tests"):
 #   1. release build (-Werror): the tuner binary only, then the lint (packaging/lint.sh:
 #      clang-format on every file, clang-tidy on the files changed since origin/main,
 #      with the compile commands the build exports)

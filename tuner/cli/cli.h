@@ -45,7 +45,7 @@ void print_document(const nlohmann::json& doc);
 /// Runs the CLI; returns the process exit code.
 int run_cli(int argc, char** argv);
 
-// Subcommands (tuner/*_command.cc).
+// Subcommands, one file each (tuner/cli/NAME_command.cc), in commands()' table.
 int probe_command(GlobalOptions& g, const std::vector<std::string>& args);
 int profiles_command(GlobalOptions& g, const std::vector<std::string>& args);
 int plan_command(GlobalOptions& g, const std::vector<std::string>& args);
