@@ -86,6 +86,8 @@ nlohmann::json run_report_json(const RunReport& r) {
   for (const RunMessage& e : r.errors) j["errors"].push_back(run_message_json(e));
   j["warnings"] = nlohmann::json::array();
   for (const RunMessage& w : r.warnings) j["warnings"].push_back(run_message_json(w));
+  j["notes"] = nlohmann::json::array();
+  for (const RunMessage& n : r.notes) j["notes"].push_back(run_message_json(n));
   if (!r.node.empty()) j["node"] = node_facts_json(r.node);
   return j;
 }

@@ -91,6 +91,9 @@ struct RunReport {
   /// What a person should know that is not a failure: damaged journal records that
   /// were skipped ("file:line: why").
   std::vector<RunMessage> warnings;
+  /// What the knobs noted (KnobNotes): things done or left undone on purpose ("takes
+  /// effect when trainer.service next starts"), each once.
+  std::vector<RunMessage> notes;
   /// The node's facts (node_facts_json of the probe the plan was made from), so that a
   /// fleet's reports can be compared (`tuner report`); empty when not known.
   NodeFacts node;

@@ -186,6 +186,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
   }
   result->report.node = node_facts(planned.inventory);
+  result->report.notes = knobs.notes();
   print_run_report(result->report, json, report_file, g);
   if (!prometheus_file.empty())
     write_prometheus(prometheus_file, prometheus_run(result->report, unix_now()));

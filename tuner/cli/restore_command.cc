@@ -89,6 +89,7 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
     }
     it->changes.push_back(std::move(c));
   }
+  result->report.notes = knobs.notes();
   print_run_report(result->report, json, "", g);
   return result->outcome == ApplyOutcome::rolled_back ? 1 : 0;
 }

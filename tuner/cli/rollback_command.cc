@@ -97,6 +97,7 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
     if (report.error().err == ENOENT) fail_input(report.error().message());
     fail_runtime(report.error().message());
   }
+  report->notes = knobs.notes();
   print_run_report(*report, vm.count("json") > 0, "", g);
   if (!report->errors.empty()) return 1;
   for (const GroupReport& group : report->groups)

@@ -18,7 +18,13 @@
 
 namespace tuner {
 
-LiveKnobs::LiveKnobs() : ctx_{Root::live()} {}
+LiveKnobs::LiveKnobs() : ctx_{Root::live()} { ctx_.notes = &notes_; }
+
+std::vector<RunMessage> LiveKnobs::notes() const {
+  std::vector<RunMessage> out;
+  for (const KnobNote& n : notes_.all()) out.push_back({n.knob + ": " + n.text, n.knob, ""});
+  return out;
+}
 LiveKnobs::~LiveKnobs() = default;
 
 Result<std::unique_ptr<Knob>> LiveKnobs::make(const std::string& id) {

@@ -22,9 +22,12 @@ class LiveKnobs {
   LiveKnobs();
   ~LiveKnobs();
   Result<std::unique_ptr<Knob>> make(const std::string& id);
+  /// The notes of every knob made here so far, as a run report carries them.
+  std::vector<RunMessage> notes() const;
 
  private:
   KnobContext ctx_;
+  KnobNotes notes_;
   std::unique_ptr<Netlink> netlink_;
 };
 

@@ -139,7 +139,7 @@ class IrqbalanceBannedKnob : public MachineKnob {
       if (id->by_owner()) {
         auto irq = find_msi_irq(ctx_.root, id->name, id->number);
         if (!irq.ok() && irq.error().is(ErrorKind::missing)) {
-          knob_note(id_str_, irq.error().message() + ": not banned");
+          note(irq.error().message() + ": not banned");
           continue;
         }
         if (!irq.ok()) return irq.error().context(id_str_);
@@ -205,8 +205,7 @@ class IrqbalanceBannedKnob : public MachineKnob {
   Status finish(const std::string& /*value*/) override {
     Systemctl& sc = *ctx_.systemctl;
     if (!sc.running()) {
-      knob_note(id_str_,
-                "systemd is not running here; the drop-in applies once systemd runs irqbalance");
+      note("systemd is not running here; the drop-in applies once systemd runs irqbalance");
       return Ok{};
     }
     auto state = sc.is_active(kUnit);

@@ -1,5 +1,8 @@
 #include "tuner/knobs/knob.h"
 
+#include <algorithm>
+#include <utility>
+
 #include <fmt/core.h>
 
 #include "base/strings.h"
@@ -93,8 +96,14 @@ Result<std::unique_ptr<Knob>> make_knob(const KnobId& id, KnobContext& ctx) {
   return Error::invalid("unknown knob kind", id.str());
 }
 
-void knob_note(const std::string& id, const std::string& text) {
-  fmt::print(stderr, "tuner: note: {}\n", escape_controls(id + ": " + text));
+void MachineKnob::note(const std::string& text) const {
+  if (ctx_.notes) ctx_.notes->add({id_str_, text});
+  else fmt::print(stderr, "tuner: note: {}\n", escape_controls(id_str_ + ": " + text));
+}
+
+void KnobNotes::add(KnobNote note) {
+  if (std::find(notes_.begin(), notes_.end(), note) == notes_.end())
+    notes_.push_back(std::move(note));
 }
 
 }  // namespace tuner

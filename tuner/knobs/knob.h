@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/result.h"
@@ -24,6 +25,26 @@
 namespace tuner {
 
 /// What knobs need from the machine: one seam per OS surface. Paths are under root.
+/// A note for the person running tuner: something done or left undone on purpose that
+/// is not an error ("takes effect when trainer.service next starts").
+struct KnobNote {
+  std::string knob;
+  std::string text;
+  bool operator==(const KnobNote&) const = default;
+};
+
+/// Where knobs' notes go: each once, in the order first given. The commands that change
+/// the machine put them in the run report (tuner.run/1 "notes", and a note line each in
+/// the text), so that --json carries them and a person reads each once.
+class KnobNotes {
+ public:
+  void add(KnobNote note);
+  const std::vector<KnobNote>& all() const { return notes_; }
+
+ private:
+  std::vector<KnobNote> notes_;
+};
+
 struct KnobContext {
   Root root;                                       // every read and write goes through it
   Netlink* netlink = nullptr;                      // ethtool netlink; opened lazily when null
@@ -39,6 +60,8 @@ struct KnobContext {
   /// With fake_machine only: answers for the fake machine's kernel where a file does not
   /// read back what was written to it (knob_files.h). Unset, files are plain.
   FakeKernel fake_kernel = nullptr;
+  /// Where the knobs' notes go; null: each to stderr at once ("tuner: note: ...").
+  KnobNotes* notes = nullptr;
 
   /// Only the live machine, or a test's fake one, may be written.
   bool may_write() const { return root.is_live() || fake_machine; }
@@ -96,6 +119,9 @@ class MachineKnob : public Knob {
   /// Names the knob in errors; the IRQ knob adds the handler names.
   virtual std::string label() const { return id_str_; }
 
+  /// A note about this knob (KnobContext::notes).
+  void note(const std::string& text) const;
+
   /// Writes one kernel file under ctx.root (knob_files.h's write_proc_file), through the
   /// fake kernel of a test's fake machine when it has one.
   Status write_file(const std::string& rel, const std::string& text);
@@ -126,9 +152,5 @@ Result<std::unique_ptr<Knob>> make_irqbalance_knob(const KnobId& id, KnobContext
 Result<std::unique_ptr<Knob>> make_cpu_policy_knob(const KnobId& id, KnobContext& ctx);
 Result<std::unique_ptr<Knob>> make_cpu_latency_knob(const KnobId& id, KnobContext& ctx);
 Result<std::unique_ptr<Knob>> make_thp_knob(const KnobId& id, KnobContext& ctx);
-
-/// A note for the person running tuner ("tuner: note: ..." on stderr): things done or
-/// left undone on purpose that are not errors.
-void knob_note(const std::string& id, const std::string& text);
 
 }  // namespace tuner

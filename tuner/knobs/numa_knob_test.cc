@@ -84,18 +84,26 @@ TEST_CASE("numa unit: drop-in written atomically, reloaded, removed") {
   TempDir tmp;
   FakeSystemctl sc;
   KnobContext ctx{Root::live()};
+  KnobNotes notes;
+  ctx.notes = &notes;
   ctx.systemctl = &sc;
   ctx.systemd_dir = tmp.path;
   auto k = make_knob("numa:unit:trainer.service", ctx);
   REQUIRE(k.ok());
   CHECK(*(*k)->read() == "none");
   REQUIRE((*k)->write("mems=0,cpus=0").ok());
+  // What the person should know goes to the context, once however often it is said.
+  REQUIRE((*k)->write("mems=0,cpus=0").ok());
+  CHECK(notes.all() ==
+        std::vector<KnobNote>{{"numa:unit:trainer.service",
+                               "takes effect when trainer.service next starts; tuner does not "
+                               "restart it"}});
   std::string file = tmp.path + "/trainer.service.d/tuner-numa.conf";
   CHECK(slurp(file) ==
         "# Written by tuner (numa:unit:trainer.service); `tuner rollback` removes it.\n"
         "[Service]\nCPUAffinity=0\nNUMAPolicy=bind\nNUMAMask=0\n");
   CHECK(*(*k)->read() == "cpus=0,mems=0");
-  CHECK(sc.calls == std::vector<std::string>{"daemon-reload"});  // never a restart
+  CHECK(sc.calls == std::vector<std::string>{"daemon-reload", "daemon-reload"});  // no restart
   // No temp file is left behind.
   CHECK(std::distance(std::filesystem::directory_iterator(tmp.path + "/trainer.service.d"),
                       std::filesystem::directory_iterator()) == 1);
@@ -119,12 +127,16 @@ TEST_CASE("numa unit: without systemd the reload is skipped; slices use cgroup s
   FakeSystemctl sc;
   sc.is_running = false;
   KnobContext ctx{Root::live()};
+  KnobNotes notes;
+  ctx.notes = &notes;
   ctx.systemctl = &sc;
   ctx.systemd_dir = tmp.path;
   auto k = make_knob("numa:unit:batch.slice", ctx);
   REQUIRE(k.ok());
   REQUIRE((*k)->write("cpus=0,mems=0").ok());
   CHECK(sc.calls.empty());
+  REQUIRE(notes.all().size() == 1);
+  CHECK(notes.all()[0].text == "systemd is not running here; skipped daemon-reload");
   CHECK(slurp(tmp.path + "/batch.slice.d/tuner-numa.conf")
             .find("[Slice]\nAllowedCPUs=0\nAllowedMemoryNodes=0\n") != std::string::npos);
   CHECK(*(*k)->read() == "cpus=0,mems=0");

@@ -117,13 +117,13 @@ class NumaUnitKnob : public MachineKnob {
   Status finish(const std::string& /*value*/) override {
     Systemctl& sc = *ctx_.systemctl;
     if (!sc.running()) {
-      knob_note(id_str_, "systemd is not running here; skipped daemon-reload");
+      note("systemd is not running here; skipped daemon-reload");
       return Ok{};
     }
     if (Status s = systemctl_after_dropin(sc, ctx_.root, dropin(), id_str_, {"daemon-reload"});
         !s.ok())
       return s;
-    knob_note(id_str_, "takes effect when " + id_.name + " next starts; tuner does not restart it");
+    note("takes effect when " + id_.name + " next starts; tuner does not restart it");
     return Ok{};
   }
 

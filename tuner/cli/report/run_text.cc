@@ -197,6 +197,7 @@ std::string format_run_report(const RunReport& r, const Term& term) {
                            c.status == ChangeStatus::skipped ? c.error + ": skipped" : c.error);
     }
   }
+  for (const auto& n : r.notes) out += "note: " + n.message + "\n";
   for (const auto& w : r.warnings) out += term.yellow("warning: ") + w.message + "\n";
   for (const auto& e : r.errors) out += term.red("error: ") + e.message + "\n";
   return out;

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "rollback/run_report.h"
+
 using namespace tuner;
 
 namespace {
@@ -113,4 +115,21 @@ TEST_CASE("run text: the seed, the noise pre-check, a watch not shown non-inferi
   CHECK(soaked.find("soak: guards 30s before and after the write: tripped\n") != std::string::npos);
   CHECK(soaked.find("      ?\n") != std::string::npos);  // a note of the wrong type
   CHECK(soaked.find("guard tripped: tcp_retrans_pct: 0.01% -> 1.20%\n") != std::string::npos);
+}
+
+TEST_CASE("run text and JSON: the knobs' notes, each once, after the groups") {
+  RunReport r;
+  r.run_id = "20261205T000000Z-1";
+  r.notes = {{"numa:unit:trainer.service: takes effect when trainer.service next starts",
+              "numa:unit:trainer.service", ""}};
+  std::string text = format_run_report(r, Term(ColorMode::never, 1));
+  INFO(text);
+  CHECK(text.find("note: numa:unit:trainer.service: takes effect when trainer.service next "
+                  "starts\n") != std::string::npos);
+  nlohmann::json j = run_report_json(r);
+  REQUIRE(j["notes"].size() == 1);
+  CHECK(j["notes"][0]["knob"] == "numa:unit:trainer.service");
+  CHECK(j["notes"][0]["message"].get<std::string>().ends_with("next starts"));
+  CHECK_FALSE(j["notes"][0].contains("where"));
+  CHECK(run_report_json(RunReport{})["notes"] == nlohmann::json::array());
 }
