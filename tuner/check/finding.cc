@@ -33,6 +33,7 @@ const char* rule_name(Rule r) { return kAllRules.at(static_cast<std::size_t>(r))
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> rules = [] {
     std::vector<Rule> out;
+    out.reserve(kAllRules.size());
     for (const RuleInfo& r : kAllRules) out.push_back(r.rule);
     return out;
   }();

@@ -33,7 +33,7 @@ bool shaped(std::string_view id, std::string_view family, std::size_t parts, std
   return p.size() == parts && p[0] == family && p[at] == word;
 }
 
-Result<KnobId> parse_sysctl(KnobKind, std::string_view id) {
+Result<KnobId> parse_sysctl(KnobKind /*kind*/, std::string_view id) {
   std::string_view key = id.substr(7);
   auto k = KnobId::sysctl(key);
   if (k.ok()) return k;
@@ -43,7 +43,7 @@ Result<KnobId> parse_sysctl(KnobKind, std::string_view id) {
   return Error::invalid("bad sysctl key '" + shown + "': " + e.what, std::string(id));
 }
 
-Result<KnobId> parse_irq(KnobKind, std::string_view id) {
+Result<KnobId> parse_irq(KnobKind /*kind*/, std::string_view id) {
   std::string where(id);
   const char* expected = "expected irq:<number>:affinity or irq:<PCI address>/msi<N>:affinity";
   if (!ends_with(id, ":affinity")) return Error::invalid(expected, where);
@@ -76,22 +76,24 @@ Result<KnobId> parse_nic_queue(KnobKind kind, std::string_view id) {
   return with_id(KnobId::nic_queue(kind, parts[1], *q), id);
 }
 
-Result<KnobId> parse_numa_unit(KnobKind, std::string_view id) {
+Result<KnobId> parse_numa_unit(KnobKind /*kind*/, std::string_view id) {
   return with_id(KnobId::numa_unit(id.substr(10)), id);
 }
 
-Result<KnobId> parse_numa_cgroup(KnobKind, std::string_view id) {
+Result<KnobId> parse_numa_cgroup(KnobKind /*kind*/, std::string_view id) {
   return with_id(KnobId::numa_cgroup(id.substr(12)), id);
 }
 
-Result<KnobId> parse_numa_pid(KnobKind, std::string_view id) {
+Result<KnobId> parse_numa_pid(KnobKind /*kind*/, std::string_view id) {
   auto ps = parse_pid_start(id.substr(9));
   if (!ps.ok()) return ps.error().context(std::string(id));
   return with_id(KnobId::numa_pid(ps->pid, ps->start), id);
 }
 
 // Ids with no variable part: the example is the only id of its kind.
-Result<KnobId> parse_fixed(KnobKind kind, std::string_view) { return KnobId{kind, "", 0, 0}; }
+Result<KnobId> parse_fixed(KnobKind kind, std::string_view /*id*/) {
+  return KnobId{kind, "", 0, 0};
+}
 
 // cpu:policyN:governor, cpu:policyN:epp.
 Result<KnobId> parse_cpu_policy(KnobKind kind, std::string_view id) {
@@ -105,7 +107,7 @@ Result<KnobId> parse_cpu_policy(KnobKind kind, std::string_view id) {
   return with_id(KnobId::cpu_policy(kind, *n), id);
 }
 
-Result<KnobId> parse_cpu_latency(KnobKind, std::string_view id) {
+Result<KnobId> parse_cpu_latency(KnobKind /*kind*/, std::string_view id) {
   auto n = parse_cpu_number(split(id, ':')[1]);
   if (!n.ok()) return n.error().context(std::string(id));
   return with_id(KnobId::cpu_resume_latency(*n), id);
