@@ -51,7 +51,7 @@ Status check_readable(int fd, const std::string& where, const ReadLimits& limits
   struct stat st {};
   if (::fstat(fd, &st) != 0) return errno_error("cannot stat", where);
   if (S_ISDIR(st.st_mode))
-    return Error{"is a directory, not a file", where, EISDIR, ErrorKind::invalid};
+    return Error{ErrorKind::invalid, "is a directory, not a file", where, EISDIR};
   if (!S_ISREG(st.st_mode)) {
     if (limits.regular_only)
       return Error::invalid(fmt::format("not a regular file ({})", file_type_name(st.st_mode)),

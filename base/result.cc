@@ -50,22 +50,25 @@ ErrorKind kind_of_errno(int err) {
 }
 
 Error Error::invalid(std::string what, std::string where) {
-  return Error{std::move(what), std::move(where), 0, ErrorKind::invalid};
+  return {ErrorKind::invalid, std::move(what), std::move(where)};
 }
 Error Error::missing(std::string what, std::string where, int err) {
-  return Error{std::move(what), std::move(where), err, ErrorKind::missing};
+  return {ErrorKind::missing, std::move(what), std::move(where), err};
+}
+Error Error::denied(std::string what, std::string where, int err) {
+  return {ErrorKind::denied, std::move(what), std::move(where), err};
 }
 Error Error::refused(std::string what, std::string where, int err) {
-  return Error{std::move(what), std::move(where), err, ErrorKind::refused};
+  return {ErrorKind::refused, std::move(what), std::move(where), err};
 }
 Error Error::unsupported(std::string what, std::string where, int err) {
-  return Error{std::move(what), std::move(where), err, ErrorKind::unsupported};
+  return {ErrorKind::unsupported, std::move(what), std::move(where), err};
 }
 Error Error::busy(std::string what, std::string where, int err) {
-  return Error{std::move(what), std::move(where), err, ErrorKind::busy};
+  return {ErrorKind::busy, std::move(what), std::move(where), err};
 }
 Error Error::io(std::string what, std::string where, int err) {
-  return Error{std::move(what), std::move(where), err, ErrorKind::io};
+  return {ErrorKind::io, std::move(what), std::move(where), err};
 }
 
 Error Error::context(const std::string& outer) const {
@@ -74,8 +77,14 @@ Error Error::context(const std::string& outer) const {
   return e;
 }
 
+Error Error::labelled(const std::string& label) const {
+  Error e = *this;
+  e.where = where.empty() ? label : label + " (" + where + ")";
+  return e;
+}
+
 Error errno_error(std::string what, std::string where, int err) {
-  return Error{std::move(what), std::move(where), err, kind_of_errno(err)};
+  return {kind_of_errno(err), std::move(what), std::move(where), err};
 }
 
 }  // namespace tuner

@@ -29,16 +29,21 @@ enum class ErrorKind {
 const char* error_kind_name(ErrorKind kind);
 
 /// A recoverable failure: what went wrong, where, the errno if a syscall failed, and
-/// its kind. Build one with a named constructor; errno_error() derives the kind from
-/// the errno.
+/// its kind. Every Error says its kind: build one with a named constructor (or the
+/// constructor, which takes the kind first); errno_error() derives the kind from the
+/// errno. There is no default kind, so the compiler finds every place that builds one.
 struct Error {
+  Error(ErrorKind kind, std::string what, std::string where = {}, int err = 0)
+      : what(std::move(what)), where(std::move(where)), err(err), kind(kind) {}
+
   std::string what;
   std::string where;
   int err = 0;
-  ErrorKind kind = ErrorKind::io;
+  ErrorKind kind;
 
   static Error invalid(std::string what, std::string where = {});
   static Error missing(std::string what, std::string where = {}, int err = 0);
+  static Error denied(std::string what, std::string where = {}, int err = 0);
   static Error refused(std::string what, std::string where = {}, int err = 0);
   static Error unsupported(std::string what, std::string where = {}, int err = 0);
   static Error busy(std::string what, std::string where = {}, int err = 0);
@@ -48,6 +53,10 @@ struct Error {
   /// The same failure seen from further out: `outer` goes in front of where, kind and
   /// errno are kept. ("nic:eth0:link" + "eth0: ETHTOOL_MSG_LINKMODES_SET").
   Error context(const std::string& outer) const;
+  /// The same failure named by a label, the one form for it: where becomes
+  /// "label (where)", or the label alone when where is empty ("sysctl:vm.swappiness
+  /// (proc/sys/vm/swappiness)"). Kind and errno are kept.
+  Error labelled(const std::string& label) const;
   /// "where: what: strerror(err)" with empty parts left out.
   std::string message() const;
 };

@@ -152,11 +152,11 @@ Result<std::string> find_executable(std::string_view name) {
     struct stat st {};
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
   };
-  if (name.empty()) return Error{"empty command", "", 0};
+  if (name.empty()) return Error::invalid("empty command");
   if (name.find('/') != std::string_view::npos) {
     std::string p(name);
     if (::access(p.c_str(), F_OK) != 0) return errno_error("cannot run", p);
-    if (!executable(p)) return Error{"is not an executable file", p, 0};
+    if (!executable(p)) return Error::denied("is not an executable file", p);
     return p;
   }
   const char* env = std::getenv("PATH");
@@ -169,7 +169,7 @@ Result<std::string> find_executable(std::string_view name) {
 }
 
 Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
-  if (spec.argv.empty()) return Error{"empty command", "", 0};
+  if (spec.argv.empty()) return Error::invalid("empty command");
   auto path = find_executable(spec.argv[0]);
   if (!path.ok()) return path.error();
   int out_pipe[2], err_pipe[2];
@@ -232,7 +232,7 @@ Result<RunResult> ProcessRunner::run(const RunSpec& spec) {
       kill_at = now + std::chrono::seconds(5);
     } else if (!exited && killed && now >= kill_at) {
       // Stuck in the kernel (uninterruptible sleep): do not hang with it.
-      return Error{fmt::format("did not exit within 5 s of SIGKILL (pid {})", *pid), *path, 0};
+      return Error::io(fmt::format("did not exit within 5 s of SIGKILL (pid {})", *pid), *path);
     }
   }
   // What the child wrote before exiting is in the pipes; a grandchild that kept them

@@ -25,7 +25,7 @@ class FakeRunner : public Runner {
 
   Result<RunResult> run(const RunSpec& spec) override {
     runs.push_back(spec);
-    if (answers_.empty()) return Error{"FakeRunner: no answer queued", spec.argv.at(0), 0};
+    if (answers_.empty()) return Error::invalid("FakeRunner: no answer queued", spec.argv.at(0));
     Result<RunResult> a = std::move(answers_.front());
     answers_.pop_front();
     return a;

@@ -67,9 +67,10 @@ Result<std::optional<RunSummary>> find_unfinished_run(const StateDir& dir) {
     // Nothing can be told of a run whose journal cannot be read, not even whether it
     // is finished: a person must look (history lists it with the reason).
     if (!text.ok())
-      return Error{text.error().what + "; move the journal out of runs/ once you have checked "
+      return Error{text.error().kind,
+                   text.error().what + "; move the journal out of runs/ once you have checked "
                                        "what that run changed ('tuner history' lists it)",
-                   text.error().where, text.error().err, text.error().kind};
+                   text.error().where, text.error().err};
     RunSummary s = summarize_run(*it, *text);
     if (s.unfinished()) return std::optional<RunSummary>(s);
   }

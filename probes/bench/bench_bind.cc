@@ -26,7 +26,8 @@ CpuSet allowed_cpus() {
 }
 
 Status bind_this_thread(const CpuSet& cpus) {
-  if (cpus.empty()) return Error{"no CPU to bind to", "sched_setaffinity", EINVAL};
+  if (cpus.empty())
+    return Error{ErrorKind::invalid, "no CPU to bind to", "sched_setaffinity", EINVAL};
   const unsigned max = cpus.cpus().back() + 1;
   cpu_set_t* mask = CPU_ALLOC(max);
   if (!mask) return errno_error("CPU_ALLOC", "sched_setaffinity");
@@ -51,8 +52,9 @@ Result<uint64_t> node_free_bytes(unsigned node) {
   auto text = Root::live().read(path);
   if (!text.ok()) return text.error();
   auto info = parse_node_meminfo(*text);
-  if (!info.ok()) return Error{info.error().what, "/" + path + ":" + info.error().where, 0};
-  if (!info->free_bytes) return Error{"no MemFree line", "/" + path, 0};
+  if (!info.ok())
+    return Error{info.error().kind, info.error().what, "/" + path + ":" + info.error().where};
+  if (!info->free_bytes) return Error::invalid("no MemFree line", "/" + path);
   return *info->free_bytes;
 }
 
@@ -61,7 +63,7 @@ Result<int> node_of_page(const void* addr) {
   int status[1] = {-1};
   if (::move_pages(0, 1, pages, nullptr, status, 0) != 0)
     return errno_error("move_pages", "page query");
-  if (status[0] < 0) return Error{"page not present", "move_pages", -status[0]};
+  if (status[0] < 0) return errno_error("page not present", "move_pages", -status[0]);
   return status[0];
 }
 
@@ -87,7 +89,7 @@ Result<NodeMemory> NodeMemory::unbound(std::size_t bytes) {
 Result<NodeMemory> NodeMemory::map(std::size_t bytes, unsigned node) {
   const std::string where = "node " + std::to_string(node);
   auto m = unbound(bytes);
-  if (!m.ok()) return Error{m.error().what, where, m.error().err};
+  if (!m.ok()) return Error{m.error().kind, m.error().what, where, m.error().err};
   constexpr unsigned bits = 8 * sizeof(unsigned long);
   std::vector<unsigned long> mask(node / bits + 1, 0);
   mask[node / bits] |= 1UL << (node % bits);

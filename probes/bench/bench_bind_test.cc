@@ -12,7 +12,7 @@ TEST_CASE("bench bind: a bound thread runs on its CPU, the caller keeps its affi
   CpuSet before = allowed_cpus();
   REQUIRE(!before.empty());
   for (unsigned cpu : before.cpus()) {
-    Status st = Error{"not run", "", 0};
+    Status st = Error::io("not run");
     int ran_on = -1;
     CpuSet inside;
     std::thread t([&] {
@@ -29,7 +29,7 @@ TEST_CASE("bench bind: a bound thread runs on its CPU, the caller keeps its affi
 }
 
 TEST_CASE("bench bind: binding to CPUs that do not exist names the syscall and CPUs") {
-  Status st = Error{"not run", "", 0};
+  Status st = Error::io("not run");
   std::thread t([&] { st = bind_this_thread(CpuSet({4000})); });
   t.join();
   REQUIRE(!st.ok());

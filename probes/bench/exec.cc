@@ -13,7 +13,7 @@ namespace {
 std::string where(const ExecConfig& c) { return fmt::format("bench '{}'", c.name); }
 
 Error bench_error(const ExecConfig& c, std::string what, int err = 0) {
-  return Error{std::move(what), where(c), err};
+  return errno_error(std::move(what), where(c), err);
 }
 
 /// "; stderr ends: ..." or "" when it said nothing.

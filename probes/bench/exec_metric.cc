@@ -39,11 +39,11 @@ Result<std::unique_ptr<RE2>> compile(const std::string& pattern) {
   options.set_log_errors(false);
   auto re = std::make_unique<RE2>(pattern, options);
   if (!re->ok())
-    return Error{fmt::format("regex '{}' is not valid RE2 syntax: {}", pattern, re->error()), "",
-                 0};
+    return Error::invalid(
+        fmt::format("regex '{}' is not valid RE2 syntax: {}", pattern, re->error()));
   if (re->NumberOfCapturingGroups() < 1)
-    return Error{fmt::format("regex '{}' has no capture group: put the number in ( )", pattern), "",
-                 0};
+    return Error::invalid(
+        fmt::format("regex '{}' has no capture group: put the number in ( )", pattern));
   return re;
 }
 
@@ -60,19 +60,17 @@ std::string_view previous_line(std::string_view text, std::size_t& end) {
 }
 
 Error out_of_time(const std::string& pattern, std::size_t bytes) {
-  return Error{fmt::format("regex '{}' ran out of time in {} bytes of output (the benchmark's "
-                           "timeout covers finding its metric)",
-                           pattern, bytes),
-               "", 0};
+  return Error::io(fmt::format("regex '{}' ran out of time in {} bytes of output (the benchmark's "
+                               "timeout covers finding its metric)",
+                               pattern, bytes));
 }
 
 Result<json::json_pointer> parse_pointer(const std::string& text) {
   try {
     return json::json_pointer(text);
   } catch (const json::exception& e) {
-    return Error{fmt::format("json pointer '{}' is not valid (it looks like /a/0/b): {}", text,
-                             json_what(e)),
-                 "", 0};
+    return Error::invalid(fmt::format("json pointer '{}' is not valid (it looks like /a/0/b): {}",
+                                      text, json_what(e)));
   }
 }
 
@@ -121,7 +119,7 @@ Result<double> parse_number(std::string_view text) {
   double v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
-    return Error{fmt::format("'{}' is not a number", clip(text)), "", 0};
+    return Error::invalid(fmt::format("'{}' is not a number", clip(text)));
   return v;
 }
 
@@ -154,13 +152,12 @@ Result<double> extract_regex(std::string_view text, const std::string& pattern, 
   if (!found && std::chrono::steady_clock::now() > deadline)
     return out_of_time(pattern, text.size());
   if (!found)
-    return Error{
-        fmt::format("regex '{}' matched nothing in {} bytes of output", pattern, text.size()), "",
-        0};
+    return Error::missing(
+        fmt::format("regex '{}' matched nothing in {} bytes of output", pattern, text.size()));
   auto v = parse_number(last);
   if (!v.ok())
-    return Error{
-        fmt::format("regex '{}' captured '{}', which is not a number", pattern, clip(last)), "", 0};
+    return Error::invalid(
+        fmt::format("regex '{}' captured '{}', which is not a number", pattern, clip(last)));
   return v;
 }
 
@@ -179,21 +176,20 @@ Result<double> extract_json(std::string_view text, const std::string& pointer) {
   }
   std::size_t end = text.find_last_of("}]");
   if (begin == std::string_view::npos || end == std::string_view::npos || end < begin)
-    return Error{
-        fmt::format("output is not JSON: no line starts with '{{' or '[' in {} bytes", text.size()),
-        "", 0};
+    return Error::invalid(fmt::format(
+        "output is not JSON: no line starts with '{{' or '[' in {} bytes", text.size()));
   // nlohmann parses deep documents, but dump() and the error paths here recurse.
   if (Status depth = check_json_nesting(text, "stdout"); !depth.ok())
-    return Error{"output is not usable JSON: " + depth.error().message(), "", 0};
+    return Error::invalid("output is not usable JSON: " + depth.error().message());
   json doc;
   try {
     doc = json::parse(text.substr(begin, end + 1 - begin));
   } catch (const json::exception& e) {
-    return Error{fmt::format("output is not JSON: {}", json_what(e)), "", 0};
+    return Error::invalid(fmt::format("output is not JSON: {}", json_what(e)));
   }
   if (!doc.contains(*ptr))
-    return Error{fmt::format("no value at json pointer {}{}", pointer, nearest_parent(doc, *ptr)),
-                 "", 0};
+    return Error::missing(
+        fmt::format("no value at json pointer {}{}", pointer, nearest_parent(doc, *ptr)));
   const json& v = doc.at(*ptr);
   if (v.is_number()) {
     double d = v.get<double>();
@@ -203,9 +199,8 @@ Result<double> extract_json(std::string_view text, const std::string& pointer) {
     auto d = parse_number(v.get<std::string>());
     if (d.ok()) return d;
   }
-  return Error{fmt::format("json pointer {} holds {} {}, not a number", pointer, v.type_name(),
-                           clip(v.dump())),
-               "", 0};
+  return Error::invalid(fmt::format("json pointer {} holds {} {}, not a number", pointer,
+                                    v.type_name(), clip(v.dump())));
 }
 
 Result<double> extract_metric(std::string_view text, const MetricExpr& m, Deadline deadline) {

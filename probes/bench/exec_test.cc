@@ -79,7 +79,7 @@ TEST_CASE("exec bench: a failed, killed or silent command is an error naming ben
         "bench 'iperf3-loopback': no metric in the output of iperf3: no value at json pointer "
         "/end/sum_received/bits_per_second (the document has: start)");
 
-  fake->push(Error{"cannot run", "/usr/bin/iperf3", ENOENT});
+  fake->push(Error::missing("cannot run", "/usr/bin/iperf3", ENOENT));
   CHECK(error_of(b.run()) ==
         "bench 'iperf3-loopback': /usr/bin/iperf3: cannot run: No such file or directory");
 }
@@ -193,7 +193,7 @@ TEST_CASE("exec bench: iperf3 -J over loopback (live)") {
   std::thread srv([&] { (void)runner.run(server); });
   ExecBenchmark b(iperf3_config(port));
   REQUIRE(b.check().ok());
-  Result<Measurement> m = Error{"not run", "", 0};
+  Result<Measurement> m = Error::io("not run");
   for (int attempt = 0; attempt < 20; ++attempt) {  // until the server listens
     m = b.run();
     if (m.ok()) break;

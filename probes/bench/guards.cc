@@ -23,7 +23,7 @@ Result<uint64_t> read_counter(const Root& root, const std::string& path) {
   auto text = root.read(path);
   if (!text.ok()) return text.error();
   auto v = parse_u64(*text);
-  if (!v) return Error{fmt::format("'{}' is not a counter", trim(*text)), path, 0};
+  if (!v) return Error::invalid(fmt::format("'{}' is not a counter", trim(*text)), path);
   return *v;
 }
 
@@ -61,18 +61,18 @@ Result<TcpCounters> parse_snmp_tcp(std::string_view snmp) {
     if (!starts_with(lines[i], "Tcp:") || !starts_with(lines[i + 1], "Tcp:")) continue;
     std::vector<std::string_view> names = split_ws(lines[i]), values = split_ws(lines[i + 1]);
     if (names.size() != values.size())
-      return Error{fmt::format("Tcp: {} names but {} values", names.size(), values.size()),
-                   "/proc/net/snmp", 0};
+      return Error::invalid(fmt::format("Tcp: {} names but {} values", names.size(), values.size()),
+                            "/proc/net/snmp");
     std::optional<uint64_t> out, retrans;
     for (std::size_t k = 1; k < names.size(); ++k) {
       if (names[k] == "OutSegs") out = parse_u64(values[k]);
       if (names[k] == "RetransSegs") retrans = parse_u64(values[k]);
     }
     if (!out || !retrans)
-      return Error{"Tcp: has no numeric OutSegs and RetransSegs", "/proc/net/snmp", 0};
+      return Error::invalid("Tcp: has no numeric OutSegs and RetransSegs", "/proc/net/snmp");
     return TcpCounters{*out, *retrans};
   }
-  return Error{"no Tcp: lines", "/proc/net/snmp", 0};
+  return Error::missing("no Tcp: lines", "/proc/net/snmp");
 }
 
 Result<std::map<std::string, NicCounters>> parse_net_dev(std::string_view text) {
@@ -85,16 +85,16 @@ Result<std::map<std::string, NicCounters>> parse_net_dev(std::string_view text) 
     auto colon = line.find(':');
     if (line_no <= 2 || trim(line).empty()) continue;
     if (colon == std::string_view::npos)
-      return Error{fmt::format("line {}: no 'name:'", line_no), "/proc/net/dev", 0};
+      return Error::invalid(fmt::format("line {}: no 'name:'", line_no), "/proc/net/dev");
     std::vector<std::string_view> f = split_ws(line.substr(colon + 1));
     std::optional<uint64_t> v[16];
     if (f.size() != 16)
-      return Error{fmt::format("line {}: {} counters, expected 16", line_no, f.size()),
-                   "/proc/net/dev", 0};
+      return Error::invalid(fmt::format("line {}: {} counters, expected 16", line_no, f.size()),
+                            "/proc/net/dev");
     for (std::size_t i = 0; i < 16; ++i)
       if (!(v[i] = parse_u64(f[i])))
-        return Error{fmt::format("line {}: '{}' is not a counter", line_no, f[i]), "/proc/net/dev",
-                     0};
+        return Error::invalid(fmt::format("line {}: '{}' is not a counter", line_no, f[i]),
+                              "/proc/net/dev");
     NicCounters c;
     c.rx_packets = *v[1];
     c.tx_packets = *v[9];
@@ -124,7 +124,7 @@ Result<NicCounterSample> sample_present_nic_counters(const Root& root,
     }
     NicCounters c = it->second;
     auto flaps = read_counter(root, "sys/class/net/" + name + "/carrier_changes");
-    if (!flaps.ok() && flaps.error().err == ENOENT) {  // unregistered since proc/net/dev
+    if (!flaps.ok() && flaps.error().is(ErrorKind::missing)) {  // unregistered since proc/net/dev
       out.missing.push_back(name);
       continue;
     }
@@ -140,8 +140,9 @@ Result<std::map<std::string, NicCounters>> sample_nic_counters(
   auto sample = sample_present_nic_counters(root, interfaces);
   if (!sample.ok()) return sample.error();
   if (!sample->missing.empty())
-    return Error{fmt::format("no interface {} in this network namespace", sample->missing.front()),
-                 "/proc/net/dev", 0};
+    return Error::missing(
+        fmt::format("no interface {} in this network namespace", sample->missing.front()),
+        "/proc/net/dev");
   return std::move(sample->counters);
 }
 

@@ -106,15 +106,17 @@ Result<CpuSet> latency_cpus(const Topology& topo, const CpuSet& allowed,
   if (!opts.cpus.empty()) {
     CpuSet outside = opts.cpus.minus(allowed);
     if (!outside.empty())
-      return Error{"CPUs " + outside.to_string() + " are not allowed to this process (" +
+      return Error{ErrorKind::invalid,
+                   "CPUs " + outside.to_string() + " are not allowed to this process (" +
                        allowed.to_string() + ")",
                    "latency", EINVAL};
     return opts.cpus;
   }
   CpuSet chosen = last_cpu_per_node(topo, allowed);
   if (chosen.empty())
-    return Error{"no NUMA node has a CPU this process may run on (" + allowed.to_string() + ")",
-                 "latency", ENOENT};
+    return Error::missing(
+        "no NUMA node has a CPU this process may run on (" + allowed.to_string() + ")", "latency",
+        ENOENT);
   return chosen;
 }
 
@@ -122,11 +124,13 @@ LatencyBench::LatencyBench(Topology topo, LatencyOptions opts)
     : topo_(std::move(topo)), opts_(std::move(opts)) {}
 
 Status LatencyBench::check() {
-  if (opts_.interval.count() <= 0) return Error{"interval must be positive", "latency", EINVAL};
+  if (opts_.interval.count() <= 0)
+    return Error{ErrorKind::invalid, "interval must be positive", "latency", EINVAL};
   if (opts_.duration < opts_.interval)
-    return Error{"duration is shorter than one interval", "latency", EINVAL};
+    return Error{ErrorKind::invalid, "duration is shorter than one interval", "latency", EINVAL};
   if (opts_.priority < 0 || opts_.priority > ::sched_get_priority_max(SCHED_FIFO))
-    return Error{"priority must be 0 (SCHED_OTHER) or a SCHED_FIFO priority 1-" +
+    return Error{ErrorKind::invalid,
+                 "priority must be 0 (SCHED_OTHER) or a SCHED_FIFO priority 1-" +
                      std::to_string(::sched_get_priority_max(SCHED_FIFO)),
                  "latency", EINVAL};
   auto cpus = latency_cpus(topo_, allowed_cpus(), opts_);

@@ -25,7 +25,7 @@ constexpr uint64_t kArrayGap = 1088;
 
 std::string node_name(unsigned n) { return "node" + std::to_string(n); }
 
-Error invalid(const std::string& what) { return Error{what, "membw", EINVAL}; }
+Error invalid(const std::string& what) { return Error{ErrorKind::invalid, what, "membw", EINVAL}; }
 
 // Each array's start in the mapping: a page-rounded array plus kArrayGap.
 uint64_t array_stride(uint64_t elements) {
@@ -40,7 +40,8 @@ Status check_free_memory(const MembwPlan& plan) {
     auto free_bytes = node_free_bytes(n.node);
     if (!free_bytes.ok()) return free_bytes.error();
     if (2 * need > *free_bytes)
-      return Error{fmt::format("needs {} MiB (3 arrays), more than half of the {} MiB free "
+      return Error{ErrorKind::invalid,
+                   fmt::format("needs {} MiB (3 arrays), more than half of the {} MiB free "
                                "(a benchmark may use at most half of a node's free memory); "
                                "lower array_bytes or cache_multiple",
                                need >> 20, *free_bytes >> 20),
@@ -140,17 +141,19 @@ Result<MembwPlan> plan_membw(const Topology& topo, const CpuSet& allowed,
       auto it =
           std::find_if(all.begin(), all.end(), [&](const NodeCpus& n) { return n.node == want; });
       if (it == all.end())
-        return Error{"no such NUMA node, or none of its CPUs is allowed to this process (" +
-                         allowed.to_string() + ")",
-                     "membw: " + node_name(want), ENOENT};
+        return Error::missing(
+            "no such NUMA node, or none of its CPUs is allowed to this process (" +
+                allowed.to_string() + ")",
+            "membw: " + node_name(want), ENOENT);
       if (std::none_of(plan.nodes.begin(), plan.nodes.end(),
                        [&](const NodeCpus& n) { return n.node == want; }))
         plan.nodes.push_back(*it);
     }
   }
   if (plan.nodes.empty())
-    return Error{"no NUMA node has a CPU this process may run on (" + allowed.to_string() + ")",
-                 "membw", ENOENT};
+    return Error::missing(
+        "no NUMA node has a CPU this process may run on (" + allowed.to_string() + ")", "membw",
+        ENOENT);
 
   uint64_t bytes = opts.array_bytes;
   unsigned max_threads = 0;

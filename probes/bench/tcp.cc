@@ -14,7 +14,7 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 Error bench_error(const TcpConfig& c, std::string what, int err = 0) {
-  return Error{std::move(what), fmt::format("bench '{}'", c.name), err};
+  return errno_error(std::move(what), fmt::format("bench '{}'", c.name), err);
 }
 
 std::string address_of(const TcpConfig& c) {

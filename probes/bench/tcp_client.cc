@@ -31,15 +31,16 @@ Result<Socket> open_session(const Endpoint& server, const Hello& h,
   auto s = connect_to(server, connect_timeout, kIoTimeout);
   if (!s.ok()) return s.error();
   auto hello = encode(h);
-  Status sent = send_all(s->fd(), hello.data(), hello.size(), "the hello");
-  if (!sent.ok()) return Error{sent.error().what, server.text(), sent.error().err};
+  Status sent = send_all(s->get(), hello.data(), hello.size(), "the hello");
+  if (!sent.ok())
+    return Error{sent.error().kind, sent.error().what, server.text(), sent.error().err};
   uint8_t echo[kHelloSize];
-  Status got = recv_all(s->fd(), echo, sizeof echo, "the server answered the hello");
+  Status got = recv_all(s->get(), echo, sizeof echo, "the server answered the hello");
   if (!got.ok())
-    return Error{got.error().what + " (is a tuner tcp server listening there?)", server.text(),
-                 got.error().err};
+    return Error{got.error().kind, got.error().what + " (is a tuner tcp server listening there?)",
+                 server.text(), got.error().err};
   if (std::memcmp(echo, hello.data(), kHelloSize) != 0)
-    return Error{"the server answered with something other than our hello", server.text(), 0};
+    return Error::invalid("the server answered with something other than our hello", server.text());
   return std::move(*s);
 }
 
@@ -53,7 +54,7 @@ struct Stream {
 
 void send_until(Stream& s, Clock::time_point stop_at, uint32_t write_size) {
   std::vector<char> buf(write_size, 'T');
-  int fd = s.sock.fd();
+  int fd = s.sock.get();
   while (Clock::now() < stop_at) {
     ssize_t k = ::send(fd, buf.data(), buf.size(), MSG_NOSIGNAL);
     if (k < 0 && errno == EINTR) continue;
@@ -133,13 +134,13 @@ Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
   for (std::size_t i = 0; i < st.size(); ++i) {
     if (!st[i].status.ok()) {
       Error e = st[i].status.error();
-      return Error{fmt::format("stream {} of {}: {}", i + 1, streams, e.what), server.text(),
-                   e.err};
+      return Error{e.kind, fmt::format("stream {} of {}: {}", i + 1, streams, e.what),
+                   server.text(), e.err};
     }
     if (st[i].counted != st[i].sent)
-      return Error{fmt::format("stream {}: the server counted {} bytes of {} sent", i + 1,
-                               st[i].counted, st[i].sent),
-                   server.text(), 0};
+      return Error::io(fmt::format("stream {}: the server counted {} bytes of {} sent", i + 1,
+                                   st[i].counted, st[i].sent),
+                       server.text());
     r.bytes += st[i].counted;
     r.connections += st[i].connections;
     last = std::max(last, st[i].end);
@@ -153,7 +154,7 @@ Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds durati
   Hello h{Mode::rr, size, static_cast<uint32_t>(duration.count())};
   auto sock = open_session(server, h, kConnectTimeout);
   if (!sock.ok()) return sock.error();
-  Status nd = set_nodelay(sock->fd());
+  Status nd = set_nodelay(sock->get());
   if (!nd.ok()) return nd.error();
   RrResult r;
   Status bound = Ok{};
@@ -164,10 +165,10 @@ Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds durati
     r.rtt_ns.reserve(std::min<std::size_t>(kMaxSamples, 1u << 20));
     const auto deadline = Clock::now() + duration;
     for (auto t0 = Clock::now(); t0 < deadline && r.rtt_ns.size() < kMaxSamples;) {
-      Status s = send_all(sock->fd(), buf.data(), buf.size(), "a request");
-      if (s.ok()) s = recv_all(sock->fd(), buf.data(), buf.size(), "a response");
+      Status s = send_all(sock->get(), buf.data(), buf.size(), "a request");
+      if (s.ok()) s = recv_all(sock->get(), buf.data(), buf.size(), "a response");
       if (!s.ok()) {
-        bound = Error{"rr: " + s.error().what, server.text(), s.error().err};
+        bound = Error{s.error().kind, "rr: " + s.error().what, server.text(), s.error().err};
         return;
       }
       auto t1 = Clock::now();
@@ -177,8 +178,8 @@ Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds durati
   });
   worker.join();
   if (!bound.ok()) return bound.error();
-  if (r.rtt_ns.empty()) return Error{"rr: no transaction completed", server.text(), 0};
-  auto info = connection_counters(sock->fd());
+  if (r.rtt_ns.empty()) return Error::io("rr: no transaction completed", server.text());
+  auto info = connection_counters(sock->get());
   if (!info.ok()) return info.error();
   r.connections = *info;
   return r;

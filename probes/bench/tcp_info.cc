@@ -16,7 +16,8 @@ Result<ConnectionCounters> connection_counters(int fd) {
   if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
     return errno_error("getsockopt(TCP_INFO)", "tcp");
   if (len < offsetof(struct tcp_info, tcpi_segs_out) + sizeof info.tcpi_segs_out)
-    return Error{"this kernel's TCP_INFO has no tcpi_segs_out (needs Linux 4.2)", "tcp", 0};
+    return Error::unsupported("this kernel's TCP_INFO has no tcpi_segs_out (needs Linux 4.2)",
+                              "tcp");
   return ConnectionCounters{info.tcpi_segs_out, info.tcpi_total_retrans};
 }
 

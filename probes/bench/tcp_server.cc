@@ -18,7 +18,7 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 struct TcpServer::Conn {
-  int fd = -1;
+  UniqueFd fd;
   bool done = false;
   std::thread thread;
 };
@@ -35,7 +35,7 @@ Status serve_stream(int fd, const Hello& h, Clock::time_point deadline) {
     if (k == 0) break;
     total += static_cast<uint64_t>(k);
     if (Clock::now() > deadline)
-      return Error{"stream: client ran past its duration", "tcp server", 0};
+      return Error::invalid("stream: client ran past its duration", "tcp server");
   }
   uint8_t count[8];
   for (int i = 0; i < 8; ++i) count[i] = static_cast<uint8_t>(total >> (56 - 8 * i));
@@ -58,7 +58,8 @@ Status serve_rr(int fd, const Hello& h, Clock::time_point deadline) {
     }
     Status s = send_all(fd, buf.data(), buf.size(), "a response");
     if (!s.ok()) return s;
-    if (Clock::now() > deadline) return Error{"rr: client ran past its duration", "tcp server", 0};
+    if (Clock::now() > deadline)
+      return Error::invalid("rr: client ran past its duration", "tcp server");
   }
 }
 
@@ -89,7 +90,7 @@ Result<std::unique_ptr<TcpServer>> TcpServer::start(ServerOptions options) {
   auto l = listen_on(s->options_.at, s->options_.netns);
   if (!l.ok()) return l.error();
   s->listener_ = std::move(*l);
-  auto port = local_port(s->listener_.fd());
+  auto port = local_port(s->listener_.get());
   if (!port.ok()) return port.error();
   s->port_ = *port;
   s->acceptor_ = std::thread([srv = s.get()] { srv->accept_loop(); });
@@ -103,31 +104,27 @@ TcpServer::~TcpServer() { stop(); }
 void TcpServer::accept_loop() {
   if (!options_.cpus.empty()) (void)bind_this_thread(options_.cpus);
   while (!stop_.load()) {
-    pollfd p{listener_.fd(), POLLIN, 0};
+    pollfd p{listener_.get(), POLLIN, 0};
     int rc = ::poll(&p, 1, 100);
     reap(false);
     if (rc <= 0) continue;
-    int fd = ::accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) {
+    UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    if (!fd) {
       if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
         std::this_thread::sleep_for(10ms);  // out of descriptors or memory: do not spin
       continue;
     }
     std::lock_guard<std::mutex> lock(mu_);
-    if (conns_.size() >= options_.max_connections) {
-      ::close(fd);
-      continue;
-    }
+    if (conns_.size() >= options_.max_connections) continue;  // fd closes here
     accepted_.fetch_add(1);
     auto conn = std::make_unique<Conn>();
-    conn->fd = fd;
+    conn->fd = std::move(fd);
     Conn* c = conn.get();
     conn->thread = std::thread([this, c] {
       if (!options_.cpus.empty()) (void)bind_this_thread(options_.cpus);
-      (void)handle_connection(c->fd);
+      (void)handle_connection(c->fd.get());
       std::lock_guard<std::mutex> done_lock(mu_);
-      ::close(c->fd);
-      c->fd = -1;
+      c->fd.reset();
       c->done = true;
     });
     conns_.push_back(std::move(conn));
@@ -140,7 +137,7 @@ void TcpServer::reap(bool all) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = conns_.begin(); it != conns_.end();) {
       if (all || (*it)->done) {
-        if (all && (*it)->fd >= 0) ::shutdown((*it)->fd, SHUT_RDWR);
+        if (all && (*it)->fd) ::shutdown((*it)->fd.get(), SHUT_RDWR);
         finished.push_back(std::move(*it));
         it = conns_.erase(it);
       } else {

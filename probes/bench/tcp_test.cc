@@ -101,7 +101,7 @@ TEST_CASE("tcp bench: a peer running serve(), and a peer with nothing listening"
   o.lifetime = 30s;
   o.on_listening = [&](uint16_t p) { port = p; };
   o.should_stop = [&] { return done.load(); };
-  Status served = Error{"not run", "", 0};
+  Status served = Error::io("not run");
   std::thread server([&] { served = tcp::serve(o); });
   for (int i = 0; i < 200 && port == 0; ++i) std::this_thread::sleep_for(10ms);
   REQUIRE(port != 0);
@@ -136,9 +136,9 @@ TEST_CASE("tcp server: a stranger is turned away, the next client is served") {
     auto s = tcp::connect_to(at, 1s, 2s);
     REQUIRE(s.ok());
     const char http[] = "GET / HTTP/1.0\r\n\r\n";
-    REQUIRE(tcp::send_all(s->fd(), http, sizeof http - 1, "a request").ok());
+    REQUIRE(tcp::send_all(s->get(), http, sizeof http - 1, "a request").ok());
     char c;
-    CHECK(::recv(s->fd(), &c, 1, 0) <= 0);  // closed (or reset) without an answer
+    CHECK(::recv(s->get(), &c, 1, 0) <= 0);  // closed (or reset) without an answer
   }
   CHECK(tcp::probe(at, 1s).ok());
   CHECK((*server)->accepted() == 2);

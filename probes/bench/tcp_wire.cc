@@ -37,12 +37,12 @@ int timeout_errno(int e) { return e == EAGAIN || e == EWOULDBLOCK ? ETIMEDOUT : 
 
 Result<Socket> make_listener(const Endpoint& at) {
   Socket s(::socket(at.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (s.fd() < 0) return errno_error("socket", at.text());
+  if (!s) return errno_error("socket", at.text());
   int one = 1;
-  ::setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (::bind(s.fd(), reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0)
+  ::setsockopt(s.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(s.get(), reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0)
     return errno_error("cannot listen: bind", at.text());
-  if (::listen(s.fd(), 128) != 0) return errno_error("cannot listen", at.text());
+  if (::listen(s.get(), 128) != 0) return errno_error("cannot listen", at.text());
   return s;
 }
 
@@ -74,7 +74,8 @@ Result<Endpoint> parse_endpoint(std::string_view address, uint16_t port) {
   std::string service = std::to_string(port);
   int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
   if (rc != 0 || !res)
-    return Error{fmt::format("'{}' is not a numeric IPv4 or IPv6 address", address), "tcp", 0};
+    return Error::invalid(fmt::format("'{}' is not a numeric IPv4 or IPv6 address", address),
+                          "tcp");
   Endpoint ep;
   std::memcpy(&ep.addr, res->ai_addr, res->ai_addrlen);
   ep.len = res->ai_addrlen;
@@ -93,39 +94,23 @@ std::array<uint8_t, kHelloSize> encode(const Hello& h) {
 }
 
 Result<Hello> decode(const uint8_t* b) {
-  if (std::memcmp(b, kMagic, 4) != 0) return Error{"not a tuner tcp client (bad magic)", "tcp", 0};
+  if (std::memcmp(b, kMagic, 4) != 0)
+    return Error::invalid("not a tuner tcp client (bad magic)", "tcp");
   if (b[4] != kVersion)
-    return Error{fmt::format("tcp protocol version {}, this tuner speaks {}", b[4], kVersion),
-                 "tcp", 0};
+    return Error::unsupported(
+        fmt::format("tcp protocol version {}, this tuner speaks {}", b[4], kVersion), "tcp");
   Hello h;
-  if (b[5] < 1 || b[5] > 3) return Error{fmt::format("unknown mode {}", b[5]), "tcp", 0};
+  if (b[5] < 1 || b[5] > 3) return Error::invalid(fmt::format("unknown mode {}", b[5]), "tcp");
   h.mode = static_cast<Mode>(b[5]);
   h.msg_size = get32(b + 8);
   h.duration_ms = get32(b + 12);
   if (h.msg_size < 1 || h.msg_size > kMaxMsgSize)
-    return Error{fmt::format("message size {} out of 1..{}", h.msg_size, kMaxMsgSize), "tcp", 0};
+    return Error::invalid(fmt::format("message size {} out of 1..{}", h.msg_size, kMaxMsgSize),
+                          "tcp");
   if (h.duration_ms > kMaxDurationMs)
-    return Error{fmt::format("duration {} ms over {} ms", h.duration_ms, kMaxDurationMs), "tcp", 0};
+    return Error::invalid(fmt::format("duration {} ms over {} ms", h.duration_ms, kMaxDurationMs),
+                          "tcp");
   return h;
-}
-
-Socket& Socket::operator=(Socket&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = o.fd_;
-    o.fd_ = -1;
-  }
-  return *this;
-}
-
-Socket::~Socket() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-int Socket::release() {
-  int fd = fd_;
-  fd_ = -1;
-  return fd;
 }
 
 Status set_io_timeout(int fd, std::chrono::milliseconds t) {
@@ -147,10 +132,10 @@ Status set_nodelay(int fd) {
 Result<Socket> connect_to(const Endpoint& to, std::chrono::milliseconds timeout,
                           std::chrono::milliseconds io_timeout) {
   Socket s(::socket(to.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (s.fd() < 0) return errno_error("socket", to.text());
-  if (::connect(s.fd(), reinterpret_cast<const sockaddr*>(&to.addr), to.len) != 0) {
+  if (!s) return errno_error("socket", to.text());
+  if (::connect(s.get(), reinterpret_cast<const sockaddr*>(&to.addr), to.len) != 0) {
     if (errno != EINPROGRESS) return errno_error("cannot connect", to.text());
-    pollfd p{s.fd(), POLLOUT, 0};
+    pollfd p{s.get(), POLLOUT, 0};
     int rc;
     do rc = ::poll(&p, 1, static_cast<int>(timeout.count()));
     while (rc < 0 && errno == EINTR);
@@ -159,11 +144,11 @@ Result<Socket> connect_to(const Endpoint& to, std::chrono::milliseconds timeout,
                          to.text(), ETIMEDOUT);
     int err = 0;
     socklen_t len = sizeof err;
-    ::getsockopt(s.fd(), SOL_SOCKET, SO_ERROR, &err, &len);
+    ::getsockopt(s.get(), SOL_SOCKET, SO_ERROR, &err, &len);
     if (err != 0) return errno_error("cannot connect", to.text(), err);
   }
-  ::fcntl(s.fd(), F_SETFL, ::fcntl(s.fd(), F_GETFL) & ~O_NONBLOCK);
-  Status t = set_io_timeout(s.fd(), io_timeout);
+  ::fcntl(s.get(), F_SETFL, ::fcntl(s.get(), F_GETFL) & ~O_NONBLOCK);
+  Status t = set_io_timeout(s.get(), io_timeout);
   if (!t.ok()) return t.error();
   return s;
 }
@@ -174,7 +159,8 @@ Status check_netns(const std::string& name) {
     plain = plain &&
             (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
   if (!plain)
-    return Error{fmt::format("netns '{}' must be a name from `ip netns list`", name), "tcp", 0};
+    return Error::invalid(fmt::format("netns '{}' must be a name from `ip netns list`", name),
+                          "tcp");
   std::string path = "/run/netns/" + name;
   if (::access(path.c_str(), F_OK) != 0) return errno_error("no such network namespace", path);
   return Ok{};
@@ -184,21 +170,20 @@ Result<Socket> listen_on(const Endpoint& at, const std::string& netns) {
   if (netns.empty()) return make_listener(at);
   Status named = check_netns(netns);
   if (!named.ok()) return named.error();
-  Result<Socket> out = Error{"not run", "", 0};
+  Result<Socket> out = Error::io("not run");
   // setns(CLONE_NEWNET) moves only the calling thread: do it in one that ends here.
   std::thread t([&] {
     std::string path = "/run/netns/" + netns;
-    int ns = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (ns < 0) {
+    UniqueFd ns(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!ns) {
       out = errno_error("cannot open", path);
       return;
     }
-    if (::setns(ns, CLONE_NEWNET) != 0) {
+    if (::setns(ns.get(), CLONE_NEWNET) != 0) {
       out = errno_error("setns", path);
-      ::close(ns);
       return;
     }
-    ::close(ns);
+    ns.reset();
     out = make_listener(at);
   });
   t.join();
@@ -235,7 +220,7 @@ Status recv_all(int fd, void* data, std::size_t n, const char* what) {
     if (k < 0 && errno == EINTR) continue;
     if (k < 0)
       return errno_error(std::string("cannot receive ") + what, "tcp", timeout_errno(errno));
-    if (k == 0) return Error{std::string("peer closed the connection before ") + what, "tcp", 0};
+    if (k == 0) return Error::io(std::string("peer closed the connection before ") + what, "tcp");
     p += k;
     n -= static_cast<std::size_t>(k);
   }

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "base/unique_fd.h"
 
 namespace tuner::bench::tcp {
 
@@ -50,22 +51,8 @@ std::array<uint8_t, kHelloSize> encode(const Hello& h);
 /// Refuses a wrong magic or version, an unknown mode, sizes or durations out of bounds.
 Result<Hello> decode(const uint8_t* bytes);
 
-/// Owns one socket descriptor.
-class Socket {
- public:
-  Socket() = default;
-  explicit Socket(int fd) : fd_(fd) {}
-  Socket(Socket&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  Socket& operator=(Socket&& o) noexcept;
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  ~Socket();
-  int fd() const { return fd_; }
-  int release();
-
- private:
-  int fd_ = -1;
-};
+/// A socket descriptor, owned as every descriptor is (base/unique_fd.h).
+using Socket = UniqueFd;
 
 /// Connects within `timeout`, then sets `io_timeout` on sends and receives so no later
 /// call can hang.

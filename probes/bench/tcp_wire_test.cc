@@ -2,6 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
+
+#include "probes/bench/exec_metric.h"
+
 using namespace tuner::bench::tcp;
 
 TEST_CASE("tcp wire: the hello round-trips and has a fixed layout") {
@@ -56,4 +60,24 @@ TEST_CASE("tcp wire: netns names are plain names under /run/netns") {
   CHECK_FALSE(check_netns("").ok());
   CHECK(check_netns("tuner-no-such-ns-xyz").error().message() ==
         "/run/netns/tuner-no-such-ns-xyz: no such network namespace: No such file or directory");
+}
+
+TEST_CASE("tcp wire and exec metrics: errors carry the kind a caller decides on") {
+  using tuner::ErrorKind;
+  auto b = encode(Hello{Mode::stream, 1, 1000});
+  auto bad_magic = b;
+  bad_magic[0] = 'X';
+  CHECK(decode(bad_magic.data()).error().is(ErrorKind::invalid));
+  auto newer = b;
+  newer[4] = 2;  // a protocol version this tuner does not speak
+  CHECK(decode(newer.data()).error().is(ErrorKind::unsupported));
+  CHECK(parse_endpoint("example.com", 1).error().is(ErrorKind::invalid));
+  // A metric the output does not hold is missing; one it holds wrongly is invalid.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  CHECK(tuner::bench::extract_regex("no digits here", "([0-9]+) ops", deadline)
+            .error()
+            .is(ErrorKind::missing));
+  CHECK(tuner::bench::extract_json(R"({"a": 1})", "/b").error().is(ErrorKind::missing));
+  CHECK(tuner::bench::extract_json(R"({"a": "x"})", "/a").error().is(ErrorKind::invalid));
+  CHECK(tuner::bench::extract_regex("x", "(", deadline).error().is(ErrorKind::invalid));
 }

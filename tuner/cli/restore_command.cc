@@ -51,11 +51,11 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
   std::vector<ChangeReport> gone;
   for (const auto& [id, k] : state->knobs) {
     auto knob = knobs.make(id);
-    Error why;
+    std::optional<Error> why;
     if (!knob.ok()) why = knob.error();
     else if (auto v = (*knob)->read(); !v.ok()) why = v.error();
-    if (why.is(ErrorKind::missing)) {
-      gone.push_back({id, std::nullopt, k.value, ChangeStatus::gone, why.message()});
+    if (why && why->is(ErrorKind::missing)) {
+      gone.push_back({id, std::nullopt, k.value, ChangeStatus::gone, why->message()});
       continue;
     }
     plan.changes.push_back({id, k.group, std::nullopt, k.value, "kept by run " + k.run_id});

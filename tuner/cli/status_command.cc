@@ -59,7 +59,7 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
   for (const auto& [id, k] : state.knobs) {
     KeptReading r{id, k.value, k.before, k.run_id, k.group, std::nullopt, ""};
     auto knob = knobs.make(id);
-    Error why;
+    std::optional<Error> why;
     if (knob.ok()) {
       auto v = (*knob)->read();
       if (v.ok()) r.live = *v;
@@ -67,9 +67,9 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
     } else {
       why = knob.error();
     }
-    if (!r.live) {
-      r.error = why.message();
-      r.gone = why.is(ErrorKind::missing);
+    if (why) {
+      r.error = why->message();
+      r.gone = why->is(ErrorKind::missing);
     }
     drift += r.drifted();
     readings.push_back(std::move(r));

@@ -19,8 +19,6 @@ std::string FileKnob::mismatch(const std::string& now, const std::string& want) 
   return "wrote '" + want + "' but the kernel reads back '" + now + "'";
 }
 
-Error FileKnob::labelled(const Error& e) const {
-  return Error{e.what, e.where.empty() ? id_str_ : id_str_ + " (" + e.where + ")", e.err, e.kind};
-}
+Error FileKnob::labelled(const Error& e) const { return e.labelled(id_str_); }
 
 }  // namespace tuner

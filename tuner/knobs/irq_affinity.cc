@@ -36,9 +36,7 @@ class IrqAffinityKnob : public MachineKnob {
     auto dir = irq_dir();
     if (!dir.ok()) return dir.error();
     auto text = read_proc_file(ctx_.root, *dir + "/smp_affinity_list");
-    if (!text.ok())
-      return Error{text.error().what, label() + " (" + text.error().where + ")", text.error().err,
-                   text.error().kind};
+    if (!text.ok()) return text.error().labelled(label());
     auto set = CpuSet::parse(*text);
     if (!set.ok()) return Error::invalid(set.error().what, label());
     return set->to_string();

@@ -18,8 +18,8 @@ std::string MachineKnob::mismatch(const std::string& now, const std::string& wan
 
 Status MachineKnob::write(const std::string& value) {
   if (!ctx_.may_write())
-    return Error{"refusing to write outside the live machine (--root " + ctx_.root.dir() + ")",
-                 id_str_, 0, ErrorKind::denied};
+    return Error::denied(
+        "refusing to write outside the live machine (--root " + ctx_.root.dir() + ")", id_str_);
   auto want = canonical(value);
   if (!want.ok()) return want.error();
   // Best effort: without a before value a failed write cannot be reverted, but a write

@@ -164,8 +164,8 @@ std::string dropin_mismatch(const Root& root, const Dropin& d, const std::string
 Status systemctl_after_dropin(Systemctl& sc, const Root& root, const Dropin& d,
                               const std::string& knob_id, const std::vector<std::string>& args) {
   if (auto r = sc.run(args); !r.ok())
-    return Error{"wrote " + d.shown(root) + " but " + r.error().message(), knob_id, r.error().err,
-                 r.error().kind};
+    return Error{r.error().kind, "wrote " + d.shown(root) + " but " + r.error().message(), knob_id,
+                 r.error().err};
   return Ok{};
 }
 

@@ -21,7 +21,7 @@ class NicKnob : public MachineKnob {
   /// A device's error said of this knob: "cannot set rings to '...': " + its text,
   /// with its errno and kind.
   Error nic_error(const std::string& what, const Error& e) const {
-    return Error{what + e.what, id_str_, e.err, e.kind};
+    return Error{e.kind, what + e.what, id_str_, e.err};
   }
 
   /// Notes whether the link is up: only a link that was up is waited for.

@@ -159,7 +159,7 @@ Result<std::unique_ptr<Knob>> make_numa_cgroup_knob(const KnobId& id, KnobContex
     return Error::missing("cgroup '" + id.name + "' does not exist on this machine (no " +
                               on_machine + "/" + id.name + " or " + on_machine + "/" + v1 + ")",
                           ids, ENOENT);
-  return Error{e.what, e.where.empty() ? ids : ids + ": " + e.where, e.err, e.kind};
+  return e.context(ids);
 }
 
 }  // namespace tuner

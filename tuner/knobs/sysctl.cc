@@ -41,8 +41,9 @@ class SysctlKnob : public FileKnob {
     if (auto number = partner_value(v)) {  // a pair's other key, as read() gives it
       auto n = parse_u64(*number);
       if (!n || *n == 0 || number->front() == '0')
-        return Error{"'" + v + "': expected the partner's value as a positive decimal number",
-                     id_str_, EINVAL, ErrorKind::invalid};
+        return Error{ErrorKind::invalid,
+                     "'" + v + "': expected the partner's value as a positive decimal number",
+                     id_str_, EINVAL};
       return v;
     }
     auto now = read();
@@ -50,12 +51,12 @@ class SysctlKnob : public FileKnob {
     if (Status s = writable(); !s.ok()) return s.error();
     // EINVAL: what the kernel's handler answers, or would have to.
     if (Status s = check_sysctl_value(id_.name, *now, v); !s.ok())
-      return Error{s.error().what, id_str_, EINVAL, ErrorKind::invalid};
+      return Error{ErrorKind::invalid, s.error().what, id_str_, EINVAL};
     if (id_.name == "net.ipv4.tcp_congestion_control") {
       std::set<std::string> offered = congestion_controls();
       if (!offered.empty())
         if (Status s = check_sysctl_choice(id_.name, v, offered); !s.ok())
-          return Error{s.error().what, id_str_, ENOENT, ErrorKind::invalid};
+          return Error{ErrorKind::invalid, s.error().what, id_str_, ENOENT};
     }
     return v;
   }
@@ -89,9 +90,10 @@ class SysctlKnob : public FileKnob {
     struct stat st {};
     if (::fstat(fd->get(), &st) == 0 && (st.st_mode & 0222) == 0)
       return Error{
+          ErrorKind::invalid,
           fmt::format("read-only on this kernel (mode {:04o}): it refuses every write, root's too",
                       st.st_mode & 07777),
-          id_str_, EACCES, ErrorKind::invalid};
+          id_str_, EACCES};
     return Ok{};
   }
 
@@ -139,7 +141,7 @@ Result<std::unique_ptr<Knob>> make_sysctl_knob(const KnobId& id, KnobContext& ct
                               : (e.where.empty() ? e.what : e.where + ": " + e.what);
     // A directory, a symlink or a special file is not a sysctl either.
     bool not_one = absent || e.err == EISDIR || e.err == ELOOP || e.err == ENOTDIR;
-    return Error{what, id.str(), e.err, not_one ? ErrorKind::missing : e.kind};
+    return Error{not_one ? ErrorKind::missing : e.kind, what, id.str(), e.err};
   }
   return std::unique_ptr<Knob>(new SysctlKnob(id, ctx, std::move(path).value()));
 }

@@ -16,7 +16,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Error config_error(const std::string& what) { return Error{what, "verify config"}; }
+Error config_error(const std::string& what) { return Error::invalid(what, "verify config"); }
 
 std::string number(double v) {
   char buf[32];
@@ -184,9 +184,9 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   for (auto [arm, values] : {std::pair{"baseline", baseline}, std::pair{"candidate", candidate}})
     for (std::size_t i = 0; i < values.size(); ++i)
       if (!std::isfinite(values[i]))
-        return Error{
+        return Error::io(
             std::string(arm) + " trial " + std::to_string(i + 1) + " is not a finite number",
-            "verify"};
+            "verify");
 
   Decision d;
   std::vector<unsigned> points = look_points(config);
@@ -213,9 +213,9 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
                  ? Scale::ratio
                  : Scale::difference;
   if (st.scale == Scale::difference && st.baseline_median == 0)
-    return Error{"the metric has values <= 0 and a baseline median of 0: "
-                 "a relative effect is undefined",
-                 "verify"};
+    return Error::io("the metric has values <= 0 and a baseline median of 0: "
+                     "a relative effect is undefined",
+                     "verify");
   EffectScale scale(st.scale, config.direction, st.baseline_median);
   // One contrast per randomised unit: the candidate's mean score less the baseline's.
   // Each test leaves out the units with a trial far from the rest (Config::outlier_k),
