@@ -26,7 +26,8 @@ std::optional<std::string> field(const char* s, std::size_t n) {
 }  // namespace
 
 Result<DrvInfo> read_drvinfo(const std::string& ifname) {
-  if (Status ok = validate_ifname(ifname); !ok) return ok.error().context(ifname);
+  if (Status ok = validate_ifname(ifname, IfnameRule::kernel); !ok)
+    return ok.error().context(ifname);
   UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!sock) return errno_error("socket(AF_INET) for ETHTOOL_GDRVINFO", ifname, errno);
   ethtool_drvinfo info{};

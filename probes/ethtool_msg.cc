@@ -102,7 +102,8 @@ NlRequest build_link_mode_names_request(uint16_t family, uint32_t seq) {
 
 Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname,
                                       const LinkModesRequest& req, uint32_t seq) {
-  if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
+  if (auto ok = validate_ifname(ifname, IfnameRule::kernel); !ok)
+    return ok.error().context("ethtool netlink");
   if (!req.autoneg && !req.speed_mbps && !req.duplex && req.advertise.empty())
     return Error::invalid("empty link modes request", ifname);
   uint8_t duplex = DUPLEX_UNKNOWN;
@@ -144,7 +145,8 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
 
 Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname, const Channels& ch,
                                      uint32_t seq) {
-  if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
+  if (auto ok = validate_ifname(ifname, IfnameRule::kernel); !ok)
+    return ok.error().context("ethtool netlink");
   if (!ch.rx && !ch.tx && !ch.other && !ch.combined)
     return Error::invalid("empty channels request", ifname);
   NlRequest r(family, ETHTOOL_MSG_CHANNELS_SET, NLM_F_ACK, seq);
@@ -159,7 +161,8 @@ Result<NlRequest> build_channels_set(uint16_t family, const std::string& ifname,
 
 Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, const Rings& rings,
                                   uint32_t seq) {
-  if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
+  if (auto ok = validate_ifname(ifname, IfnameRule::kernel); !ok)
+    return ok.error().context("ethtool netlink");
   if (!rings.rx && !rings.tx) return Error::invalid("empty rings request", ifname);
   NlRequest r(family, ETHTOOL_MSG_RINGS_SET, NLM_F_ACK, seq);
   nlmsghdr* nlh = r.header();
@@ -171,7 +174,8 @@ Result<NlRequest> build_rings_set(uint16_t family, const std::string& ifname, co
 
 Result<NlRequest> build_coalesce_set(uint16_t family, const std::string& ifname, const Coalesce& c,
                                      uint32_t seq) {
-  if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
+  if (auto ok = validate_ifname(ifname, IfnameRule::kernel); !ok)
+    return ok.error().context("ethtool netlink");
   if (!c.rx_usecs && !c.tx_usecs && !c.rx_frames && !c.tx_frames && !c.adaptive_rx &&
       !c.adaptive_tx)
     return Error::invalid("empty coalesce request", ifname);

@@ -101,7 +101,8 @@ class EthtoolNetlink : public Netlink {
   }
 
   Result<std::string> get(Op op, const std::string& ifname) {
-    if (auto ok = validate_ifname(ifname); !ok) return ok.error().context("ethtool netlink");
+    if (auto ok = validate_ifname(ifname, IfnameRule::kernel); !ok)
+      return ok.error().context("ethtool netlink");
     uint32_t flags = options_.compact_bitsets ? ETHTOOL_FLAG_COMPACT_BITSETS : 0;
     return transact(build_get_request(family_, op.cmd, ifname, flags, ++seq_), op.name, ifname);
   }

@@ -116,7 +116,8 @@ Result<NicCounterSample> sample_present_nic_counters(const Root& root,
   auto dev = parse_net_dev(*dev_text);
   if (!dev.ok()) return dev.error();
   for (const std::string& name : interfaces) {
-    if (Status ok = validate_ifname(name); !ok) return ok.error().context("guards");
+    if (Status ok = validate_ifname(name, IfnameRule::kernel); !ok)
+      return ok.error().context("guards");
     auto it = dev->find(name);
     if (it == dev->end()) {
       out.missing.push_back(name);
