@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "tuner/profile/group_member.h"
 #include "tuner/profile/merge.h"
 #include "tuner/profile/profile.h"
 
@@ -27,44 +28,7 @@ void over_key(std::optional<T>& base, const std::optional<T>& over) {
   if (over) base = over;
 }
 
-/// The [cpu] and [mm] settings a group member can name.
-struct TableMember {
-  std::string_view id;
-  std::optional<TableSetting>& (*get)(Profile&);
-};
-const TableMember kTableMembers[] = {
-    {"cpu:governor", [](Profile& p) -> auto& {return p.cpu.governor;
 }  // namespace
-}  // namespace tuner
-, {"cpu:epp", [](Profile& p) -> auto& {return p.cpu.epp;
-}
-}
-, {"cpu:resume_latency", [](Profile& p) -> auto& {return p.cpu.resume_latency;
-}
-}
-, {"mm:thp", [](Profile& p) -> auto& {return p.mm.thp;
-}
-}
-, {"mm:thp_defrag", [](Profile& p) -> auto& {return p.mm.thp_defrag;
-}
-}
-,
-}
-;
-
-/// The setting a group member names; nullptr for an id that names none.
-std::optional<TableSetting>* table_setting(Profile& p, std::string_view id) {
-  for (const TableMember& m : kTableMembers)
-    if (m.id == id) return &m.get(p);
-  return nullptr;
-}
-
-}  // namespace
-
-bool is_table_member(std::string_view id) {
-  return std::any_of(std::begin(kTableMembers), std::end(kTableMembers),
-                     [&](const TableMember& m) { return m.id == id; });
-}
 
 std::string SourceLoc::str() const {
   if (line <= 0) return file;
@@ -152,23 +116,33 @@ Status apply_group_members(Profile& p, const std::vector<GroupClaim>& claims) {
     claimed[id] = &c;
     bool found = false;
     auto claim = [&](std::string& group) { group = c.group, found = true; };
-    if (id.starts_with("sysctl:")) {
-      for (SysctlSetting& s : p.sysctls)
-        if (s.key == id.substr(7)) claim(s.group);
-    } else if (id.starts_with("irq:")) {
-      for (IrqRule& r : p.irqs)
-        if (r.glob == id.substr(4)) claim(r.group);
-    } else if (id.starts_with("nic:")) {
-      for (NicRule& r : p.nics)
-        if (r.glob == id.substr(4)) claim(r.group);
-    } else if (id.starts_with("numa:unit:")) {
-      for (NumaBind& b : p.binds)
-        if (b.unit == id.substr(10)) claim(b.group);
-    } else if (id.starts_with("numa:cgroup:")) {
-      for (NumaBind& b : p.binds)
-        if (b.cgroup == id.substr(12)) claim(b.group);
-    } else if (auto* s = table_setting(p, id); s && *s) {
-      claim((*s)->group);
+    auto ref = parse_group_member(id);  // the parser checked it; a merged profile too
+    if (!ref.ok()) return ref.error().context(c.member.loc.str());
+    const std::string& name = ref->name;
+    switch (ref->kind) {
+      case MemberKind::sysctl:
+        for (SysctlSetting& s : p.sysctls)
+          if (s.key == name) claim(s.group);
+        break;
+      case MemberKind::irq:
+        for (IrqRule& r : p.irqs)
+          if (r.glob == name) claim(r.group);
+        break;
+      case MemberKind::nic:
+        for (NicRule& r : p.nics)
+          if (r.glob == name) claim(r.group);
+        break;
+      case MemberKind::numa_unit:
+        for (NumaBind& b : p.binds)
+          if (b.unit == name) claim(b.group);
+        break;
+      case MemberKind::numa_cgroup:
+        for (NumaBind& b : p.binds)
+          if (b.cgroup == name) claim(b.group);
+        break;
+      case MemberKind::cpu_mm:
+        if (auto* s = table_setting(p, name); s && *s) claim((*s)->group);
+        break;
     }
     if (!found)
       return Error::invalid(

@@ -16,10 +16,6 @@ namespace tuner {
 /// group definitions replaced, their members accumulated; match and name taken from over.
 void merge_into(Profile& base, const Profile& over);
 
-/// Whether a group member names a [cpu] or [mm] setting: "cpu:governor", "cpu:epp",
-/// "cpu:resume_latency", "mm:thp", "mm:thp_defrag".
-bool is_table_member(std::string_view id);
-
 /// One [group.*] member, with the group that lists it.
 struct GroupClaim {
   std::string group;

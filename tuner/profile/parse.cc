@@ -8,6 +8,7 @@
 #include <map>
 
 #include "tuner/knobs/knob_id.h"
+#include "tuner/profile/group_member.h"
 #include "tuner/profile/merge.h"
 #include "tuner/profile/parse_bench.h"
 #include "tuner/profile/parse_nic.h"
@@ -358,26 +359,8 @@ class Parser : public TomlReader {
     if (!v.is_array()) strings(v, what);  // fails with the type message
     for (const toml::node& e : *v.as_array()) {
       std::string id = string(e, "each of " + what);
-      std::string_view rest = id;
-      Status ok = Ok{};
-      if (rest.starts_with("sysctl:")) {
-        ok = validate_sysctl_key(rest.substr(7));
-        if (ok.ok() && rest.size() == 7) ok = Error::invalid("empty sysctl key", "");
-      } else if (rest.starts_with("irq:") || rest.starts_with("nic:")) {
-        ok = check_name_glob(rest.substr(4));
-      } else if (rest.starts_with("numa:unit:")) {
-        ok = validate_unit_name(rest.substr(10));
-      } else if (rest.starts_with("numa:cgroup:")) {
-        ok = validate_cgroup_path(rest.substr(12));
-      } else if (!is_table_member(id)) {
-        fail(e.source(), fmt::format("member '{}' of {}: write \"sysctl:KEY\", \"irq:GLOB\", "
-                                     "\"nic:GLOB\", \"numa:unit:UNIT\", \"numa:cgroup:PATH\", "
-                                     "\"cpu:governor\", \"cpu:epp\", \"cpu:resume_latency\", "
-                                     "\"mm:thp\" or \"mm:thp_defrag\"",
-                                     id, what));
-      }
-      if (!ok.ok())
-        fail(e.source(), fmt::format("member '{}' of {}: {}", id, what, ok.error().what));
+      if (auto ref = parse_group_member(id); !ref.ok())
+        fail(e.source(), fmt::format("member '{}' of {}: {}", id, what, ref.error().what));
       gs.members.push_back(GroupMember{id, loc(e.source())});
     }
   }
