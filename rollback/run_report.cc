@@ -1,56 +1,56 @@
 #include "rollback/run_report.h"
 
+#include <array>
+
+#include "base/enum_names.h"
+
 namespace tuner {
 
-const char* change_status_name(ChangeStatus s) {
-  switch (s) {
-    case ChangeStatus::applied: return "applied";
-    case ChangeStatus::skipped: return "skipped";
-    case ChangeStatus::failed: return "failed";
-    case ChangeStatus::restored: return "restored";
-    case ChangeStatus::rolled_back: return "rolled_back";
-    case ChangeStatus::restore_failed: return "restore_failed";
-    case ChangeStatus::not_applied: return "not_applied";
-    case ChangeStatus::gone: return "gone";
-    case ChangeStatus::changed_since: return "changed_since";
-  }
-  return "failed";
-}
+namespace {
+
+constexpr std::array<EnumName<ChangeStatus>, 9> kChangeStatuses = {{
+    {ChangeStatus::applied, "applied"},
+    {ChangeStatus::skipped, "skipped"},
+    {ChangeStatus::failed, "failed"},
+    {ChangeStatus::restored, "restored"},
+    {ChangeStatus::rolled_back, "rolled_back"},
+    {ChangeStatus::restore_failed, "restore_failed"},
+    {ChangeStatus::not_applied, "not_applied"},
+    {ChangeStatus::gone, "gone"},
+    {ChangeStatus::changed_since, "changed_since"},
+}};
+static_assert(in_enum_order(kChangeStatuses));
+
+constexpr std::array<EnumName<GroupDecision>, 3> kGroupDecisions = {{
+    {GroupDecision::applied, "applied"},
+    {GroupDecision::kept, "kept"},
+    {GroupDecision::rolled_back, "rolled_back"},
+}};
+static_assert(in_enum_order(kGroupDecisions));
+
+constexpr std::array<EnumName<RunStatus>, 5> kRunStatuses = {{
+    {RunStatus::unfinished, "unfinished"},
+    {RunStatus::finished, "finished"},
+    {RunStatus::rolled_back, "rolled_back"},
+    {RunStatus::rollback_failed, "rollback_failed"},
+    {RunStatus::abandoned, "abandoned"},
+}};
+static_assert(in_enum_order(kRunStatuses));
+
+}  // namespace
+
+const char* change_status_name(ChangeStatus s) { return enum_name(kChangeStatuses, s); }
 
 std::optional<ChangeStatus> parse_change_status(std::string_view name) {
-  for (ChangeStatus s :
-       {ChangeStatus::applied, ChangeStatus::skipped, ChangeStatus::failed, ChangeStatus::restored,
-        ChangeStatus::rolled_back, ChangeStatus::restore_failed, ChangeStatus::not_applied,
-        ChangeStatus::gone, ChangeStatus::changed_since})
-    if (name == change_status_name(s)) return s;
-  return std::nullopt;
+  return enum_from_name(kChangeStatuses, name);
 }
 
-const char* group_decision_name(GroupDecision d) {
-  switch (d) {
-    case GroupDecision::applied: return "applied";
-    case GroupDecision::kept: return "kept";
-    case GroupDecision::rolled_back: return "rolled_back";
-  }
-  return "rolled_back";
-}
+const char* group_decision_name(GroupDecision d) { return enum_name(kGroupDecisions, d); }
 
-const char* run_status_name(RunStatus s) {
-  switch (s) {
-    case RunStatus::unfinished: return "unfinished";
-    case RunStatus::finished: return "finished";
-    case RunStatus::rolled_back: return "rolled_back";
-    case RunStatus::rollback_failed: return "rollback_failed";
-    case RunStatus::abandoned: return "abandoned";
-  }
-  return "unfinished";
-}
+const char* run_status_name(RunStatus s) { return enum_name(kRunStatuses, s); }
 
 std::optional<RunStatus> parse_run_status(std::string_view name) {
-  for (RunStatus s : {RunStatus::unfinished, RunStatus::finished, RunStatus::rolled_back,
-                      RunStatus::rollback_failed, RunStatus::abandoned})
-    if (name == run_status_name(s)) return s;
-  return std::nullopt;
+  return enum_from_name(kRunStatuses, name);
 }
 
 nlohmann::json run_message_json(const RunMessage& m) {

@@ -1,19 +1,25 @@
 #include "probes/bench/bench.h"
 
+#include <array>
+
+#include "base/enum_names.h"
+
 namespace tuner::bench {
 
-const char* direction_name(Direction d) {
-  switch (d) {
-    case Direction::higher: return "higher";
-    case Direction::lower: return "lower";
-  }
-  return "higher";
-}
+namespace {
+
+constexpr std::array<EnumName<Direction>, 2> kDirections = {{
+    {Direction::higher, "higher"},
+    {Direction::lower, "lower"},
+}};
+static_assert(in_enum_order(kDirections));
+
+}  // namespace
+
+const char* direction_name(Direction d) { return enum_name(kDirections, d); }
 
 std::optional<Direction> parse_direction(std::string_view name) {
-  if (name == "higher") return Direction::higher;
-  if (name == "lower") return Direction::lower;
-  return std::nullopt;
+  return enum_from_name(kDirections, name);
 }
 
 }  // namespace tuner::bench

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "base/enum_names.h"
 #include "base/strings.h"
 #include "probes/ifname.h"
 
@@ -11,8 +12,13 @@ namespace tuner::bench {
 
 namespace {
 
-constexpr GuardMetric kAll[] = {GuardMetric::tcp_retrans_pct, GuardMetric::nic_drops,
-                                GuardMetric::nic_errors, GuardMetric::link_flaps};
+constexpr std::array<EnumName<GuardMetric>, 4> kGuardMetrics = {{
+    {GuardMetric::tcp_retrans_pct, "tcp_retrans_pct"},
+    {GuardMetric::nic_drops, "nic_drops"},
+    {GuardMetric::nic_errors, "nic_errors"},
+    {GuardMetric::link_flaps, "link_flaps"},
+}};
+static_assert(in_enum_order(kGuardMetrics));
 
 /// A counter's increase; a counter that went down was reset, and counted from 0.
 uint64_t increase(uint64_t before, uint64_t after) {
@@ -33,27 +39,13 @@ double per_trial(uint64_t total, unsigned trials) {
 
 }  // namespace
 
-const char* guard_metric_name(GuardMetric m) {
-  switch (m) {
-    case GuardMetric::tcp_retrans_pct: return "tcp_retrans_pct";
-    case GuardMetric::nic_drops: return "nic_drops";
-    case GuardMetric::nic_errors: return "nic_errors";
-    case GuardMetric::link_flaps: return "link_flaps";
-  }
-  return "?";
-}
+const char* guard_metric_name(GuardMetric m) { return enum_name(kGuardMetrics, m); }
 
 std::optional<GuardMetric> parse_guard_metric(std::string_view name) {
-  for (GuardMetric m : kAll)
-    if (name == guard_metric_name(m)) return m;
-  return std::nullopt;
+  return enum_from_name(kGuardMetrics, name);
 }
 
-std::string guard_metric_names() {
-  std::string out;
-  for (GuardMetric m : kAll) out += (out.empty() ? "" : ", ") + std::string(guard_metric_name(m));
-  return out;
-}
+std::string guard_metric_names() { return enum_names_joined(kGuardMetrics, ", "); }
 
 Result<TcpCounters> parse_snmp_tcp(std::string_view snmp) {
   std::vector<std::string_view> lines = split(snmp, '\n');

@@ -3,21 +3,25 @@
 #include <algorithm>
 #include <tuple>
 
+#include "base/enum_names.h"
+
 namespace tuner {
 
-const char* severity_name(Severity s) {
-  switch (s) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
-  }
-  return "?";
-}
+namespace {
+
+constexpr std::array<EnumName<Severity>, 3> kSeverities = {{
+    {Severity::info, "info"},
+    {Severity::warning, "warning"},
+    {Severity::error, "error"},
+}};
+static_assert(in_enum_order(kSeverities));
+
+}  // namespace
+
+const char* severity_name(Severity s) { return enum_name(kSeverities, s); }
 
 std::optional<Severity> parse_severity(std::string_view name) {
-  for (Severity s : {Severity::info, Severity::warning, Severity::error})
-    if (name == severity_name(s)) return s;
-  return std::nullopt;
+  return enum_from_name(kSeverities, name);
 }
 
 // One row per rule, in enum order: a rule added without its row stops the build.

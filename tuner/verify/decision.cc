@@ -1,5 +1,7 @@
 #include "tuner/verify/decision.h"
 
+#include "base/enum_names.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -165,18 +167,32 @@ unsigned next_look(const Config& c, unsigned trials) {
   return 0;
 }
 
-std::string_view verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::keep: return "keep";
-    case Verdict::no_gain: return "no_gain";
-    case Verdict::harm: return "harm";
-    case Verdict::inconclusive: return "inconclusive";
-    case Verdict::more_trials: return "continue";
-  }
-  return "?";
+namespace {
+
+constexpr std::array<EnumName<Verdict>, 5> kVerdicts = {{
+    {Verdict::keep, "keep"},
+    {Verdict::no_gain, "no_gain"},
+    {Verdict::harm, "harm"},
+    {Verdict::inconclusive, "inconclusive"},
+    {Verdict::more_trials, "continue"},
+}};
+static_assert(in_enum_order(kVerdicts));
+
+constexpr std::array<EnumName<Scale>, 2> kScales = {{
+    {Scale::ratio, "ratio"},
+    {Scale::difference, "difference"},
+}};
+static_assert(in_enum_order(kScales));
+
+}  // namespace
+
+std::string_view verdict_name(Verdict v) { return enum_name(kVerdicts, v); }
+std::optional<Verdict> parse_verdict(std::string_view name) {
+  return enum_from_name(kVerdicts, name);
 }
 
-std::string_view scale_name(Scale s) { return s == Scale::ratio ? "ratio" : "difference"; }
+std::string_view scale_name(Scale s) { return enum_name(kScales, s); }
+std::optional<Scale> parse_scale(std::string_view name) { return enum_from_name(kScales, name); }
 
 Result<Decision> decide(const Config& config, std::span<const double> baseline,
                         std::span<const double> candidate) {

@@ -18,12 +18,13 @@
 #include <vector>
 
 #include "base/result.h"
+#include "probes/bench/bench.h"
 #include "tuner/verify/spending.h"
 
 namespace tuner::verify {
 
-/// Which way is better for the benchmark's main metric (mirrors bench::Direction).
-enum class Direction { higher, lower };
+/// Which way is better for the benchmark's main metric: the benchmark's own.
+using Direction = bench::Direction;
 
 struct Config {
   Direction direction = Direction::higher;
@@ -98,6 +99,7 @@ enum class Verdict {
 
 /// "keep", "no_gain", "harm", "inconclusive", "continue" (JSON and journal).
 std::string_view verdict_name(Verdict v);
+std::optional<Verdict> parse_verdict(std::string_view name);
 
 /// How effects are made relative. `ratio` (all values > 0, the usual case): tests
 /// and estimates work on log values, so an effect is a ratio of the candidate to the
@@ -107,6 +109,7 @@ enum class Scale { ratio, difference };
 
 /// "ratio" / "difference".
 std::string_view scale_name(Scale s);
+std::optional<Scale> parse_scale(std::string_view name);
 
 /// The numbers behind a decision, all effects relative and positive = better in the
 /// direction's sense (a 3% lower latency is +0.03).

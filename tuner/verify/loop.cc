@@ -18,10 +18,6 @@ namespace {
 
 using Measured = VerifyLoop::Measured;
 
-Direction direction_of(bench::Direction d) {
-  return d == bench::Direction::lower ? Direction::lower : Direction::higher;
-}
-
 }  // namespace
 
 std::pair<GroupDecision, Reason> classify(const VerifyLoop::Measured& m, bool keep_if_neutral) {
@@ -104,7 +100,7 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
   }
   const bench::Metric& main = m->metrics.front();
   if (!arms.direction_known) {
-    options_.decision.direction = direction_of(main.direction);
+    options_.decision.direction = main.direction;
     arms.unit = main.unit;
     arms.direction_known = true;
   }
@@ -112,7 +108,7 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     arms.watches.clear();
     for (std::size_t i = 0; i < watched.size(); ++i) {
       const bench::Metric& w = watched[i]->metrics.front();
-      arms.watches.push_back({g.watches[i]->name(), w.unit, direction_of(w.direction), {}, {}});
+      arms.watches.push_back({g.watches[i]->name(), w.unit, w.direction, {}, {}});
     }
   }
   for (std::size_t i = 0; i < watched.size(); ++i) {

@@ -121,8 +121,7 @@ Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::strin
           return stop(fmt::format("benchmark {} reported {} {}: a search compares ratios and "
                                   "needs positive values",
                                   g.bench->name(), main.value, main.unit));
-        sc.direction = main.direction == bench::Direction::lower ? Direction::lower
-                                                                 : Direction::higher;
+        sc.direction = main.direction;
         sum += main.value;
         bench::GuardDelta d = bench::guard_delta(*before, *after, *m);
         d.seconds = std::chrono::duration<double>(b1 - b0).count();

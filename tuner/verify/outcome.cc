@@ -5,6 +5,8 @@
 #include <limits>
 #include <tuple>
 
+#include "base/enum_names.h"
+
 namespace tuner::verify {
 
 using nlohmann::json;
@@ -15,32 +17,29 @@ nlohmann::json number_or_null(double v) {
 
 namespace {
 
-constexpr std::array kReasons = {Reason::gain,           Reason::neutral_kept,
-                                 Reason::no_gain,        Reason::harm,
-                                 Reason::inconclusive,   Reason::guard,
-                                 Reason::bench_failed,   Reason::budget,
-                                 Reason::not_measurable, Reason::not_measurable_kept,
-                                 Reason::partly_kept};
-constexpr std::array kStepOutcomes = {StepOutcome::harm, StepOutcome::guard, StepOutcome::no_harm,
-                                      StepOutcome::bench_failed, StepOutcome::budget};
-constexpr std::array kVerdicts = {Verdict::keep, Verdict::no_gain, Verdict::harm,
-                                  Verdict::inconclusive, Verdict::more_trials};
-constexpr std::array kScales = {Scale::ratio, Scale::difference};
-constexpr std::array kDesigns = {Design::interleaved, Design::blocked};
-constexpr std::array kDirections = {Direction::higher, Direction::lower};
+constexpr std::array<EnumName<Reason>, 11> kReasons = {{
+    {Reason::gain, "gain"},
+    {Reason::neutral_kept, "neutral_kept"},
+    {Reason::no_gain, "no_gain"},
+    {Reason::harm, "harm"},
+    {Reason::inconclusive, "inconclusive"},
+    {Reason::guard, "guard"},
+    {Reason::bench_failed, "bench_failed"},
+    {Reason::budget, "budget"},
+    {Reason::not_measurable, "not_measurable"},
+    {Reason::not_measurable_kept, "not_measurable_kept"},
+    {Reason::partly_kept, "partly_kept"},
+}};
+static_assert(in_enum_order(kReasons));
 
-const char* direction_name(Direction d) { return d == Direction::lower ? "lower" : "higher"; }
-constexpr std::array kGuardMetrics = {bench::GuardMetric::tcp_retrans_pct,
-                                      bench::GuardMetric::nic_drops, bench::GuardMetric::nic_errors,
-                                      bench::GuardMetric::link_flaps};
-
-/// The value of `all` whose name() is `text`; the spelling stays with name().
-template <typename E, std::size_t N, typename Name>
-std::optional<E> by_name(const std::array<E, N>& all, Name name, std::string_view text) {
-  for (E e : all)
-    if (std::string_view(name(e)) == text) return e;
-  return std::nullopt;
-}
+constexpr std::array<EnumName<StepOutcome>, 5> kStepOutcomes = {{
+    {StepOutcome::harm, "harm"},
+    {StepOutcome::guard, "guard"},
+    {StepOutcome::no_harm, "no_harm"},
+    {StepOutcome::bench_failed, "bench_failed"},
+    {StepOutcome::budget, "budget"},
+}};
+static_assert(in_enum_order(kStepOutcomes));
 
 json bench_stats_json(const BenchStats& b) {
   const Stats& s = b.stats;
@@ -84,7 +83,7 @@ json comparison_json(const Comparison& c) {
       j["values"] = std::move(values);
     }
   }
-  if (c.direction) j["direction"] = direction_name(*c.direction);
+  if (c.direction) j["direction"] = bench::direction_name(*c.direction);
   if (c.min_effect) j["min_effect"] = number_or_null(*c.min_effect);
   if (c.power_effect) j["power_effect"] = number_or_null(*c.power_effect);
   j["guards"] = json::array();
@@ -209,14 +208,14 @@ class Reader {
       out.push_back(x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>());
     }
   }
-  /// A closed set's name, e.g. a verdict.
-  template <typename E, std::size_t N, typename Name>
-  void name(const json& o, const char* key, const std::string& path, const std::array<E, N>& all,
-            Name name_of, E& out) {
+  /// A closed set's name, e.g. a verdict, read by its parse function.
+  template <typename E>
+  void name(const json& o, const char* key, const std::string& path, E& out,
+            std::optional<E> (*parse)(std::string_view)) {
     std::string s;
     text(o, key, path, s);
     if (error || !find(o, key)) return;
-    if (auto e = by_name(all, name_of, s)) out = *e;
+    if (auto e = parse(s)) out = *e;
     else fail(path + "." + key, "unknown value \"" + s + "\"");
   }
   /// Calls read(element, its path) for each element of the array `key`.
@@ -233,7 +232,7 @@ class Reader {
     Stats& s = b.stats;
     text(o, "bench", path, b.bench);
     text(o, "unit", path, b.unit);
-    name(o, "verdict", path, kVerdicts, verdict_name, b.verdict);
+    name(o, "verdict", path, b.verdict, parse_verdict);
     number(o, "baseline", path, s.baseline_median);
     number(o, "candidate", path, s.candidate_median);
     number(o, "effect", path, s.effect);
@@ -252,13 +251,13 @@ class Reader {
     count(o, "look", path, s.look);
     count(o, "looks", path, s.looks);
     number(o, "alpha_spent", path, s.alpha_spent);
-    name(o, "scale", path, kScales, scale_name, s.scale);
+    name(o, "scale", path, s.scale, parse_scale);
   }
 
   void comparison(const json& o, const std::string& path, Comparison& c) {
     if (!object(o, path)) return;
     bench_stats(o, path, c);
-    name(o, "design", path, kDesigns, design_name, c.design);
+    name(o, "design", path, c.design, parse_design);
     seed(o, "seed", path, c.seed);
     text(o, "order", path, c.order);
     count(o, "washes", path, c.washes);
@@ -267,7 +266,7 @@ class Reader {
       fail(path + ".values", std::to_string(c.values.size()) + " values for an order of " +
                                  std::to_string(c.order.size()) + " trials");
     if (find(o, "direction"))
-      name(o, "direction", path, kDirections, direction_name, c.direction.emplace());
+      name(o, "direction", path, c.direction.emplace(), bench::parse_direction);
     if (find(o, "min_effect")) number(o, "min_effect", path, c.min_effect.emplace());
     if (find(o, "power_effect")) number(o, "power_effect", path, c.power_effect.emplace());
     count(o, "units", path, c.stats.units);
@@ -277,7 +276,7 @@ class Reader {
     each(o, "guards", path, [&](const json& g, const std::string& at) {
       GuardResult r;
       if (!object(g, at)) return;
-      name(g, "metric", at, kGuardMetrics, bench::guard_metric_name, r.metric);
+      name(g, "metric", at, r.metric, bench::parse_guard_metric);
       text(g, "interface", at, r.interface);
       number(g, "baseline", at, r.baseline);
       number(g, "candidate", at, r.candidate);
@@ -318,7 +317,7 @@ class Reader {
       if (auto it = s.find("soak"); it != s.end()) step.soak = *it;
       else comparison(s, at, step);
       if (const json* k = find(s, "knobs")) strings(*k, at + ".knobs", step.knobs);
-      name(s, "outcome", at, kStepOutcomes, step_outcome_name, step.outcome);
+      name(s, "outcome", at, step.outcome, parse_step_outcome);
       b.steps.push_back(std::move(step));
     });
     flag(o, "complete", path, b.complete);
@@ -328,7 +327,7 @@ class Reader {
       if (auto it = r->find("soak"); it != r->end()) rest.soak = *it;
       else comparison(*r, path + ".rest", rest);
       if (const json* k = find(*r, "knobs")) strings(*k, path + ".rest.knobs", rest.knobs);
-      name(*r, "outcome", path + ".rest", kReasons, reason_name, rest.outcome);
+      name(*r, "outcome", path + ".rest", rest.outcome, parse_reason);
     }
     text(o, "note", path, b.note);
   }
@@ -336,26 +335,9 @@ class Reader {
 
 }  // namespace
 
-const char* reason_name(Reason r) {
-  switch (r) {
-    case Reason::gain: return "gain";
-    case Reason::neutral_kept: return "neutral_kept";
-    case Reason::no_gain: return "no_gain";
-    case Reason::harm: return "harm";
-    case Reason::inconclusive: return "inconclusive";
-    case Reason::guard: return "guard";
-    case Reason::bench_failed: return "bench_failed";
-    case Reason::budget: return "budget";
-    case Reason::not_measurable: return "not_measurable";
-    case Reason::not_measurable_kept: return "not_measurable_kept";
-    case Reason::partly_kept: return "partly_kept";
-  }
-  return "inconclusive";
-}
+const char* reason_name(Reason r) { return enum_name(kReasons, r); }
 
-std::optional<Reason> parse_reason(std::string_view name) {
-  return by_name(kReasons, reason_name, name);
-}
+std::optional<Reason> parse_reason(std::string_view name) { return enum_from_name(kReasons, name); }
 
 GroupDecision decision_of(Reason r) {
   switch (r) {
@@ -367,19 +349,10 @@ GroupDecision decision_of(Reason r) {
   }
 }
 
-const char* step_outcome_name(StepOutcome s) {
-  switch (s) {
-    case StepOutcome::harm: return "harm";
-    case StepOutcome::guard: return "guard";
-    case StepOutcome::no_harm: return "no_harm";
-    case StepOutcome::bench_failed: return "bench_failed";
-    case StepOutcome::budget: return "budget";
-  }
-  return "no_harm";
-}
+const char* step_outcome_name(StepOutcome s) { return enum_name(kStepOutcomes, s); }
 
 std::optional<StepOutcome> parse_step_outcome(std::string_view name) {
-  return by_name(kStepOutcomes, step_outcome_name, name);
+  return enum_from_name(kStepOutcomes, name);
 }
 
 json to_json(const GroupOutcome& o) {
@@ -404,7 +377,7 @@ Result<GroupOutcome> outcome_from_json(const json& stats) {
   if (!in.object(stats, path)) return *in.error;
   const json* outcome = in.find(stats, "outcome");
   if (!outcome) return Error::invalid("no outcome", path);
-  in.name(stats, "outcome", path, kReasons, reason_name, o.reason);
+  in.name(stats, "outcome", path, o.reason, parse_reason);
   o.decision = decision_of(o.reason);
   // Numbers are there when a benchmark measured the group (tuner has always written
   // "bench" with them); a group no benchmark can measure has a "reason" instead.

@@ -1,5 +1,7 @@
 #include "tuner/verify/schedule.h"
 
+#include "base/enum_names.h"
+
 #include <sys/random.h>
 
 #include <algorithm>
@@ -21,9 +23,18 @@ constexpr std::uint64_t kSeedMask = (std::uint64_t{1} << 53) - 1;
 
 }  // namespace
 
-std::string_view design_name(Design d) {
-  return d == Design::interleaved ? "interleaved" : "blocked";
-}
+namespace {
+
+constexpr std::array<EnumName<Design>, 2> kDesigns = {{
+    {Design::interleaved, "interleaved"},
+    {Design::blocked, "blocked"},
+}};
+static_assert(in_enum_order(kDesigns));
+
+}  // namespace
+
+std::string_view design_name(Design d) { return enum_name(kDesigns, d); }
+std::optional<Design> parse_design(std::string_view name) { return enum_from_name(kDesigns, name); }
 
 unsigned unit_trials(Design design, unsigned block) {
   return design == Design::interleaved ? 1 : std::max(1u, block);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,7 @@ enum class Design {
 
 /// "interleaved" / "blocked".
 std::string_view design_name(Design d);
+std::optional<Design> parse_design(std::string_view name);
 
 /// Trials per arm in one unit of the design: 1, or `block` (at least 1).
 unsigned unit_trials(Design design, unsigned block);
