@@ -37,7 +37,7 @@ Profile numa_local_profile() {
   p.chain = {"fixture"};
   IrqRule r;
   r.glob = "*";
-  r.policy = "numa-local";
+  r.policy = IrqPolicy::numa_local;
   r.loc = testing::loc(2);
   p.irqs = {r};
   p.sysctls = {
@@ -209,7 +209,7 @@ TEST_CASE("planner fixtures: spread reaches every NUMA node with a NIC's first I
   // Taking cores in logical order used to fill node 0 before node 1 was reached, so a
   // NIC with fewer queues than node 0 has cores got "spread" over one node only.
   Profile p = numa_local_profile();
-  p.irqs[0].policy = "spread";
+  p.irqs[0].policy = IrqPolicy::spread;
   std::size_t checked = 0;
   for (const std::string& xml : fixture_files("topologies", ".xml")) {
     CAPTURE(xml);

@@ -113,7 +113,7 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
   std::vector<std::string> desired(irqs.size());
   std::vector<std::string> reasons(irqs.size());
 
-  if (rule.policy == "pin") {
+  if (rule.policy == IrqPolicy::pin) {
     for (std::size_t i = 0; i < irqs.size(); ++i) {
       desired[i] = rule.cpus->to_string();
       reasons[i] = nic.name + " " + queue_words(*irqs[i]) + " pinned to " + desired[i] + " (" +
@@ -124,7 +124,7 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
     std::string why;
     const NumaNode* node = nic.numa_node ? inv.find_node(static_cast<unsigned>(*nic.numa_node))
                                          : nullptr;
-    if (rule.policy == "spread") {
+    if (rule.policy == IrqPolicy::spread) {
       why = nic.name + ": spread over all CPUs";
     } else if (!node || node->cpus.empty()) {
       why = nic.name + " has no NUMA locality, so spread over all nodes";
@@ -140,7 +140,7 @@ Status place_nic(PlanBuilder& b, const Nic& nic, const IrqRule& rule,
     }
     CpuSet allowed = irq_allowed_cpus(candidates, inv.host);
     std::vector<unsigned> order = irq_cpu_order(topo.core_list, allowed);
-    if (rule.policy == "numa-local" && node && candidates == node->cpus) {
+    if (rule.policy == IrqPolicy::numa_local && node && candidates == node->cpus) {
       // More queue vectors than the node has cores, on a socket split into nodes:
       // the socket's other cores before any SMT sibling doubles up.
       CpuSet socket = socket_cpus(topo, *node);
@@ -219,13 +219,7 @@ void plan_irqbalance(PlanBuilder& b, const IrqbalanceWish& wish) {
 
 /// Checks a rule on its own, so a bad rule is an error even when no NIC matches it.
 Status check_rule(const IrqRule& rule, const Topology& topo) {
-  if (rule.policy != "numa-local" && rule.policy != "spread" && rule.policy != "pin")
-    return error_at(
-        rule.loc, "unknown irq policy '" + rule.policy + "' (expected numa-local, spread or pin)");
-  if (rule.irqbalance != "leave" && rule.irqbalance != "ban" && rule.irqbalance != "stop")
-    return error_at(rule.loc, "unknown irqbalance setting '" + rule.irqbalance +
-                                  "' (expected leave, ban or stop)");
-  if (rule.policy != "pin") return Ok{};
+  if (rule.policy != IrqPolicy::pin) return Ok{};
   if (!rule.cpus || rule.cpus->empty())
     return error_at(rule.loc, "irq policy 'pin' needs a non-empty cpus list");
   if (!topo.all_pus.empty() && !rule.cpus->is_subset_of(topo.all_pus))
@@ -289,9 +283,9 @@ Status plan_irqs(PlanBuilder& b) {
     }
     Status s = place_nic(b, *nic, *rule, irqs);
     if (!s.ok()) return s;
-    if (rule->irqbalance == "stop") {
+    if (rule->irqbalance == IrqbalanceAction::stop) {
       if (!wish.stop) wish.stop = rule;
-    } else if (rule->irqbalance == "ban") {
+    } else if (rule->irqbalance == IrqbalanceAction::ban) {
       if (!wish.ban) wish.ban = rule;
       for (const Irq* irq : irqs)
         if (auto id = irq_affinity_id(*irq); id.ok()) wish.banned.push_back(*id);

@@ -171,7 +171,7 @@ Profile numa_local() {
   p.chain = {"net"};
   IrqRule r;
   r.glob = "*";
-  r.policy = "numa-local";
+  r.policy = IrqPolicy::numa_local;
   r.loc = testing::loc(3);
   p.irqs = {r};
   return p;

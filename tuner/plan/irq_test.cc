@@ -17,8 +17,8 @@ Profile irq_profile(std::string policy, std::string irqbalance = "leave") {
   p.chain = {"net"};
   IrqRule r;
   r.glob = "eth*";
-  r.policy = std::move(policy);
-  r.irqbalance = std::move(irqbalance);
+  r.policy = parse_irq_policy(policy).value();
+  r.irqbalance = parse_irqbalance_action(irqbalance).value();
   r.loc = testing::loc(8);
   p.irqs = {r};
   return p;
@@ -277,12 +277,13 @@ TEST_CASE("planner irq: irqbalance stop, ban and leave") {
   CHECK(quiet->unchanged == 1);  // irqbalance already inactive
 }
 
-TEST_CASE("planner irq: an unknown policy is an error even when no NIC matches") {
+TEST_CASE("planner irq: a pin rule without cpus is an error even when no NIC matches") {
   Inventory inv = testing::smt_machine(1, 2);
   FakeCurrent cur;
-  auto plan = make_plan_with(irq_profile("round-robin"), inv, cur);
+  auto plan = make_plan_with(irq_profile("pin"), inv, cur);
   REQUIRE(!plan.ok());
   CHECK(plan.error().where == "/etc/tuner/profiles/test.toml:8:1");
+  CHECK(plan.error().what.find("needs a non-empty cpus list") != std::string::npos);
 }
 
 TEST_CASE("planner irq: of two matching rules the later one wins, with a note") {
@@ -291,7 +292,7 @@ TEST_CASE("planner irq: of two matching rules the later one wins, with a note") 
   Profile p = irq_profile("numa-local");
   IrqRule pin = p.irqs[0];
   pin.glob = "eth0";
-  pin.policy = "pin";
+  pin.policy = IrqPolicy::pin;
   pin.cpus = *CpuSet::parse("3");
   p.irqs.push_back(pin);
   FakeCurrent cur;

@@ -383,7 +383,7 @@ TEST_CASE("planner nic: IRQ placement beside a channel change says to plan again
   Profile p = nic_profile(rule);
   IrqRule irq;
   irq.glob = "eth*";
-  irq.policy = "numa-local";
+  irq.policy = IrqPolicy::numa_local;
   irq.loc = testing::loc(3);
   p.irqs = {irq};
   auto noted = [](const Plan& plan) {

@@ -269,7 +269,7 @@ TEST_CASE("planner: changes are ordered by group, kind, then knob id with number
   p.sysctls[0].group = "zeta";
   IrqRule rule;
   rule.glob = "eth*";
-  rule.policy = "spread";
+  rule.policy = IrqPolicy::spread;
   rule.group = "alpha";
   p.irqs = {rule};
   NumaBind bind;
@@ -321,11 +321,11 @@ TEST_CASE("planner: a plan applied to its own desired state is empty") {
                sysctl("vm.swappiness", Op::at_most, "10")};
   IrqRule irq;
   irq.glob = "eth0";
-  irq.policy = "numa-local";
-  irq.irqbalance = "ban";
+  irq.policy = IrqPolicy::numa_local;
+  irq.irqbalance = IrqbalanceAction::ban;
   IrqRule spread = irq;
   spread.glob = "eth1";
-  spread.policy = "spread";
+  spread.policy = IrqPolicy::spread;
   p.irqs = {irq, spread};
   NicRule nic;
   nic.glob = "eth0";

@@ -215,14 +215,18 @@ class Parser : public TomlReader {
     r.group = "irq";
     r.loc = loc(t.source());
     const toml::node* cpus = nullptr;
+    bool has_policy = false;
     for (auto&& [k, v] : t) {
       std::string what = fmt::format("'{}' in {}", k.str(), ctx);
       if (k.str() == "policy") {
-        r.policy = string(v, what);
-        if (r.policy != "numa-local" && r.policy != "spread" && r.policy != "pin")
+        std::string word = string(v, what);
+        auto policy = parse_irq_policy(word);
+        if (!policy)
           fail(v.source(), fmt::format("{} is '{}': expected \"numa-local\", \"spread\" or "
                                        "\"pin\"",
-                                       what, r.policy));
+                                       what, word));
+        r.policy = *policy;
+        has_policy = true;
       } else if (k.str() == "cpus") {
         cpus = &v;
         auto set = CpuSet::parse(string(v, what + " (a cpulist like \"0-3,8\")"));
@@ -230,10 +234,12 @@ class Parser : public TomlReader {
         if (set->empty()) fail(v.source(), what + " is an empty cpulist");
         r.cpus = std::move(set).value();
       } else if (k.str() == "irqbalance") {
-        r.irqbalance = string(v, what);
-        if (r.irqbalance != "leave" && r.irqbalance != "ban" && r.irqbalance != "stop")
-          fail(v.source(), fmt::format("{} is '{}': expected \"leave\", \"ban\" or \"stop\"", what,
-                                       r.irqbalance));
+        std::string word = string(v, what);
+        auto action = parse_irqbalance_action(word);
+        if (!action)
+          fail(v.source(),
+               fmt::format("{} is '{}': expected \"leave\", \"ban\" or \"stop\"", what, word));
+        r.irqbalance = *action;
       } else if (k.str() == "min_speed") {
         r.min_speed_mbps =
             static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
@@ -245,14 +251,14 @@ class Parser : public TomlReader {
         r.group = group_name(v, ctx);
       }
     }
-    if (r.policy.empty())
+    if (!has_policy)
       fail(t.source(),
            fmt::format("{} has no 'policy': set \"numa-local\", \"spread\" or \"pin\"", ctx));
-    if (r.policy == "pin" && !cpus)
+    if (r.policy == IrqPolicy::pin && !cpus)
       fail(t.source(), fmt::format("{} has policy \"pin\" but no 'cpus' to pin to", ctx));
-    if (r.policy != "pin" && cpus)
+    if (r.policy != IrqPolicy::pin && cpus)
       fail(cpus->source(), fmt::format("'cpus' in {} is only for policy \"pin\" (policy is \"{}\")",
-                                       ctx, r.policy));
+                                       ctx, irq_policy_name(r.policy)));
     out_.profile.irqs.push_back(std::move(r));
   }
 

@@ -47,11 +47,21 @@ struct SysctlSetting {
   std::vector<std::string> search;
 };
 
+/// Where an [irq] rule places a NIC's queue IRQs: "numa-local", "spread", "pin".
+enum class IrqPolicy { numa_local, spread, pin };
+/// What an [irq] rule does about irqbalance: "leave", "ban" (ban these IRQs), "stop".
+enum class IrqbalanceAction { leave, ban, stop };
+
+const char* irq_policy_name(IrqPolicy p);
+std::optional<IrqPolicy> parse_irq_policy(std::string_view name);
+const char* irqbalance_action_name(IrqbalanceAction a);
+std::optional<IrqbalanceAction> parse_irqbalance_action(std::string_view name);
+
 struct IrqRule {
-  std::string glob;                  // NIC name glob: "mlx5*", "eth*"
-  std::string policy;                // "numa-local", "spread", "pin"
-  std::optional<CpuSet> cpus;        // pin only
-  std::string irqbalance = "leave";  // "leave", "ban" (ban these IRQs), "stop"
+  std::string glob;  // NIC name glob: "mlx5*", "eth*"
+  IrqPolicy policy = IrqPolicy::numa_local;
+  std::optional<CpuSet> cpus;  // pin only
+  IrqbalanceAction irqbalance = IrqbalanceAction::leave;
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
   std::optional<uint32_t> min_speed_mbps;
   /// false: not ports with an RDMA device (RoCE: a training or storage fabric's ports,

@@ -65,14 +65,14 @@ TEST_CASE("profile: every value of the format parses as written") {
   REQUIRE(p->irqs.size() == 2);
   const IrqRule& pin = p->irqs[0].glob == "eth0" ? p->irqs[0] : p->irqs[1];
   const IrqRule& local = p->irqs[0].glob == "eth0" ? p->irqs[1] : p->irqs[0];
-  CHECK(pin.policy == "pin");
+  CHECK(pin.policy == IrqPolicy::pin);
   REQUIRE(pin.cpus);
   CHECK(pin.cpus->to_string() == "0-3,8");
   CHECK(pin.group == "pinned");
-  CHECK(pin.irqbalance == "leave");
+  CHECK(pin.irqbalance == IrqbalanceAction::leave);
   CHECK(local.glob == "mlx5*");
-  CHECK(local.policy == "numa-local");
-  CHECK(local.irqbalance == "ban");
+  CHECK(local.policy == IrqPolicy::numa_local);
+  CHECK(local.irqbalance == IrqbalanceAction::ban);
   CHECK(local.group == "irq");
 
   REQUIRE(p->nics.size() == 2);
@@ -226,7 +226,7 @@ TEST_CASE("profile: includes merge parents first and the including file wins") {
   CHECK(sysctl(*p, "net.core.wmem_max")->group == "buffers");  // parent's group kept
   CHECK(sysctl(*p, "vm.swappiness")->value == "10");           // from sub/extra.toml by path
   REQUIRE(p->irqs.size() == 1);
-  CHECK(p->irqs[0].policy == "numa-local");  // same glob: replaced
+  CHECK(p->irqs[0].policy == IrqPolicy::numa_local);  // same glob: replaced
   // Binds: same unit replaced by the later file, others appended.
   REQUIRE(p->binds.size() == 2);
   CHECK(p->binds[0].unit == "a.service");
@@ -311,7 +311,7 @@ TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   CHECK(sysctl(*p, "kernel.numa_balancing")->value == "0");
   CHECK(p->binds.empty());  // placement is per GPU, by the launcher (tuner exec --near)
   REQUIRE(p->irqs.size() == 1);
-  CHECK(p->irqs[0].policy == "numa-local");
+  CHECK(p->irqs[0].policy == IrqPolicy::numa_local);
   CHECK_FALSE(p->match.gpu);     // chosen by the operator, not guessed from GPUs
   REQUIRE(p->nics.size() == 1);  // network-throughput's queue count; rings left alone
   CHECK(p->nics[0].combined_local_cores);

@@ -1,13 +1,43 @@
 #include "tuner/profile/values.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include <fmt/core.h>
 
+#include "base/enum_names.h"
 #include "base/strings.h"
+#include "tuner/profile/profile.h"
 
 namespace tuner {
+
+namespace {
+
+constexpr std::array<EnumName<IrqPolicy>, 3> kIrqPolicies = {{
+    {IrqPolicy::numa_local, "numa-local"},
+    {IrqPolicy::spread, "spread"},
+    {IrqPolicy::pin, "pin"},
+}};
+static_assert(in_enum_order(kIrqPolicies));
+
+constexpr std::array<EnumName<IrqbalanceAction>, 3> kIrqbalanceActions = {{
+    {IrqbalanceAction::leave, "leave"},
+    {IrqbalanceAction::ban, "ban"},
+    {IrqbalanceAction::stop, "stop"},
+}};
+static_assert(in_enum_order(kIrqbalanceActions));
+
+}  // namespace
+
+const char* irq_policy_name(IrqPolicy p) { return enum_name(kIrqPolicies, p); }
+std::optional<IrqPolicy> parse_irq_policy(std::string_view name) {
+  return enum_from_name(kIrqPolicies, name);
+}
+const char* irqbalance_action_name(IrqbalanceAction a) { return enum_name(kIrqbalanceActions, a); }
+std::optional<IrqbalanceAction> parse_irqbalance_action(std::string_view name) {
+  return enum_from_name(kIrqbalanceActions, name);
+}
 
 namespace {
 

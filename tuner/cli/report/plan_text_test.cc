@@ -40,8 +40,8 @@ Plan sample_plan() {
       {"net.core.somaxconn", SysctlSetting::Op::at_least, "1024", "sysctl", testing::loc(5), {}}};
   IrqRule irq;
   irq.glob = "eth*";
-  irq.policy = "numa-local";
-  irq.irqbalance = "stop";
+  irq.policy = IrqPolicy::numa_local;
+  irq.irqbalance = IrqbalanceAction::stop;
   irq.group = "network";
   irq.loc = testing::loc(8);
   p.irqs = {irq};
