@@ -16,6 +16,7 @@
 #include "base/strings.h"
 #include "probes/host.h"
 #include "probes/irq_vector.h"
+#include "tuner/knobs/dropin_knob.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/knobs/knob_files.h"
 
@@ -27,10 +28,6 @@ const char* const kUnit = "irqbalance.service";
 const char* const kDropinDir = "irqbalance.service.d";
 const char* const kDropin = "tuner-ban.conf";
 const char* const kVar = "TUNER_IRQBALANCE_BANNED";
-
-bool state_is_active(const std::string& s) {
-  return s == "active" || s == "activating" || s == "reloading";
-}
 
 class IrqbalanceServiceKnob : public MachineKnob {
  public:
@@ -46,7 +43,7 @@ class IrqbalanceServiceKnob : public MachineKnob {
     }
     auto state = sc.is_active(kUnit);
     if (!state.ok()) return state.error().context(id_str_);
-    return std::string(state_is_active(*state) ? "active" : "inactive");
+    return std::string(unit_state_active(*state) ? "active" : "inactive");
   }
 
   Result<std::string> canonical(const std::string& desired) override {
@@ -107,9 +104,9 @@ KnobId irq_as_owned(const std::map<unsigned, MsiVector>& owners, unsigned irq) {
   return KnobId::irq_affinity(irq).value_or(KnobId{KnobKind::irq_affinity, "", irq, 0});
 }
 
-class IrqbalanceBannedKnob : public MachineKnob {
+class IrqbalanceBannedKnob : public DropinKnob {
  public:
-  using MachineKnob::MachineKnob;
+  using DropinKnob::DropinKnob;
 
   /// The banned IRQs, each by what it serves now: after the numbers change, the same
   /// drop-in reads as a different list, and `status` and `restore` see the drift.
@@ -197,31 +194,18 @@ class IrqbalanceBannedKnob : public MachineKnob {
     return Ok{};
   }
 
-  std::string mismatch(const std::string& now, const std::string& want) override {
-    return dropin_mismatch(ctx_.root, dropin(), now, want);
-  }
-
   /// systemd reads the drop-in at daemon-reload; a running irqbalance at its restart.
   Status finish(const std::string& /*value*/) override {
-    Systemctl& sc = *ctx_.systemctl;
-    if (!sc.running()) {
-      note("systemd is not running here; the drop-in applies once systemd runs irqbalance");
-      return Ok{};
-    }
-    auto state = sc.is_active(kUnit);
-    bool was_active = state.ok() && state_is_active(*state);
-    for (std::vector<std::string> args :
-         {std::vector<std::string>{"daemon-reload"}, std::vector<std::string>{"restart", kUnit}}) {
-      if (args[0] == "restart" && !was_active) break;
-      if (Status s = systemctl_after_dropin(sc, ctx_.root, dropin(), id_str_, args); !s.ok())
-        return s;
-    }
+    auto r = reload("systemd is not running here; the drop-in applies once systemd runs "
+                    "irqbalance",
+                    kUnit);
+    if (!r.ok()) return r.error();
     return Ok{};
   }
 
- private:
-  Dropin dropin() const { return {ctx_.systemd_dir, kDropinDir, kDropin}; }
+  Dropin dropin() const override { return {ctx_.systemd_dir, kDropinDir, kDropin}; }
 
+ private:
   /// The ExecStart systemd would use without our drop-in: the unit file's, as changed
   /// by the other drop-ins in name order ("ExecStart=" empties the list).
   Result<std::string> effective_exec_start() {

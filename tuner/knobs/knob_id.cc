@@ -19,10 +19,6 @@ bool digits_only(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 }  // namespace
 
 Status validate_sysctl_key(std::string_view key) { return check_sysctl_key_syntax(key); }
@@ -53,7 +49,7 @@ Status validate_unit_name(std::string_view unit) {
           fmt::format("unit name '{}' has '{}': only [A-Za-z0-9:_.@-] are allowed", unit, c));
   std::string_view stem;
   for (std::string_view suffix : {".service", ".scope", ".slice"})
-    if (ends_with(unit, suffix)) stem = unit.substr(0, unit.size() - suffix.size());
+    if (unit.ends_with(suffix)) stem = unit.substr(0, unit.size() - suffix.size());
   if (stem.empty())
     return Error::invalid(
         fmt::format("unit name '{}' must end in .service, .scope or .slice", unit));
@@ -99,6 +95,15 @@ Result<PidStart> parse_pid_start(std::string_view text) {
   auto s = digits_only(start) ? parse_u64(start) : std::nullopt;
   if (!s) return Error::invalid("'" + std::string(start) + "' is not a start time");
   return PidStart{static_cast<unsigned>(*p), *s};
+}
+
+Result<unsigned> parse_msi_vector(std::string_view text) {
+  std::string_view n = starts_with(text, "msi") ? text.substr(3) : "";
+  auto v = digits_only(n) ? parse_u64(n) : std::nullopt;
+  if (!v || *v > kMaxMsiIndex || (n.size() > 1 && n[0] == '0'))
+    return Error::invalid(
+        fmt::format("not an MSI vector: '{}' (expected msi0 to msi{})", text, kMaxMsiIndex));
+  return static_cast<unsigned>(*v);
 }
 
 Result<unsigned> parse_cpu_number(std::string_view text) {

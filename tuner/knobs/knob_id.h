@@ -139,6 +139,9 @@ struct PidStart {
   unsigned long long start = 0;
 };
 Result<PidStart> parse_pid_start(std::string_view text);
+/// "msi5" -> 5: an MSI vector index, decimal without sign or leading zeros, at most
+/// kMaxMsiIndex (probes/irq_vector.h).
+Result<unsigned> parse_msi_vector(std::string_view text);
 /// A CPU or cpufreq policy number: decimal without sign or leading zeros, at most
 /// kMaxCpuNumber.
 Result<unsigned> parse_cpu_number(std::string_view text);

@@ -6,19 +6,10 @@
 #include <fmt/format.h>
 
 #include "base/strings.h"
-#include "probes/irq_vector.h"
 
 namespace tuner {
 
 namespace {
-
-bool digits_only(std::string_view s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 Result<KnobId> with_id(Result<KnobId> r, std::string_view id) {
   if (r.ok()) return r;
@@ -46,16 +37,12 @@ Result<KnobId> parse_sysctl(KnobKind /*kind*/, std::string_view id) {
 Result<KnobId> parse_irq(KnobKind /*kind*/, std::string_view id) {
   std::string where(id);
   const char* expected = "expected irq:<number>:affinity or irq:<PCI address>/msi<N>:affinity";
-  if (!ends_with(id, ":affinity")) return Error::invalid(expected, where);
+  if (!id.ends_with(":affinity")) return Error::invalid(expected, where);
   std::string_view what = id.substr(4, id.size() - 4 - 9);
   if (auto slash = what.find('/'); slash != std::string_view::npos) {
-    std::string_view vec = what.substr(slash + 1);
-    if (!starts_with(vec, "msi") || !digits_only(vec.substr(3)) ||
-        (vec.size() > 4 && vec[3] == '0') || vec.size() > 7)
-      return Error::invalid(expected, where);
-    auto index = parse_u64(vec.substr(3));
-    if (!index || *index > kMaxMsiIndex) return Error::invalid(expected, where);
-    return with_id(KnobId::irq_vector(what.substr(0, slash), static_cast<unsigned>(*index)), id);
+    auto index = parse_msi_vector(what.substr(slash + 1));
+    if (!index.ok()) return Error::invalid(expected, where);
+    return with_id(KnobId::irq_vector(what.substr(0, slash), *index), id);
   }
   if (what.find(':') != std::string_view::npos) return Error::invalid(expected, where);
   auto n = parse_irq_number(what);

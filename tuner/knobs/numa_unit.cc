@@ -1,6 +1,7 @@
 // numa:unit:NAME: binds a systemd unit with a drop-in. systemd applies it the next time
 // the unit starts; tuner never restarts a workload by itself.
 #include "base/strings.h"
+#include "tuner/knobs/dropin_knob.h"
 #include "tuner/knobs/knob.h"
 #include "tuner/knobs/knob_files.h"
 #include "tuner/knobs/numa_knobs.h"
@@ -74,9 +75,9 @@ Result<std::string> parse_numa_dropin(const std::string& text, const std::string
 
 namespace {
 
-class NumaUnitKnob : public MachineKnob {
+class NumaUnitKnob : public DropinKnob {
  public:
-  using MachineKnob::MachineKnob;
+  using DropinKnob::DropinKnob;
 
   Result<std::string> read() override {
     auto text = read_dropin(ctx_.root, dropin());
@@ -110,25 +111,17 @@ class NumaUnitKnob : public MachineKnob {
     return Ok{};
   }
 
-  std::string mismatch(const std::string& now, const std::string& want) override {
-    return dropin_mismatch(ctx_.root, dropin(), now, want);
-  }
-
   Status finish(const std::string& /*value*/) override {
-    Systemctl& sc = *ctx_.systemctl;
-    if (!sc.running()) {
-      note("systemd is not running here; skipped daemon-reload");
-      return Ok{};
-    }
-    if (Status s = systemctl_after_dropin(sc, ctx_.root, dropin(), id_str_, {"daemon-reload"});
-        !s.ok())
-      return s;
-    note("takes effect when " + id_.name + " next starts; tuner does not restart it");
+    auto reloaded = reload("systemd is not running here; skipped daemon-reload");
+    if (!reloaded.ok()) return reloaded.error();
+    if (*reloaded)
+      note("takes effect when " + id_.name + " next starts; tuner does not restart it");
     return Ok{};
   }
 
+  Dropin dropin() const override { return {ctx_.systemd_dir, id_.name + ".d", kDropin}; }
+
  private:
-  Dropin dropin() const { return {ctx_.systemd_dir, id_.name + ".d", kDropin}; }
 };
 
 }  // namespace

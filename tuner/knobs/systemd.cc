@@ -59,6 +59,10 @@ class RealSystemctl : public Systemctl {
 
 }  // namespace
 
+bool unit_state_active(const std::string& state) {
+  return state == "active" || state == "activating" || state == "reloading";
+}
+
 Systemctl& real_systemctl() {
   static RealSystemctl real;
   return real;

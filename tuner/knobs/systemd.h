@@ -25,4 +25,8 @@ class Systemctl {
 /// The machine's systemctl. Stateless, so one instance serves every context.
 Systemctl& real_systemctl();
 
+/// Whether an is-active state means the unit runs or is about to: "active",
+/// "activating", "reloading".
+bool unit_state_active(const std::string& state);
+
 }  // namespace tuner

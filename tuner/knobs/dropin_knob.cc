@@ -1,0 +1,34 @@
+#include "tuner/knobs/dropin_knob.h"
+
+#include <vector>
+
+#include "tuner/knobs/systemd.h"
+
+namespace tuner {
+
+std::string DropinKnob::mismatch(const std::string& now, const std::string& want) {
+  return dropin_mismatch(ctx_.root, dropin(), now, want);
+}
+
+Result<bool> DropinKnob::reload(const std::string& without_systemd, const char* restart) {
+  Systemctl& sc = *ctx_.systemctl;
+  if (!sc.running()) {
+    note(without_systemd);
+    return false;
+  }
+  bool was_active = false;
+  if (restart) {
+    auto state = sc.is_active(restart);
+    was_active = state.ok() && unit_state_active(*state);
+  }
+  if (Status s = systemctl_after_dropin(sc, ctx_.root, dropin(), id_str_, {"daemon-reload"});
+      !s.ok())
+    return s.error();
+  if (was_active)
+    if (Status s = systemctl_after_dropin(sc, ctx_.root, dropin(), id_str_, {"restart", restart});
+        !s.ok())
+      return s.error();
+  return true;
+}
+
+}  // namespace tuner
