@@ -16,8 +16,8 @@ Result<KnobId> with_id(Result<KnobId> r, std::string_view id) {
   return r.error().context(std::string(id));
 }
 
-// The part after "FAMILY:" when the id has `parts` parts and part `at` is `word`;
-// interface names never hold ':' (validate_ifname), so nic ids split cleanly.
+// Whether `id` splits on ':' into `parts` parts, the first `family` and part `at`
+// `word`. Interface names never hold ':' (validate_ifname), so nic ids split cleanly.
 bool shaped(std::string_view id, std::string_view family, std::size_t parts, std::size_t at,
             std::string_view word) {
   auto p = split(id, ':');
