@@ -11,7 +11,7 @@ using testing::FakeCurrent;
 
 namespace {
 
-Profile irq_profile(std::string policy, std::string irqbalance = "leave") {
+Profile irq_profile(const std::string& policy, const std::string& irqbalance = "leave") {
   Profile p;
   p.name = "net";
   p.chain = {"net"};
