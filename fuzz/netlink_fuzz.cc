@@ -1,7 +1,7 @@
 // libFuzzer target: netlink replies as the kernel sends them (nlmsghdr onward), through
 // every parser of the ethtool family and the genetlink controller
 // (probes/ethtool_msg.h, with the bitsets of probes/ethtool_bitset.h) and the netdev
-// family's dumps (probes/netdev_msg.h). Each parser checks the message's command, so
+// family's dumps (probes/netdev_msg.h), and rtnetlink's RTM_NEWLINK (probes/rtnl_msg.h). Each parser checks the message's command, so
 // one input reaches the one it was recorded from and is refused by the others.
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +11,7 @@
 
 #include "probes/ethtool_msg.h"
 #include "probes/netdev_msg.h"
+#include "probes/rtnl_msg.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view msg(reinterpret_cast<const char*>(data), size);
@@ -27,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)tuner::parse_channels_reply(msg);
   (void)tuner::parse_rings_reply(msg);
   (void)tuner::parse_coalesce_reply(msg);
+  (void)tuner::parse_getlink_mtu_range(msg);
   auto napis = tuner::parse_napi_dump(msg);
   auto queues = tuner::parse_queue_dump(msg);
   if (napis.ok() && queues.ok()) (void)tuner::napi_irq_roles(*napis, *queues);

@@ -69,6 +69,17 @@ NlRequest::NlRequest(uint16_t family, uint8_t cmd, uint16_t flags, uint32_t seq)
   genl->version = family == GENL_ID_CTRL ? 1 : ETHTOOL_GENL_VERSION;
 }
 
+NlRequest::NlRequest() : buf_(kRequestBytes / 4) {}
+
+NlRequest NlRequest::plain(uint16_t type, uint16_t flags, uint32_t seq) {
+  NlRequest r;
+  nlmsghdr* nlh = mnl_nlmsg_put_header(r.buf_.data());
+  nlh->nlmsg_type = type;
+  nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+  nlh->nlmsg_seq = seq;
+  return r;
+}
+
 std::string_view NlRequest::bytes() const {
   const auto* nlh = reinterpret_cast<const nlmsghdr*>(buf_.data());
   return {reinterpret_cast<const char*>(buf_.data()), nlh->nlmsg_len};

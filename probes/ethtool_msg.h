@@ -22,10 +22,14 @@ class NlRequest {
  public:
   /// Starts a generic netlink message to `family` with command `cmd`.
   NlRequest(uint16_t family, uint8_t cmd, uint16_t flags, uint32_t seq);
+  /// Starts a plain netlink message (rtnetlink: RTM_GETLINK, ...) with no generic
+  /// netlink header; the caller puts its family's header next.
+  static NlRequest plain(uint16_t type, uint16_t flags, uint32_t seq);
   nlmsghdr* header() { return reinterpret_cast<nlmsghdr*>(buf_.data()); }
   std::string_view bytes() const;
 
  private:
+  NlRequest();
   std::vector<uint32_t> buf_;
 };
 

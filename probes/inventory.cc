@@ -2,6 +2,11 @@
 
 namespace tuner {
 
+std::string MtuRange::text() const {
+  return max ? std::to_string(min) + " to " + std::to_string(max) + " bytes"
+             : std::to_string(min) + " bytes and up";
+}
+
 const Nic* Inventory::find_nic(const std::string& name) const {
   for (const Nic& n : nics)
     if (n.name == name) return &n;

@@ -143,6 +143,15 @@ struct Coalesce {
   std::optional<bool> adaptive_rx, adaptive_tx;
 };
 
+/// The MTUs the device takes (IFLA_MIN_MTU..IFLA_MAX_MTU from rtnetlink, kernel 4.19
+/// and later; sysfs does not show them). max 0: the device sets no upper bound.
+struct MtuRange {
+  uint32_t min = 0, max = 0;
+  bool takes(uint32_t mtu) const { return mtu >= min && (max == 0 || mtu <= max); }
+  /// "68 to 9216 bytes", "68 bytes and up".
+  std::string text() const;
+};
+
 struct Nic {
   std::string name;
   std::optional<std::string> driver;
@@ -150,6 +159,7 @@ struct Nic {
   std::optional<int> numa_node;
   std::optional<std::string> operstate;
   std::optional<uint32_t> mtu;
+  std::optional<MtuRange> mtu_range;  // nullopt: not known (no netlink, a capture)
   std::optional<std::string> mac;
   unsigned rx_queues = 0, tx_queues = 0;
   bool is_virtual = false;  // no backing device (lo, veth, bridge, ...)

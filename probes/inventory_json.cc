@@ -124,6 +124,8 @@ json nic_json(const Nic& n) {
           {"numa_node", opt(n.numa_node)},
           {"operstate", opt(n.operstate)},
           {"mtu", opt(n.mtu)},
+          {"mtu_range", n.mtu_range ? json{{"min", n.mtu_range->min}, {"max", n.mtu_range->max}}
+                                    : json(nullptr)},
           {"link_type", opt(n.link_type)},
           {"rdma_device", opt(n.rdma_device)},
           {"mac", opt(n.mac)},

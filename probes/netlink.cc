@@ -11,6 +11,7 @@
 #include "probes/ethtool_msg.h"
 #include "probes/ifname.h"
 #include "probes/nl_socket.h"
+#include "probes/rtnl_msg.h"
 
 namespace tuner {
 namespace {
@@ -26,7 +27,7 @@ class EthtoolNetlink : public Netlink {
       : sock_(std::move(sock)), options_(std::move(options)) {}
 
   Status resolve_family() {
-    auto reply = transact(build_family_request(++seq_), "GETFAMILY", "ethtool");
+    auto reply = transact(sock_, build_family_request(++seq_), "GETFAMILY", "ethtool");
     if (!reply) return reply.error();
     auto id = parse_family_reply(*reply);
     if (!id) return id.error();
@@ -77,6 +78,19 @@ class EthtoolNetlink : public Netlink {
     return located(parse_coalesce_reply(*reply), ifname);
   }
 
+  Result<MtuRange> get_mtu_range(const std::string& ifname) override {
+    if (auto ok = validate_ifname(ifname, IfnameRule::kernel); !ok)
+      return ok.error().context("rtnetlink");
+    if (!route_) {
+      auto sock = NlSocket::open("rtnetlink", NETLINK_ROUTE);
+      if (!sock) return sock.error();
+      route_ = std::move(*sock);
+    }
+    auto reply = transact(*route_, build_getlink_request(ifname, ++seq_), "GETLINK", ifname);
+    if (!reply) return reply.error();
+    return located(parse_getlink_mtu_range(*reply), ifname);
+  }
+
   Status set_link_modes(const std::string& ifname, const LinkModesRequest& req) override {
     return set(build_linkmodes_set(family_, ifname, req, ++seq_), "LINKMODES_SET", ifname);
   }
@@ -104,7 +118,8 @@ class EthtoolNetlink : public Netlink {
     if (auto ok = validate_ifname(ifname, IfnameRule::kernel); !ok)
       return ok.error().context("ethtool netlink");
     uint32_t flags = options_.compact_bitsets ? ETHTOOL_FLAG_COMPACT_BITSETS : 0;
-    return transact(build_get_request(family_, op.cmd, ifname, flags, ++seq_), op.name, ifname);
+    return transact(sock_, build_get_request(family_, op.cmd, ifname, flags, ++seq_), op.name,
+                    ifname);
   }
 
   /// attr_name names the request's attributes: a refusal that points at one (the
@@ -113,7 +128,7 @@ class EthtoolNetlink : public Netlink {
   Status set(Result<NlRequest> req, const char* op, const std::string& ifname,
              AttrNamer attr_name = nullptr) {
     if (!req) return req.error();
-    auto reply = transact(*req, op, ifname, attr_name);
+    auto reply = transact(sock_, *req, op, ifname, attr_name);
     if (!reply) return reply.error();
     return Ok{};
   }
@@ -121,7 +136,8 @@ class EthtoolNetlink : public Netlink {
   // The kernel's link-mode names, fetched once per socket: they are global and fixed.
   Result<const std::vector<std::string>*> link_mode_names() {
     if (!mode_names_) {
-      auto reply = transact(build_link_mode_names_request(family_, ++seq_), "STRSET_GET", "global");
+      auto reply =
+          transact(sock_, build_link_mode_names_request(family_, ++seq_), "STRSET_GET", "global");
       if (!reply) return reply.error();
       auto names = parse_link_mode_names(*reply);
       if (!names) return names.error();
@@ -144,11 +160,11 @@ class EthtoolNetlink : public Netlink {
   // Sends one request and reads until its ACK or error. Returns the data reply (empty
   // for SET requests); a refusal becomes an Error with the kernel's errno and its
   // extended ACK text, prefixed with the field attr_name gives the refused attribute.
-  Result<std::string> transact(const NlRequest& req, const char* op, const std::string& ifname,
-                               AttrNamer attr_name = nullptr) {
-    std::string where = ifname + ": ethtool " + op;
+  Result<std::string> transact(NlSocket& sock, const NlRequest& req, const char* op,
+                               const std::string& ifname, AttrNamer attr_name = nullptr) {
+    std::string where = ifname + (&sock == &sock_ ? ": ethtool " : ": rtnetlink ") + op;
     std::string reply;
-    auto end = sock_.transact(req, where, [&](const nlmsghdr& nlh, std::string_view msg) {
+    auto end = sock.transact(req, where, [&](const nlmsghdr& nlh, std::string_view msg) {
       if (nlh.nlmsg_type == NLMSG_DONE) return Status(Ok{});
       reply.assign(msg);
       record(msg, op, ifname, false);
@@ -166,6 +182,7 @@ class EthtoolNetlink : public Netlink {
   }
 
   NlSocket sock_;
+  std::optional<NlSocket> route_;  // NETLINK_ROUTE, opened on first use
   NetlinkOptions options_;
   uint16_t family_ = GENL_ID_CTRL;
   uint32_t seq_ = 0;

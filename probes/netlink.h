@@ -36,6 +36,10 @@ class Netlink {
   virtual Result<Channels> get_channels(const std::string& ifname) = 0;
   virtual Result<Rings> get_rings(const std::string& ifname) = 0;
   virtual Result<Coalesce> get_coalesce(const std::string& ifname) = 0;
+  /// The device's MTU range: rtnetlink's RTM_GETLINK (on a NETLINK_ROUTE socket of its
+  /// own), the one thing here ethtool does not say. EOPNOTSUPP from a kernel whose
+  /// reply has no range (before 4.19).
+  virtual Result<MtuRange> get_mtu_range(const std::string& ifname) = 0;
   /// SET requests; errors carry the kernel's extended ACK text when it sent one.
   virtual Status set_link_modes(const std::string& ifname, const LinkModesRequest& req) = 0;
   virtual Status set_channels(const std::string& ifname, const Channels& ch) = 0;

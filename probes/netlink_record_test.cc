@@ -2,8 +2,12 @@
 // the current namespace for everything, in both bitset forms, and the client dumps the
 // raw replies into DIR. How the fixtures in tests/fixtures/netlink were made:
 //   TUNER_NETLINK_RECORD=DIR build/tuner_tests -tc='netlink record'   (host: eth0, lo)
-//   unshare -n sh -c 'ip link add va type veth peer name vb && ip link set va up &&
-//     ip link set vb up && TUNER_NETLINK_RECORD=DIR build/tuner_tests -tc="netlink record"'
+//   unshare -n -m sh -c 'mount -t sysfs sysfs /sys && ip link add va type veth peer name vb &&
+//     ip link set va up && ip link set vb up &&
+//     TUNER_NETLINK_RECORD=DIR build/tuner_tests -tc="netlink record"'
+// (sysfs mounted again inside, so that /sys/class/net lists the namespace's own
+// interfaces). GETLINK-va.bin and GETLINK-lo.bin are GETLINK-*-verbose.bin renamed:
+// rtnetlink has no bitset forms, both files are the same.
 #include <dirent.h>
 #include <doctest/doctest.h>
 
@@ -36,6 +40,7 @@ TEST_CASE("netlink record") {
       (void)(*nl)->get_channels(ifname);
       (void)(*nl)->get_rings(ifname);
       (void)(*nl)->get_coalesce(ifname);
+      (void)(*nl)->get_mtu_range(ifname);
     }
   }
 }

@@ -52,6 +52,8 @@ void add_netlink(Netlink& nl, Nic& nic, std::vector<ProbeError>& errors) {
   else note(rings.error());
   if (auto c = nl.get_coalesce(nic.name)) nic.coalesce = *c;
   else note(c.error());
+  if (auto range = nl.get_mtu_range(nic.name)) nic.mtu_range = *range;
+  else note(range.error());
 }
 
 }  // namespace

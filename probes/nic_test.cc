@@ -129,6 +129,7 @@ TEST_CASE("nic probe: netlink EOPNOTSUPP is quiet, other failures are reported")
   nl.fail["RINGS_GET"] = EOPNOTSUPP;
   nl.fail["COALESCE_GET"] = EOPNOTSUPP;  // no coalescing: none in the inventory, no error
   nl.fail["CHANNELS_GET"] = EIO;
+  nl.fail["GETLINK"] = EOPNOTSUPP;  // a kernel before 4.19: no MTU range
   std::vector<ProbeError> errors;
   auto nics = probe_nics(*root, &nl, errors);
   REQUIRE(nics.size() == 2);
@@ -139,12 +140,13 @@ TEST_CASE("nic probe: netlink EOPNOTSUPP is quiet, other failures are reported")
     CHECK_FALSE(nic.rings.has_value());
     CHECK_FALSE(nic.coalesce.has_value());
     CHECK_FALSE(nic.channels.has_value());
+    CHECK_FALSE(nic.mtu_range.has_value());
   }
   REQUIRE(errors.size() == 2);  // one CHANNELS_GET failure per interface, no RINGS_GET
   CHECK(errors[0].probe == "netlink");
   CHECK(errors[0].message.find("enp96s0f0") != std::string::npos);
   CHECK(errors[0].message.find("Input/output error") != std::string::npos);
-  CHECK(nl.asked.size() == 12);
+  CHECK(nl.asked.size() == 14);
 }
 
 TEST_CASE("nic probe: coalescing the driver reports is in the inventory, field by field") {
@@ -186,6 +188,7 @@ TEST_CASE("nic probe live: veth in a private namespace, link data from netlink")
       out[k + "speed"] = n.link.speed_mbps ? std::to_string(*n.link.speed_mbps) : "null";
       out[k + "duplex"] = n.link.duplex.value_or("null");
       out[k + "mtu"] = n.mtu ? std::to_string(*n.mtu) : "null";
+      out[k + "mtu_range"] = n.mtu_range ? n.mtu_range->text() : "null";
       out[k + "mac"] = n.mac.value_or("null");
       out[k + "channels"] = n.channels ? "1" : "0";
       out[k + "rings"] = n.rings ? "1" : "0";
@@ -207,6 +210,8 @@ TEST_CASE("nic probe live: veth in a private namespace, link data from netlink")
   CHECK(r["va.speed"] == "10000");
   CHECK(r["va.duplex"] == "full");
   CHECK(r["va.mtu"] == "9000");
+  CHECK(r["va.mtu_range"] == "68 to 65535 bytes");  // rtnetlink: ETH_MIN_MTU..ETH_MAX_MTU
+  CHECK(r["lo.mtu_range"] == "0 bytes and up");     // loopback sets no bound
   CHECK(r["va.mac"] == r["sysfs.mac"]);
   CHECK(r["va.channels"] == "1");
   CHECK(r["va.rings"] == "0");     // veth has no ring parameters

@@ -40,9 +40,11 @@ void NlSocket::close() {
   sock_ = nullptr;
 }
 
-Result<NlSocket> NlSocket::open(const std::string& what) {
-  mnl_socket* sock = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
-  if (!sock) return errno_error("socket(NETLINK_GENERIC)", what);
+Result<NlSocket> NlSocket::open(const std::string& what, int protocol) {
+  mnl_socket* sock = mnl_socket_open2(protocol, SOCK_CLOEXEC);
+  if (!sock)
+    return errno_error(
+        protocol == NETLINK_ROUTE ? "socket(NETLINK_ROUTE)" : "socket(NETLINK_GENERIC)", what);
   NlSocket owned(sock);
   int on = 1;
   // Best effort: without them replies carry no reason text, or echo the request.

@@ -1,5 +1,5 @@
-// One generic netlink socket and its request/reply exchange, for both netlink clients
-// (ethtool: probes/netlink.cc; netdev: probes/netdev_netlink.cc). The loop is the same
+// One netlink socket and its request/reply exchange, for every netlink client (ethtool
+// and its rtnetlink companion: probes/netlink.cc; netdev: probes/netdev_netlink.cc). The loop is the same
 // for both: send, read until the request's ACK or NLMSG_DONE, skip replies to earlier
 // requests, retry on EINTR; what a reply means is each client's.
 #pragma once
@@ -28,9 +28,10 @@ struct NlEnd {
 
 class NlSocket {
  public:
-  /// A bound NETLINK_GENERIC socket with extended ACKs (the kernel's reason text) and
-  /// capped ACKs (no echo of the request); `what` names it in errors.
-  static Result<NlSocket> open(const std::string& what);
+  /// A bound netlink socket (NETLINK_GENERIC, or NETLINK_ROUTE for rtnetlink) with
+  /// extended ACKs (the kernel's reason text) and capped ACKs (no echo of the request);
+  /// `what` names it in errors.
+  static Result<NlSocket> open(const std::string& what, int protocol = NETLINK_GENERIC);
   NlSocket(NlSocket&& other) noexcept;
   NlSocket& operator=(NlSocket&& other) noexcept;
   NlSocket(const NlSocket&) = delete;

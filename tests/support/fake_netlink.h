@@ -41,6 +41,8 @@ class FakeNetlink : public Netlink {
   /// The fields the driver supports are the ones set (an ixgbe-like NIC: usecs and
   /// adaptive rx, no frame counts).
   Coalesce coalesce;
+  /// The MTUs the device takes (an e1000e's: 68 to 9216 bytes).
+  MtuRange mtu_range{68, 9216};
   std::vector<uint32_t> partner_speeds = {1000, 100, 10};  // what the other end can do
   bool driver_reports_full_duplex = false;  // a driver that ignores forced half duplex
 
@@ -148,6 +150,10 @@ class FakeNetlink : public Netlink {
   Result<Coalesce> get_coalesce(const std::string& n) override {
     if (auto s = answer("COALESCE_GET", n); !s) return s.error();
     return coalesce;
+  }
+  Result<MtuRange> get_mtu_range(const std::string& n) override {
+    if (auto s = answer("GETLINK", n); !s) return s.error();
+    return mtu_range;
   }
 
   Status set_link_modes(const std::string& n, const LinkModesRequest& req) override {
