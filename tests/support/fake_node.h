@@ -2,7 +2,8 @@
 // the knob-level fake of the rollback tests). A temporary directory laid
 // out like / (proc/sys, proc/irq, proc/interrupts, sys/class/net, sys/fs/cgroup,
 // etc/systemd/system, a running irqbalance in proc, two intel_pstate cpufreq policies,
-// CPU PM QoS files and THP), with the fake ethtool netlink behind eth0, a systemctl that
+// CPU PM QoS files and THP), with the fake ethtool netlink behind eth0 (its MTU range
+// too: writes of eth0's mtu outside it are EINVAL), a systemctl that
 // starts and stops that irqbalance, a kernel that answers the cpu and mm files' writes
 // as Linux does (fake_sysfs.h), and a fake clock. Knobs write it because their context
 // says it is a fake machine; the planner reads it as it reads a --root capture.
@@ -28,7 +29,7 @@ namespace tuner::testing {
 
 /// Two NUMA nodes of 2 cores x 2 threads (node 0: CPUs 0-1,4-5; node 1: 2-3,6-7) and
 /// eth0, a PCI NIC on node 1 with queue IRQs 40-43 (RX and TX queues 0-3, unsteered) and
-/// its link IRQ 44. cpufreq
+/// its link IRQ 44, MTU 1500 (it takes 68 to 9216). cpufreq
 /// policies 0 (CPUs 0-3) and 4 (4-7) at intel_pstate's defaults (powersave,
 /// balance_performance), no resume latency constraint, THP madvise.
 struct FakeNode {
@@ -45,6 +46,7 @@ struct FakeNode {
     dir.write("proc/sys/vm/swappiness", "60\n");
     dir.write("sys/devices/pci0000:00/0000:00:03.0/numa_node", "1\n");
     dir.write("sys/class/net/eth0/operstate", "up\n");
+    dir.write("sys/class/net/eth0/mtu", "1500\n");
     std::filesystem::create_directory_symlink("../../../devices/pci0000:00/0000:00:03.0",
                                               dir / "sys/class/net/eth0/device");
     std::string interrupts =
@@ -88,7 +90,13 @@ struct FakeNode {
     ctx.systemctl = &sc;
     ctx.clock = &clock;
     ctx.fake_machine = true;
-    ctx.fake_kernel = sysfs.kernel();
+    // eth0's MTU as the kernel checks it: inside the range netlink reports, or EINVAL.
+    ctx.fake_kernel = [this, cpu_mm = sysfs.kernel()](const std::string& rel, std::string& text) {
+      if (!rel.ends_with("/mtu")) return cpu_mm(rel, text);
+      auto mtu = parse_u64(text);
+      return mtu && *mtu <= UINT32_MAX && nl.mtu_range.takes(static_cast<uint32_t>(*mtu)) ? 0
+                                                                                          : EINVAL;
+    };
     return ctx;
   }
 

@@ -70,6 +70,11 @@ const Case kCases[] = {
     {"nic_link", "[nic.\"eth*\"]\nspeed = 1000\nduplex = \"quarter\"\n", Expect::refused,
      "nic:eth0:link", "autoneg=off,speed=1000,duplex=quarter"},
     {"nic_link", "[nic.\"eth*\"]\nautoneg = \"sometimes\"\n", Expect::refused},
+    // nic_mtu: the fake NIC takes 68 to 9216 bytes (fake_netlink.h)
+    {"nic_mtu", "[nic.\"eth*\"]\nmtu = 16000\n", Expect::refused, "nic:eth0:mtu", "16000"},
+    {"nic_mtu", "[nic.\"eth*\"]\nmtu = 576\n", Expect::refused},  // below IPv6's 1280
+    {"nic_mtu", "[nic.\"eth*\"]\nmtu = \"jumbo\"\n", Expect::refused, "nic:eth0:mtu", "jumbo"},
+    {"nic_mtu", "[nic.\"eth*\"]\nmtu = 70000\n", Expect::refused, "nic:eth0:mtu", "70000"},
     // nic_channels
     {"nic_channels", "[nic.\"eth*\"]\nchannels = { combined = 64 }\n", Expect::refused_or_left,
      "nic:eth0:channels", "combined=64"},
@@ -217,6 +222,8 @@ TEST_CASE("plan/apply parity: values at the edges plan accepts, apply accepts") 
       "[nic.\"eth*\"]\ncoalesce = { rx_usecs = 0, tx_usecs = 4294967295, adaptive_rx = false }\n",
       "[nic.\"eth*\"]\ncombined = \"local-cores\"\nrps = \"numa-local\"\nxps = \"follow-irq\"\n",
       "[nic.\"eth*\"]\nrps = \"off\"\nxps = \"off\"\n",
+      "[nic.\"eth*\"]\nmtu = 9216\n",
+      "[nic.\"eth*\"]\nmtu = 1280\n",
       R"([[numa.bind]]
 unit = "a.service"
 near = "eth0"

@@ -38,6 +38,7 @@ irqbalance = "IRQBALANCE"
 [nic."eth*"]
 speed = 100
 duplex = "full"
+mtu = 9000
 channels = { combined = 8 }
 rings = { rx = 4096 }
 coalesce = { rx_usecs = 8, adaptive_rx = false }
@@ -127,7 +128,7 @@ TEST_CASE("roundtrip fake: every kind, apply then plan is empty, rollback then p
   Plan first = check_round_trip(profile("ban"));
   for (const char* knob :
        {"sysctl:net.core.somaxconn", "sysctl:vm.swappiness", "irq:40:affinity", "irq:43:affinity",
-        "nic:eth0:link", "nic:eth0:channels", "nic:eth0:rings", "nic:eth0:coalesce",
+        "nic:eth0:link", "nic:eth0:mtu", "nic:eth0:channels", "nic:eth0:rings", "nic:eth0:coalesce",
         "numa:unit:trainer.service", "numa:unit:batch.slice", "numa:cgroup:/sys/fs/cgroup/jobs",
         "irqbalance:banned", "cpu:policy4:governor", "cpu:policy4:epp", "cpu:4:resume_latency",
         "cpu:7:resume_latency", "mm:thp", "mm:thp_defrag"}) {
@@ -186,8 +187,8 @@ TEST_CASE("roundtrip fake: a knob on a captured tree reads but never writes") {
   ctx.fake_machine = false;  // now it is just a tree, as under --root
   for (const char* id : {"sysctl:vm.swappiness", "irq:40:affinity", "numa:unit:batch.slice",
                          "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned", "nic:eth0:rings",
-                         "nic:eth0:coalesce", "cpu:policy0:governor", "cpu:policy4:epp",
-                         "cpu:3:resume_latency", "mm:thp", "mm:thp_defrag"}) {
+                         "nic:eth0:mtu", "nic:eth0:coalesce", "cpu:policy0:governor",
+                         "cpu:policy4:epp", "cpu:3:resume_latency", "mm:thp", "mm:thp_defrag"}) {
     CAPTURE(id);
     auto k = make_knob(id, ctx);
     REQUIRE_MESSAGE(k.ok(), (k.ok() ? "" : k.error().message()));

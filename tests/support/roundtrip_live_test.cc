@@ -76,7 +76,7 @@ void check_verdicts(Report r, std::size_t at_least) {
 
 }  // namespace
 
-TEST_CASE("roundtrip live: net sysctls and veth channels in a private network namespace") {
+TEST_CASE("roundtrip live: net sysctls, veth channels and MTU in a private network namespace") {
   if (auto why = testing::netns_unavailable(); !why.empty()) {
     MESSAGE("skipped: " << why);
     return;
@@ -101,7 +101,7 @@ TEST_CASE("roundtrip live: net sysctls and veth channels in a private network na
                          "\"net.ipv4.tcp_rmem\" = \"4096 87381 6291457\"\n"
                          "\"net.ipv4.conf.all.forwarding\" = 1\n"
                          "[nic.\"rt0\"]\nchannels = { rx = " +
-                         n + ", tx = " + n + " }\n");
+                         n + ", tx = " + n + " }\nmtu = 9000\n");
     if (!profile.ok()) return Report{{"error", profile.error().message()}};
     KnobContext ctx{Root::live()};
     ctx.netlink = nl->get();
@@ -114,7 +114,9 @@ TEST_CASE("roundtrip live: net sysctls and veth channels in a private network na
     testing::TempDir state("tuner-roundtrip-live");
     return verdicts(testing::round_trip(plan, make, state / "state"));
   });
-  check_verdicts(r, 4);
+  check_verdicts(r, 5);
+  if (!r.count("skip"))
+    CHECK(r["first"].find("nic:rt0:mtu [nic] 1500 -> 9000") != std::string::npos);
 }
 
 TEST_CASE("roundtrip live: a veth's RPS and XPS masks in a private network namespace") {

@@ -76,6 +76,7 @@ Result<std::unique_ptr<Knob>> make_knob(const KnobId& id, KnobContext& ctx) {
     case KnobKind::sysctl: return make_sysctl_knob(id, ctx);
     case KnobKind::irq_affinity: return make_irq_knob(id, ctx);
     case KnobKind::nic_link:
+    case KnobKind::nic_mtu:
     case KnobKind::nic_channels:
     case KnobKind::nic_rings:
     case KnobKind::nic_coalesce: return make_nic_knob(id, ctx);

@@ -139,8 +139,8 @@ Result<KnobId> KnobId::irq_vector(std::string_view pci, unsigned index) {
 }
 
 Result<KnobId> KnobId::nic(KnobKind kind, std::string_view ifname) {
-  if (kind != KnobKind::nic_link && kind != KnobKind::nic_channels && kind != KnobKind::nic_rings &&
-      kind != KnobKind::nic_coalesce)
+  if (kind != KnobKind::nic_link && kind != KnobKind::nic_mtu && kind != KnobKind::nic_channels &&
+      kind != KnobKind::nic_rings && kind != KnobKind::nic_coalesce)
     return Error::invalid("not a nic setting");
   if (auto st = validate_ifname(ifname); !st.ok()) return st.error();
   return KnobId{kind, std::string(ifname), 0, 0};
@@ -198,6 +198,7 @@ std::string KnobId::str() const {
       if (by_owner()) return "irq:" + name + "/msi" + std::to_string(number) + ":affinity";
       return "irq:" + std::to_string(number) + ":affinity";
     case KnobKind::nic_link: return "nic:" + name + ":link";
+    case KnobKind::nic_mtu: return "nic:" + name + ":mtu";
     case KnobKind::nic_channels: return "nic:" + name + ":channels";
     case KnobKind::nic_rings: return "nic:" + name + ":rings";
     case KnobKind::nic_coalesce: return "nic:" + name + ":coalesce";

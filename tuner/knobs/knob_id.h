@@ -30,6 +30,7 @@ enum class KnobKind {
   sysctl,              // sysctl:KEY
   irq_affinity,        // irq:N:affinity, or irq:PCI/msiN:affinity (by owner)
   nic_link,            // nic:IF:link
+  nic_mtu,             // nic:IF:mtu
   nic_channels,        // nic:IF:channels
   nic_rings,           // nic:IF:rings
   nic_coalesce,        // nic:IF:coalesce
@@ -78,7 +79,7 @@ struct KnobId {
   static Result<KnobId> irq_vector(std::string_view pci, unsigned index);
   /// An irq_affinity id that names its IRQ by owner (PCI function and vector).
   bool by_owner() const { return kind == KnobKind::irq_affinity && !name.empty(); }
-  /// kind is nic_link, nic_channels, nic_rings or nic_coalesce.
+  /// kind is nic_link, nic_mtu, nic_channels, nic_rings or nic_coalesce.
   static Result<KnobId> nic(KnobKind kind, std::string_view ifname);
   /// kind is nic_rps (RX queue N's rps_cpus) or nic_xps (TX queue N's xps_cpus).
   static Result<KnobId> nic_queue(KnobKind kind, std::string_view ifname, unsigned queue);

@@ -23,6 +23,7 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
       {"irq:0000:3b:00.0/msi5:affinity", KnobKind::irq_affinity, "0000:3b:00.0", 5},
       {"irq:10000:e1:1f.7/msi2047:affinity", KnobKind::irq_affinity, "10000:e1:1f.7", 2047},
       {"nic:eth0:link", KnobKind::nic_link, "eth0", 0},
+      {"nic:ib0:mtu", KnobKind::nic_mtu, "ib0", 0},
       {"nic:enp59s0f1np1:channels", KnobKind::nic_channels, "enp59s0f1np1", 0},
       {"nic:br-lan.100:rings", KnobKind::nic_rings, "br-lan.100", 0},
       {"nic:veth@x_1:rings", KnobKind::nic_rings, "veth@x_1", 0},
@@ -106,7 +107,8 @@ TEST_CASE("knob id: each row of the kind table parses its example and claims onl
   }
   // An id of no kind's shape is told what its family has, from the table.
   CHECK(parse_knob_id("nic:eth0:bogus").error().what ==
-        "unknown nic knob 'eth0:bogus' (expected nic:IFNAME:link, nic:IFNAME:channels, "
+        "unknown nic knob 'eth0:bogus' (expected nic:IFNAME:link, nic:IFNAME:mtu, "
+        "nic:IFNAME:channels, "
         "nic:IFNAME:rings, nic:IFNAME:coalesce, nic:IFNAME:rps:rx-N, nic:IFNAME:xps:tx-N)");
   CHECK(parse_knob_id("mm:thp_enabled").error().what ==
         "unknown mm knob 'thp_enabled' (expected mm:thp, mm:thp_defrag)");

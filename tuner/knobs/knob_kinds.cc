@@ -50,7 +50,7 @@ Result<KnobId> parse_irq(KnobKind /*kind*/, std::string_view id) {
   return with_id(KnobId::irq_affinity(*n), id);
 }
 
-// nic:IF:link, channels, rings, coalesce.
+// nic:IF:link, mtu, channels, rings, coalesce.
 Result<KnobId> parse_nic(KnobKind kind, std::string_view id) {
   return with_id(KnobId::nic(kind, split(id, ':')[1]), id);
 }
@@ -112,6 +112,8 @@ constexpr std::array<KnobKindInfo, kKnobKindCount> kAllKnobKinds = {{
      parse_irq},
     {K::nic_link, "nic_link", "nic", "nic:IFNAME:link", "nic:eth0:link", true, 2,
      [](std::string_view id) { return shaped(id, "nic", 3, 2, "link"); }, parse_nic},
+    {K::nic_mtu, "nic_mtu", "nic", "nic:IFNAME:mtu", "nic:eth0:mtu", true, 2,
+     [](std::string_view id) { return shaped(id, "nic", 3, 2, "mtu"); }, parse_nic},
     {K::nic_channels, "nic_channels", "nic", "nic:IFNAME:channels", "nic:eth0:channels", true, 2,
      [](std::string_view id) { return shaped(id, "nic", 3, 2, "channels"); }, parse_nic},
     {K::nic_rings, "nic_rings", "nic", "nic:IFNAME:rings", "nic:eth0:rings", true, 2,

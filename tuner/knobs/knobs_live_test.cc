@@ -89,6 +89,33 @@ TEST_CASE("nic live: veth channels read, and a change reads back or changes noth
   CHECK(over.error().what.find("maximum of 4") != std::string::npos);
 }
 
+TEST_CASE("nic live: veth MTU sets and reads back; one past its range is refused, unchanged") {
+  // The knob asks rtnetlink for the range first; the kernel's own EINVAL for an MTU
+  // outside it (the path when the range is not known) is nic_mtu_test.cc's fake kernel.
+  const char* ifname = live_env("TUNER_LIVE_VETH");
+  if (!ifname) return;
+  KnobContext ctx{Root::live()};
+  ctx.link_timeout_ms = 3000;
+  auto mtu = make_knob(std::string("nic:") + ifname + ":mtu", ctx);
+  REQUIRE_MESSAGE(mtu.ok(), (mtu.ok() ? "" : mtu.error().message()));
+  auto before = (*mtu)->read();
+  REQUIRE_MESSAGE(before.ok(), (before.ok() ? "" : before.error().message()));
+  CHECK(*before == "1500");  // what ip link add gives a veth
+  Status st = (*mtu)->write("9000");
+  REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message()));
+  CHECK(*(*mtu)->read() == "9000");
+  // A veth's max_mtu is ETH_MAX_MTU (65535), as the kernel's RTM_NEWLINK says.
+  Status over = (*mtu)->write("65536");
+  REQUIRE(!over.ok());
+  MESSAGE("refused: " << over.error().message());
+  CHECK(over.error().is(ErrorKind::invalid));
+  CHECK(over.error().what ==
+        std::string("MTU 65536 is outside the MTUs ") + ifname + " takes (68 to 65535 bytes)");
+  CHECK(*(*mtu)->read() == "9000");
+  REQUIRE((*mtu)->write(*before).ok());
+  CHECK(*(*mtu)->read() == *before);
+}
+
 TEST_CASE("numa live: cpuset cgroup binds the task in it and is restored") {
   const char* path = live_env("TUNER_LIVE_CGROUP");  // relative to /sys/fs/cgroup
   if (!path) return;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/strings.h"
+#include "probes/nic.h"
 
 namespace tuner {
 
@@ -64,6 +65,13 @@ std::string NicKnob::mismatch(const std::string& now, const std::string& want) {
   return "the driver reports '" + now + "' after setting '" + want + "'";
 }
 
+std::string netdev_dir(const Root& root, const std::string& ifname) {
+  std::string link = "sys/class/net/" + ifname;
+  auto target = root.readlink(link);
+  if (!target.ok() || target->empty()) return link;
+  return normalize_path(target->front() == '/' ? *target : "sys/class/net/" + *target);
+}
+
 std::string format_timeout(unsigned ms) {
   if (ms < 1000) return std::to_string(ms) + " ms";
   if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
@@ -76,6 +84,7 @@ Result<std::unique_ptr<Knob>> make_nic_knob(const KnobId& id, KnobContext& ctx) 
   if (!ctx.root.exists("sys/class/net/" + id.name))
     return Error::missing("no such network interface '" + id.name + "'", id.str(), ENODEV);
   if (id.kind == KnobKind::nic_link) return make_nic_link_knob(id, ctx);
+  if (id.kind == KnobKind::nic_mtu) return make_nic_mtu_knob(id, ctx);
   if (id.kind == KnobKind::nic_channels) return make_nic_channels_knob(id, ctx);
   if (id.kind == KnobKind::nic_coalesce) return make_nic_coalesce_knob(id, ctx);
   return make_nic_rings_knob(id, ctx);

@@ -1,4 +1,4 @@
-// The shared part of the nic knobs (link, channels, rings, coalesce): netlink access and
+// The shared part of the nic knobs (link, MTU, channels, rings, coalesce): netlink access and
 // the wait for a link to come back. Knob::write does the rest: set, wait, read back, and
 // put the before value back when anything is off, because a driver is never trusted.
 #pragma once
@@ -41,10 +41,16 @@ class NicKnob : public MachineKnob {
   bool was_up_ = false;
 };
 
+/// The netdev's own directory under sys/devices: sys/class/net/IF is a symlink, and
+/// knob files are opened without following any (knob_files.h). A plain directory
+/// (kernels before 2.6.26, some captures) is used as it is.
+std::string netdev_dir(const Root& root, const std::string& ifname);
+
 /// "10 s", "1.5 s", "50 ms": how long a timeout of ms milliseconds is.
 std::string format_timeout(unsigned ms);
 
 std::unique_ptr<Knob> make_nic_link_knob(const KnobId& id, KnobContext& ctx);
+std::unique_ptr<Knob> make_nic_mtu_knob(const KnobId& id, KnobContext& ctx);
 std::unique_ptr<Knob> make_nic_channels_knob(const KnobId& id, KnobContext& ctx);
 std::unique_ptr<Knob> make_nic_rings_knob(const KnobId& id, KnobContext& ctx);
 std::unique_ptr<Knob> make_nic_coalesce_knob(const KnobId& id, KnobContext& ctx);

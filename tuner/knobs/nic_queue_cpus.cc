@@ -19,6 +19,7 @@
 #include "base/strings.h"
 #include "probes/nic.h"
 #include "tuner/knobs/file_knob.h"
+#include "tuner/knobs/nic_knob.h"
 
 namespace tuner {
 
@@ -27,16 +28,6 @@ namespace {
 const char* const kNone = "none";
 
 bool is_xps(const KnobId& id) { return id.kind == KnobKind::nic_xps; }
-
-/// The netdev's own directory under sys/devices: sys/class/net/IF is a symlink, and
-/// knob files are opened without following any (knob_files.h). A plain directory
-/// (kernels before 2.6.26, some captures) is used as it is.
-std::string netdev_dir(const Root& root, const std::string& ifname) {
-  std::string link = "sys/class/net/" + ifname;
-  auto target = root.readlink(link);
-  if (!target.ok() || target->empty()) return link;
-  return normalize_path(target->front() == '/' ? *target : "sys/class/net/" + *target);
-}
 
 /// "rx-0..rx-3", "no rx queues" for messages.
 std::string queue_range(const Root& root, const std::string& queues, const char* prefix) {

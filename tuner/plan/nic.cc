@@ -1,4 +1,4 @@
-// NIC rules: link mode, channels, rings and interrupt coalescing. Current values come
+// NIC rules: link mode, MTU, channels, rings and interrupt coalescing. Current values come
 // from the Inventory (the probe asks the same ethtool netlink the nic knobs write
 // through); desired ones are fields the knob's canonical() completes and compares
 // (tuner/knobs/nic_value.h).
@@ -17,6 +17,10 @@
 //                    link already running at the asked speed needs no change. With
 //                    autoneg on, speed = "max" is plain "autoneg=on" (every supported
 //                    mode advertised), never a restriction to the NIC's top speed.
+//   nic:IF:mtu       the interface MTU in bytes, decimal. Planned on virtual NICs too
+//                    (a veth or bond carries an MTU like a port). A value outside the
+//                    device's range (rtnetlink's min/max MTU, in the inventory when
+//                    the probe had netlink) is an error here; the knob checks it again.
 //   nic:IF:channels  "rx=N,tx=N,other=N,combined=N", only the fields the rule sets;
 //                    combined = "local-cores" is resolved to the physical cores of the
 //                    NIC's NUMA node that may take IRQs, capped at the driver's maximum.
@@ -142,6 +146,21 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
                current.empty() ? std::nullopt : std::optional<std::string>(join_fields(current)),
                join_fields(desired), with_loc(reason, rule.loc)},
         fields_satisfied(desired, current));
+  return Ok{};
+}
+
+Status plan_mtu(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group) {
+  if (!rule.mtu) return Ok{};
+  if (nic.mtu_range && !nic.mtu_range->takes(*rule.mtu))
+    return error_at(rule.loc, nic.name + ": mtu = " + std::to_string(*rule.mtu) +
+                                  " is outside the MTUs the device takes (" +
+                                  nic.mtu_range->text() + ")");
+  std::string desired = std::to_string(*rule.mtu);
+  std::optional<std::string> current;
+  if (nic.mtu) current = std::to_string(*nic.mtu);
+  std::string reason = with_loc(nic.name + ": profile asks mtu " + desired, rule.loc);
+  b.add(Change{nic_knob(KnobKind::nic_mtu, nic), group, current, desired, reason},
+        current == desired);
   return Ok{};
 }
 
@@ -387,7 +406,8 @@ Status plan_nics(PlanBuilder& b) {
       continue;
     }
     std::string group = rule->group.empty() ? "nic" : rule->group;
-    for (auto step : {plan_link, plan_channels, plan_rings, plan_coalesce, plan_nic_queues}) {
+    for (auto step :
+         {plan_link, plan_mtu, plan_channels, plan_rings, plan_coalesce, plan_nic_queues}) {
       Status s = step(b, *nic, *rule, group);
       if (!s.ok()) return s;
     }

@@ -352,6 +352,33 @@ TEST_CASE("planner nic: virtual NICs get no link settings") {
   CHECK(plan->notes[0] == "lo: virtual, link settings of nic rule '*' skipped");
 }
 
+TEST_CASE("planner nic: mtu is planned on any NIC, virtual ones too; as asked is a no-op") {
+  Inventory inv = testing::smt_machine(1, 2);
+  sfp_nic(inv).mtu = 1500;
+  Nic veth;
+  veth.name = "eth1";
+  veth.is_virtual = true;
+  veth.mtu = 9000;
+  inv.nics.push_back(veth);
+  FakeCurrent cur;
+  NicRule rule;
+  rule.mtu = 9000;
+  auto plan = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 1);
+  CHECK(plan->changes[0].knob == "nic:eth0:mtu");
+  CHECK(plan->changes[0].current == "1500");
+  CHECK(plan->changes[0].desired == "9000");
+  CHECK(plan->changes[0].reason == "eth0: profile asks mtu 9000 (test.toml:12)");
+  CHECK(plan->unchanged_knobs == std::vector<std::string>{"nic:eth1:mtu"});
+
+  inv.nics[0].mtu = std::nullopt;  // not known: planned, with no current value
+  auto unknown = make_plan_with(nic_profile(rule), inv, cur);
+  REQUIRE(unknown.ok());
+  REQUIRE(unknown->changes.size() == 1);
+  CHECK(!unknown->changes[0].current);
+}
+
 TEST_CASE("planner nic: autoneg off keeps the current speed, or is an error without one") {
   Inventory inv = testing::smt_machine(1, 2);
   sfp_nic(inv);

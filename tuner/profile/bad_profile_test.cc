@@ -83,6 +83,8 @@ const BadCase kCases[] = {
   {"nic_coalesce_not_table.toml", "nic_coalesce_not_table.toml:2:12", "'coalesce' in [nic.\"eth*\"] must be a table, not an integer"},
   {"nic_coalesce_empty.toml", "nic_coalesce_empty.toml:2:12", "'coalesce' in [nic.\"eth*\"] is empty"},
   {"nic_empty_rule.toml", "nic_empty_rule.toml:1:1", "[nic.\"eth*\"] sets nothing"},
+  {"nic_mtu_small.toml", "nic_mtu_small.toml:2:7", "'mtu' in [nic.\"eth*\"] (bytes; IPv6 needs 1280 at least) = 576 is out of range: it must be 1280 to 65536"},
+  {"nic_mtu_word.toml", "nic_mtu_word.toml:2:7", "'mtu' in [nic.\"eth*\"] (bytes; IPv6 needs 1280 at least) must be an integer, not a string"},
   {"nic_rps_word.toml", "nic_rps_word.toml:2:7", "'rps' in [nic.\"eth*\"] is 'all-cpus': expected \"numa-local\" or \"off\""},
   {"nic_xps_cpulist.toml", "nic_xps_cpulist.toml:2:7", "'xps' in [nic.\"eth*\"] is '0-3': expected \"follow-irq\" or \"off\""},
   {"nic_xps_bool.toml", "nic_xps_bool.toml:2:7", "'xps' in [nic.\"eth*\"] must be a string, not a boolean"},

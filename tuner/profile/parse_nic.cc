@@ -77,8 +77,8 @@ class NicParser : public TomlReader {
 
   NicRule parse(const std::string& glob, const toml::table& t, const std::string& ctx) const {
     check_keys(t, ctx,
-               {"speed", "duplex", "autoneg", "channels", "combined", "rings", "coalesce", "rps",
-                "xps", "min_speed", "rdma", "ports", "group"});
+               {"speed", "duplex", "autoneg", "mtu", "channels", "combined", "rings", "coalesce",
+                "rps", "xps", "min_speed", "rdma", "ports", "group"});
     NicRule r;
     r.glob = glob;
     r.group = "nic";
@@ -107,6 +107,10 @@ class NicParser : public TomlReader {
                fmt::format("{} is '{}': expected \"full\" or \"half\"", what, *r.duplex));
       } else if (k.str() == "autoneg") {
         r.autoneg = boolean(v, what);
+      } else if (k.str() == "mtu") {
+        // Below 1280 the kernel takes IPv6 off the port; 65536 is loopback's own.
+        r.mtu = static_cast<uint32_t>(
+            integer(v, what + " (bytes; IPv6 needs 1280 at least)", 1280, 65536));
       } else if (k.str() == "combined") {
         combined(v, what, r);
       } else if (k.str() == "channels") {
@@ -177,7 +181,7 @@ class NicParser : public TomlReader {
     // Half duplex exists only up to 1000 Mb/s; asking for it at 10G+ cannot work.
     if (duplex && r.duplex == "half" && (r.speed_max || (r.speed_mbps && *r.speed_mbps > 1000)))
       fail(duplex->source(), fmt::format("{}: half duplex is only defined up to 1000 Mb/s", ctx));
-    if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.combined &&
+    if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.mtu && !r.combined &&
         !r.combined_local_cores && !r.rx_channels && !r.tx_channels && !r.rx_ring && !r.tx_ring &&
         !r.rx_ring_max && !r.tx_ring_max && !r.coalesce && !r.rps && !r.xps)
       fail(t.source(), ctx + " sets nothing");

@@ -87,6 +87,7 @@ struct NicRule {
   std::optional<uint32_t> speed_mbps;  // speed = 25000
   std::optional<std::string> duplex;   // "full", "half"
   std::optional<bool> autoneg;
+  std::optional<uint32_t> mtu;                                 // bytes, 1280 to 65536 (nic:IF:mtu)
   std::optional<uint32_t> combined, rx_channels, tx_channels;  // channels
   bool combined_local_cores = false;  // combined = "local-cores": the NIC node's physical cores
   std::optional<uint32_t> rx_ring, tx_ring;  // rings; 0 = "max"

@@ -97,9 +97,11 @@ TEST_CASE("profile: every value of the format parses as written") {
   CHECK_FALSE(ens.coalesce.has_value());
   CHECK(eth.group == "links");
   CHECK(ens.speed_mbps == 25000u);
+  CHECK(ens.mtu == 9000u);
+  CHECK_FALSE(eth.mtu.has_value());
   CHECK(ens.combined == 4u);
   CHECK(ens.rps == RpsPolicy::numa_local);
-  CHECK(ens.rps_loc.str() == kGood + "/full.toml:43:7");
+  CHECK(ens.rps_loc.str() == kGood + "/full.toml:44:7");
   CHECK(ens.xps == XpsPolicy::follow_irq);
   CHECK_FALSE(eth.rps);
   CHECK_FALSE(eth.xps);
@@ -137,7 +139,7 @@ TEST_CASE("profile: every value of the format parses as written") {
   REQUIRE(cpu.governor);
   CHECK(cpu.governor->value == "performance");
   CHECK(cpu.governor->group == "power");
-  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:79:1");
+  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:80:1");
   CHECK(cpu.epp->value == "balance_performance");
   CHECK(cpu.resume_latency->value == "n/a");
   CHECK(cpu.resume_latency->group == "power");
