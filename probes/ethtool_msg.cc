@@ -117,15 +117,9 @@ Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname
     return ok.error().context("ethtool netlink");
   if (!req.autoneg && !req.speed_mbps && !req.duplex && req.advertise.empty())
     return Error::invalid("empty link modes request", ifname);
-  uint8_t duplex = DUPLEX_UNKNOWN;
-  if (req.duplex) {
-    if (*req.duplex == "full") duplex = DUPLEX_FULL;
-    else if (*req.duplex == "half") duplex = DUPLEX_HALF;
-    else if (*req.duplex == "unknown") duplex = DUPLEX_UNKNOWN;  // virtio-net accepts it back
-    else
-      return Error::invalid(
-          "duplex must be \"full\", \"half\" or \"unknown\", not \"" + *req.duplex + "\"", ifname);
-  }
+  uint8_t duplex = DUPLEX_UNKNOWN;  // Duplex::unknown: virtio-net accepts it back
+  if (req.duplex == Duplex::full) duplex = DUPLEX_FULL;
+  else if (req.duplex == Duplex::half) duplex = DUPLEX_HALF;
   NlRequest r(family, ETHTOOL_MSG_LINKMODES_SET, NLM_F_ACK, seq);
   nlmsghdr* nlh = r.header();
   put_header(nlh, ETHTOOL_A_LINKMODES_HEADER, ifname, 0);
@@ -352,8 +346,8 @@ Status parse_linkmodes_reply(std::string_view msg, const std::vector<std::string
   if (const nlattr* a = p->attrs[ETHTOOL_A_LINKMODES_DUPLEX]) {
     auto v = attr_u8(a, where);
     if (!v) return v.error();
-    if (*v == DUPLEX_FULL) info.duplex = "full";
-    else if (*v == DUPLEX_HALF) info.duplex = "half";
+    if (*v == DUPLEX_FULL) info.duplex = Duplex::full;
+    else if (*v == DUPLEX_HALF) info.duplex = Duplex::half;
     else info.duplex.reset();
   }
   if (const nlattr* a = p->attrs[ETHTOOL_A_LINKMODES_OURS]) {

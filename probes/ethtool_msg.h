@@ -45,7 +45,7 @@ NlRequest build_get_request(uint16_t family, uint8_t cmd, const std::string& ifn
                             uint32_t seq);
 /// STRSET_GET for the global link-mode names (ETH_SS_LINK_MODES).
 NlRequest build_link_mode_names_request(uint16_t family, uint32_t seq);
-/// LINKMODES_SET; Error for a duplex other than "full"/"half" or an empty request.
+/// LINKMODES_SET; Error for an empty request.
 Result<NlRequest> build_linkmodes_set(uint16_t family, const std::string& ifname,
                                       const LinkModesRequest& req, uint32_t seq);
 /// CHANNELS_SET with the counts that are set (the *_max fields are ignored).

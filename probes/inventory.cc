@@ -1,6 +1,26 @@
 #include "probes/inventory.h"
 
+#include <array>
+
+#include "base/enum_names.h"
+
 namespace tuner {
+namespace {
+
+constexpr std::array<EnumName<Duplex>, 3> kDuplexes = {{
+    {Duplex::full, "full"},
+    {Duplex::half, "half"},
+    {Duplex::unknown, "unknown"},
+}};
+static_assert(in_enum_order(kDuplexes));
+
+}  // namespace
+
+const char* duplex_name(Duplex duplex) { return enum_name(kDuplexes, duplex); }
+
+std::optional<Duplex> parse_duplex(std::string_view name) {
+  return enum_from_name(kDuplexes, name);
+}
 
 std::string MtuRange::text() const {
   return max ? std::to_string(min) + " to " + std::to_string(max) + " bytes"

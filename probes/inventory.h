@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/cpuset.h"
@@ -113,11 +114,18 @@ struct Irq {
   std::optional<std::string> source;
 };
 
+/// A link's duplex (ethtool's DUPLEX_FULL, DUPLEX_HALF; `unknown` is DUPLEX_UNKNOWN,
+/// the forced mode a virtual driver without a duplex reads back). Its names are the
+/// ones JSON, knob values and profiles use: "full", "half", "unknown".
+enum class Duplex { full, half, unknown };
+const char* duplex_name(Duplex duplex);
+std::optional<Duplex> parse_duplex(std::string_view name);
+
 struct LinkInfo {
   std::optional<bool> up;
   std::optional<bool> autoneg;
   std::optional<uint32_t> speed_mbps;
-  std::optional<std::string> duplex;         // "full", "half"
+  std::optional<Duplex> duplex;              // full or half; nullopt: not known
   std::optional<std::string> port;           // "TP", "FIBRE", "DA", "OTHER", ...
   std::vector<std::string> supported_modes;  // "25000baseSR/Full" (ethtool names)
   std::vector<std::string> advertised_modes;

@@ -89,7 +89,7 @@ json nic_json(const Nic& n) {
   json link = {{"up", opt(l.up)},
                {"autoneg", opt(l.autoneg)},
                {"speed_mbps", opt(l.speed_mbps)},
-               {"duplex", opt(l.duplex)},
+               {"duplex", l.duplex ? json(duplex_name(*l.duplex)) : json(nullptr)},
                {"port", opt(l.port)},
                {"supported_modes", l.supported_modes},
                {"advertised_modes", l.advertised_modes},

@@ -16,7 +16,7 @@ namespace tuner {
 struct LinkModesRequest {
   std::optional<bool> autoneg;
   std::optional<uint32_t> speed_mbps;
-  std::optional<std::string> duplex;  // "full", "half" or "unknown" (DUPLEX_UNKNOWN)
+  std::optional<Duplex> duplex;
   /// When not empty: exactly these modes are advertised (ETHTOOL_A_LINKMODES_OURS as a
   /// verbose no-mask bitset of mode names, "1000baseT/Full"); every other mode is
   /// cleared. This is how a restricted advertisement goes back to "every supported

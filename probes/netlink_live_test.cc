@@ -38,7 +38,7 @@ bool make_veth() {
 }
 
 std::string text(const std::optional<uint32_t>& v) { return v ? std::to_string(*v) : "null"; }
-std::string text(const std::optional<std::string>& v) { return v ? *v : "null"; }
+std::string text(const std::optional<Duplex>& v) { return v ? duplex_name(*v) : "null"; }
 
 }  // namespace
 
@@ -108,7 +108,7 @@ TEST_CASE("netlink live: host interfaces agree with sysfs speed and duplex") {
     if (*mbps <= 0) CHECK_FALSE(info.speed_mbps.has_value());
     else CHECK(info.speed_mbps == static_cast<uint32_t>(*mbps));
     std::string duplex = sysfs_value("/sys/class/net/" + name + "/duplex");
-    if (duplex == "full" || duplex == "half") CHECK(info.duplex == duplex);
+    if (duplex == "full" || duplex == "half") CHECK(info.duplex == parse_duplex(duplex));
     else CHECK_FALSE(info.duplex.has_value());
     ++compared;
   }
@@ -128,7 +128,7 @@ TEST_CASE("netlink live: SET requests on a veth, kernel errors and read-back") {
     if (!nl) return Report{{"error", nl.error().message()}};
     LinkInfo before, after;
     (void)(*nl)->get_link_modes("va", before);
-    LinkModesRequest req{false, 1000, "half", {}};
+    LinkModesRequest req{false, 1000, Duplex::half, {}};
     auto set = (*nl)->set_link_modes("va", req);
     out["link.set"] = set ? "ok" : set.error().message();
     out["link.err"] = set ? "0" : std::to_string(set.error().err);

@@ -128,7 +128,7 @@ TEST_CASE("netlink fixtures: veth reports 10000/full, 4 queues") {
     CAPTURE(form);
     LinkInfo info = modes(std::string("LINKMODES_GET-va-") + form + ".bin", kernel_link_modes());
     CHECK(info.speed_mbps == 10000u);
-    CHECK(info.duplex == "full");
+    CHECK(info.duplex == Duplex::full);
     CHECK(info.autoneg == false);
     CHECK(
         parse_linkinfo_reply(fixture(std::string("LINKINFO_GET-va-") + form + ".bin"), info).ok());
@@ -297,11 +297,7 @@ TEST_CASE("netlink parsers: a length of 2^31 or more is no whole message") {
 TEST_CASE("netlink requests: SET messages validate their input") {
   LinkModesRequest req;
   CHECK_FALSE(build_linkmodes_set(20, "eth0", req, 1).ok());  // nothing to set
-  req.duplex = "fast";
-  auto bad = build_linkmodes_set(20, "eth0", req, 1);
-  REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().message().find("fast") != std::string::npos);
-  req.duplex = "full";
+  req.duplex = Duplex::full;
   req.speed_mbps = 25000;
   CHECK(build_linkmodes_set(20, "eth0", req, 1).ok());
   CHECK_FALSE(build_linkmodes_set(20, "a-name-longer-than-15", req, 1).ok());

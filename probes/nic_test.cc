@@ -186,7 +186,7 @@ TEST_CASE("nic probe live: veth in a private namespace, link data from netlink")
       std::string k = n.name + ".";
       out[k + "virtual"] = n.is_virtual ? "1" : "0";
       out[k + "speed"] = n.link.speed_mbps ? std::to_string(*n.link.speed_mbps) : "null";
-      out[k + "duplex"] = n.link.duplex.value_or("null");
+      out[k + "duplex"] = n.link.duplex ? duplex_name(*n.link.duplex) : "null";
       out[k + "mtu"] = n.mtu ? std::to_string(*n.mtu) : "null";
       out[k + "mtu_range"] = n.mtu_range ? n.mtu_range->text() : "null";
       out[k + "mac"] = n.mac.value_or("null");

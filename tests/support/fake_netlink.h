@@ -81,7 +81,7 @@ class FakeNetlink : public Netlink {
   /// kernel's ethtool filters them ("1000baseT/Full": 1000 Mb/s, full duplex).
   static std::vector<std::string> modes_matching(const std::vector<std::string>& modes,
                                                  std::optional<uint32_t> speed,
-                                                 const std::optional<std::string>& duplex) {
+                                                 std::optional<Duplex> duplex) {
     std::vector<std::string> out;
     for (const std::string& m : modes) {
       std::size_t digits = 0;
@@ -89,8 +89,8 @@ class FakeNetlink : public Netlink {
       std::size_t slash = m.rfind('/');
       if (digits == 0 || m.compare(digits, 4, "base") != 0 || slash == std::string::npos) continue;
       std::string_view d = std::string_view(m).substr(slash + 1);
-      std::string mode_duplex = d == "Full" ? "full" : d == "Half" ? "half" : "";
-      if (mode_duplex.empty()) continue;
+      if (d != "Full" && d != "Half") continue;
+      Duplex mode_duplex = d == "Full" ? Duplex::full : Duplex::half;
       if (speed && std::stoul(m.substr(0, digits)) != *speed) continue;
       if (duplex && mode_duplex != *duplex) continue;
       out.push_back(m);
@@ -105,15 +105,15 @@ class FakeNetlink : public Netlink {
     link.duplex.reset();
     if (link.autoneg.value_or(false)) {
       for (uint32_t sp : partner_speeds)
-        if (!modes_matching(link.advertised_modes, sp, "full").empty()) {
+        if (!modes_matching(link.advertised_modes, sp, Duplex::full).empty()) {
           link.up = true;
           link.speed_mbps = sp;
-          link.duplex = "full";
+          link.duplex = Duplex::full;
           return;
         }
     } else {
       link.speed_mbps = forced_speed_;
-      link.duplex = driver_reports_full_duplex ? "full" : forced_duplex_;
+      link.duplex = driver_reports_full_duplex ? Duplex::full : forced_duplex_;
       for (uint32_t sp : partner_speeds)
         if (sp == forced_speed_) link.up = true;
     }
@@ -236,7 +236,7 @@ class FakeNetlink : public Netlink {
   }
 
   uint32_t forced_speed_ = 0;
-  std::string forced_duplex_ = "full";
+  Duplex forced_duplex_ = Duplex::full;
 };
 
 /// The one fake of the netdev family seam (probes/netdev_netlink.h): NAPIs and queues

@@ -250,7 +250,7 @@ TEST_CASE("check: link modes (ethtool netlink, faked) on the capture's NICs") {
     for (const Finding* f : got) CHECK(f->severity == Severity::warning);
   }
   SUBCASE("half duplex: error") {
-    nl.link.duplex = "half";
+    nl.link.duplex = Duplex::half;
     CheckReport r = node.check({}, with_links);
     CHECK(findings(r, Rule::nic_half_duplex).size() == 5);
     CHECK(r.worst() == Severity::error);

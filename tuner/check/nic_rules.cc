@@ -22,11 +22,11 @@ std::optional<uint32_t> top_speed(const std::vector<std::string>& modes,
   std::optional<uint32_t> best;
   for (const std::string& name : modes) {
     auto m = parse_link_mode(name);
-    if (!m || m->duplex != "full") continue;
+    if (!m || m->duplex != Duplex::full) continue;
     if (!other.empty()) {
       bool shared = std::ranges::any_of(other, [&](const std::string& o) {
         auto p = parse_link_mode(o);
-        return p && p->duplex == "full" && p->speed_mbps == m->speed_mbps;
+        return p && p->duplex == Duplex::full && p->speed_mbps == m->speed_mbps;
       });
       if (!shared) continue;
     }
@@ -62,10 +62,10 @@ void check_link(const Nic& nic, CheckReport& out) {
           {nic.name + " supported modes", fmt::format("{}", fmt::join(l.supported_modes, " "))},
           {nic.name + " speed/duplex",
            fmt::format("{}/{}", l.speed_mbps ? std::to_string(*l.speed_mbps) : "unknown",
-                       l.duplex.value_or("unknown"))}},
+                       duplex_name(l.duplex.value_or(Duplex::unknown)))}},
          link_fix(nic.name)});
   }
-  if (l.duplex == "half" && l.up != false) {
+  if (l.duplex == Duplex::half && l.up != false) {
     out.findings.push_back(
         {Rule::nic_half_duplex,
          Severity::error,

@@ -75,9 +75,9 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
         s.advertise.emplace_back(mode);
       }
     } else {
-      if (kv.value != "full" && kv.value != "half" && kv.value != "unknown")
+      s.duplex = parse_duplex(kv.value);
+      if (!s.duplex)
         return Error::invalid("duplex=" + kv.value + ": expected full, half or unknown", id);
-      s.duplex = kv.value;
     }
   }
   if (!have_autoneg) return Error::invalid("autoneg=on|off is required", id);
@@ -85,8 +85,8 @@ Result<LinkSetting> parse_link_setting(std::string_view text, const std::string&
     return Error::invalid("advertise= goes with autoneg=on alone", id);
   if (!s.autoneg && (!s.speed_mbps || !s.duplex))
     return Error::invalid("autoneg=off needs both speed=N and duplex=full|half", id);
-  bool unknown = s.speed_mbps == kSpeedUnknown || s.duplex == std::optional<std::string>("unknown");
-  if (unknown && (s.autoneg || s.speed_mbps != kSpeedUnknown || s.duplex != "unknown"))
+  bool unknown = s.speed_mbps == kSpeedUnknown || s.duplex == Duplex::unknown;
+  if (unknown && (s.autoneg || s.speed_mbps != kSpeedUnknown || s.duplex != Duplex::unknown))
     return Error::invalid("speed=unknown and duplex=unknown go together, with autoneg=off", id);
   return s;
 }
@@ -95,7 +95,7 @@ std::string format_link_setting(const LinkSetting& s) {
   std::string out = s.autoneg ? "autoneg=on" : "autoneg=off";
   if (s.speed_mbps == kSpeedUnknown) out += ",speed=unknown";
   else if (s.speed_mbps) out += ",speed=" + std::to_string(*s.speed_mbps);
-  if (s.duplex) out += ",duplex=" + *s.duplex;
+  if (s.duplex) out += std::string(",duplex=") + duplex_name(*s.duplex);
   if (!s.advertise.empty()) {
     out += ",advertise=";
     for (std::size_t i = 0; i < s.advertise.size(); ++i) out += (i ? "+" : "") + s.advertise[i];
@@ -112,14 +112,13 @@ std::optional<ModeSpeed> parse_link_mode(std::string_view name) {
   std::string_view dup = name.substr(slash + 1);
   auto speed = parse_u64(name.substr(0, digits));
   if (!speed || *speed > UINT32_MAX) return std::nullopt;
-  if (dup == "Full") return ModeSpeed{static_cast<uint32_t>(*speed), "full"};
-  if (dup == "Half") return ModeSpeed{static_cast<uint32_t>(*speed), "half"};
+  if (dup == "Full") return ModeSpeed{static_cast<uint32_t>(*speed), Duplex::full};
+  if (dup == "Half") return ModeSpeed{static_cast<uint32_t>(*speed), Duplex::half};
   return std::nullopt;
 }
 
 std::vector<std::string> filter_modes(const std::vector<std::string>& supported,
-                                      std::optional<uint32_t> speed,
-                                      const std::optional<std::string>& duplex) {
+                                      std::optional<uint32_t> speed, std::optional<Duplex> duplex) {
   std::vector<std::string> out;
   for (const std::string& m : supported) {
     auto ms = parse_link_mode(m);
@@ -150,7 +149,7 @@ LinkSetting describe_link(const LinkInfo& info) {
     // "unknown" is a value the kernel accepts back, so rollback can restore it.
     if (!s.speed_mbps && !s.duplex) {
       s.speed_mbps = kSpeedUnknown;
-      s.duplex = "unknown";
+      s.duplex = Duplex::unknown;
     }
     return s;
   }
@@ -159,7 +158,7 @@ LinkSetting describe_link(const LinkInfo& info) {
   // Unknown lists, or everything advertised: plain autoneg.
   if (all.empty() || adv.empty() || adv == all) return s;
   std::vector<uint32_t> speeds;
-  std::vector<std::string> duplexes;
+  std::vector<Duplex> duplexes;
   for (const std::string& m : adv) {
     auto ms = parse_link_mode(m);
     if (std::find(speeds.begin(), speeds.end(), ms->speed_mbps) == speeds.end())
@@ -167,7 +166,7 @@ LinkSetting describe_link(const LinkInfo& info) {
     if (std::find(duplexes.begin(), duplexes.end(), ms->duplex) == duplexes.end())
       duplexes.push_back(ms->duplex);
   }
-  auto matches = [&](std::optional<uint32_t> sp, const std::optional<std::string>& du) {
+  auto matches = [&](std::optional<uint32_t> sp, std::optional<Duplex> du) {
     return sorted(filter_modes(all, sp, du)) == adv;
   };
   if (speeds.size() == 1 && duplexes.size() == 1 && matches(speeds[0], duplexes[0])) {

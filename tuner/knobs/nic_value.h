@@ -34,7 +34,7 @@ inline constexpr uint32_t kSpeedUnknown = 0xffffffffu;
 struct LinkSetting {
   bool autoneg = true;
   std::optional<uint32_t> speed_mbps;
-  std::optional<std::string> duplex;  // "full", "half", or "unknown" (forced, unnamed)
+  std::optional<Duplex> duplex;  // unknown: forced, unnamed
   std::vector<std::string> advertise;
 };
 
@@ -45,14 +45,13 @@ std::string format_link_setting(const LinkSetting& s);
 /// bits that are not speeds ("Autoneg", "TP", "Pause", "FEC_RS").
 struct ModeSpeed {
   uint32_t speed_mbps = 0;
-  std::string duplex;  // "full" or "half"
+  Duplex duplex = Duplex::full;  // full or half
 };
 std::optional<ModeSpeed> parse_link_mode(std::string_view name);
 
 /// The supported speed modes that match the filters, in the order given.
 std::vector<std::string> filter_modes(const std::vector<std::string>& supported,
-                                      std::optional<uint32_t> speed,
-                                      const std::optional<std::string>& duplex);
+                                      std::optional<uint32_t> speed, std::optional<Duplex> duplex);
 
 /// Describes a link as a LinkSetting: forced speed/duplex, or which filter on the
 /// supported modes yields the advertised ones (the least specific that does, after

@@ -25,7 +25,7 @@ TEST_CASE("nic value: link settings parse and print canonically") {
 
 TEST_CASE("nic value: link mode names give speed and duplex") {
   CHECK(parse_link_mode("25000baseSR/Full")->speed_mbps == 25000);
-  CHECK(parse_link_mode("10baseT/Half")->duplex == "half");
+  CHECK(parse_link_mode("10baseT/Half")->duplex == Duplex::half);
   CHECK(parse_link_mode("10baseT1S_P2MP/Half")->speed_mbps == 10);
   CHECK(!parse_link_mode("Autoneg"));
   CHECK(!parse_link_mode("FEC_RS"));
@@ -52,7 +52,7 @@ TEST_CASE("nic value: describe_link finds the filter behind the advertised modes
   // Forced mode reports the forced speed; negotiated speed is never part of autoneg=on.
   info.autoneg = false;
   info.speed_mbps = 100;
-  info.duplex = "half";
+  info.duplex = Duplex::half;
   CHECK(format_link_setting(describe_link(info)) == "autoneg=off,speed=100,duplex=half");
 }
 

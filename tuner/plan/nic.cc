@@ -82,7 +82,8 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
   bool modes_known =
       std::any_of(link.supported_modes.begin(), link.supported_modes.end(),
                   [](const std::string& n) { return parse_link_mode(n).has_value(); });
-  std::string duplex_text = rule.duplex ? " " + *rule.duplex + "-duplex" : "";
+  std::string duplex_text = rule.duplex ? std::string(" ") + duplex_name(*rule.duplex) + "-duplex"
+                                        : "";
 
   std::optional<uint32_t> speed;
   std::string why;
@@ -103,11 +104,13 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
         if (auto m = parse_link_mode(n)) all.insert(m->speed_mbps);
       for (uint32_t s : (speeds.empty() ? all : speeds))
         list += (list.empty() ? "" : ", ") + std::to_string(s);
-      return error_at(
-          rule.loc,
-          nic.name + " has no " + std::to_string(*speed) + " Mb/s" + duplex_text +
-              " link mode (it supports " + list + " Mb/s" +
-              (speeds.empty() && rule.duplex ? ", none " + *rule.duplex + "-duplex" : "") + ")");
+      return error_at(rule.loc,
+                      nic.name + " has no " + std::to_string(*speed) + " Mb/s" + duplex_text +
+                          " link mode (it supports " + list + " Mb/s" +
+                          (speeds.empty() && rule.duplex
+                               ? std::string(", none ") + duplex_name(*rule.duplex) + "-duplex"
+                               : "") +
+                          ")");
     }
     if (!modes_known)
       b.note(nic.name, "reports no link modes: speed " + std::to_string(*speed) +
@@ -117,7 +120,7 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
   Fields current;
   if (link.autoneg) current.emplace_back("autoneg", *link.autoneg ? "on" : "off");
   if (link.speed_mbps) current.emplace_back("speed", std::to_string(*link.speed_mbps));
-  if (link.duplex) current.emplace_back("duplex", *link.duplex);
+  if (link.duplex) current.emplace_back("duplex", duplex_name(*link.duplex));
 
   if (!rule.autoneg && !speed && !rule.duplex) return Ok{};  // only "max", and it was skipped
   Fields desired;
@@ -137,8 +140,9 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
     why += "; autonegotiation advertises every mode and picks the fastest both ends share";
   desired.emplace_back("autoneg", autoneg ? "on" : "off");
   if (speed && !advertise_all) desired.emplace_back("speed", std::to_string(*speed));
-  if (rule.duplex) desired.emplace_back("duplex", *rule.duplex);
-  else if (speed && !advertise_all) desired.emplace_back("duplex", link.duplex.value_or("full"));
+  if (rule.duplex) desired.emplace_back("duplex", duplex_name(*rule.duplex));
+  else if (speed && !advertise_all)
+    desired.emplace_back("duplex", duplex_name(link.duplex.value_or(Duplex::full)));
 
   std::string reason = nic.name + ": profile asks " + join_fields(desired);
   if (!why.empty()) reason += "; " + why;

@@ -25,7 +25,7 @@ Nic& sfp_nic(Inventory& inv) {
   nic.link.up = true;
   nic.link.autoneg = true;
   nic.link.speed_mbps = 10000;
-  nic.link.duplex = "full";
+  nic.link.duplex = Duplex::full;
   nic.link.supported_modes = {
       "1000baseT/Half", "1000baseT/Full", "10000baseSR/Full", "25000baseSR/Full", "Autoneg",
       "FIBRE",          "Pause"};
@@ -40,7 +40,7 @@ TEST_CASE("planner nic: speed max forces the fastest mode, or advertises every m
   FakeCurrent cur;
   NicRule rule;
   rule.speed_max = true;
-  rule.duplex = "full";
+  rule.duplex = Duplex::full;
   rule.autoneg = false;
   auto plan = make_plan_with(nic_profile(rule), inv, cur);
   REQUIRE(plan.ok());
@@ -54,7 +54,7 @@ TEST_CASE("planner nic: speed max forces the fastest mode, or advertises every m
                     "mode it supports is 25000 Mb/s (test.toml:12)");
 
   SUBCASE("half duplex picks among half modes only") {
-    rule.duplex = "half";
+    rule.duplex = Duplex::half;
     auto half = make_plan_with(nic_profile(rule), inv, cur);
     REQUIRE(half.ok());
     CHECK(half->changes[0].desired == "autoneg=off,speed=1000,duplex=half");
@@ -85,7 +85,7 @@ TEST_CASE("planner nic: a speed no mode offers is an error listing the supported
   CHECK(plan.error().message() == "/etc/tuner/profiles/test.toml:12:1: eth0 has no 40000 Mb/s "
                                   "link mode (it supports 1000, 10000, 25000 Mb/s)");
   rule.speed_mbps = 10000;
-  rule.duplex = "half";
+  rule.duplex = Duplex::half;
   auto half = make_plan_with(nic_profile(rule), inv, cur);
   REQUIRE(!half.ok());
   CHECK(half.error().what ==

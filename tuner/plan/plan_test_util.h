@@ -137,7 +137,7 @@ inline void apply_plan(const Plan& plan, Inventory& inv, FakeCurrent& current) {
           if (parts[2] == "link") {
             if (k == "autoneg") nic.link.autoneg = v == "on";
             if (k == "speed") nic.link.speed_mbps = u32(v);
-            if (k == "duplex") nic.link.duplex = v;
+            if (k == "duplex") nic.link.duplex = parse_duplex(v);
           } else if (parts[2] == "channels") {
             if (!nic.channels) nic.channels = Channels{};
             if (k == "rx") nic.channels->rx = u32(v);

@@ -302,8 +302,8 @@ TEST_CASE("planner: compare_integers handles signs, zeros and any length") {
 TEST_CASE("planner: a plan applied to its own desired state is empty") {
   Inventory inv = testing::smt_machine(2, 4);
   Nic& eth0 = testing::add_nic(inv, "eth0", 0, 5, 40);
-  eth0.link =
-      LinkInfo{true, false, 1000, "half", "FIBRE", {"1000baseT/Full", "25000baseSR/Full"}, {}, {}};
+  eth0.link = LinkInfo{
+      true, false, 1000, Duplex::half, "FIBRE", {"1000baseT/Full", "25000baseSR/Full"}, {}, {}};
   eth0.channels = Channels{std::nullopt, std::nullopt, std::nullopt, 2, 0, 0, 1, 8};
   eth0.rings = Rings{256, 256, 4096, 4096};
   testing::add_nic(inv, "eth1", 1, 12, 60);
@@ -330,7 +330,7 @@ TEST_CASE("planner: a plan applied to its own desired state is empty") {
   NicRule nic;
   nic.glob = "eth0";
   nic.speed_max = true;
-  nic.duplex = "full";
+  nic.duplex = Duplex::full;
   nic.autoneg = false;
   nic.combined = 8;
   nic.rx_ring_max = true;

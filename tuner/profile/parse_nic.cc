@@ -101,10 +101,10 @@ class NicParser : public TomlReader {
         }
       } else if (k.str() == "duplex") {
         duplex = &v;
-        r.duplex = string(v, what);
-        if (*r.duplex != "full" && *r.duplex != "half")
-          fail(v.source(),
-               fmt::format("{} is '{}': expected \"full\" or \"half\"", what, *r.duplex));
+        std::string word = string(v, what);
+        r.duplex = parse_duplex(word);
+        if (!r.duplex || r.duplex == Duplex::unknown)
+          fail(v.source(), fmt::format("{} is '{}': expected \"full\" or \"half\"", what, word));
       } else if (k.str() == "autoneg") {
         r.autoneg = boolean(v, what);
       } else if (k.str() == "mtu") {
@@ -179,7 +179,8 @@ class NicParser : public TomlReader {
       }
     }
     // Half duplex exists only up to 1000 Mb/s; asking for it at 10G+ cannot work.
-    if (duplex && r.duplex == "half" && (r.speed_max || (r.speed_mbps && *r.speed_mbps > 1000)))
+    if (duplex && r.duplex == Duplex::half &&
+        (r.speed_max || (r.speed_mbps && *r.speed_mbps > 1000)))
       fail(duplex->source(), fmt::format("{}: half duplex is only defined up to 1000 Mb/s", ctx));
     if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.mtu && !r.combined &&
         !r.combined_local_cores && !r.rx_channels && !r.tx_channels && !r.rx_ring && !r.tx_ring &&

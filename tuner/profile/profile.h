@@ -85,7 +85,7 @@ struct NicRule {
   std::string glob;
   bool speed_max = false;              // speed = "max"
   std::optional<uint32_t> speed_mbps;  // speed = 25000
-  std::optional<std::string> duplex;   // "full", "half"
+  std::optional<Duplex> duplex;        // full or half
   std::optional<bool> autoneg;
   std::optional<uint32_t> mtu;                                 // bytes, 1280 to 65536 (nic:IF:mtu)
   std::optional<uint32_t> combined, rx_channels, tx_channels;  // channels

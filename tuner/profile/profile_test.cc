@@ -80,7 +80,7 @@ TEST_CASE("profile: every value of the format parses as written") {
   const NicRule& ens = p->nics[0].glob == "eth*" ? p->nics[1] : p->nics[0];
   CHECK(eth.speed_max);
   CHECK_FALSE(eth.speed_mbps);
-  CHECK(eth.duplex == "full");
+  CHECK(eth.duplex == Duplex::full);
   CHECK(eth.autoneg == true);
   CHECK(eth.combined == 8u);
   CHECK(eth.rx_channels == 2u);

@@ -20,7 +20,7 @@ Plan sample_plan() {
   Nic& nic = testing::add_nic(inv, "eth2", 1, 3, 57);
   nic.link.autoneg = true;
   nic.link.speed_mbps = 10000;
-  nic.link.duplex = "full";
+  nic.link.duplex = Duplex::full;
   nic.link.supported_modes = {"10000baseSR/Full", "25000baseSR/Full"};
   inv.irqs[1].affinity = "3";  // queue 1 already in place
   inv.host.irqbalance_running = true;

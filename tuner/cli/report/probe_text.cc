@@ -11,6 +11,7 @@ template <typename T>
 std::string or_unknown(const std::optional<T>& v) {
   if (!v) return "?";
   if constexpr (std::is_same_v<T, bool>) return *v ? "yes" : "no";
+  else if constexpr (std::is_same_v<T, Duplex>) return duplex_name(*v);
   else return fmt::format("{}", *v);
 }
 
