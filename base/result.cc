@@ -1,6 +1,9 @@
 #include "base/result.h"
 
+#include <array>
 #include <cstring>
+
+#include "base/enum_names.h"
 
 namespace tuner {
 
@@ -17,18 +20,22 @@ std::string Error::message() const {
   return out;
 }
 
-const char* error_kind_name(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::io: return "io";
-    case ErrorKind::invalid: return "invalid";
-    case ErrorKind::missing: return "missing";
-    case ErrorKind::denied: return "denied";
-    case ErrorKind::refused: return "refused";
-    case ErrorKind::unsupported: return "unsupported";
-    case ErrorKind::busy: return "busy";
-  }
-  return "io";
-}
+namespace {
+
+constexpr std::array<EnumName<ErrorKind>, 7> kErrorKinds = {{
+    {ErrorKind::io, "io"},
+    {ErrorKind::invalid, "invalid"},
+    {ErrorKind::missing, "missing"},
+    {ErrorKind::denied, "denied"},
+    {ErrorKind::refused, "refused"},
+    {ErrorKind::unsupported, "unsupported"},
+    {ErrorKind::busy, "busy"},
+}};
+static_assert(in_enum_order(kErrorKinds));
+
+}  // namespace
+
+const char* error_kind_name(ErrorKind kind) { return enum_name(kErrorKinds, kind); }
 
 ErrorKind kind_of_errno(int err) {
   switch (err) {

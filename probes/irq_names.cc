@@ -1,8 +1,10 @@
 #include "probes/irq_names.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
+#include "base/enum_names.h"
 #include "base/strings.h"
 
 namespace tuner {
@@ -211,23 +213,27 @@ VectorRole classify_vector(std::string_view name, const std::vector<std::string>
   return *r;
 }
 
-const char* irq_kind_name(IrqKind kind) {
-  switch (kind) {
-    case IrqKind::queue: return "queue";
-    case IrqKind::control: return "control";
-    case IrqKind::other: return "other";
-  }
-  return "other";
-}
+namespace {
 
-const char* queue_type_name(QueueType type) {
-  switch (type) {
-    case QueueType::combined: return "combined";
-    case QueueType::rx: return "rx";
-    case QueueType::tx: return "tx";
-    case QueueType::shared: return "shared";
-  }
-  return "combined";
-}
+constexpr std::array<EnumName<IrqKind>, 3> kIrqKinds = {{
+    {IrqKind::other, "other"},
+    {IrqKind::queue, "queue"},
+    {IrqKind::control, "control"},
+}};
+static_assert(in_enum_order(kIrqKinds));
+
+constexpr std::array<EnumName<QueueType>, 4> kQueueTypes = {{
+    {QueueType::combined, "combined"},
+    {QueueType::rx, "rx"},
+    {QueueType::tx, "tx"},
+    {QueueType::shared, "shared"},
+}};
+static_assert(in_enum_order(kQueueTypes));
+
+}  // namespace
+
+const char* irq_kind_name(IrqKind kind) { return enum_name(kIrqKinds, kind); }
+
+const char* queue_type_name(QueueType type) { return enum_name(kQueueTypes, type); }
 
 }  // namespace tuner

@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <ctime>
 
 #include <fmt/core.h>
 
+#include "base/enum_names.h"
 #include "base/fd_io.h"
 #include "rollback/run_report.h"
 #include "tuner/knobs/knob_id.h"
@@ -20,9 +22,17 @@ namespace tuner {
 
 namespace {
 
-constexpr RecordType kTypes[] = {
-    RecordType::begin,    RecordType::intent,         RecordType::done,     RecordType::failed,
-    RecordType::decision, RecordType::rollback_begin, RecordType::rollback, RecordType::end};
+constexpr std::array<EnumName<RecordType>, 8> kRecordTypes = {{
+    {RecordType::begin, "begin"},
+    {RecordType::intent, "intent"},
+    {RecordType::done, "done"},
+    {RecordType::failed, "failed"},
+    {RecordType::decision, "decision"},
+    {RecordType::rollback_begin, "rollback_begin"},
+    {RecordType::rollback, "rollback"},
+    {RecordType::end, "end"},
+}};
+static_assert(in_enum_order(kRecordTypes));
 
 void put(nlohmann::json& j, const char* key, const std::string& v) {
   if (!v.empty()) j[key] = v;
@@ -55,19 +65,7 @@ std::string journal_name(const std::string& run_id) { return run_id + ".journal"
 
 }  // namespace
 
-const char* record_type_name(RecordType t) {
-  switch (t) {
-    case RecordType::begin: return "begin";
-    case RecordType::intent: return "intent";
-    case RecordType::done: return "done";
-    case RecordType::failed: return "failed";
-    case RecordType::decision: return "decision";
-    case RecordType::rollback_begin: return "rollback_begin";
-    case RecordType::rollback: return "rollback";
-    case RecordType::end: return "end";
-  }
-  return "?";
-}
+const char* record_type_name(RecordType t) { return enum_name(kRecordTypes, t); }
 
 std::string encode_record(const JournalRecord& r) {
   nlohmann::json j;
@@ -101,9 +99,8 @@ Result<JournalRecord> decode_record(std::string_view line, const std::string& wh
   JournalRecord r;
   std::string type;
   if (auto s = take(j, "type", type); !s.ok()) return s.error().context(where);
-  const auto* t = std::find_if(std::begin(kTypes), std::end(kTypes),
-                               [&](RecordType k) { return type == record_type_name(k); });
-  if (t == std::end(kTypes)) return Error::invalid("unknown record type '" + type + "'", where);
+  auto t = enum_from_name(kRecordTypes, type);
+  if (!t) return Error::invalid("unknown record type '" + type + "'", where);
   r.type = *t;
   for (auto [key, field] : {std::pair{"run_id", &r.run_id},
                             {"kind", &r.kind},

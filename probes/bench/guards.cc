@@ -1,5 +1,6 @@
 #include "probes/bench/guards.h"
 
+#include <array>
 #include <cerrno>
 
 #include <fmt/core.h>
@@ -206,9 +207,13 @@ GuardDelta guard_delta(const GuardSample& before, const GuardSample& after, cons
   return d;
 }
 
-const char* retrans_source_name(RetransSource s) {
-  return s == RetransSource::benchmark_connections ? "benchmark_connections" : "namespace";
-}
+constexpr std::array<EnumName<RetransSource>, 2> kRetransSources = {{
+    {RetransSource::benchmark_connections, "benchmark_connections"},
+    {RetransSource::namespace_counter, "namespace"},
+}};
+static_assert(in_enum_order(kRetransSources));
+
+const char* retrans_source_name(RetransSource s) { return enum_name(kRetransSources, s); }
 
 RetransSource retrans_source(const GuardDelta& baseline, const GuardDelta& candidate) {
   return baseline.has_connections() && candidate.has_connections()

@@ -59,10 +59,8 @@ double parse_real(const char* s) {
   return v;
 }
 
-Spending parse_spending(std::string_view s) {
-  if (s == "obrien_fleming") return Spending::obrien_fleming;
-  if (s == "pocock") return Spending::pocock;
-  if (s == "quadratic") return Spending::quadratic;
+Spending spending_arg(std::string_view s) {
+  if (auto f = parse_spending(s)) return *f;
   usage("unknown spending function");
 }
 
@@ -286,8 +284,8 @@ int main(int argc, char** argv) {
     if (arg == "--reps") options.reps = static_cast<unsigned>(parse_number(value(), 1000000));
     else if (arg == "--seed") options.seed = parse_number(value(), ~0ULL);
     else if (arg == "--markdown") md = true;
-    else if (arg == "--keep-spending") c.keep_spending = parse_spending(value());
-    else if (arg == "--futility-spending") c.futility_spending = parse_spending(value());
+    else if (arg == "--keep-spending") c.keep_spending = spending_arg(value());
+    else if (arg == "--futility-spending") c.futility_spending = spending_arg(value());
     else if (arg == "--power-effect") c.power_effect = parse_real(value());
     else if (arg == "--miss-rate") c.miss_rate = parse_real(value());
     else if (arg == "--look-every") c.look_every = trial_count(value());

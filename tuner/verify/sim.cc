@@ -1,10 +1,12 @@
 #include "tuner/verify/sim.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <random>
 
+#include "base/enum_names.h"
 #include "tuner/verify/sim_noise.h"
 #include "tuner/verify/stats.h"
 
@@ -60,26 +62,30 @@ void run_trials(const Scenario& s, std::uint64_t seed, unsigned trials_per_arm,
 
 }  // namespace
 
-std::string_view noise_name(Noise n) {
-  switch (n) {
-    case Noise::normal: return "normal";
-    case Noise::student_t3: return "t3";
-    case Noise::drift: return "drift";
-    case Noise::drift_fast: return "drift0.5";
-    case Noise::outlier: return "outlier";
-    case Noise::bimodal: return "bimodal";
-    case Noise::bursts: return "bursts";
-    case Noise::spread: return "spread";
-    case Noise::quantized: return "quantized";
-    case Noise::flip_state: return "flip";
-    case Noise::period3: return "period3";
-    case Noise::period4: return "period4";
-    case Noise::period3_locked: return "period3@0";
-    case Noise::period4_locked: return "period4@0";
-    case Noise::block_offset: return "blockoff";
-  }
-  return "?";
-}
+namespace {
+
+constexpr std::array<EnumName<Noise>, 15> kNoises = {{
+    {Noise::normal, "normal"},
+    {Noise::student_t3, "t3"},
+    {Noise::drift, "drift"},
+    {Noise::drift_fast, "drift0.5"},
+    {Noise::outlier, "outlier"},
+    {Noise::bimodal, "bimodal"},
+    {Noise::bursts, "bursts"},
+    {Noise::spread, "spread"},
+    {Noise::quantized, "quantized"},
+    {Noise::flip_state, "flip"},
+    {Noise::period3, "period3"},
+    {Noise::period4, "period4"},
+    {Noise::period3_locked, "period3@0"},
+    {Noise::period4_locked, "period4@0"},
+    {Noise::block_offset, "blockoff"},
+}};
+static_assert(in_enum_order(kNoises));
+
+}  // namespace
+
+std::string_view noise_name(Noise n) { return enum_name(kNoises, n); }
 
 Config sim_config() {
   Config c;

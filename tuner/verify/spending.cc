@@ -1,20 +1,30 @@
 #include "tuner/verify/spending.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 
+#include "base/enum_names.h"
 #include "tuner/verify/stats.h"
 
 namespace tuner::verify {
 
-const char* spending_name(Spending s) {
-  switch (s) {
-    case Spending::obrien_fleming: return "obrien_fleming";
-    case Spending::pocock: return "pocock";
-    case Spending::quadratic: return "quadratic";
-  }
-  return "?";
+namespace {
+
+constexpr std::array<EnumName<Spending>, 3> kSpendings = {{
+    {Spending::obrien_fleming, "obrien_fleming"},
+    {Spending::pocock, "pocock"},
+    {Spending::quadratic, "quadratic"},
+}};
+static_assert(in_enum_order(kSpendings));
+
+}  // namespace
+
+const char* spending_name(Spending s) { return enum_name(kSpendings, s); }
+
+std::optional<Spending> parse_spending(std::string_view name) {
+  return enum_from_name(kSpendings, name);
 }
 
 double spent(Spending s, double total, double t) {

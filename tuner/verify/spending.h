@@ -5,6 +5,9 @@
 // wherever they fall.
 #pragma once
 
+#include <optional>
+#include <string_view>
+
 namespace tuner::verify {
 
 enum class Spending {
@@ -21,6 +24,7 @@ enum class Spending {
 
 /// "obrien_fleming" / "pocock" / "quadratic".
 const char* spending_name(Spending s);
+std::optional<Spending> parse_spending(std::string_view name);
 
 /// Cumulative error spent at information fraction t: 0 at t <= 0, exactly `total` at
 /// t >= 1, non-decreasing between.

@@ -1,18 +1,26 @@
 #include "tuner/cli/report/state_report.h"
 
+#include <array>
+
 #include <fmt/core.h>
+
+#include "base/enum_names.h"
 
 namespace tuner {
 
-const char* live_state_name(LiveState s) {
-  switch (s) {
-    case LiveState::ok: return "ok";
-    case LiveState::changed: return "changed";
-    case LiveState::gone: return "gone";
-    case LiveState::unreadable: return "unreadable";
-  }
-  return "unreadable";
-}
+namespace {
+
+constexpr std::array<EnumName<LiveState>, 4> kLiveStates = {{
+    {LiveState::ok, "ok"},
+    {LiveState::changed, "changed"},
+    {LiveState::gone, "gone"},
+    {LiveState::unreadable, "unreadable"},
+}};
+static_assert(in_enum_order(kLiveStates));
+
+}  // namespace
+
+const char* live_state_name(LiveState s) { return enum_name(kLiveStates, s); }
 
 nlohmann::json status_json(const std::vector<KeptReading>& knobs,
                            const std::optional<RunSummary>& unfinished) {
