@@ -6,6 +6,13 @@
 
 namespace tuner {
 
+Result<std::string> DropinKnob::read() {
+  auto text = read_dropin(ctx_.root, dropin());
+  if (!text.ok()) return text.error().context(id_str_);
+  if (!*text) return std::string("none");
+  return value_of(**text, dropin().shown(ctx_.root));
+}
+
 std::string DropinKnob::mismatch(const std::string& now, const std::string& want) {
   return dropin_mismatch(ctx_.root, dropin(), now, want);
 }

@@ -15,9 +15,14 @@ class DropinKnob : public MachineKnob {
  public:
   using MachineKnob::MachineKnob;
 
+  /// "none" when there is no drop-in, else what value_of() makes of its text.
+  Result<std::string> read() final;
+
  protected:
   /// Where this knob's drop-in lives.
   virtual Dropin dropin() const = 0;
+  /// The value a drop-in's text sets; `shown` is its path as errors name it.
+  virtual Result<std::string> value_of(const std::string& text, const std::string& shown) = 0;
 
   std::string mismatch(const std::string& now, const std::string& want) override;
 

@@ -110,11 +110,8 @@ class IrqbalanceBannedKnob : public DropinKnob {
 
   /// The banned IRQs, each by what it serves now: after the numbers change, the same
   /// drop-in reads as a different list, and `status` and `restore` see the drift.
-  Result<std::string> read() override {
-    auto text = read_dropin(ctx_.root, dropin());
-    if (!text.ok()) return text.error().context(id_str_);
-    if (!*text) return std::string("none");
-    auto numbers = parse_ban_dropin(**text, dropin().shown(ctx_.root));
+  Result<std::string> value_of(const std::string& text, const std::string& shown) override {
+    auto numbers = parse_ban_dropin(text, shown);
     if (!numbers.ok()) return numbers.error();
     auto owners = msi_owners(ctx_.root);
     std::vector<KnobId> irqs;

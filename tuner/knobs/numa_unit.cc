@@ -79,11 +79,8 @@ class NumaUnitKnob : public DropinKnob {
  public:
   using DropinKnob::DropinKnob;
 
-  Result<std::string> read() override {
-    auto text = read_dropin(ctx_.root, dropin());
-    if (!text.ok()) return text.error().context(id_str_);
-    if (!*text) return std::string("none");
-    return parse_numa_dropin(**text, dropin().shown(ctx_.root), id_str_);
+  Result<std::string> value_of(const std::string& text, const std::string& shown) override {
+    return parse_numa_dropin(text, shown, id_str_);
   }
 
   Result<std::string> canonical(const std::string& desired) override {

@@ -240,13 +240,7 @@ class Parser : public TomlReader {
           fail(v.source(),
                fmt::format("{} is '{}': expected \"leave\", \"ban\" or \"stop\"", what, word));
         r.irqbalance = *action;
-      } else if (k.str() == "min_speed") {
-        r.min_speed_mbps =
-            static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
-      } else if (k.str() == "rdma") {
-        r.rdma = boolean(v, what);
-      } else if (k.str() == "ports") {
-        r.ports = port_names(v, what);
+      } else if (port_scope_key(k.str(), v, what, r)) {  // min_speed, rdma, ports
       } else if (k.str() == "group") {
         r.group = group_name(v, ctx);
       }

@@ -131,13 +131,7 @@ class NicParser : public TomlReader {
           else r.tx_channels = n;
         }
         if (c.empty()) fail(v.source(), cctx + " is empty");
-      } else if (k.str() == "min_speed") {
-        r.min_speed_mbps =
-            static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
-      } else if (k.str() == "rdma") {
-        r.rdma = boolean(v, what);
-      } else if (k.str() == "ports") {
-        r.ports = port_names(v, what);
+      } else if (port_scope_key(k.str(), v, what, r)) {  // min_speed, rdma, ports
       } else if (k.str() == "rings") {
         const toml::table& c = table(v, what);
         std::string cctx = fmt::format("'rings' in {}", ctx);

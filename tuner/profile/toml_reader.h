@@ -142,6 +142,19 @@ class TomlReader {
     }
     return names;
   }
+  /// The keys that choose which ports an [irq] or [nic] rule covers (min_speed, rdma,
+  /// ports), read into the rule; false for any other key.
+  template <typename Rule>
+  bool port_scope_key(std::string_view key, const toml::node& v, const std::string& what,
+                      Rule& r) const {
+    if (key == "min_speed")
+      r.min_speed_mbps =
+          static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
+    else if (key == "rdma") r.rdma = boolean(v, what);
+    else if (key == "ports") r.ports = port_names(v, what);
+    else return false;
+    return true;
+  }
   /// An array of benchmark names ([verify] bench, [group.NAME] bench), each checked.
   std::vector<std::string> bench_names(const toml::node& n, const std::string& what) const {
     std::vector<std::string> names = strings(n, what);
