@@ -27,8 +27,8 @@
 namespace tuner {
 
 struct ApplyOptions {
-  std::string kind = "apply";  // journaled in begin: "apply" or "restore"
-  bool record_state = true;    // restore re-applies state.json and leaves it as it is
+  RunKind kind = RunKind::apply;  // journaled in begin
+  bool record_state = true;       // restore re-applies state.json and leaves it as it is
   /// Test hook TUNER_FAULT_AFTER_WRITES: SIGKILL right after this many knob writes
   /// (every write counts: apply, the verify loop's flips and undos), before they are
   /// recorded. 0 = off.

@@ -73,7 +73,7 @@ Result<ApplyRun> ApplyRun::prepare(const Plan& plan, const StateDir& dir, KnobFa
   impl->profiles = plan.profiles;
   impl->dir = dir;
   impl->make = std::move(make);
-  impl->options = std::move(options);
+  impl->options = options;
   impl->report.profiles = plan.profiles;
   for (const Change& c : plan.changes) {
     auto knob = impl->make(c.knob);
@@ -241,7 +241,7 @@ Status ApplyRun::decide(const std::string& group, GroupDecision decision,
   Impl& m = *impl_;
   JournalRecord r = record(RecordType::decision);
   r.group = group;
-  r.decision = group_decision_name(decision);
+  r.decision = decision;
   r.stats = stats.is_null() ? nlohmann::json::object() : stats;
   // Not fsynced on its own: it announces no write, and the end record (or the next
   // group's intents) carries it to disk. The fault hook wants it on disk first.
@@ -283,7 +283,7 @@ Status ApplyRun::decide(const std::string& group, GroupDecision decision,
 Result<RunReport> ApplyRun::finish() {
   Impl& m = *impl_;
   JournalRecord fin = record(RecordType::end);
-  fin.status = run_status_name(RunStatus::finished);
+  fin.end_status = RunStatus::finished;
   fin.time = utc_now();
   if (auto s = m.journal->append(fin); !s.ok()) return s.error();
   // A run whose every group was rolled back changed nothing in the end.

@@ -207,6 +207,41 @@ TEST_CASE("journal: an end status this version does not know is damage, not fini
   CHECK(summarize_run("r", text).status == RunStatus::unfinished);
 }
 
+TEST_CASE("journal: a kind, decision or rollback status this version does not know is damage") {
+  struct Bad {
+    const char* line;
+    const char* message;
+  };
+  for (const Bad& b : {
+           Bad{R"({"type":"begin","kind":"aply"})", "f:1: begin record with unknown kind 'aply'"},
+           Bad{R"({"type":"decision","group":"g","decision":"kept?"})",
+               "f:1: decision record with unknown decision 'kept?'"},
+           Bad{R"({"type":"decision","group":"g"})",
+               "f:1: decision record with unknown decision ''"},
+           Bad{R"({"type":"rollback","knob":"sysctl:t.a","after":"1","status":"restord"})",
+               "f:1: rollback record with unknown status 'restord'"},
+       }) {
+    CAPTURE(b.line);
+    auto bad = decode_record(b.line, "f:1");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message() == b.message);
+  }
+  // Each name round-trips through a record, as the enum it is.
+  JournalRecord d;
+  d.type = RecordType::decision;
+  d.group = "g";
+  for (GroupDecision g :
+       {GroupDecision::applied, GroupDecision::kept, GroupDecision::rolled_back}) {
+    d.decision = g;
+    CHECK(decode_record(encode_record(d), "f:1")->decision == g);
+  }
+  JournalRecord b;
+  b.kind = RunKind::restore;
+  CHECK(encode_record(b).find("\"kind\":\"restore\"") != std::string::npos);
+  CHECK(decode_record(encode_record(b), "f:1")->kind == RunKind::restore);
+  CHECK(decode_record(R"({"type":"begin"})", "f:1")->kind == RunKind::apply);  // no kind: an apply
+}
+
 TEST_CASE("journal: a knob id that does not parse is damage (rebuild never copies it)") {
   for (const char* id : {"nonsense", "sysctl:", "sysctl:../../etc/passwd", "irq:12x:affinity"}) {
     CAPTURE(id);

@@ -34,6 +34,12 @@ constexpr std::array<EnumName<RecordType>, 8> kRecordTypes = {{
 }};
 static_assert(in_enum_order(kRecordTypes));
 
+constexpr std::array<EnumName<RunKind>, 2> kRunKinds = {{
+    {RunKind::apply, "apply"},
+    {RunKind::restore, "restore"},
+}};
+static_assert(in_enum_order(kRunKinds));
+
 void put(nlohmann::json& j, const char* key, const std::string& v) {
   if (!v.empty()) j[key] = v;
 }
@@ -67,11 +73,17 @@ std::string journal_name(const std::string& run_id) { return run_id + ".journal"
 
 const char* record_type_name(RecordType t) { return enum_name(kRecordTypes, t); }
 
+const char* run_kind_name(RunKind k) { return enum_name(kRunKinds, k); }
+
+std::optional<RunKind> parse_run_kind(std::string_view name) {
+  return enum_from_name(kRunKinds, name);
+}
+
 std::string encode_record(const JournalRecord& r) {
   nlohmann::json j;
   j["type"] = record_type_name(r.type);
   put(j, "run_id", r.run_id);
-  put(j, "kind", r.kind);
+  if (r.type == RecordType::begin) j["kind"] = run_kind_name(r.kind);
   put(j, "time", r.time);
   if (r.type == RecordType::begin) j["profiles"] = r.profiles;
   if (r.pid) j["pid"] = r.pid;
@@ -85,13 +97,46 @@ std::string encode_record(const JournalRecord& r) {
   if (r.type == RecordType::rollback) j["after"] = r.after;
   if (r.type == RecordType::done) j["readback"] = r.readback;
   put(j, "error", r.error);
-  put(j, "decision", r.decision);
-  put(j, "status", r.status);
+  if (r.decision) j["decision"] = group_decision_name(*r.decision);
+  if (r.restore_status) j["status"] = change_status_name(*r.restore_status);
+  else if (r.end_status) j["status"] = run_status_name(*r.end_status);
   if (r.refused) j["refused"] = true;
   if (!r.stats.is_null()) j["stats"] = r.stats;
   // Replace invalid UTF-8 from odd kernel text rather than fail the journal write.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+namespace {
+
+/// The names of a record's closed sets, as its type uses them. A name this version does
+/// not know is damage: an end status never reads as "finished" by guess (the run reads
+/// as unfinished, and rollback or --abandon settles it), nor a decision as "kept".
+Status closed_sets(JournalRecord& r, const std::string& kind, const std::string& decision,
+                   const std::string& status) {
+  if (r.type == RecordType::begin && !kind.empty()) {
+    auto k = parse_run_kind(kind);
+    if (!k) return Error::invalid("begin record with unknown kind '" + kind + "'");
+    r.kind = *k;
+  }
+  if (r.type == RecordType::decision) {
+    r.decision = parse_group_decision(decision);
+    if (!r.decision)
+      return Error::invalid("decision record with unknown decision '" + decision + "'");
+  }
+  if (r.type == RecordType::rollback) {
+    r.restore_status = parse_change_status(status);
+    if (!r.restore_status)
+      return Error::invalid("rollback record with unknown status '" + status + "'");
+  }
+  if (r.type == RecordType::end) {
+    r.end_status = parse_run_status(status);
+    if (!r.end_status || *r.end_status == RunStatus::unfinished)
+      return Error::invalid("end record with unknown status '" + status + "'");
+  }
+  return Ok{};
+}
+
+}  // namespace
 
 Result<JournalRecord> decode_record(std::string_view line, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
@@ -102,8 +147,9 @@ Result<JournalRecord> decode_record(std::string_view line, const std::string& wh
   auto t = enum_from_name(kRecordTypes, type);
   if (!t) return Error::invalid("unknown record type '" + type + "'", where);
   r.type = *t;
+  std::string kind, decision, status;
   for (auto [key, field] : {std::pair{"run_id", &r.run_id},
-                            {"kind", &r.kind},
+                            {"kind", &kind},
                             {"time", &r.time},
                             {"knob", &r.knob},
                             {"group", &r.group},
@@ -111,8 +157,8 @@ Result<JournalRecord> decode_record(std::string_view line, const std::string& wh
                             {"after", &r.after},
                             {"readback", &r.readback},
                             {"error", &r.error},
-                            {"decision", &r.decision},
-                            {"status", &r.status}})
+                            {"decision", &decision},
+                            {"status", &status}})
     if (auto s = take(j, key, *field); !s.ok()) return s.error().context(where);
   if (auto p = j.find("profiles"); p != j.end()) {
     if (!p->is_array()) return Error::invalid("\"profiles\" is not an array", where);
@@ -142,13 +188,7 @@ Result<JournalRecord> decode_record(std::string_view line, const std::string& wh
     if (auto id = parse_knob_id(r.knob); !id.ok())
       return Error::invalid("\"knob\" is not a knob id: " + id.error().what, where);
   }
-  // An end status this version does not know is damage, never "finished": the run then
-  // reads as unfinished, and rollback or --abandon settles it.
-  if (r.type == RecordType::end) {
-    auto status = parse_run_status(r.status);
-    if (!status || *status == RunStatus::unfinished)
-      return Error::invalid("end record with unknown status '" + r.status + "'", where);
-  }
+  if (auto s = closed_sets(r, kind, decision, status); !s.ok()) return s.error().context(where);
   // Rollback writes before back and compares the live value with after: an intent
   // missing either cannot be undone safely.
   if (r.type == RecordType::intent && !j.contains("before"))

@@ -5,6 +5,7 @@
 // it, and reopening for append cuts it off first.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 
 #include "base/result.h"
 #include "base/unique_fd.h"
+#include "rollback/run_report.h"
 #include "rollback/state_dir.h"
 
 namespace tuner {
@@ -28,19 +30,30 @@ enum class RecordType {
   end,             // status ("finished", "rolled_back", "abandoned", ...)
 };
 
-/// One record. Plain data; fields a type does not use stay empty.
+/// What a run is (its begin record's "kind"): an apply, or a restore at boot.
+enum class RunKind { apply, restore };
+
+/// One record. Plain data; fields a type does not use stay empty. The closed sets are
+/// enums here and their names only in the file: a name this version does not know makes
+/// the line damaged (decode_record), never a guess.
 // NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
 struct JournalRecord {
   RecordType type = RecordType::begin;
-  std::string run_id, kind, time;
+  std::string run_id, time;
+  RunKind kind = RunKind::apply;  // begin
   std::vector<std::string> profiles;
   long pid = 0;
-  std::string knob, group, before, after, readback, error, decision, status;
+  std::string knob, group, before, after, readback, error;
+  std::optional<GroupDecision> decision;       // decision
+  std::optional<ChangeStatus> restore_status;  // rollback: restored, gone, changed_since, failed
+  std::optional<RunStatus> end_status;         // end: never unfinished
   bool refused = false;
   nlohmann::json stats;
 };
 
 const char* record_type_name(RecordType t);
+const char* run_kind_name(RunKind k);
+std::optional<RunKind> parse_run_kind(std::string_view name);
 
 /// One JSON object, no newline.
 std::string encode_record(const JournalRecord& r);

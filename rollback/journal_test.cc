@@ -18,7 +18,7 @@ TEST_CASE("journal: records round trip") {
   JournalRecord b;
   b.type = RecordType::begin;
   b.run_id = "20261129T173000Z-1a2b";
-  b.kind = "apply";
+  b.kind = RunKind::apply;
   b.profiles = {"throughput", "dl-training"};
   b.pid = 42;
   auto back = decode_record(encode_record(b), "t:1");
@@ -95,7 +95,7 @@ TEST_CASE("journal: a torn last line is ignored and cut before the next append")
   REQUIRE(j.ok());
   JournalRecord e;
   e.type = RecordType::end;
-  e.status = "finished";
+  e.end_status = RunStatus::finished;
   REQUIRE(j->append(e).ok());
   auto again = read_journal(*dir, id);
   REQUIRE(again.ok());

@@ -191,7 +191,7 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
     rec.type = RecordType::rollback;
     rec.knob = step.knob;
     rec.after = step.value;
-    rec.status = change_status_name(a.status);
+    rec.restore_status = a.status;
     if (a.status == ChangeStatus::failed) {
       rec.error = a.note;
       report.errors.push_back({step.knob + ": could not restore: " + a.note, step.knob, ""});
@@ -217,7 +217,7 @@ Result<RunReport> rollback_run(const StateDir& dir, const std::string& run_id,
   end.type = RecordType::end;
   // A lost before-value stays lost however often rollback runs: the run ends, its
   // errors say which knob to check by hand.
-  end.status = run_status_name(retry_helps ? RunStatus::rollback_failed : RunStatus::rolled_back);
+  end.end_status = retry_helps ? RunStatus::rollback_failed : RunStatus::rolled_back;
   end.time = utc_now();
   records.push_back(end);
   if (auto s = journal->append(records); !s.ok()) return s.error();
@@ -246,7 +246,7 @@ Status abandon_run(const StateDir& dir, const std::string& run_id) {
   if (!journal.ok()) return journal.error();
   JournalRecord end;
   end.type = RecordType::end;
-  end.status = run_status_name(RunStatus::abandoned);
+  end.end_status = RunStatus::abandoned;
   end.time = utc_now();
   end.pid = ::getpid();
   return journal->append(end);

@@ -31,7 +31,8 @@ std::map<std::string, std::string> rollback_records(const StateDir& sd, const st
   auto j = read_journal(sd, id);
   REQUIRE(j.ok());
   for (const auto& r : j->records)
-    if (r.type == RecordType::rollback) out[r.knob] = r.status;
+    if (r.type == RecordType::rollback && r.restore_status)
+      out[r.knob] = change_status_name(*r.restore_status);
   return out;
 }
 

@@ -30,7 +30,7 @@ void write_run(const StateDir& sd, const std::string& id, std::vector<JournalRec
   auto j = Journal::create(sd, id);
   REQUIRE(j.ok());
   JournalRecord b = rec(RecordType::begin);
-  b.kind = "apply";
+  b.kind = RunKind::apply;
   b.profiles = {"p"};
   records.insert(records.begin(), b);
   REQUIRE(j->append(records).ok());

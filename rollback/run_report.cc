@@ -47,6 +47,10 @@ std::optional<ChangeStatus> parse_change_status(std::string_view name) {
 
 const char* group_decision_name(GroupDecision d) { return enum_name(kGroupDecisions, d); }
 
+std::optional<GroupDecision> parse_group_decision(std::string_view name) {
+  return enum_from_name(kGroupDecisions, name);
+}
+
 const char* run_status_name(RunStatus s) { return enum_name(kRunStatuses, s); }
 
 std::optional<RunStatus> parse_run_status(std::string_view name) {

@@ -51,6 +51,9 @@ const char* change_status_name(ChangeStatus s);
 /// not know.
 std::optional<ChangeStatus> parse_change_status(std::string_view name);
 const char* group_decision_name(GroupDecision d);
+/// The decision a journal's decision record names; nullopt for one this version does
+/// not know.
+std::optional<GroupDecision> parse_group_decision(std::string_view name);
 const char* run_status_name(RunStatus s);
 /// The run status an end record names; nullopt for a name this version does not know.
 std::optional<RunStatus> parse_run_status(std::string_view name);

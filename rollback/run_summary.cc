@@ -9,7 +9,7 @@ RunSummary summarize_run(const std::string& run_id, const JournalText& journal) 
   RunSummary s;
   s.run_id = run_id;
   s.status = RunStatus::unfinished;
-  std::map<std::string, std::string> last_rollback;  // knob -> its latest rollback status
+  std::map<std::string, std::optional<ChangeStatus>> last_rollback;  // knob -> its latest status
   // A knob whose intent line was damaged still counts as a change when a done or failed
   // record names it: "2 changes, 3 done" would be no count at all.
   std::set<std::string> changed;
@@ -27,17 +27,16 @@ RunSummary summarize_run(const std::string& run_id, const JournalText& journal) 
       case RecordType::done: ++s.done; break;
       case RecordType::failed: r.refused ? ++s.skipped : ++s.failed; break;
       case RecordType::rollback_begin: s.status = RunStatus::unfinished; break;
-      case RecordType::rollback: last_rollback[r.knob] = r.status; break;
+      case RecordType::rollback: last_rollback[r.knob] = r.restore_status; break;
       case RecordType::end:
         // The journal reader refuses an end status it does not know (damage).
-        s.status = parse_run_status(r.status).value_or(RunStatus::unfinished);
+        s.status = r.end_status.value_or(RunStatus::unfinished);
         break;
       case RecordType::decision: break;
     }
   }
   s.intents = static_cast<unsigned>(changed.size());
-  for (const auto& [knob, status] : last_rollback) {
-    auto st = parse_change_status(status);
+  for (const auto& [knob, st] : last_rollback) {
     if (st == ChangeStatus::restored) ++s.restored;
     else if (st == ChangeStatus::gone) ++s.gone;
     else if (st == ChangeStatus::changed_since) s.left.push_back(knob);

@@ -14,7 +14,8 @@
 namespace tuner {
 
 struct RunSummary {
-  std::string run_id, kind, time;
+  std::string run_id, time;
+  std::optional<RunKind> kind;  // nullopt: its begin record is lost
   std::vector<std::string> profiles;
   RunStatus status = RunStatus::unfinished;
   /// intents: the knobs the run set out to change: each intent, and each knob a done or

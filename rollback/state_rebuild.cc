@@ -56,9 +56,7 @@ void replay(State& state, const std::string& run_id, const JournalText& journal)
         if (knobs.contains(r.knob)) knobs[r.knob].written = true;
         break;
       case RecordType::decision: {
-        if (r.decision != group_decision_name(GroupDecision::applied) &&
-            r.decision != group_decision_name(GroupDecision::kept))
-          break;
+        if (r.decision != GroupDecision::applied && r.decision != GroupDecision::kept) break;
         std::vector<std::string> written;
         for (const std::string& k : order)
           if (knobs[k].group == r.group && knobs[k].written) written.push_back(k);
@@ -68,8 +66,7 @@ void replay(State& state, const std::string& run_id, const JournalText& journal)
       }
       case RecordType::rollback:
         // Every outcome but a failure ends the run's hold on the knob (rollback_run).
-        if (r.status != change_status_name(ChangeStatus::failed))
-          forget_knob(state, r.knob, run_id);
+        if (r.restore_status != ChangeStatus::failed) forget_knob(state, r.knob, run_id);
         break;
       default: break;
     }
@@ -94,7 +91,7 @@ Result<RebuiltState> rebuild_state(const StateDir& dir) {
                               [](const JournalRecord& r) { return r.type == RecordType::begin; });
     if (begin == text->records.end())
       out.warnings.push_back("run " + id + ": no begin record; replayed as an apply");
-    else if (begin->kind == "restore")
+    else if (begin->kind == RunKind::restore)
       continue;  // a boot-time re-apply of what was kept: state.json is left as is
     replay(out.state, id, *text);
   }

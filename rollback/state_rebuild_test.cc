@@ -53,7 +53,7 @@ TEST_CASE("state rebuild: replaying the journals gives what apply and rollback k
   // A boot-time restore run changes nothing in state.json.
   m.values["sysctl:t.a"] = "1";
   ApplyOptions restore;
-  restore.kind = "restore";
+  restore.kind = RunKind::restore;
   restore.record_state = false;
   applied(*sd, m, plan_of({{"sysctl:t.a", "g1", "10"}}), restore);
   // A verified group kept without the knob its bisect put back (partly_kept).

@@ -99,7 +99,7 @@ void write_fleet(const TempDir& dir, const Shape& shape, bool statuses = true) {
     if (Shape::unfinished(i)) {
       unfinished.emplace();
       unfinished->run_id = run_id;
-      unfinished->kind = "apply";
+      unfinished->kind = RunKind::apply;
     }
     dir.write(node + ".status.json", status_json(kept, unfinished).dump(2));
   }

@@ -68,7 +68,7 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
   // The order apply wrote them in: a governor before its policy's energy preference.
   order_changes(plan.changes);
   ApplyOptions options;
-  options.kind = "restore";
+  options.kind = RunKind::restore;
   options.record_state = false;
   auto fault = fault_after_writes_from_env();
   if (!fault.ok()) fail_input(fault.error().message());

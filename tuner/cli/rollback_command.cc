@@ -73,7 +73,8 @@ int rollback_command(GlobalOptions& g, const std::vector<std::string>& args) {
     // With --force, a rolled-back apply whose rollback left changed settings counts too.
     for (auto it = runs->rbegin(); it != runs->rend() && run_id.empty(); ++it) {
       RunSummary run = read_run_summary(dir, *it);
-      if (!run.error.empty() || run.kind != "apply" || run.status == RunStatus::abandoned) continue;
+      if (!run.error.empty() || run.kind != RunKind::apply || run.status == RunStatus::abandoned)
+        continue;
       if (run.status != RunStatus::rolled_back || (force && !run.left.empty())) run_id = *it;
     }
     if (run_id.empty()) fail_input("no applied run left to roll back (see 'tuner history')");

@@ -53,7 +53,7 @@ TEST_CASE("verify loop bisect: the knob that hurts is found and the rest is kept
   CHECK(report.changed);
   // The journal's decision carries the bisect; a rollback of the run puts all back.
   JournalRecord d = rig.decision_record();
-  CHECK(d.decision == "kept");
+  CHECK(d.decision == GroupDecision::kept);
   CHECK(d.stats["outcome"] == "partly_kept");
   CHECK(strings_of(d.stats["bisect"]["culprit"]) == std::vector<std::string>{"sysctl:t.c"});
   auto text = read_journal(rig.dir, report.run_id);

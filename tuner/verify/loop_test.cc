@@ -22,7 +22,7 @@ TEST_CASE("verify loop: a real 10% gain is kept, journaled with its numbers, and
   CHECK(out->reason == Reason::gain);
   CHECK(rig.m.values["sysctl:t.x"] == "tuned");
   JournalRecord d = rig.decision_record();
-  CHECK(d.decision == "kept");
+  CHECK(d.decision == GroupDecision::kept);
   CHECK(d.stats["effect"].get<double>() > 0.05);
   CHECK(d.stats["ci"][0].get<double>() > 0.02);
   CHECK(d.stats["trials"]["baseline"].get<unsigned>() >= 5);
@@ -70,7 +70,7 @@ TEST_CASE("verify loop: no effect is rolled back and the machine is as before") 
   auto state = load_state(rig.dir);
   REQUIRE(state.ok());
   CHECK(state->knobs.count("sysctl:t.x") == 0);
-  CHECK(rig.decision_record().decision == "rolled_back");
+  CHECK(rig.decision_record().decision == GroupDecision::rolled_back);
 }
 
 TEST_CASE("verify loop: harm is rolled back early, whatever keep_if_neutral says") {

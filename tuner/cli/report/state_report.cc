@@ -83,7 +83,7 @@ nlohmann::json history_json(const std::vector<RunSummary>& runs) {
   nlohmann::json j{{"schema", "tuner.history/1"}, {"runs", nlohmann::json::array()}};
   for (const auto& r : runs)
     j["runs"].push_back({{"run_id", r.run_id},
-                         {"kind", r.kind},
+                         {"kind", r.kind ? run_kind_name(*r.kind) : ""},
                          {"time", r.time},
                          {"status", run_status_name(r.status)},
                          {"profiles", r.profiles},
@@ -113,8 +113,8 @@ std::string format_history(const std::vector<RunSummary>& runs, const Term& term
     }
     out += fmt::format(
         "{}  {:<8} {:<16} {:<20} {} change{}, {} done, {} skipped, {} failed, {} restored",
-        r.run_id, r.kind, status, profiles.empty() ? "-" : profiles, r.intents,
-        r.intents == 1 ? "" : "s", r.done, r.skipped, r.failed, r.restored);
+        r.run_id, r.kind ? run_kind_name(*r.kind) : "", status, profiles.empty() ? "-" : profiles,
+        r.intents, r.intents == 1 ? "" : "s", r.done, r.skipped, r.failed, r.restored);
     if (r.gone) out += fmt::format(", {} gone", r.gone);
     if (!r.left.empty())
       out += fmt::format(", {} left as changed (--force restores)", r.left.size());
