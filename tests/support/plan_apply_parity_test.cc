@@ -236,6 +236,7 @@ node = 0
       "[cpu]\nresume_latency_us = \"n/a\"\ncpus = \"0,7\"\n",
       "[mm]\nthp = \"always\"\nthp_defrag = \"never\"\n",
   };
+  std::vector<std::string> planned;  // every knob some body's plan covers
   for (const std::string body : bodies) {
     CAPTURE(body);
     FakeNode m;
@@ -249,7 +250,14 @@ node = 0
     REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message()));
     INFO("planned:\n" << testing::describe_plan(*plan));
     check_plan_passes_apply(*plan, ctx);
+    for (const Change& c : plan->changes) planned.push_back(c.knob);
+    planned.insert(planned.end(), plan->unchanged_knobs.begin(), plan->unchanged_knobs.end());
   }
+  // Every kind a profile asks for is asked by some body here and planned: a kind whose
+  // profile key or planner step is missing fails here (a refusal case alone would pass,
+  // since the loader refuses a key it does not know).
+  CHECK(testing::uncovered_kinds(kAllKnobKinds, testing::kinds_of(planned),
+                                 testing::Kinds::from_profile) == "");
 }
 
 }  // namespace tuner
