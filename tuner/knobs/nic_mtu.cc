@@ -2,12 +2,13 @@
 // checks a new MTU against the device's own range (min_mtu..max_mtu, which sysfs does
 // not show: canonical() asks rtnetlink for it) and its driver may refuse it for the
 // moment (an XDP program attached, a bond's slave): both are EINVAL, a refusal that
-// changes nothing. Some drivers reset the
-// link to resize their buffers, so a link that was up is waited for (NicKnob::settle).
+// changes nothing. Some drivers reset the link to resize their buffers, so a link that
+// was up is waited for (NicKnob::settle).
 //
-// canonical() takes any MTU the kernel might hold (CAN devices run at 16 or 72, a tunnel
-// below 1280), so that rollback can put back what was there; the profile asks only for
-// 1280 to 65536 (tuner/profile/parse_nic.cc).
+// canonical() takes any MTU the device's range allows, or, with the range not known,
+// any the kernel might hold (CAN devices run at 16 or 72, a tunnel below 1280), so that
+// rollback can put back what was there; the profile asks only for 1280 to 65536
+// (tuner/profile/parse_nic.cc).
 #include <cerrno>
 #include <climits>
 
@@ -66,12 +67,12 @@ class NicMtuKnob : public NicKnob {
     Status s = write_file(path_, value);
     if (s.ok()) return s;
     const Error& e = s.error();
-    std::string where = id_str_ + " (" + e.where + ")";
     if (e.err == EINVAL || e.err == EOPNOTSUPP || e.err == EBUSY)
       return Error::refused(fmt::format("{} refused MTU {}: outside the device's MTU range, or its "
                                         "driver cannot change it now (an XDP program, a bond)",
                                         ifname(), value),
-                            where, e.err);
+                            e.where, e.err)
+          .labelled(id_str_);
     return e.labelled(id_str_);
   }
 
