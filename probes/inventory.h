@@ -244,6 +244,9 @@ struct Inventory {
   /// (an XML topology describes another machine).
   std::optional<std::vector<CpufreqPolicy>> cpufreq;
   std::vector<ProbeError> errors;
+  /// The operator's own fact in the hardware class (--class-label; probes/hw_class.h):
+  /// not probed, so empty unless the command line gave one.
+  std::string class_label;
 
   const Nic* find_nic(const std::string& name) const;
   const NumaNode* find_node(unsigned os_index) const;

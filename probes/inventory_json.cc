@@ -1,6 +1,7 @@
 #include "probes/inventory_json.h"
 
 #include "probes/cpu_vulnerabilities.h"
+#include "probes/hw_class.h"
 #include "probes/irq_names.h"
 
 namespace tuner {
@@ -240,6 +241,7 @@ json to_json(const Inventory& inv) {
           {"sysctls", inv.sysctls},
           {"cpufreq", cpufreq_json(inv.cpufreq)},
           {"node", node_facts_json(inv)},
+          {"class", hw_class_json(hw_class(inv, inv.class_label))},
           {"errors", errors}};
 }
 

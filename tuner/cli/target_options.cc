@@ -4,6 +4,7 @@
 
 #include "base/fd_io.h"
 #include "probes/capture_check.h"
+#include "probes/hw_class.h"
 
 namespace po = boost::program_options;
 
@@ -13,7 +14,10 @@ void add_target_options(po::options_description& desc) {
   desc.add_options()("root", po::value<std::string>()->value_name("DIR"),
                      "read a captured /proc and /sys tree under DIR")(
       "topology", po::value<std::string>()->value_name("FILE"),
-      "load the topology from a hwloc XML export");
+      "load the topology from a hwloc XML export")(
+      "class-label", po::value<std::string>()->value_name("LABEL"),
+      "add LABEL to the node's hardware class (a rack, a switch generation: what "
+      "tuner cannot see); docs/fleet-decisions.md");
 }
 
 Target open_target(const po::variables_map& vm) {
@@ -35,7 +39,12 @@ Target open_target(const po::variables_map& vm) {
   if (!root.ok()) fail_input(root.error().message());
   // Before anything reads it: hwloc would hang on a FIFO in it (probes/capture_check.h).
   if (Status s = check_capture(*root); !s.ok()) fail_input("--root: " + s.error().message());
-  return Target{std::move(root).value(), xml};
+  std::string label;
+  if (vm.count("class-label")) {
+    label = vm["class-label"].as<std::string>();
+    if (Status s = check_class_label(label); !s.ok()) fail_input(s.error().message());
+  }
+  return Target{std::move(root).value(), xml, label};
 }
 
 }  // namespace tuner

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "probes/inventory.h"
 #include "probes/root.h"
@@ -12,8 +13,13 @@
 namespace tuner {
 
 struct Target {
+  explicit Target(Root r, std::optional<std::string> xml = std::nullopt, std::string label = {})
+      : root(std::move(r)), topology_xml(std::move(xml)), class_label(std::move(label)) {}
+
   Root root;
   std::optional<std::string> topology_xml;
+  /// --class-label: the operator's own split of the hardware class (probes/hw_class.h).
+  std::string class_label;
   /// True only for the machine we run on: the only one anything may be written to.
   bool writable() const { return root.is_live() && !topology_xml; }
 };
