@@ -10,6 +10,7 @@
 
 #include "base/fd_io.h"
 #include "base/file_trust.h"
+#include "base/hash.h"
 #include "tuner/profile/merge.h"
 #include "tuner/profile/parse.h"
 #include "tuner/profile/profile.h"
@@ -107,6 +108,7 @@ class Loader {
     if (!text.ok()) return text.error();
     auto file = parse_profile_file(*text, path);
     if (!file.ok()) return file.error();
+    digest_ = fnv1a64(*text + "\n", digest_);
     stack_.push_back(real_path(path));
     names_.push_back(base_of(path));
     Profile acc;
@@ -144,12 +146,15 @@ class Loader {
   }
 
   const std::vector<GroupClaim>& claims() const { return claims_; }
+  /// Over the text of every file loaded so far, in load order.
+  std::uint64_t digest() const { return digest_; }
 
  private:
   const std::vector<std::string>& search_path_;
   std::vector<std::string> stack_;  // real paths of the files being loaded, outermost first
   std::vector<std::string> names_;  // their file names, for cycle messages
   std::vector<GroupClaim> claims_;  // every file's group members, parents first
+  std::uint64_t digest_ = kFnv1a64Basis;
 };
 
 }  // namespace
@@ -187,6 +192,7 @@ Result<Profile> load_profile(const std::string& name_or_path,
   if (!grouped.ok()) return grouped.error();
   if (Status s = check_bench_names(*profile); !s.ok()) return s.error();
   if (Status s = check_one_search_per_group(*profile); !s.ok()) return s.error();
+  profile->digest = "fnv1a64:" + hex64(loader.digest());
   return profile;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/hash.h"
 #include "tuner/profile/group_member.h"
 #include "tuner/profile/merge.h"
 #include "tuner/profile/profile.h"
@@ -179,6 +180,9 @@ Profile merge_profiles(const std::vector<Profile>& profiles) {
   if (profiles.size() > 1) {
     out.name = fmt::format("{}", fmt::join(names, "+"));
     out.file.clear();
+    std::uint64_t h = kFnv1a64Basis;
+    for (const Profile& p : profiles) h = fnv1a64(p.digest + "\n", h);
+    out.digest = "fnv1a64:" + hex64(h);
   }
   return out;
 }

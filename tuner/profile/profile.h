@@ -260,6 +260,11 @@ struct Profile {
   std::string description;
   std::string file;                // the file it was loaded from
   std::vector<std::string> chain;  // names loaded, parents first, this last
+  /// "fnv1a64:" + 16 hex digits over the text of every file loaded, in load order (a
+  /// merge: over its profiles' digests): a class decision is reused only with the same
+  /// profiles, byte for byte (docs/fleet-decisions.md). Empty for a profile not loaded
+  /// from files.
+  std::string digest;
   Match match;
   std::vector<SysctlSetting> sysctls;  // one per key, later files win
   std::vector<IrqRule> irqs;           // one per glob
