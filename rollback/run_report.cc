@@ -93,6 +93,7 @@ nlohmann::json run_report_json(const RunReport& r) {
   j["notes"] = nlohmann::json::array();
   for (const RunMessage& n : r.notes) j["notes"].push_back(run_message_json(n));
   if (!r.node.empty()) j["node"] = node_facts_json(r.node);
+  if (r.hw_class.is_object()) j["class"] = r.hw_class;
   return j;
 }
 

@@ -81,6 +81,7 @@ struct RunMessage {
   std::string where;    // "file:line" of the journal record it is about; empty when none
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
 struct RunReport {
   std::string run_id;  // empty when no run was started (nothing to change)
   /// When the report was made, UTC "YYYY-MM-DDTHH:MM:SSZ" (journal.h utc_now), so that
@@ -100,6 +101,9 @@ struct RunReport {
   /// The node's facts (node_facts_json of the probe the plan was made from), so that a
   /// fleet's reports can be compared (`tuner report`); empty when not known.
   NodeFacts node;
+  /// The node's hardware class (hw_class_json: key and facts), so that `tuner report`
+  /// groups a fleet by class; null when not known (no run, a restore).
+  nlohmann::json hw_class;
 };
 
 /// {"message", "knob"?, "where"?}: the parts that are known, never empty strings.

@@ -14,11 +14,14 @@
 
 #include <fmt/core.h>
 
+#include "base/atomic_file.h"
 #include "base/interrupt.h"
 #include "base/result.h"
 #include "base/strings.h"
+#include "probes/hw_class.h"
 #include "probes/inventory_json.h"
 #include "rollback/apply.h"
+#include "rollback/journal.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/run_glue.h"
 #include "tuner/cli/target_options.h"
@@ -27,9 +30,12 @@
 #include "tuner/profile/profile.h"
 
 #include "tuner/cli/plan_for.h"
+#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/plan_text.h"
 #include "tuner/cli/report/progress.h"
 #include "tuner/cli/report/prometheus.h"
+#include "tuner/verify/class_decisions.h"
+#include "tuner/verify/decision_record.h"
 #include "tuner/verify/schedule.h"
 #include "tuner/verify/verified_apply.h"
 
@@ -53,6 +59,34 @@ void confirm(const Plan& plan, const GlobalOptions& g) {
     fail_input("not confirmed; nothing was changed");
 }
 
+/// Writes the canary's tuner.decision/1 (--decisions-out); exit 5 when it cannot be
+/// written (the run stands, as for --report).
+void write_decision_record(const std::string& file, const RunReport& report, const Planned& planned,
+                           const nlohmann::json& cls) {
+  verify::DecisionRecordFacts facts{cls, planned.plan.profiles, planned.profile.digest,
+                                    planned.profile.verify.false_keep_rate, TUNER_VERSION};
+  nlohmann::json doc = verify::decision_record_json(report, facts);
+  if (Status s = write_file_atomic(file, json_text(doc), 0600); !s.ok())
+    fail_output(s.error().message() + " (--decisions-out; what the run did stands: see 'tuner " +
+                "history')");
+}
+
+/// --decisions, --decisions-out and --require-decision together with the rest.
+void check_decision_options(const po::variables_map& vm, bool verify) {
+  if (vm.count("decisions-out") && !verify)
+    fail_input("--decisions-out records what the verify loop decided; with --no-verify "
+               "nothing is decided. Nothing was changed");
+  if (vm.count("decisions") && !verify)
+    fail_input("--decisions reuses the class's verification under a guard soak; "
+               "--no-verify would skip the soak too. Nothing was changed");
+  if (vm.count("decisions") && vm.count("decisions-out"))
+    fail_input("--decisions and --decisions-out: a node that reuses its class's decisions "
+               "decides nothing of its own to record (canaries run with --decisions-out, "
+               "the rest with --decisions). Nothing was changed");
+  if (vm.count("require-decision") && !vm.count("decisions"))
+    fail_input("--require-decision needs --decisions FILE. Nothing was changed");
+}
+
 }  // namespace
 
 int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
@@ -63,7 +97,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "1 failure (changes rolled back; not root; another tuner running), 2 bad input,\n"
       "5 the run stands but --report or --prometheus could not be written");
   std::vector<std::string> profiles, bench;
-  std::string report_file, prometheus_file;
+  std::string report_file, prometheus_file, decisions_out, decisions_file;
   desc.add_options()("profile", po::value(&profiles)->value_name("PROFILE"),
                      "profile name or .toml path (repeatable; later wins)")(
       "no-verify", "apply without the verify loop (each group's decision: applied)")(
@@ -78,17 +112,27 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "report", po::value(&report_file)->value_name("FILE"),
       "also write the tuner.run/1 JSON to FILE")(
       "prometheus", po::value(&prometheus_file)->value_name("FILE"),
-      "also write the outcome as Prometheus metrics to FILE (node_exporter textfile)");
+      "also write the outcome as Prometheus metrics to FILE (node_exporter textfile)")(
+      "decisions-out", po::value(&decisions_out)->value_name("FILE"),
+      "on a canary: also write this run's decisions (tuner.decision/1) to FILE")(
+      "decisions", po::value(&decisions_file)->value_name("FILE"),
+      "reuse the class decisions in FILE (tuner.decisions/1 from 'tuner report "
+      "--decisions-out'): groups the class kept are written and soaked, not benchmarked")(
+      "require-decision",
+      "with --decisions: exit 2 when FILE has no decision for this node's class and "
+      "profiles, and never verify a group here");
   add_selection_options(desc);
   add_target_options(desc);
   po::variables_map vm;
   if (!parse_options("apply", args, desc, {}, vm, g)) return 0;
   check_output_option(vm, "report");
   check_output_option(vm, "prometheus");
+  check_output_option(vm, "decisions-out");
   if (vm.count("root") || vm.count("topology"))
     fail_input("apply changes the live machine only; --root and --topology are for "
                "'tuner plan' and 'tuner probe'. Nothing was changed");
   bool verify = !vm.count("no-verify");
+  check_decision_options(vm, verify);
   std::chrono::milliseconds budget = std::chrono::minutes(10);
   if (vm.count("budget")) {
     auto b = parse_duration(vm["budget"].as<std::string>());
@@ -110,13 +154,30 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   auto fault_decisions = fault_after_decisions_from_env();
   if (!fault_decisions.ok()) fail_input(fault_decisions.error().message());
   require_root("tuner apply");
+  std::optional<verify::ClassDecisions> decisions;
+  if (!decisions_file.empty()) {
+    auto d = verify::read_class_decisions(decisions_file);
+    if (!d.ok()) fail_input("--decisions: " + d.error().message() + ". Nothing was changed");
+    decisions = std::move(d).value();
+  }
 
   // Plan first: a bad profile is reported before anything, the state dir included,
   // is created. apply_plan re-reads every current value under the lock anyway.
   Target target = open_target(vm);
   Planned planned = plan_with_context(g, profiles, target, vm.count("strict") > 0);
   const Plan& plan = planned.plan;
-  if (verify && bench.empty() && planned.profile.verify.bench.empty() &&
+  HwClass cls = hw_class(planned.inventory, planned.inventory.class_label);
+  nlohmann::json cls_json = hw_class_json(cls);
+  const verify::ClassDecision* class_decision =
+      decisions ? decisions->find(cls.key, planned.profile.digest) : nullptr;
+  if (decisions && !class_decision) {
+    std::string why = decisions->why_not_found(cls.key, planned.profile.digest);
+    if (vm.count("require-decision"))
+      fail_input("--require-decision: " + why + ". Nothing was changed");
+    fmt::print(stderr, "tuner: warning: {}; every group is verified on this node\n",
+               escape_controls(why));
+  }
+  if (verify && !class_decision && bench.empty() && planned.profile.verify.bench.empty() &&
       std::none_of(planned.profile.groups.begin(), planned.profile.groups.end(),
                    [](const auto& kv) { return kv.second.bench && !kv.second.bench->empty(); }))
     fail_input("profile " + planned.profile.name +
@@ -146,7 +207,10 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     RunReport none;
     none.profiles = plan.profiles;
     none.node = node_facts(planned.inventory);
+    none.hw_class = cls_json;
+    none.time = utc_now();
     print_run_report(none, json, report_file, g);
+    if (!decisions_out.empty()) write_decision_record(decisions_out, none, planned, cls_json);
     if (!prometheus_file.empty())
       write_prometheus(prometheus_file, prometheus_run(none, unix_now()));
     return 0;
@@ -169,6 +233,10 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     vo.loop.budget = std::chrono::duration_cast<std::chrono::seconds>(budget);
     vo.loop.seed = seed;
     vo.loop = verify::loop_options(planned.profile, planned.inventory, plan, vo.loop);
+    vo.class_decision = class_decision;
+    vo.class_key = cls.key;
+    vo.decisions_file = decisions_file;
+    vo.require_decision = vm.count("require-decision") > 0;
     ProgressLine progress(g.color, json);
     result = verify::apply_verified(plan, planned.profile, planned.inventory, dir, make,
                                     target.root, SteadyClock::instance(), vo, progress.callback());
@@ -187,7 +255,11 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   }
   result->report.node = node_facts(planned.inventory);
   result->report.notes = knobs.notes();
+  result->report.hw_class = cls_json;
+  result->report.time = utc_now();
   print_run_report(result->report, json, report_file, g);
+  if (!decisions_out.empty())
+    write_decision_record(decisions_out, result->report, planned, cls_json);
   if (!prometheus_file.empty())
     write_prometheus(prometheus_file, prometheus_run(result->report, unix_now()));
   // Interrupted: the run was put back (its first error says so); exit as the signal.

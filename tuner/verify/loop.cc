@@ -4,7 +4,7 @@
 #include <cmath>
 #include <optional>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "base/interrupt.h"
 #include "tuner/verify/guard_decision.h"
@@ -253,20 +253,77 @@ void VerifyLoop::check_watches(Config cfg, Measured& out) const {
   }
 }
 
+std::string class_decision_text(const nlohmann::json& info) {
+  auto text = [&](const char* key) {
+    auto it = info.find(key);
+    return it != info.end() && it->is_string() ? it->get<std::string>() : std::string("?");
+  };
+  std::vector<std::string> canaries;
+  if (auto it = info.find("canaries"); it != info.end() && it->is_array())
+    for (const auto& c : *it)
+      if (c.is_string()) canaries.push_back(c.get<std::string>());
+  std::string decision = text("decision");
+  std::string what = decision == "kept"          ? "kept it: written, and watched by the soak only"
+                     : decision == "rolled_back" ? "rolled it back: not written"
+                     : decision == "disagree"    ? "disagree: not written"
+                                                 : "did not decide it: not written";
+  if (auto c = info.find("chosen"); decision == "kept" && c != info.end() && c->is_string())
+    what = "chose " + c->get<std::string>() + ": written, and watched by the soak only";
+  return fmt::format(
+      "class {} ({}): canaries {} {}", text("class"), text("file"),
+      canaries.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(canaries, ", ")),
+      what);
+}
+
+SoakOptions VerifyLoop::soak_options(const GroupPlan& g) const {
+  // Without the flap prior: the soak's second window starts before the write, so a
+  // link knob's own renegotiation is in it, and against a since-boot rate that one
+  // expected down/up would prove itself a flap.
+  GuardTestConfig soak_test = options_.guard_test;
+  soak_test.flap_prior.clear();
+  return SoakOptions{g.soak.value_or(options_.soak), options_.guards, options_.guard_interfaces,
+                     soak_test};
+}
+
+Result<GroupOutcome> VerifyLoop::reuse_group(const GroupPlan& g) {
+  GroupOutcome out;
+  out.class_decision = g.reuse->info;
+  out.class_decision["suspect"] = false;
+  out.unmeasured = class_decision_text(out.class_decision);
+  if (!g.reuse->write) {
+    out.decision = GroupDecision::rolled_back;
+    out.reason = g.reuse->reason;
+  } else {
+    auto soaked =
+        soak_group(root_, clock_, soak_options(g), [&] { return run_.write_group(g.name); });
+    if (!soaked.ok()) return soaked.error();
+    if (Status s = check_interrupt(); !s.ok()) return s.error();
+    if (soaked->ran) out.soak = soaked->json;
+    out.decision = soaked->tripped ? GroupDecision::rolled_back : GroupDecision::kept;
+    out.reason = soaked->tripped ? Reason::guard : Reason::class_kept;
+    if (soaked->tripped) {
+      // This node disagrees with its class: put it back here, and say the class's
+      // decision is suspect (tuner report names it).
+      out.error = "guard tripped: " + tripped_text(*soaked) +
+                  "; put back on this node, and the class's decision is suspect";
+      out.class_decision["suspect"] = true;
+      live_ = run_.written_knobs(g.name);
+      if (auto s = set_live(g.name, {}); !s.ok()) return s.error();
+    }
+  }
+  if (Status s = run_.decide(g.name, out.decision, to_json(out)); !s.ok()) return s.error();
+  return out;
+}
+
 Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
+  if (g.reuse) return reuse_group(g);
   GroupOutcome out;
   if (!g.bench) {
     // Nothing here can see this group's effect: say so; keep it only when asked to.
     out.unmeasured = "no benchmark on this node can measure this group";
     if (g.keep_if_neutral) {
       // The node's own traffic is the witness: guards before and after the write.
-      // Without the flap prior: the soak's second window starts before the write, so a
-      // link knob's own renegotiation is in it, and against a since-boot rate that one
-      // expected down/up would prove itself a flap.
-      GuardTestConfig soak_test = options_.guard_test;
-      soak_test.flap_prior.clear();
-      SoakOptions so{g.soak.value_or(options_.soak), options_.guards, options_.guard_interfaces,
-                     soak_test};
+      SoakOptions so = soak_options(g);
       auto soaked = soak_group(root_, clock_, so, [&] { return run_.write_group(g.name); });
       if (!soaked.ok()) return soaked.error();
       if (Status s = check_interrupt(); !s.ok()) return s.error();  // a cut-short window

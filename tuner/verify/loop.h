@@ -62,6 +62,16 @@ struct GroupPlan {
   double false_keep_rate = 0;
   /// A value search: screen the candidates, then verify the best (loop_search.cc).
   std::optional<SearchPlan> search = std::nullopt;
+  /// A class decision reused (apply --decisions, docs/fleet-decisions.md): the group is
+  /// not measured. write: written and watched by the guard soak alone (class_kept, or
+  /// guard when the soak trips); else not written, with `reason`. `info` is the JSON
+  /// stats.class_decision (its `suspect` is set here).
+  struct Reuse {
+    bool write = false;
+    Reason reason = Reason::class_kept;
+    nlohmann::json info;
+  };
+  std::optional<Reuse> reuse = std::nullopt;
 };
 
 struct LoopOptions {
@@ -80,6 +90,10 @@ struct LoopOptions {
   /// negative: decision.min_effect.
   double watch_margin = -1;
 };
+
+/// "class hw-... (FILE): canaries a, b kept it: written, and watched by the soak only":
+/// a reused class decision (stats.class_decision) for a person.
+std::string class_decision_text(const nlohmann::json& info);
 
 /// What a terminal's progress line shows after each trial.
 struct Progress {
@@ -131,6 +145,10 @@ class VerifyLoop {
   Status set_arm(const GroupPlan& group, const std::vector<std::string>& written, std::size_t arm);
   /// After a rejection: the knobs that hurt, and the rest kept when it earns it.
   Result<GroupOutcome> bisect(const GroupPlan& group, const Config& cfg, GroupOutcome whole);
+  /// A group decided by its class (GroupPlan::reuse): soaked, or not written.
+  Result<GroupOutcome> reuse_group(const GroupPlan& group);
+  /// The guard soak options for a group no benchmark measures.
+  SoakOptions soak_options(const GroupPlan& group) const;
   /// After a soak tripped: the same halving, each part soaked alone.
   Result<GroupOutcome> soak_bisect(const GroupPlan& group, const SoakOptions& so,
                                    GroupOutcome whole);

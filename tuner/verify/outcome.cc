@@ -17,7 +17,7 @@ nlohmann::json number_or_null(double v) {
 
 namespace {
 
-constexpr std::array<EnumName<Reason>, 11> kReasons = {{
+constexpr std::array<EnumName<Reason>, 15> kReasons = {{
     {Reason::gain, "gain"},
     {Reason::neutral_kept, "neutral_kept"},
     {Reason::no_gain, "no_gain"},
@@ -29,6 +29,10 @@ constexpr std::array<EnumName<Reason>, 11> kReasons = {{
     {Reason::not_measurable, "not_measurable"},
     {Reason::not_measurable_kept, "not_measurable_kept"},
     {Reason::partly_kept, "partly_kept"},
+    {Reason::class_kept, "class_kept"},
+    {Reason::class_rolled_back, "class_rolled_back"},
+    {Reason::class_disagree, "class_disagree"},
+    {Reason::class_undecided, "class_undecided"},
 }};
 static_assert(in_enum_order(kReasons));
 
@@ -344,7 +348,8 @@ GroupDecision decision_of(Reason r) {
     case Reason::gain:
     case Reason::neutral_kept:
     case Reason::not_measurable_kept:
-    case Reason::partly_kept: return GroupDecision::kept;
+    case Reason::partly_kept:
+    case Reason::class_kept: return GroupDecision::kept;
     default: return GroupDecision::rolled_back;
   }
 }
@@ -367,6 +372,7 @@ json to_json(const GroupOutcome& o) {
   if (!o.measured && !o.error.empty()) j["error"] = o.error;
   if (o.run_seed) j["run_seed"] = *o.run_seed;
   if (o.alpha_share) j["alpha_share"] = *o.alpha_share;
+  if (!o.class_decision.is_null()) j["class_decision"] = o.class_decision;
   return j;
 }
 
@@ -392,6 +398,7 @@ Result<GroupOutcome> outcome_from_json(const json& stats) {
   }
   if (auto it = stats.find("soak"); it != stats.end()) o.soak = *it;
   if (auto it = stats.find("search"); it != stats.end()) o.search = *it;
+  if (auto it = stats.find("class_decision"); it != stats.end()) o.class_decision = *it;
   if (in.find(stats, "run_seed")) in.seed(stats, "run_seed", path, o.run_seed.emplace());
   if (in.find(stats, "alpha_share")) in.number(stats, "alpha_share", path, o.alpha_share.emplace());
   if (in.error) return *in.error;

@@ -34,11 +34,17 @@ enum class Reason {
   not_measurable,       ///< no benchmark can see the group: not written
   not_measurable_kept,  ///< no benchmark can see it, kept because keep_if_neutral
   partly_kept,          ///< a bisect put back the knobs that hurt and kept the rest
+  // A class decision reused (apply --decisions, docs/fleet-decisions.md):
+  class_kept,         ///< kept: the class's canaries kept it and the soak saw no harm
+  class_rolled_back,  ///< not written: the class's canaries rolled it back
+  class_disagree,     ///< not written: the class's canaries disagree
+  class_undecided,    ///< not written: --require-decision, and the class has no decision
 };
 const char* reason_name(Reason r);
 /// nullopt for a name this version does not know.
 std::optional<Reason> parse_reason(std::string_view name);
-/// kept for gain, neutral_kept, not_measurable_kept and partly_kept; else rolled_back.
+/// kept for gain, neutral_kept, not_measurable_kept, partly_kept and class_kept; else
+/// rolled_back.
 GroupDecision decision_of(Reason r);
 
 /// What one half of a bisect did alone (JSON `bisect.steps[].outcome`).
@@ -158,6 +164,9 @@ struct GroupOutcome {
   std::optional<double> alpha_share;
   /// Why an unmeasured group went back (the soak's guard tripped); JSON `error`.
   std::string error;
+  /// A reused class decision (JSON `class_decision`: class, decision, canaries, file,
+  /// suspect); null when the node decided the group itself.
+  nlohmann::json class_decision;
 };
 
 /// A number, or null when it is not finite (JSON has no NaN or infinity).

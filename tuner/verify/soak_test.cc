@@ -222,6 +222,7 @@ using loop_test::Rig;
 /// whose retransmits are `tuned_retrans` while sysctl:x is tuned.
 struct SoakRig {
   Rig rig;
+  std::optional<GroupPlan::Reuse> reuse;  // a class decision reused (apply --decisions)
   Node node{rig.root_dir()};
   NodeClock clock{node};
   Result<GroupOutcome> verify(double tuned_retrans, RunReport* report) {
@@ -250,7 +251,9 @@ struct SoakRig {
     o.guard_interfaces = {"eth0"};
     o.soak = std::chrono::seconds(20);
     VerifyLoop loop(*run, rig.root, clock, o);
-    auto out = loop.verify_group({"irq", nullptr, true, Design::interleaved, bisect, {}, {}});
+    GroupPlan group{"irq", nullptr, true, Design::interleaved, bisect, {}, {}};
+    group.reuse = reuse;
+    auto out = loop.verify_group(group);
     if (out.ok()) {
       auto r = run->finish();
       REQUIRE(r.ok());
@@ -357,4 +360,77 @@ TEST_CASE("verify loop: without bisect a tripped soak is not bisected") {
   CHECK(out->reason == Reason::guard);
   CHECK_FALSE(out->bisect);
   CHECK(s.rig.m.values["sysctl:t.x"] == "default");
+}
+
+namespace {
+
+/// A class decision as reuse_of() builds it.
+GroupPlan::Reuse class_reuse(bool write, Reason reason, const char* decision) {
+  return {write, reason,
+          nlohmann::json{{"class", "hw-0123456789abcdef"},
+                         {"decision", decision},
+                         {"chosen", nullptr},
+                         {"canaries", {"node-a", "node-b"}},
+                         {"file", "/etc/tuner/decisions.json"}}};
+}
+
+}  // namespace
+
+TEST_CASE("verify loop: a class decision kept is written and soaked, never benchmarked") {
+  SoakRig s;
+  s.reuse = class_reuse(true, Reason::class_kept, "kept");
+  RunReport report;
+  auto out = s.verify(0.001, &report);
+  REQUIRE(out.ok());
+  CHECK(out->decision == GroupDecision::kept);
+  CHECK(out->reason == Reason::class_kept);
+  CHECK(s.rig.m.values["sysctl:t.x"] == "tuned");
+  CHECK_FALSE(out->measured.has_value());
+  CHECK(out->soak["decision"] == "passed");
+  CHECK(out->class_decision["suspect"] == false);
+  CHECK(out->unmeasured ==
+        "class hw-0123456789abcdef (/etc/tuner/decisions.json): canaries node-a, node-b kept "
+        "it: written, and watched by the soak only");
+  // The journal's decision record reads back with the class decision.
+  auto back = outcome_from_json(to_json(*out));
+  REQUIRE(back.ok());
+  CHECK(back->reason == Reason::class_kept);
+  CHECK(back->decision == GroupDecision::kept);
+  CHECK(back->class_decision == out->class_decision);
+  CHECK(report.groups[0].stats["class_decision"]["canaries"].size() == 2);
+}
+
+TEST_CASE("verify loop: a class decision the soak trips on is put back here and suspect") {
+  SoakRig s;
+  s.reuse = class_reuse(true, Reason::class_kept, "kept");
+  RunReport report;
+  auto out = s.verify(0.05, &report);
+  REQUIRE(out.ok());
+  CHECK(out->decision == GroupDecision::rolled_back);
+  CHECK(out->reason == Reason::guard);
+  CHECK(s.rig.m.values["sysctl:t.x"] == "default");
+  CHECK(out->class_decision["suspect"] == true);
+  CHECK(out->error.find("guard tripped: tcp_retrans_pct") == 0);
+  CHECK(out->error.find("the class's decision is suspect") != std::string::npos);
+  CHECK(report.groups[0].stats["class_decision"]["suspect"] == true);
+}
+
+TEST_CASE("verify loop: a class decision rolled back or disputed is never written") {
+  for (auto [reason, decision] : {std::pair{Reason::class_rolled_back, "rolled_back"},
+                                  std::pair{Reason::class_disagree, "disagree"},
+                                  std::pair{Reason::class_undecided, "none"}}) {
+    CAPTURE(decision);
+    SoakRig s;
+    s.reuse = class_reuse(false, reason, decision);
+    RunReport report;
+    auto out = s.verify(0.001, &report);
+    REQUIRE(out.ok());
+    CHECK(out->decision == GroupDecision::rolled_back);
+    CHECK(out->reason == reason);
+    CHECK(s.rig.m.writes.empty());
+    CHECK(s.clock.slept_ == std::chrono::seconds(0));  // no soak, no trials
+    CHECK(out->soak.is_null());
+    CHECK(report.groups[0].changes[0].status == ChangeStatus::not_applied);
+    CHECK(report.groups[0].stats["outcome"] == reason_name(reason));
+  }
 }

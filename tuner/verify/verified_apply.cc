@@ -33,6 +33,60 @@ const PlanSearch* search_of(const Plan& plan, const std::string& group) {
 
 }  // namespace
 
+std::optional<GroupPlan::Reuse> reuse_of(const VerifiedApplyOptions& options,
+                                         const std::string& group) {
+  if (options.decisions_file.empty()) return std::nullopt;
+  const ClassDecision* d = options.class_decision;
+  const ClassGroupDecision* g = nullptr;
+  if (d)
+    if (auto it = d->groups.find(group); it != d->groups.end()) g = &it->second;
+  GroupPlan::Reuse r;
+  r.info = {{"class", options.class_key},
+            {"decision", g ? class_verdict_name(g->verdict) : "none"},
+            {"chosen", g && g->chosen ? nlohmann::json(*g->chosen) : nlohmann::json()},
+            {"canaries", g ? g->canaries : std::vector<std::string>{}},
+            {"file", options.decisions_file}};
+  switch (g ? g->verdict : ClassVerdict::insufficient) {
+    case ClassVerdict::kept: r.write = true; return r;
+    case ClassVerdict::rolled_back: r.reason = Reason::class_rolled_back; return r;
+    case ClassVerdict::disagree: r.reason = Reason::class_disagree; return r;
+    case ClassVerdict::insufficient:
+      if (!options.require_decision) return std::nullopt;
+      r.reason = Reason::class_undecided;
+      return r;
+  }
+  return std::nullopt;
+}
+
+Plan with_class_choices(const Plan& plan, const ClassDecision& decision,
+                        std::vector<std::string>& unknown) {
+  Plan out = plan;
+  out.searches.clear();
+  for (const PlanSearch& s : plan.searches) {
+    auto it = decision.groups.find(s.group);
+    if (it == decision.groups.end() || it->second.verdict != ClassVerdict::kept ||
+        !it->second.chosen) {
+      out.searches.push_back(s);
+      continue;
+    }
+    const std::string& chosen = *it->second.chosen;
+    auto c = std::find_if(s.candidates.begin(), s.candidates.end(),
+                          [&](const PlanSearch::Candidate& k) { return k.value == chosen; });
+    if (c == s.candidates.end()) {
+      unknown.push_back(s.group + ": " + chosen);
+      out.searches.push_back(s);
+      continue;
+    }
+    for (Change& ch : out.changes) {
+      if (ch.group != s.group) continue;
+      auto k = std::find(s.knobs.begin(), s.knobs.end(), ch.knob);
+      if (k != s.knobs.end() && static_cast<std::size_t>(k - s.knobs.begin()) < c->desired.size())
+        ch.desired = c->desired[static_cast<std::size_t>(k - s.knobs.begin())];
+    }
+  }
+  return out;
+}
+
 LoopOptions loop_options(const Profile& profile, const Inventory& inventory, const Plan& plan,
                          LoopOptions o) {
   o.decision.min_effect = profile.verify.min_effect;
@@ -58,7 +112,13 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
                                    const Inventory& inventory, const StateDir& dir,
                                    const KnobFactory& make, const Root& root, Clock& clock,
                                    const VerifiedApplyOptions& options, ProgressFn progress) {
-  auto run = ApplyRun::prepare(plan, dir, make, options.apply);
+  // A class decision fixes what the class's canaries chose; the rest is as planned.
+  Plan fixed;
+  std::vector<std::string> unknown_choices;
+  if (options.class_decision)
+    fixed = with_class_choices(plan, *options.class_decision, unknown_choices);
+  const Plan& to_apply = options.class_decision ? fixed : plan;
+  auto run = ApplyRun::prepare(to_apply, dir, make, options.apply);
   if (!run.ok()) return run.error();
   ApplyResult result;
   if (run->empty()) {
@@ -66,8 +126,16 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
     return result;
   }
   std::vector<std::string> groups = run->groups();
-  auto benches = BenchSet::build(profile, inventory.topology, groups, options.bench_override);
+  // Only the groups this node decides itself need a benchmark that runs here.
+  std::vector<std::string> measured;
+  for (const std::string& group : groups)
+    if (!reuse_of(options, group)) measured.push_back(group);
+  auto benches = BenchSet::build(profile, inventory.topology, measured, options.bench_override);
   if (!benches.ok()) return benches.error();
+  for (const std::string& u : unknown_choices)
+    run->report().warnings.push_back(
+        {"class decision " + u + ": not a value this node's profile searches; verified here", "",
+         ""});
   for (const std::string& why : benches->skipped()) run->report().warnings.push_back({why, "", ""});
 
   // Guards watch the NICs this network namespace has: sysfs may show another
@@ -86,7 +154,7 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
   // every test that can keep something: each measured group, and the rest of a group
   // after a bisect (tuner/verify/README.md, "One error budget per run").
   unsigned keep_tests = 0;
-  for (const std::string& group : groups)
+  for (const std::string& group : measured)
     if (benches->for_group(group))
       keep_tests += 1 + (group_policy(profile, group).bisect && run->knobs_of(group).size() > 1);
   double share = loop_opts.decision.false_keep_rate / std::max(1u, keep_tests);
@@ -101,7 +169,14 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
                             benches->watches_for(group),
                             policy.soak};
     plan_of_group.false_keep_rate = share;
-    if (const PlanSearch* ps = search_of(plan, group)) {
+    if (auto reuse = reuse_of(options, group)) {
+      plan_of_group.bench = nullptr;
+      plan_of_group.reuse = std::move(reuse);
+      auto outcome = loop.verify_group(plan_of_group);
+      if (!outcome.ok()) return outcome.error();
+      return Ok{};
+    }
+    if (const PlanSearch* ps = search_of(to_apply, group)) {
       SearchPlan sp{ps->setting, ps->knobs, {}, {}};
       for (const PlanSearch::Candidate& c : ps->candidates)
         if (!c.current) {

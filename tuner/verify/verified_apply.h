@@ -13,6 +13,7 @@
 #include "probes/root.h"
 #include "rollback/apply.h"
 #include "tuner/profile/profile.h"
+#include "tuner/verify/class_decisions.h"
 #include "tuner/verify/loop.h"
 
 namespace tuner::verify {
@@ -21,7 +22,25 @@ struct VerifiedApplyOptions {
   ApplyOptions apply;
   LoopOptions loop;                         // the profile's [verify] is laid over it
   std::vector<std::string> bench_override;  // apply --bench NAME...
+  /// apply --decisions: this node's class decision (nullptr: none found), the class key
+  /// and the file it came from; --require-decision: groups the class did not decide are
+  /// not written instead of verified here (docs/fleet-decisions.md).
+  const ClassDecision* class_decision = nullptr;
+  std::string class_key, decisions_file;
+  bool require_decision = false;
 };
+
+/// What a reused class decision does to one group: nullopt when the node verifies it
+/// itself (no decision and no --require-decision, or too few canaries).
+std::optional<GroupPlan::Reuse> reuse_of(const VerifiedApplyOptions& options,
+                                         const std::string& group);
+
+/// The plan with each value search the class kept fixed at its chosen value (the
+/// search's knobs get that candidate's values, and the search is dropped). A chosen
+/// value this node's plan does not offer is named in `unknown` (group: value), and
+/// that search is left as it was.
+Plan with_class_choices(const Plan& plan, const ClassDecision& decision,
+                        std::vector<std::string>& unknown);
 
 /// The loop's options from a profile's [verify]: min_effect, false_keep_rate,
 /// max_trials, guards (over the defaults in o); guards watch the inventory's physical NICs and

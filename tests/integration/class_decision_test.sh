@@ -1,0 +1,221 @@
+# Class decisions on the real kernel (docs/fleet-decisions.md), each node its own network
+# namespace (ip netns exec: net.* sysctls are per namespace), all of one class:
+#  1. two canaries with crippled TCP verify a profile with --decisions-out: the buffers
+#     group is kept on both (a real gain), fin_timeout rolled back (nothing to gain),
+#     and a bench = [] group ttl kept by its soak (no traffic);
+#  2. tuner report merges their records into tuner.decisions/1;
+#  3. a third node reuses it: buffers and ttl written with no benchmark trial (soak
+#     only), fin_timeout never written;
+#  4. a fourth node where the soak trips (nftables drops 1% of TTL-63 segments under
+#     iperf3 traffic): ttl put back there alone, the class decision marked suspect, and
+#     the fleet report names the class and the node;
+#  5. --require-decision for another class, an untrusted or malformed decision file,
+#     and --decisions with --decisions-out: exit 2, nothing changed.
+source "$(dirname "$0")/lib.sh"
+enter_netns "$@"
+set -e
+command -v jq >/dev/null || skip "jq is not installed"
+command -v ip >/dev/null || skip "ip (iproute2) is not installed"
+ip link set lo up
+
+NAMESPACES=()
+cleanup() {
+  local ns
+  [ -n "${client:-}" ] && kill "$client" 2>/dev/null
+  for ns in "${NAMESPACES[@]}"; do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+    ip netns del "$ns" 2>/dev/null
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# node NAME: a namespace with lo up and TCP crippled by tiny buffers.
+node() {
+  local ns=tuner-cls-$$-$1
+  ip netns add "$ns"
+  NAMESPACES+=("$ns")
+  ip netns exec "$ns" ip link set lo up
+  ip netns exec "$ns" sh -c 'echo "4096 4096 4096" > /proc/sys/net/ipv4/tcp_rmem; echo "4096 4096 4096" > /proc/sys/net/ipv4/tcp_wmem'
+}
+# on NAME CMD...: runs CMD in NAME's namespace.
+on() { local ns=tuner-cls-$$-$1; shift; ip netns exec "$ns" "$@"; }
+# tn NAME SUBCOMMAND ARGS...: tuner in NAME's namespace, with NAME's own state dir.
+tn() { local n=$1; shift; on "$n" "$TUNER" "$1" --state-dir "$WORK/state-$n" --color never "${@:2}"; }
+sysctl_on() { on "$1" cat "/proc/sys/$(echo "$2" | tr . /)" | tr -s '\t ' ' '; }
+
+mkdir -p "$WORK/canaries"
+profile="$WORK/classy.toml"
+cat >"$profile" <<'P'
+[profile]
+name = "classy"
+
+[sysctl]
+"net.ipv4.tcp_rmem" = "4096 131072 6291456"
+"net.ipv4.tcp_wmem" = "4096 16384 4194304"
+"net.ipv4.tcp_fin_timeout" = "33"
+"net.ipv4.ip_default_ttl" = "63"
+
+[verify]
+bench = ["tcp-short"]
+min_effect = 0.05
+max_trials = 10
+soak = "2s"
+guards = [{ metric = "tcp_retrans_pct", max_increase = 0.3 }]
+
+[bench.tcp-short]
+kind = "tcp"
+duration = "300ms"
+rr_duration = "100ms"
+
+[group.buffers]
+members = ["sysctl:net.ipv4.tcp_rmem", "sysctl:net.ipv4.tcp_wmem"]
+
+[group.fin]
+members = ["sysctl:net.ipv4.tcp_fin_timeout"]
+
+[group.ttl]
+members = ["sysctl:net.ipv4.ip_default_ttl"]
+bench = []
+keep_if_neutral = true
+P
+chmod 644 "$profile"
+
+note "1. two canaries verify and record their decisions"
+for c in c1 c2; do
+  node "$c"
+  expect_rc 0 tn "$c" apply --profile "$profile" --yes --json --budget 60s \
+    --decisions-out "$WORK/canaries/$c.decision.json" --report "$WORK/canaries/$c.run.json"
+  rec="$WORK/canaries/$c.decision.json"
+  jq -e '.schema == "tuner.decision/1" and (.class.key | test("^hw-[0-9a-f]{16}$"))
+    and .profile.names == ["classy"] and (.profile.digest | startswith("fnv1a64:"))' "$rec" >/dev/null ||
+    fail "$c: record: $(jq -c '{schema, class: .class.key, profile}' "$rec")"
+  jq -e '.groups[] | select(.name == "buffers") | .decision == "kept" and .reason == "gain"' "$rec" >/dev/null ||
+    fail "$c: buffers not kept: $(jq -c '.groups[] | select(.name == "buffers") | {decision, reason}' "$rec")"
+  jq -e '.groups[] | select(.name == "ttl") | .decision == "kept"' "$rec" >/dev/null ||
+    fail "$c: ttl not kept by its soak"
+  note "   $c: $(jq -c '[.groups[] | {(.name): .reason}] | add' "$rec")"
+done
+key=$(jq -r .class.key "$WORK/canaries/c1.decision.json")
+[ "$(jq -r .class.key "$WORK/canaries/c2.decision.json")" = "$key" ] || fail "the canaries' classes differ"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  src=${TUNER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+  for f in "$WORK/canaries/"*.json; do
+    python3 "$src/tests/schema/validate.py" "$f" >/dev/null ||
+      fail "$f: $(python3 "$src/tests/schema/validate.py" "$f" 2>&1 | head -3)"
+  done
+fi
+
+note "2. the controller merges them"
+expect_rc 0 "$TUNER" report --color never "$WORK/canaries" --decisions-out "$WORK/decisions.json"
+decisions="$WORK/decisions.json"
+chmod 644 "$decisions"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  python3 "$src/tests/schema/validate.py" "$decisions" >/dev/null ||
+    fail "decisions.json: $(python3 "$src/tests/schema/validate.py" "$decisions" 2>&1 | head -3)"
+fi
+jq -e --arg k "$key" '.schema == "tuner.decisions/1" and (.classes | length == 1)
+  and .classes[0].key == $k and (.classes[0].canaries | sort) == ["c1", "c2"]' "$decisions" >/dev/null ||
+  fail "merged: $(jq -c '.classes[] | {key, canaries}' "$decisions")"
+verdict() { jq -r --arg g "$1" '.classes[0].groups[] | select(.name == $g) | .decision' "$decisions"; }
+[ "$(verdict buffers)" = kept ] || fail "class buffers: $(verdict buffers)"
+[ "$(verdict ttl)" = kept ] || fail "class ttl: $(verdict ttl)"
+# Each canary rolls fin back unless a false keep (its share of 5%) happened: then the
+# class disagrees. Either way the rest of the class does not write it.
+case "$(verdict fin)" in rolled_back | disagree) ;; *) fail "class fin: $(verdict fin)" ;; esac
+note "   $(jq -c '[.classes[0].groups[] | {(.name): .decision}] | add' "$decisions")"
+
+note "3. a node of the class reuses it: soak only, no benchmark"
+node n1
+fin_before=$(sysctl_on n1 net.ipv4.tcp_fin_timeout)
+start=$(date +%s%N)
+expect_rc 0 tn n1 apply --profile "$profile" --yes --json --decisions "$decisions" --report "$WORK/n1.json"
+ms=$((($(date +%s%N) - start) / 1000000))
+group() { jq -c --arg g "$2" '.groups[] | select(.name == $g)' "$1"; }
+jq -e '.decision == "kept" and .stats.outcome == "class_kept" and (.stats | has("bench") | not)
+  and .stats.soak.window_s == 2 and .stats.class_decision.suspect == false
+  and (.stats.class_decision.canaries | sort) == ["c1", "c2"]' <<<"$(group "$WORK/n1.json" buffers)" >/dev/null ||
+  fail "n1 buffers: $(group "$WORK/n1.json" buffers)"
+jq -e '.decision == "rolled_back" and (.stats.outcome | test("^class_(rolled_back|disagree)$"))
+  and .changes[0].status == "not_applied"' <<<"$(group "$WORK/n1.json" fin)" >/dev/null ||
+  fail "n1 fin: $(group "$WORK/n1.json" fin)"
+[ "$(sysctl_on n1 net.ipv4.tcp_rmem)" = "4096 131072 6291456" ] || fail "n1 rmem: $(sysctl_on n1 net.ipv4.tcp_rmem)"
+[ "$(sysctl_on n1 net.ipv4.ip_default_ttl)" = 63 ] || fail "n1 ttl not written"
+[ "$(sysctl_on n1 net.ipv4.tcp_fin_timeout)" = "$fin_before" ] || fail "n1 fin_timeout was written"
+jq -e '.class.key == $k' --arg k "$key" "$WORK/n1.json" >/dev/null || fail "n1's run report has no class"
+note "   n1 applied in ${ms} ms (two 2 s soaks, no trials): $(jq -c '[.groups[] | {(.name): .stats.outcome}] | add' "$WORK/n1.json")"
+# The text report says which class decided and on which canaries.
+expect_rc 0 "$TUNER" report --color never "$WORK/n1.json"
+grep -q "$key" <<<"$OUT" || fail "the report of n1 does not name its class: $OUT"
+
+note "4. the soak trips on one node: put back there, the class decision suspect"
+node n2
+on n2 ip link add tcl0 type veth peer name tcl1
+ip netns add "tuner-cls-$$-peer"
+NAMESPACES+=("tuner-cls-$$-peer")
+on n2 ip link set tcl1 netns "tuner-cls-$$-peer"
+on n2 ip addr add 10.215.0.1/30 dev tcl0
+on n2 ip link set tcl0 up
+ip -n "tuner-cls-$$-peer" addr add 10.215.0.2/30 dev tcl1
+ip -n "tuner-cls-$$-peer" link set tcl1 up
+ip -n "tuner-cls-$$-peer" link set lo up
+if command -v nft >/dev/null && command -v iperf3 >/dev/null; then
+  ip netns exec "tuner-cls-$$-peer" nft add table inet cls
+  ip netns exec "tuner-cls-$$-peer" nft add chain inet cls in '{ type filter hook input priority 0; }'
+  ip netns exec "tuner-cls-$$-peer" nft add rule inet cls in ip ttl 63 tcp flags '&' '(syn|fin|rst)' == 0 numgen random mod 100 '<' 1 drop
+  ip netns exec "tuner-cls-$$-peer" iperf3 -s -D -B 10.215.0.2 -p 5397
+  sleep 0.5
+  # Bounded: 20 s of traffic covers both soaks (4 s each) and tuner's start.
+  on n2 iperf3 -c 10.215.0.2 -p 5397 -t 20 -b 500M >/dev/null 2>&1 &
+  client=$!
+  sleep 1
+  # A veth is virtual: not a fact of the class, so n2 is of the canaries' class.
+  [ "$(tn n2 probe --json | jq -r .class.key)" = "$key" ] || fail "n2 is of another class"
+  expect_rc 0 tn n2 apply --profile "$profile" --yes --json --decisions "$decisions" --report "$WORK/n2.json"
+  kill "$client" 2>/dev/null || true
+  wait "$client" 2>/dev/null || true
+  client=
+  jq -e '.decision == "rolled_back" and .stats.outcome == "guard" and .stats.class_decision.suspect == true
+    and .stats.soak.decision == "tripped" and (.stats.error | test("suspect"))' <<<"$(group "$WORK/n2.json" ttl)" >/dev/null ||
+    fail "n2 ttl: $(group "$WORK/n2.json" ttl | cut -c1-600)"
+  [ "$(sysctl_on n2 net.ipv4.ip_default_ttl)" = 64 ] || fail "n2 ttl left at $(sysctl_on n2 net.ipv4.ip_default_ttl)"
+  [ "$(sysctl_on n2 net.ipv4.tcp_rmem)" = "4096 131072 6291456" ] || fail "n2 buffers not kept"
+  note "   n2: $(jq -r '.stats.error' <<<"$(group "$WORK/n2.json" ttl)")"
+  mkdir -p "$WORK/fleet"
+  cp "$WORK/canaries/"*.json "$WORK/n1.json" "$WORK/n2.json" "$WORK/fleet/"
+  expect_rc 0 "$TUNER" report --color never --json "$WORK/fleet"
+  jq -e "[.classes[] | .suspects[]?] | length > 0" <<<"$OUT" >/dev/null ||
+    fail "the fleet report marks no class suspect: $(echo "$OUT" | head -c 800)"
+  expect_rc 0 "$TUNER" report --color never "$WORK/fleet"
+  grep -qi suspect <<<"$OUT" || fail "the fleet text does not say suspect: $OUT"
+  note "   $(grep -i suspect <<<"$OUT" | head -2)"
+else
+  note "   nft or iperf3 is not installed: the soak trip is not tested"
+fi
+
+note "5. what apply --decisions refuses: exit 2, nothing changed"
+node n3
+snap=$(on n3 sh -c "grep -rs '' /proc/sys/net/ipv4/tcp_rmem /proc/sys/net/ipv4/ip_default_ttl /proc/sys/net/ipv4/tcp_fin_timeout")
+expect_rc 2 tn n3 apply --profile "$profile" --yes --decisions "$decisions" --class-label other --require-decision
+grep -q "has no decision for class hw-" <<<"$OUT" || fail "require-decision: $OUT"
+chmod 666 "$decisions"
+expect_rc 2 tn n3 apply --profile "$profile" --yes --decisions "$decisions"
+grep -q "writable" <<<"$OUT" || fail "a world-writable decision file: $OUT"
+chmod 644 "$decisions"
+echo '{"schema": "tuner.decisions/1", "classes": [{"key": 1}]}' >"$WORK/bad.json"
+chmod 644 "$WORK/bad.json"
+expect_rc 2 tn n3 apply --profile "$profile" --yes --decisions "$WORK/bad.json"
+grep -q "classes\[0\].key: expected a string" <<<"$OUT" || fail "a malformed decision file: $OUT"
+expect_rc 2 tn n3 apply --profile "$profile" --yes --decisions "$decisions" --decisions-out "$WORK/x.json"
+expect_rc 2 tn n3 apply --profile "$profile" --yes --require-decision
+expect_rc 2 tn n3 apply --profile "$profile" --yes --no-verify --decisions "$decisions"
+[ "$snap" = "$(on n3 sh -c "grep -rs '' /proc/sys/net/ipv4/tcp_rmem /proc/sys/net/ipv4/ip_default_ttl /proc/sys/net/ipv4/tcp_fin_timeout")" ] ||
+  fail "a refused apply changed n3"
+# Another class without --require-decision: every group is verified here, and it says so.
+expect_rc 0 tn n3 apply --profile "$profile" --yes --json --budget 60s --decisions "$decisions" \
+  --class-label other --report "$WORK/n3.json"
+grep -q "has no decision for class hw-.*every group is verified on this node" <<<"$OUT" ||
+  fail "n3 fallback warning: $(head -3 <<<"$OUT")"
+jq -e '.decision == "kept" and .stats.outcome == "gain" and (.stats | has("class_decision") | not)' \
+  <<<"$(group "$WORK/n3.json" buffers)" >/dev/null || fail "n3 buffers: $(group "$WORK/n3.json" buffers | cut -c1-400)"
+echo "PASS: class_decision"

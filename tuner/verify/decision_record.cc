@@ -1,0 +1,52 @@
+#include "tuner/verify/decision_record.h"
+
+namespace tuner::verify {
+
+namespace {
+
+using nlohmann::json;
+
+/// stats.search.chosen of a kept search, else null.
+json chosen_of(const GroupReport& g) {
+  if (g.decision != GroupDecision::kept) return nullptr;
+  auto s = g.stats.find("search");
+  if (s == g.stats.end() || !s->is_object()) return nullptr;
+  auto c = s->find("chosen");
+  return c != s->end() && c->is_string() ? *c : json();
+}
+
+json field_or_null(const json& stats, const char* key) {
+  auto it = stats.find(key);
+  return it == stats.end() ? json() : *it;
+}
+
+}  // namespace
+
+json decision_record_json(const RunReport& report, const DecisionRecordFacts& facts) {
+  json groups = json::array();
+  for (const GroupReport& g : report.groups) {
+    if (g.decision == GroupDecision::applied || g.stats.contains("class_decision")) continue;
+    json knobs = json::object();
+    for (const ChangeReport& c : g.changes) knobs[c.knob] = c.after;
+    groups.push_back({{"name", g.name},
+                      {"decision", group_decision_name(g.decision)},
+                      {"reason", field_or_null(g.stats, "outcome")},
+                      {"seed", field_or_null(g.stats, "seed")},
+                      {"chosen", chosen_of(g)},
+                      {"knobs", knobs},
+                      {"stats", g.stats}});
+  }
+  auto hostname = report.node.find("hostname");
+  return {{"schema", "tuner.decision/1"},
+          {"node",
+           hostname != report.node.end() && hostname->second ? json(*hostname->second) : json()},
+          {"time", report.time.empty() ? json() : json(report.time)},
+          {"run_id", report.run_id},
+          {"tuner_version", facts.tuner_version},
+          {"class", facts.hw_class},
+          {"profile", {{"names", facts.profiles}, {"digest", facts.profile_digest}}},
+          {"false_keep_rate", facts.false_keep_rate},
+          {"groups", groups}};
+}
+
+}  // namespace tuner::verify
