@@ -2,11 +2,11 @@
 # Every JSON document tuner prints, validated against schemas/ (JSON Schema 2020-12,
 # python3-jsonschema): probe (live, every topology XML, every sysfs capture), profiles,
 # plan (every shipped profile on every XML, and live), apply, status, history, rollback,
-# check, bench, report (of these documents and of a synthetic fleet), and the canary
-# playbook's failure record. The schemas forbid fields they do not name, so a document
-# that grows or changes shape fails here until its schema (and DESIGN.md) say so. Runs
-# in a private network namespace (root), where apply changes only that namespace's net.*
-# sysctls.
+# check, bench, report (of these documents, of a synthetic fleet, of canaries' decision
+# records; report --decisions-out's tuner.decisions/1), and the canary playbook's failure
+# record. The schemas forbid fields they do not name, so a document that grows or changes
+# shape fails here until its schema (and DESIGN.md) say so. Runs in a private network
+# namespace (root), where apply changes only that namespace's net.* sysctls.
 source "$(dirname "$0")/lib.sh"
 enter_netns "$@"
 set -eo pipefail
@@ -122,6 +122,35 @@ printf '{"schema": "tuner.failure/1", "node": "h2", "rc": 1, "msg": "refused"}\n
 "$TUNER" report --json "$fleet" | keep report-playbook
 python3 "$src/tests/bench/fleet_synth.py" "$WORK/synth" 200
 "$TUNER" report --json "$WORK/synth" | keep report-synth
+# Two canaries' tuner.decision/1 records (as docs/fleet-decisions.md shows them) beside a
+# run report: the summary's classes, and the merged tuner.decisions/1.
+canaries=$WORK/canaries
+mkdir -p "$canaries"
+for n in c1 c2; do
+  python3 - "$n" >"$canaries/$n.decision.json" <<'PY'
+import json, sys
+n = sys.argv[1]
+stats = {"outcome": "gain", "effect": 0.06, "p": 0.001}
+print(json.dumps({
+    "schema": "tuner.decision/1", "node": n, "time": "2026-12-06T10:00:00Z",
+    "run_id": "20261206T100000Z-3f2a", "tuner_version": "0.9.0",
+    "class": {"key": "hw-3f9c0a51d2e47b88", "facts": {"kernel": "6.1.0-18-amd64"}},
+    "profile": {"names": ["throughput"], "digest": "fnv1a64:0123456789abcdef"},
+    "false_keep_rate": 0.05,
+    "groups": [
+        {"name": "net-buffers", "decision": "kept", "reason": "gain", "seed": 1,
+         "chosen": None, "knobs": {"sysctl:net.core.rmem_max": "16777216"}, "stats": stats},
+        {"name": "ring", "decision": "kept" if n == "c1" else "rolled_back",
+         "reason": "gain" if n == "c1" else "no_gain", "seed": 2, "chosen": "4096",
+         "knobs": {"nic:eth0:rx-ring": "4096"},
+         "stats": dict(stats, outcome="gain" if n == "c1" else "no_gain")}]}))
+PY
+done
+cp "$docs/apply-report.json" "$canaries/c1.run.json"
+"$TUNER" report --json --decisions-out "$docs/decisions.json" "$canaries" | keep report-decisions
+set +e; "$TUNER" report --decisions-out "$WORK/none.json" "$fleet" >/dev/null 2>&1; rc=$?; set -e
+[ "$rc" = 2 ] || fail "report --decisions-out without a decision record: exit $rc"
+[ ! -e "$WORK/none.json" ] || fail "report --decisions-out without a decision record wrote a file"
 printf '{"schema": "tuner.failure/1", "node": "h1", "rc": 2, "msg": "bad profile"}\n' | keep failure
 
 n=$(find "$docs" -name '*.json' | wc -l)

@@ -1,8 +1,10 @@
 // tuner report FILE|DIR...: the fleet summary of reports a playbook fetched (tuner.run/1
 // from apply --report or --json, tuner.probe/1 from probe --json, tuner.status/1 from
-// status --json, the playbook's tuner.failure/1). A directory means every *.json in it.
-// Reads files only; changes nothing. Files it cannot read as a report are skipped and
-// named; exit 2 only when none could be read. --fail-on makes it a CI gate
+// status --json, the playbook's tuner.failure/1, the canaries' tuner.decision/1). A
+// directory means every *.json in it. Reads files only; changes nothing but the files
+// it is told to write (--html, --decisions-out: the merged tuner.decisions/1). Files it
+// cannot read as a report are skipped and named; exit 2 only when none could be read,
+// or --decisions-out has no decision record to merge. --fail-on makes it a CI gate
 // (report/fleet_gate.h).
 #include <dirent.h>
 #include <sys/stat.h>
@@ -13,14 +15,17 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "base/fd_io.h"
 #include "base/json_nesting.h"
 #include "base/result.h"
 #include "base/strings.h"
+#include "rollback/journal.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/report/fleet.h"
 #include "tuner/cli/report/fleet_gate.h"
 #include "tuner/cli/report/html_report.h"
+#include "tuner/cli/report/json_text.h"
 #include "tuner/cli/run_glue.h"
 
 namespace po = boost::program_options;
@@ -56,14 +61,24 @@ void warn(const std::string& message) {
   fmt::print(stderr, "tuner: warning: {}\n", escape_controls(message));
 }
 
-/// Parses only what read_node_report reads (schema, time, run_id, node, profiles, groups'
-/// names and decisions, errors, msg, rc, knobs' ids, states and drift, unfinished_run),
-/// and the first kMaxFactsPerNode of the node's facts (`facts` counts them all): a report
-/// padded with other data or millions of facts costs its text, not a DOM of it.
-nlohmann::json parse_report(const std::string& text, std::size_t& facts) {
+/// What parse_report counted of the parts it bounds.
+struct ParseCounts {
+  std::size_t facts = 0;        // the node's facts (`node`)
+  std::size_t class_facts = 0;  // `class.facts`
+  std::size_t knobs = 0;        // a decision record's groups' knobs, all together
+};
+
+/// Parses only what read_node_report reads (schema, time, run_id, node, profiles, the
+/// class's key, the decision record's profile, groups' names, decisions and what a
+/// canary's or a reused group's verdict says (reason, chosen, knobs, stats' effect, p,
+/// outcome and class_decision), errors, msg, rc, knobs' ids, states and drift,
+/// unfinished_run), and the first kMaxFactsPerNode of the node's and the class's facts
+/// (`counts` counts them all): a report padded with other data or millions of facts
+/// costs its text, not a DOM of it.
+nlohmann::json parse_report(const std::string& text, ParseCounts& counts) {
   using Event = nlohmann::json::parse_event_t;
-  std::string top;
-  facts = 0;
+  std::string top, second, third;  // the keys above: at depth 1, a group's, its stats'
+  counts = {};
   auto keep = [&](int depth, Event event, nlohmann::json& parsed) {
     if (event != Event::key) return true;
     const auto& key = parsed.get_ref<const std::string&>();
@@ -71,10 +86,31 @@ nlohmann::json parse_report(const std::string& text, std::size_t& facts) {
       top = key;
       return key == "schema" || key == "time" || key == "run_id" || key == "node" ||
              key == "profiles" || key == "groups" || key == "errors" || key == "msg" ||
-             key == "rc" || key == "knobs" || key == "unfinished_run" || key == "findings";
+             key == "rc" || key == "knobs" || key == "unfinished_run" || key == "findings" ||
+             key == "class" || key == "profile";
     }
-    if (depth == 2 && top == "node") return ++facts <= kMaxFactsPerNode;
-    if (depth == 3 && top == "groups") return key == "name" || key == "decision";
+    if (depth == 2 && top == "node") return ++counts.facts <= kMaxFactsPerNode;
+    if (top == "class") {  // {key, facts}: depth 3 is a fact
+      if (depth == 2) return key == "key" || key == "facts";
+      return depth == 3 && ++counts.class_facts <= kMaxFactsPerNode;
+    }
+    if (top == "profile") return depth == 2 && (key == "names" || key == "digest");
+    if (top == "groups") {
+      if (depth == 3) {
+        second = key;
+        return key == "name" || key == "decision" || key == "reason" || key == "chosen" ||
+               key == "knobs" || key == "stats";
+      }
+      if (depth == 4 && second == "knobs") return ++counts.knobs <= kMaxKnobsPerDecision;
+      if (depth == 4 && second == "stats") {
+        third = key;
+        return key == "effect" || key == "p" || key == "outcome" || key == "class_decision";
+      }
+      if (depth == 5 && second == "stats" && third == "class_decision")
+        return key == "class" || key == "decision" || key == "canaries" || key == "file" ||
+               key == "suspect";
+      return false;  // inside `chosen`, or deeper than any of the above
+    }
     if (depth == 3 && top == "knobs") return key == "knob" || key == "state" || key == "drift";
     if (depth == 3 && top == "findings")
       return key == "rule" || key == "severity" || key == "subject";
@@ -88,31 +124,38 @@ nlohmann::json parse_report(const std::string& text, std::size_t& facts) {
 int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc(
       "tuner report FILE|DIR...: summarize a fleet's reports (tuner.run/1, tuner.probe/1,\n"
-      "tuner.status/1, tuner.check/1, tuner.failure/1): why nodes failed, what each\n"
-      "profile's nodes kept and rolled back, which kept settings drifted, the health\n"
-      "findings, and the facts on which nodes differ.\n"
+      "tuner.status/1, tuner.check/1, tuner.failure/1, tuner.decision/1): why nodes\n"
+      "failed, what each profile's nodes kept and rolled back, the hardware classes and\n"
+      "their canaries' decisions, which kept settings drifted, the health findings, and\n"
+      "the facts on which nodes differ.\n"
       "A file that is not a report this tuner reads (another program's, a newer\n"
       "tuner's) is skipped with a warning; the rest is summarized.\n"
-      "Exit: 0 summarized, 2 nothing could be read; with --fail-on, 1 a node failed,\n"
-      "4 a node's run is unfinished, 3 a kept setting drifted");
+      "Exit: 0 summarized, 2 nothing could be read (or --decisions-out and no\n"
+      "tuner.decision/1 read), 5 an output file could not be written; with --fail-on,\n"
+      "1 a node failed, 4 a node's run is unfinished, 3 a kept setting drifted");
   std::vector<std::string> inputs, fail_on;
   desc.add_options()("json", "print the tuner.fleet/1 JSON document")(
       "fail-on", po::value(&fail_on)->value_name("failed|drift"),
       "exit non-zero when a node failed or drifted (repeatable, or comma-separated)")(
       "html", po::value<std::string>()->value_name("FILE"),
       "also write every verify decision with its trials as one HTML page")(
+      "decisions-out", po::value<std::string>()->value_name("FILE"),
+      "also merge the canaries' tuner.decision/1 records per hardware class into FILE\n"
+      "(tuner.decisions/1, for tuner apply --decisions; docs/fleet-decisions.md)")(
       "file", po::value(&inputs)->value_name("FILE"), "report file or directory (repeatable)");
   po::positional_options_description pos;
   pos.add("file", -1);
   po::variables_map vm;
   if (!parse_options("report", args, desc, pos, vm, g)) return 0;
   check_output_option(vm, "html");
+  check_output_option(vm, "decisions-out");
   if (inputs.empty()) fail_input("report: name the report files or directories to summarize");
   auto gate = parse_fleet_gate(fail_on);
   if (!gate.ok()) fail_input("report: " + gate.error().message());
   std::vector<NodeReport> reports;
   std::vector<std::string> bad, subdirs;
   std::size_t fact_bytes = 0, facts_left_out = 0;
+  std::map<std::string, std::shared_ptr<const std::map<std::string, std::string>>> class_facts;
   for (const std::string& arg : inputs) {
     for (const std::string& file : expand(arg, subdirs)) {
       // Reports are small; the limit keeps a wrong path (a disk image) from filling memory.
@@ -125,8 +168,8 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
         bad.push_back(depth.error().message());
         continue;
       }
-      std::size_t facts = 0;
-      auto doc = parse_report(*text, facts);
+      ParseCounts counts;
+      auto doc = parse_report(*text, counts);
       if (doc.is_discarded()) {
         bad.push_back(file + ": not JSON");
         continue;
@@ -136,15 +179,34 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
         bad.push_back(r.error().message());
         continue;
       }
-      if (facts > kMaxFactsPerNode)
+      // A decision record says what the rest of its class writes: never cut, refused.
+      if (r->kind == "decision" &&
+          (counts.knobs > kMaxKnobsPerDecision || counts.class_facts > kMaxFactsPerNode)) {
+        bad.push_back(fmt::format("{}: a tuner.decision/1 with more than {} knobs or {} class "
+                                  "facts: refused (a decision record is never cut)",
+                                  file, kMaxKnobsPerDecision, kMaxFactsPerNode));
+        continue;
+      }
+      if (counts.facts > kMaxFactsPerNode)
         r->dropped.push_back(
-            fmt::format("{} facts past {}", facts - kMaxFactsPerNode, kMaxFactsPerNode));
+            fmt::format("{} facts past {}", counts.facts - kMaxFactsPerNode, kMaxFactsPerNode));
+      if (counts.class_facts > kMaxFactsPerNode)
+        r->dropped.push_back(fmt::format("{} class facts past {}",
+                                         counts.class_facts - kMaxFactsPerNode, kMaxFactsPerNode));
       for (const std::string& d : r->dropped) warn(fmt::format("report: {}: {} left out", file, d));
       // The whole fleet's facts are bounded too: past it, a document counts without them.
       for (const auto& [k, v] : r->facts) fact_bytes += k.size() + v.size();
+      // Nodes of one class have equal class facts: one copy of them is held.
+      if (r->class_facts) {
+        auto [seen, fresh] = class_facts.try_emplace(r->class_key, r->class_facts);
+        if (!fresh && *seen->second == *r->class_facts) r->class_facts = seen->second;
+        else
+          for (const auto& [k, v] : *r->class_facts) fact_bytes += k.size() + v.size();
+      }
       if (fact_bytes > kMaxFleetFactBytes) {
         facts_left_out += !r->facts.empty();
         r->facts.clear();
+        if (r->kind != "decision") r->class_facts.reset();
       }
       reports.push_back(std::move(r).value());
     }
@@ -171,6 +233,14 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   for (const std::string& b : bad)
     std::cerr << err.printable("tuner: " + err.yellow("warning") + ": report: skipped " +
                                escape_controls(b) + "\n");
+  // A merged file without a record would tell every node its class has no decision.
+  if (vm.count("decisions-out") &&
+      std::none_of(reports.begin(), reports.end(),
+                   [](const NodeReport& r) { return r.kind == "decision"; }))
+    fail_input(fmt::format("report: --decisions-out: no tuner.decision/1 among the {} "
+                           "document{} read (a canary writes one with tuner apply "
+                           "--decisions-out); nothing written",
+                           reports.size(), reports.size() == 1 ? "" : "s"));
   FleetSummary s = summarize_fleet(reports);
   s.skipped = std::move(bad);
   Term term(g.color, 1);
@@ -180,6 +250,12 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
     std::cout.flush();
     if (Status st = write_html_report(vm["html"].as<std::string>(), reports, s); !st.ok())
       fail_output(st.error().message() + " (--html)");
+  }
+  if (vm.count("decisions-out")) {
+    std::cout.flush();
+    std::string text = json_text(decisions_json(s.class_decisions, utc_now()));
+    if (Status st = write_file_atomic(vm["decisions-out"].as<std::string>(), text, 0644); !st.ok())
+      fail_output(st.error().message() + " (--decisions-out)");
   }
   FleetVerdict verdict = fleet_verdict(s, *gate);
   if (verdict.exit) fmt::print(stderr, "tuner: report: {} (--fail-on)\n", verdict.why);

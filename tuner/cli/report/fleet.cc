@@ -9,6 +9,7 @@
 
 #include <fmt/core.h>
 
+#include "tuner/cli/report/fleet_classes.h"
 #include "tuner/cli/report/fleet_facts.h"
 
 namespace tuner {
@@ -51,10 +52,12 @@ bool other_runs(const NodeReport& run, const NodeReport& failure) {
   return run.errors.empty();
 }
 
-/// One node: its documents merged but for the facts, which stay in the documents.
+/// One node: its documents merged but for the facts and the class, which stay in the
+/// documents.
 struct MergedNode {
   NodeReport report;
   NodeFactSources facts;
+  ClassNode cls;
 };
 
 /// One entry per node, by name: a node's probe, run, status and failure documents merged
@@ -85,7 +88,14 @@ std::vector<MergedNode> merge_by_node(const std::vector<NodeReport>& reports,
     MergedNode merged;
     NodeReport& m = merged.report;
     m.node = merged.facts.node = node;
-    m.kind = run ? "run" : failure ? "failure" : status ? "status" : check ? "check" : "probe";
+    m.kind = run       ? "run"
+             : failure ? "failure"
+             : status  ? "status"
+             : check   ? "check"
+             : probe   ? "probe"
+                       : "decision";
+    // A canary's records are merged per class and profiles (fleet_decisions.h), not here.
+    merged.cls = {node, run, probe, kinds["decision"]};
     for (const NodeReport* r : {run, failure, status}) {
       if (!r) continue;
       for (const auto& [g, d] : r->decisions) m.decisions[g] = d;
@@ -228,6 +238,10 @@ FleetSummary summarize_fleet(const std::vector<NodeReport>& documents) {
   facts.reserve(merged.size());
   for (const MergedNode& node : merged) facts.push_back(node.facts);
   compare_facts(facts, s);
+  std::vector<ClassNode> classes;
+  classes.reserve(merged.size());
+  for (const MergedNode& node : merged) classes.push_back(node.cls);
+  summarize_classes(classes, s);
   return s;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "tuner/cli/report/fleet_decisions.h"
 #include "tuner/cli/report/term.h"
 
 namespace tuner {
@@ -30,6 +32,8 @@ inline constexpr std::size_t kMaxFactsPerNode = 256;
 inline constexpr std::size_t kMaxGroupsPerNode = 256;
 inline constexpr std::size_t kMaxErrorsPerNode = 32;
 inline constexpr std::size_t kMaxDriftPerNode = 256;
+/// Canaries a reused group's stats.class_decision names: past this many, left out.
+inline constexpr std::size_t kMaxCanariesPerGroup = 256;
 /// All documents' facts together: past this many bytes, the facts of further documents
 /// are left out (tuner report says so on stderr).
 inline constexpr std::size_t kMaxFleetFactBytes = 64u << 20;
@@ -43,7 +47,8 @@ struct NodeReport {
   /// NODE.status.json (the inventory name), else the facts' hostname, else the file name.
   std::string node;
   std::string source;  // the file
-  /// "run", "probe", "status", "check" or "failure" (tuner.failure/1: the run failed).
+  /// "run", "probe", "status", "check", "failure" (tuner.failure/1: the run failed) or
+  /// "decision" (tuner.decision/1: a canary's verdicts, docs/fleet-decisions.md).
   std::string kind;
   /// When the document was made ("YYYY-MM-DDTHH:MM:SSZ", UTC) and the run it is about;
   /// empty when it does not say (reports of tuner before 2026-12, probes, statuses).
@@ -56,6 +61,27 @@ struct NodeReport {
   /// failure: tuner's exit status as the playbook saw it; absent when it did not say.
   std::optional<int> rc;
   std::map<std::string, std::string> facts;  // unknown facts are absent
+  /// run, probe, decision: the hardware class (`class`: key and facts); an empty key
+  /// when the document has none (tuner before classes): the node's class is unknown.
+  /// Shared: tuner report holds one copy of equal facts, however many nodes have them.
+  std::string class_key;
+  std::shared_ptr<const std::map<std::string, std::string>> class_facts;  // null: none
+  /// run: the groups that reused a class decision (their stats.class_decision), and the
+  /// class it names when the report names none itself (else empty).
+  std::vector<std::string> reused;
+  std::string reused_class;
+  /// run: a reused group that the guard soak rolled back on this node
+  /// (stats.class_decision.suspect, or decision rolled_back with stats.outcome guard):
+  /// the class decision is suspect. Only these keep what the class decision said.
+  struct Suspect {
+    std::string group;
+    std::string class_key;  // class_decision.class; empty: the node's own class
+    std::string decision;   // what the class decided (kept)
+    std::vector<std::string> canaries;
+  };
+  std::vector<Suspect> suspects;
+  /// decision: the record itself.
+  std::optional<DecisionRecord> record;
   /// status: the kept settings that drifted (its knobs[] with drift true).
   struct Drift {
     std::string knob, state;  // state: changed, gone or unreadable
@@ -126,8 +152,35 @@ struct Duplicate {
   std::string why;
 };
 
+/// The nodes of one hardware class and what their canaries decided for it.
+struct ClassSummary {
+  std::string key;
+  std::map<std::string, std::string> facts;  // one document's (equal keys, equal facts)
+  std::vector<std::string> nodes;            // sorted
+  /// The facts on which this class differs from the largest class (most nodes), with
+  /// the largest's value ("(absent)" where one lacks the fact); empty for the largest.
+  struct Differs {
+    std::string fact, value, largest;
+  };
+  std::vector<Differs> differs;
+  /// Indexes into FleetSummary::class_decisions: its decisions, one per profile digest.
+  std::vector<std::size_t> decisions;
+  /// Nodes whose run reused a class decision for a group, and nodes whose run verified a
+  /// group itself (kept or rolled back it without one); a node may be in both.
+  std::vector<std::string> reused, verified;
+  /// A reused decision that a guard soak found wrong on some nodes: the class decision
+  /// on that group is suspect.
+  struct Suspect {
+    std::string group, decision;
+    std::vector<std::string> canaries;  // as the first node's stats.class_decision says
+    std::vector<std::string> nodes;     // where the guard tripped
+  };
+  std::vector<Suspect> suspects;
+};
+
 struct FleetSummary {
   std::size_t nodes = 0, runs = 0, probes = 0, statuses = 0, failed = 0, drifted = 0;
+  std::size_t decision_records = 0;   // tuner.decision/1 documents
   std::size_t checks = 0;             // tuner.check/1 documents
   std::vector<Duplicate> duplicates;  // by node
   /// Files that could not be read as a tuner report ("FILE: why"): the caller's, named
@@ -146,6 +199,12 @@ struct FleetSummary {
   std::map<std::string, std::string> common;  // facts equal on every node that has facts
   /// Nodes with no facts at all (only a status or a failure): not compared.
   std::vector<std::string> without_facts;
+  /// The canaries' records merged per (class key, profile digest): tuner.decisions/1.
+  std::vector<ClassDecision> class_decisions;
+  /// Hardware classes, most nodes first; empty when no document names one.
+  std::vector<ClassSummary> classes;
+  /// Nodes with a run or probe report that names no class (tuner before classes).
+  std::vector<std::string> without_class;
 };
 
 /// A failure's message with what differs from node to node for one cause replaced: the

@@ -1,6 +1,7 @@
 // The fleet summary as tuner.fleet/1 (schemas/tuner.fleet-1.schema.json). Node lists are
 // full JSON arrays, never the text's folded and capped nodeset form.
 #include "tuner/cli/report/fleet.h"
+#include "tuner/cli/report/fleet_classes.h"
 
 namespace tuner {
 
@@ -49,6 +50,7 @@ json fleet_json(const FleetSummary& s) {
           {"failed", s.failed},
           {"drifted", s.drifted},
           {"checks", s.checks},
+          {"decision_records", s.decision_records},
           {"failures", failures},
           {"outcomes", outcomes},
           {"drift", drift},
@@ -58,6 +60,8 @@ json fleet_json(const FleetSummary& s) {
           {"splits", splits},
           {"common", s.common},
           {"without_facts", s.without_facts},
+          {"classes", classes_json(s)},
+          {"without_class", s.without_class},
           {"duplicates", duplicates},
           {"skipped", s.skipped}};
 }

@@ -17,8 +17,8 @@ using nlohmann::json;
 /// other name.
 std::string node_of_file(const std::string& file) {
   std::string base = file.substr(file.find_last_of('/') + 1);
-  for (const char* suffix :
-       {".run.json", ".probe.json", ".error.json", ".status.json", ".check.json"}) {
+  for (const char* suffix : {".run.json", ".probe.json", ".error.json", ".status.json",
+                             ".check.json", ".decision.json"}) {
     std::string_view sv(suffix);
     if (base.size() > sv.size() && base.ends_with(sv))
       return base.substr(0, base.size() - sv.size());
@@ -28,8 +28,8 @@ std::string node_of_file(const std::string& file) {
 
 /// "tuner.run/2" and the like: a document of a newer tuner than this one.
 bool newer_schema(const std::string& schema) {
-  for (std::string_view known :
-       {"tuner.run/", "tuner.probe/", "tuner.failure/", "tuner.status/", "tuner.check/"})
+  for (std::string_view known : {"tuner.run/", "tuner.probe/", "tuner.failure/", "tuner.status/",
+                                 "tuner.check/", "tuner.decision/"})
     if (schema.starts_with(known)) {
       std::string_view v = std::string_view(schema).substr(known.size());
       return !v.empty() && v != "1" && v.find_first_not_of("0123456789") == std::string_view::npos;
@@ -64,6 +64,60 @@ void read_facts(const json& doc, NodeReport& r) {
   if (past) r.dropped.push_back(fmt::format("{} facts past {}", past, kMaxFactsPerNode));
 }
 
+/// `class` {key, facts} of a run or probe: absent or null in documents of tuner before
+/// classes (the node's class is unknown); anything else that is not one is noted.
+void read_class(const json& doc, NodeReport& r) {
+  auto cls = doc.find("class");
+  if (cls == doc.end() || cls->is_null()) return;
+  auto key = cls->is_object() ? cls->find("key") : cls->end();
+  if (!cls->is_object() || key == cls->end() || !key->is_string() ||
+      key->get_ref<const std::string&>().empty()) {
+    r.dropped.emplace_back("a \"class\" without a key");
+    return;
+  }
+  r.class_key = bounded_text(key->get_ref<const std::string&>());
+  auto facts = cls->find("facts");
+  if (facts == cls->end() || !facts->is_object()) return;
+  std::map<std::string, std::string> read;
+  std::size_t past = 0;
+  for (const auto& [k, v] : facts->items()) {
+    if (!v.is_string()) continue;
+    if (read.size() < kMaxFactsPerNode)
+      read[bounded_text(k)] = bounded_text(v.get_ref<const std::string&>());
+    else ++past;
+  }
+  if (past) r.dropped.push_back(fmt::format("{} class facts past {}", past, kMaxFactsPerNode));
+  r.class_facts = std::make_shared<const std::map<std::string, std::string>>(std::move(read));
+}
+
+/// A group's stats.class_decision (the group reused its class's decision), else nothing.
+/// A fleet's every node may have a few: all but the suspect ones cost a name.
+void read_reuse(const json& group, const std::string& name, NodeReport& r) {
+  auto stats = group.find("stats");
+  if (stats == group.end() || !stats->is_object()) return;
+  auto cd = stats->find("class_decision");
+  if (cd == stats->end() || !cd->is_object()) return;
+  auto text = [](const json& obj, const char* key) {
+    auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? bounded_text(it->get_ref<const std::string&>())
+                                              : std::string();
+  };
+  r.reused.push_back(name);
+  std::string cls = text(*cd, "class");
+  if (r.class_key.empty() && r.reused_class.empty()) r.reused_class = cls;
+  auto flag = cd->find("suspect");
+  const bool suspect =
+      (flag != cd->end() && flag->is_boolean() && flag->get<bool>()) ||
+      (text(group, "decision") == "rolled_back" && text(*stats, "outcome") == "guard");
+  if (!suspect) return;
+  NodeReport::Suspect s{name, cls == r.class_key ? "" : cls, text(*cd, "decision"), {}};
+  if (auto c = cd->find("canaries"); c != cd->end() && c->is_array())
+    for (const json& n : *c)
+      if (n.is_string() && s.canaries.size() < kMaxCanariesPerGroup)
+        s.canaries.push_back(bounded_text(n.get_ref<const std::string&>()));
+  r.suspects.push_back(std::move(s));
+}
+
 Status read_run(const json& doc, const std::string& file, NodeReport& r) {
   if (const json* profiles = array_of(doc, "profiles"))
     for (const json& p : *profiles)
@@ -74,9 +128,11 @@ Status read_run(const json& doc, const std::string& file, NodeReport& r) {
       if (!g.is_object() || !g.contains("name") || !g["name"].is_string() ||
           !g.contains("decision") || !g["decision"].is_string())
         return Error::invalid("a group without name and decision", file);
-      if (r.decisions.size() < kMaxGroupsPerNode)
-        r.decisions[bounded_text(g["name"].get_ref<const std::string&>())] =
-            bounded_text(g["decision"].get_ref<const std::string&>());
+      if (r.decisions.size() < kMaxGroupsPerNode) {
+        std::string name = bounded_text(g["name"].get_ref<const std::string&>());
+        read_reuse(g, name, r);
+        r.decisions[std::move(name)] = bounded_text(g["decision"].get_ref<const std::string&>());
+      }
     }
     if (groups->size() > kMaxGroupsPerNode)
       r.dropped.push_back(
@@ -169,18 +225,30 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
   else if (schema == "tuner.failure/1") r.kind = "failure";
   else if (schema == "tuner.status/1") r.kind = "status";
   else if (schema == "tuner.check/1") r.kind = "check";
+  else if (schema == "tuner.decision/1") r.kind = "decision";
   else if (newer_schema(schema))
-    return Error::invalid("schema " + schema +
+    return Error::invalid("schema " + bounded_text(schema) +
                               " is newer than this tuner reads (tuner.run/1, tuner.probe/1, "
-                              "tuner.status/1, tuner.check/1, tuner.failure/1): summarize with "
-                              "the nodes' "
-                              "tuner version",
+                              "tuner.status/1, tuner.check/1, tuner.failure/1, "
+                              "tuner.decision/1): summarize with the nodes' tuner version",
                           file);
   else
-    return Error::invalid("schema " + schema +
+    return Error::invalid("schema " + bounded_text(schema) +
                               ": expected tuner.run/1, tuner.probe/1, tuner.status/1, "
-                              "tuner.check/1 or tuner.failure/1",
+                              "tuner.check/1, tuner.failure/1 or tuner.decision/1",
                           file);
+  if (r.kind == "decision") {
+    auto record = read_decision_record(doc, file);
+    if (!record.ok()) return record.error();
+    r.record = std::move(record).value();
+    r.time = bounded_text(r.record->time);
+    r.run_id = bounded_text(r.record->run_id);
+    r.class_key = bounded_text(r.record->class_key);
+    std::map<std::string, std::string> facts;
+    for (const auto& [k, v] : r.record->class_facts) facts[bounded_text(k)] = bounded_text(v);
+    r.class_facts = std::make_shared<const std::map<std::string, std::string>>(std::move(facts));
+  }
+  if (r.kind == "run" || r.kind == "probe") read_class(doc, r);
   if (r.kind == "run" || r.kind == "failure") {
     for (auto [key, field] : {std::pair{"time", &r.time}, {"run_id", &r.run_id}}) {
       auto v = optional_string(doc, key, file);
@@ -206,10 +274,13 @@ Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
     r.errors.push_back(bounded_text(doc["msg"].get_ref<const std::string&>()));
   }
   r.node = node_of_file(file);
+  // A decision record names its node itself (a string, where other documents have facts).
+  if (r.node.empty() && r.record && !r.record->node.empty()) r.node = bounded_text(r.record->node);
   if (r.node.empty()) {
     auto host = r.facts.find("hostname");
     r.node = host != r.facts.end() ? host->second : file;
   }
+  if (r.record) r.record->node = r.node;
   return r;
 }
 

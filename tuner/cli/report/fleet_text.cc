@@ -7,6 +7,7 @@
 
 #include "base/strings.h"
 #include "tuner/cli/report/fleet.h"
+#include "tuner/cli/report/fleet_classes.h"
 #include "tuner/cli/report/fleet_nodeset.h"
 
 namespace tuner {
@@ -36,6 +37,7 @@ std::string header(const FleetSummary& s) {
     out += fmt::format(", {} {} ({} drifted, {} unfinished)", s.statuses,
                        s.statuses == 1 ? "status" : "statuses", s.drifted, s.unfinished.size());
   if (s.checks) out += fmt::format(", {} {}", s.checks, s.checks == 1 ? "check" : "checks");
+  if (s.decision_records) out += ", " + count(s.decision_records, "decision record");
   return out + "\n";
 }
 
@@ -210,7 +212,7 @@ std::string facts(const FleetSummary& s, const Term& t) {
 
 std::string format_fleet_text(const FleetSummary& s, const Term& t) {
   return t.bold("fleet") + "  " + header(s) + failures(s, t) + left_out(s, t) + outcomes(s, t) +
-         drift(s, t) + findings(s, t) + facts(s, t);
+         format_classes_text(s, t) + drift(s, t) + findings(s, t) + facts(s, t);
 }
 
 }  // namespace tuner

@@ -1,0 +1,108 @@
+// Class decisions (docs/fleet-decisions.md): the canaries' tuner.decision/1 records,
+// merged per (class key, profile digest) into the tuner.decisions/1 that
+// `tuner apply --decisions` reuses on the rest of the class.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+
+namespace tuner {
+
+/// Bounds of a decision record. Unlike a report's facts, its names and values are not
+/// cut to fit: the merged file says what the rest of the class writes, so a record past
+/// them is refused (skipped and named), never shortened.
+inline constexpr std::size_t kMaxDecisionText = 4096;
+inline constexpr std::size_t kMaxKnobsPerDecision = 4096;   // all groups together
+inline constexpr std::size_t kMaxProfilesPerDecision = 64;  // as apply --decisions reads
+
+/// One group as one canary decided it.
+struct CanaryGroup {
+  std::string name;
+  std::string decision;  // "kept" or "rolled_back"
+  std::string reason;    // the run's reason (gain, no_gain, guard, ...); "" when absent
+  /// A value search's chosen value as the profile spells it (a string); null when the
+  /// group is no search.
+  std::optional<std::string> chosen;
+  std::map<std::string, std::string> knobs;  // knob id -> value written
+  /// stats.effect (relative, positive = better) and stats.p, when measured.
+  std::optional<double> effect, p;
+};
+
+/// One canary's tuner.decision/1.
+struct DecisionRecord {
+  std::string node, source, time, run_id;
+  std::string class_key;
+  std::map<std::string, std::string> class_facts;
+  std::vector<std::string> profiles;
+  std::string profile_digest;
+  std::vector<CanaryGroup> groups;
+};
+
+/// Reads a tuner.decision/1 (the caller has checked its schema); an Error says what is
+/// wrong, with file. `node` is the document's own, else empty (the caller names it).
+Result<DecisionRecord> read_decision_record(const nlohmann::json& doc, const std::string& file);
+
+/// A class's decision on one group, from every canary that decided it.
+struct MergedGroup {
+  std::string name;
+  /// kept, rolled_back, disagree or insufficient (docs/fleet-decisions.md "Merging").
+  std::string decision;
+  /// Why, for a person: "2 canaries kept it", "gpu-a01 kept it, gpu-a02 rolled it back".
+  std::string why;
+  std::optional<std::string> chosen;  // kept: the value every canary chose; else null
+  /// The knobs the canaries wrote (kept and rolled_back: every canary's, which agree);
+  /// a knob two canaries wrote differently makes the group disagree.
+  std::map<std::string, std::string> knobs;
+  struct Canary {
+    std::string node, decision, reason;
+    std::optional<std::string> chosen;
+    std::optional<double> effect, p;
+  };
+  std::vector<Canary> canaries;  // by node
+};
+
+/// One (class key, profile digest): its canaries and their merged groups.
+struct ClassDecision {
+  std::string key;
+  std::map<std::string, std::string> facts;  // the first canary's
+  std::vector<std::string> profiles;         // the first canary's names
+  std::string profile_digest;
+  std::vector<std::string> canaries;  // sorted
+  std::vector<MergedGroup> groups;    // by name
+};
+
+/// A node with several records of one class and profile digest: the newest counts (by
+/// time, then run id, then file), the others are named.
+struct OlderRecords {
+  std::string node, used;
+  std::vector<std::string> ignored;
+};
+
+/// Merges records per (class key, profile digest), by key then digest: a group is kept
+/// when at least 2 canaries decided it and all kept it (a search: all chose the same
+/// value, and no knob was written with two values), rolled_back when at least 2 decided
+/// it and all rolled it back, disagree when they differ, insufficient when fewer than 2
+/// decided it. Of one node's records the newest counts; `older` (when given) names the
+/// others. The result depends on the records, not on their order.
+std::vector<ClassDecision> merge_decisions(const std::vector<DecisionRecord>& records,
+                                           std::vector<OlderRecords>* older = nullptr);
+
+/// One class of tuner.decisions/1: {key, facts, profiles, profile_digest, canaries,
+/// groups: [{name, decision, chosen, knobs, canaries: [{node, decision, reason, chosen,
+/// effect, p}]}]}.
+nlohmann::json class_decision_json(const ClassDecision& c);
+
+/// The tuner.decisions/1 document (schemas/tuner.decisions-1.schema.json); time is when
+/// it was made ("YYYY-MM-DDTHH:MM:SSZ").
+nlohmann::json decisions_json(const std::vector<ClassDecision>& classes, const std::string& time);
+
+/// At least this many canaries must decide a group for the class to reuse the decision.
+inline constexpr std::size_t kMinCanaries = 2;
+
+}  // namespace tuner
