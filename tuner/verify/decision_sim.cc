@@ -15,17 +15,23 @@
 // --search K: the value search over K candidates instead (README.md, "Value search"),
 // with [--screen-blocks N] [--screen-min N] [--drop-z Z] [--futility-z Z]; exits 1
 // when a target is missed.
+// --fleet: decisions for a fleet of hardware classes (README.md, "Fleet decisions"),
+// on the shipped config, with [--classes C] [--nodes N] (per class) [--canaries K]
+// [--effect-sd E] (a node's true effect around its class's); exits 1 when a target is
+// missed.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 
 #include "tuner/verify/calibration.h"
 #include "tuner/verify/sim.h"
+#include "tuner/verify/sim_fleet.h"
 #include "tuner/verify/sim_search.h"
 
 namespace {
@@ -40,6 +46,7 @@ using namespace tuner::verify;
       "[--power-effect E] "
       "[--miss-rate R] [--look-every N] [--union-bound] [--outlier-k K] [--fixed N] [--effect E] "
       "[--looks] [--search K [--screen-blocks N] [--screen-min N] [--drop-z Z] [--futility-z Z]]\n"
+      "       [--fleet [--classes C] [--nodes N] [--canaries K] [--effect-sd E]]\n"
       "F: obrien_fleming, pocock, quadratic\n",
       why);
   std::exit(2);
@@ -84,14 +91,17 @@ std::string signed_pct(double rate) {
   return buf;
 }
 
-void row(bool md, const std::vector<std::string>& cells) {
+// Text: the first `left` cells left-aligned in `lw` columns, the rest right-aligned in `rw`.
+void row(bool md, const std::vector<std::string>& cells, std::size_t left = 5, int lw = 12,
+         int rw = 9) {
   std::string line;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (md) {
       line += (i ? " | " : "| ") + cells[i];
     } else {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, i < 5 ? "%-12s" : " %9s", cells[i].c_str());
+      char buf[48];
+      if (i < left) std::snprintf(buf, sizeof buf, "%-*s", lw, cells[i].c_str());
+      else std::snprintf(buf, sizeof buf, " %*s", rw, cells[i].c_str());
       line += buf;
     }
   }
@@ -263,11 +273,84 @@ int print_search(const SearchSimOptions& o, unsigned k, bool md) {
   return missed.empty() ? 0 : 1;
 }
 
+// --fleet: per class and per fleet, the three ways to decide (sim_fleet.h).
+int print_fleet(const FleetOptions& o, bool md) {
+  const Config& c = o.config;
+  const char* note = md ? "" : "# ";
+  std::printf("%sfleet: %u classes x %u nodes, %u canaries per class; noise %s %s, node level "
+              "sd %g%%, node effect sd %g%%; decision: min_effect %g, false_keep_rate %g, "
+              "miss_rate %g, trials per arm %u..%u; %u replications, seed %llu\n\n",
+              note, o.classes, o.nodes, o.canaries, std::string(noise_name(o.noise.noise)).c_str(),
+              (pct(o.noise.cv).substr(0, pct(o.noise.cv).find('.')) + "%").c_str(),
+              100 * o.level_sd, 100 * o.effect_sd, c.min_effect, c.false_keep_rate, c.miss_rate,
+              c.min_trials, c.max_trials, o.reps, static_cast<unsigned long long>(o.seed));
+  auto start = std::chrono::steady_clock::now();
+  std::vector<FleetResult> results;
+  std::vector<FleetScenario> scenarios = fleet_scenarios(c);
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    results.push_back(simulate_fleet(scenarios[i], o, 2000 + i));
+  auto num = [](double v, const char* f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v);
+    return std::string(buf);
+  };
+  row(md,
+      {"scenario", "class", "effect", "node keep%", "agree keep%", "disagree%", "pooled keep%",
+       "node nodes", "agree nodes", "pooled nodes"},
+      3, 10, 12);
+  if (md) row(md, {"---", "---:", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
+  for (const FleetResult& r : results)
+    for (std::size_t k = 0; k < r.effects.size(); ++k) {
+      const ClassTally &n = r.at(FleetRule::per_node, k), &a = r.at(FleetRule::canaries_agree, k),
+                       &p = r.at(FleetRule::pooled, k);
+      double reps = std::max(1u, o.reps);
+      row(md,
+          {r.scenario.name, std::to_string(k), signed_pct(r.effects[k]),
+           num(100 * n.keep_rate(), "%.2f"), num(100 * a.keep_rate(), "%.2f"),
+           num(100.0 * a.disagree / reps, "%.1f"), num(100 * p.keep_rate(), "%.2f"),
+           num(n.carrying / reps, "%.1f"), num(a.carrying / reps, "%.1f"),
+           num(p.carrying / reps, "%.1f")},
+          3, 10, 12);
+    }
+  std::printf("\n");
+  const double inf = std::numeric_limits<double>::infinity();
+  row(md, {"scenario", "rule", "class false%", "power%", "fleet false%", "useless nodes", "trials"},
+      2, 16, 13);
+  if (md) row(md, {"---", "---", "---:", "---:", "---:", "---:", "---:"});
+  for (const FleetResult& r : results)
+    for (std::size_t i = 0; i < kFleetRules; ++i) {
+      auto rule = static_cast<FleetRule>(i);
+      double null = r.keep_rate(rule, -inf, c.min_effect + 1e-12);
+      bool any_null = std::any_of(r.effects.begin(), r.effects.end(),
+                                  [&](double e) { return e <= c.min_effect + 1e-12; });
+      double gain = power_effect(c) - 1e-12;
+      bool any_gain =
+          std::any_of(r.effects.begin(), r.effects.end(), [&](double e) { return e >= gain; });
+      row(md,
+          {r.scenario.name, std::string(fleet_rule_name(rule)),
+           any_null ? num(100 * null, "%.3f") : "",
+           any_gain ? num(100 * r.keep_rate(rule, gain, inf), "%.1f") : "",
+           num(100 * r.fleet_false_rate(rule), "%.2f"), num(r.useless_nodes(rule), "%.2f"),
+           num(r.trials(rule), "%.0f")},
+          2, 16, 13);
+    }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<std::string> missed = fleet_targets_missed(results);
+  std::printf("\n%stargets missed: %s\n", note, missed.empty() ? "none" : "");
+  for (const std::string& m : missed) std::printf("  - %s\n", m.c_str());
+  std::fprintf(stderr, "%zu fleet scenarios x %u replications in %.1f s\n", results.size(), o.reps,
+               secs);
+  return missed.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The fleet mode decides on the shipped config; the other flags adjust it as usual.
+  bool fleet = std::any_of(argv + 1, argv + argc,
+                           [](const char* a) { return std::string_view(a) == "--fleet"; });
   SimOptions options;
-  options.config = sim_config();
+  options.config = fleet ? shipped_config() : sim_config();
   Config& c = options.config;
   bool md = false;
   double only_effect = NAN;
@@ -275,6 +358,7 @@ int main(int argc, char** argv) {
   bool fixed_n = false;
   unsigned search = 0;
   ScreenConfig screen;
+  FleetOptions fleet_options;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     auto value = [&]() -> const char* {
@@ -302,6 +386,11 @@ int main(int argc, char** argv) {
     else if (arg == "--screen-min") screen.min_blocks = trial_count(value());
     else if (arg == "--drop-z") screen.drop_z = parse_real(value());
     else if (arg == "--futility-z") screen.futility_z = parse_real(value());
+    else if (arg == "--fleet") continue;
+    else if (arg == "--classes") fleet_options.classes = trial_count(value());
+    else if (arg == "--nodes") fleet_options.nodes = trial_count(value());
+    else if (arg == "--canaries") fleet_options.canaries = trial_count(value());
+    else if (arg == "--effect-sd") fleet_options.effect_sd = parse_real(value());
     else usage("unknown option");
   }
   if (tuner::Status s = validate(c); !s) usage(s.error().message().c_str());
@@ -317,6 +406,14 @@ int main(int argc, char** argv) {
     so.config = c;
     so.screen = screen;
     return print_search(so, search, md);
+  }
+  if (fleet) {
+    if (fleet_options.canaries > fleet_options.nodes) usage("--canaries: more than --nodes");
+    if (fleet_options.effect_sd < 0) usage("--effect-sd: expected 0 or more");
+    fleet_options.reps = options.reps;
+    fleet_options.seed = options.seed;
+    fleet_options.config = c;
+    return print_fleet(fleet_options, md);
   }
 
   const char* note = md ? "" : "# ";
