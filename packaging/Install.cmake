@@ -26,7 +26,8 @@ install(PROGRAMS ${CMAKE_SOURCE_DIR}/packaging/systemd/provision-attempts DESTIN
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/monitoring/tuner.rules.yml
   ${CMAKE_SOURCE_DIR}/packaging/monitoring/tuner-dashboard.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/tuner/monitoring)
-install(FILES ${CMAKE_SOURCE_DIR}/docs/monitoring.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${CMAKE_SOURCE_DIR}/docs/monitoring.md ${CMAKE_SOURCE_DIR}/docs/fleet-decisions.md
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/provision.env.example
   DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/etc-profiles-README DESTINATION /etc/tuner/profiles

@@ -123,6 +123,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "profiles, and never verify a group here");
   add_selection_options(desc);
   add_target_options(desc);
+  add_class_label_option(desc);
   po::variables_map vm;
   if (!parse_options("apply", args, desc, {}, vm, g)) return 0;
   check_output_option(vm, "report");

@@ -23,6 +23,7 @@ int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "detailed-exitcode", "exit 3 when changes are pending, 0 when there are none");
   add_selection_options(desc);
   add_target_options(desc);
+  add_class_label_option(desc);
   po::variables_map vm;
   if (!parse_options("plan", args, desc, {}, vm, g)) return 0;
   Target target = open_target(vm);

@@ -22,6 +22,7 @@ int probe_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "prometheus", po::value(&prometheus_file)->value_name("FILE"),
       "also write the node's facts as Prometheus metrics to FILE (node_exporter textfile)");
   add_target_options(desc);
+  add_class_label_option(desc);
   po::variables_map vm;
   if (!parse_options("probe", args, desc, {}, vm, g)) return 0;
   check_output_option(vm, "prometheus");

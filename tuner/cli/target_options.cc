@@ -14,10 +14,13 @@ void add_target_options(po::options_description& desc) {
   desc.add_options()("root", po::value<std::string>()->value_name("DIR"),
                      "read a captured /proc and /sys tree under DIR")(
       "topology", po::value<std::string>()->value_name("FILE"),
-      "load the topology from a hwloc XML export")(
-      "class-label", po::value<std::string>()->value_name("LABEL"),
-      "add LABEL to the node's hardware class (a rack, a switch generation: what "
-      "tuner cannot see); docs/fleet-decisions.md");
+      "load the topology from a hwloc XML export");
+}
+
+void add_class_label_option(po::options_description& desc) {
+  desc.add_options()("class-label", po::value<std::string>()->value_name("LABEL"),
+                     "add LABEL to the node's hardware class (a rack, a switch generation: what "
+                     "tuner cannot see); docs/fleet-decisions.md");
 }
 
 Target open_target(const po::variables_map& vm) {
