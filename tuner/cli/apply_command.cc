@@ -83,6 +83,11 @@ void check_decision_options(const po::variables_map& vm, bool verify) {
     fail_input("--decisions and --decisions-out: a node that reuses its class's decisions "
                "decides nothing of its own to record (canaries run with --decisions-out, "
                "the rest with --decisions). Nothing was changed");
+  if (vm.count("peer") && !verify)
+    fail_input("--peer is where the verify loop's peer benchmarks run; with --no-verify "
+               "nothing is measured. Nothing was changed");
+  if (vm.count("peer") && vm["peer"].as<std::string>().empty())
+    fail_input("--peer: empty address. Nothing was changed");
   if (vm.count("require-decision") && !vm.count("decisions"))
     fail_input("--require-decision needs --decisions FILE. Nothing was changed");
 }
@@ -118,6 +123,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "decisions", po::value(&decisions_file)->value_name("FILE"),
       "reuse the class decisions in FILE (tuner.decisions/1 from 'tuner report "
       "--decisions-out'): groups the class kept are written and soaked, not benchmarked")(
+      "peer", po::value<std::string>()->value_name("ADDR"),
+      "run the tcp benchmarks of peer = true groups against ADDR (where 'tuner bench "
+      "--serve' runs); without it those groups are decided by the guard soak alone")(
       "require-decision",
       "with --decisions: exit 2 when FILE has no decision for this node's class and "
       "profiles, and never verify a group here");
@@ -238,6 +246,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     vo.class_key = cls.key;
     vo.decisions_file = decisions_file;
     vo.require_decision = vm.count("require-decision") > 0;
+    if (vm.count("peer")) vo.peer = vm["peer"].as<std::string>();
     ProgressLine progress(g.color, json);
     result = verify::apply_verified(plan, planned.profile, planned.inventory, dir, make,
                                     target.root, SteadyClock::instance(), vo, progress.callback());

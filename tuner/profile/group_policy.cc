@@ -14,6 +14,7 @@ GroupPolicy group_policy(const Profile& profile, const std::string& group) {
   if (g->second.bisect) p.bisect = *g->second.bisect;
   if (g->second.soak) p.soak = *g->second.soak;
   p.keep_if_neutral = g->second.keep_if_neutral;
+  p.peer = g->second.peer;
   return p;
 }
 

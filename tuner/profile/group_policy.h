@@ -19,6 +19,7 @@ struct GroupPolicy {
   bool keep_if_neutral = false;            // [group.NAME] only; false when not written
   bool bisect = false;                     // [group.NAME] bisect, else [verify] bisect
   std::chrono::milliseconds soak{30'000};  // [group.NAME] soak, else [verify] soak
+  bool peer = false;                       // [group.NAME] peer: measured against a peer
 };
 
 GroupPolicy group_policy(const Profile& profile, const std::string& group);

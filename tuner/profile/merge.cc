@@ -92,6 +92,7 @@ void merge_into(Profile& base, const Profile& over) {
       else if (f == "bisect") base_group.bisect = g.bisect;
       else if (f == "bench") base_group.bench = g.bench;
       else if (f == "soak") base_group.soak = g.soak;
+      else if (f == "peer") base_group.peer = g.peer;
       if (std::find(base_group.set_fields.begin(), base_group.set_fields.end(), f) ==
           base_group.set_fields.end())
         base_group.set_fields.push_back(f);

@@ -338,7 +338,7 @@ class Parser : public TomlReader {
       const toml::table& g = table(v, ctx);
       Status name = check_plain_name(k.str(), "group name");
       if (!name.ok()) fail(k.source(), fmt::format("{}: {}", ctx, name.error().what));
-      check_keys(g, ctx, {"keep_if_neutral", "bisect", "bench", "members", "soak"});
+      check_keys(g, ctx, {"keep_if_neutral", "bisect", "bench", "members", "soak", "peer"});
       GroupSettings gs;
       gs.name = std::string(k.str());
       gs.loc = loc(g.source());
@@ -349,6 +349,7 @@ class Parser : public TomlReader {
         else if (gk.str() == "bisect") gs.bisect = boolean(gv, what);
         else if (gk.str() == "bench") gs.bench = bench_names(gv, what);
         else if (gk.str() == "soak") gs.soak = parse_soak(file_, gv, what);
+        else if (gk.str() == "peer") gs.peer = boolean(gv, what);
         else members(gv, what, gs);
       }
       out_.profile.groups[gs.name] = std::move(gs);

@@ -249,8 +249,13 @@ struct GroupSettings {
   /// on any node can measure it ("not measurable": kept only with keep_if_neutral).
   std::optional<std::vector<std::string>> bench;
   std::vector<GroupMember> members;  // already applied: the settings' .group says it
+  /// `peer = true`: loopback cannot see this group (IRQs, channels, rings, link modes):
+  /// its tcp benchmarks run against the peer `apply --peer ADDR` names; without one the
+  /// group falls back to the guard soak (docs/fleet-decisions.md "Peers").
+  bool peer = false;
   SourceLoc loc;
-  /// The fields a [group.NAME] table wrote ("keep_if_neutral", "bisect", "bench", "soak"): on
+  /// The fields a [group.NAME] table wrote ("keep_if_neutral", "bisect", "bench", "soak",
+  /// "peer"): on
   /// include or merge only those override the parent's, and members accumulate.
   std::vector<std::string> set_fields;
 };

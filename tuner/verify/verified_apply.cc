@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/core.h>
+
 #include "base/strings.h"
 #include "tuner/profile/group_policy.h"
 #include "tuner/verify/benches.h"
@@ -87,6 +89,48 @@ Plan with_class_choices(const Plan& plan, const ClassDecision& decision,
   return out;
 }
 
+Profile with_peer(const Profile& profile, const std::vector<std::string>& groups,
+                  const std::string& peer, std::vector<std::string>& notes) {
+  Profile out = profile;
+  for (const std::string& group : groups) {
+    auto g = out.groups.find(group);
+    if (g == out.groups.end() || !g->second.peer) continue;
+    if (peer.empty()) {
+      g->second.bench = std::vector<std::string>{};
+      g->second.keep_if_neutral = true;
+      notes.push_back(fmt::format(
+          "group {} needs a peer (peer = true) and apply has no --peer: loopback cannot see "
+          "it, so the guard soak alone decides it",
+          group));
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const std::string& name : bench_names_for(profile, group)) {
+      auto spec = profile.benches.find(name);
+      const BenchKindInfo* row = find_bench_kind(name);
+      bool tcp = spec != profile.benches.end()
+                     ? spec->second.kind == BenchSpec::Kind::tcp
+                     : row && row->builtin && row->kind == BenchSpec::Kind::tcp;
+      if (!tcp) {
+        names.push_back(name);
+        continue;
+      }
+      BenchSpec copy;
+      if (spec != profile.benches.end()) copy = spec->second;
+      copy.kind = BenchSpec::Kind::tcp;
+      copy.name = name + "@peer";
+      copy.tcp.name = copy.name;
+      copy.tcp.placement = bench::TcpConfig::Placement::peer;
+      copy.tcp.netns.clear();
+      copy.tcp.address = peer;
+      out.benches[copy.name] = copy;
+      names.push_back(copy.name);
+    }
+    g->second.bench = names;
+  }
+  return out;
+}
+
 LoopOptions loop_options(const Profile& profile, const Inventory& inventory, const Plan& plan,
                          LoopOptions o) {
   o.decision.min_effect = profile.verify.min_effect;
@@ -108,7 +152,7 @@ LoopOptions loop_options(const Profile& profile, const Inventory& inventory, con
   return o;
 }
 
-Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
+Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_written,
                                    const Inventory& inventory, const StateDir& dir,
                                    const KnobFactory& make, const Root& root, Clock& clock,
                                    const VerifiedApplyOptions& options, ProgressFn progress) {
@@ -130,6 +174,9 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
   std::vector<std::string> measured;
   for (const std::string& group : groups)
     if (!reuse_of(options, group)) measured.push_back(group);
+  std::vector<std::string> peer_notes;
+  const Profile profile = with_peer(profile_as_written, measured, options.peer, peer_notes);
+  for (const std::string& n : peer_notes) run->report().warnings.push_back({n, "", ""});
   auto benches = BenchSet::build(profile, inventory.topology, measured, options.bench_override);
   if (!benches.ok()) return benches.error();
   for (const std::string& u : unknown_choices)

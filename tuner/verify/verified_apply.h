@@ -28,7 +28,17 @@ struct VerifiedApplyOptions {
   const ClassDecision* class_decision = nullptr;
   std::string class_key, decisions_file;
   bool require_decision = false;
+  /// apply --peer ADDR: the peer that `peer = true` groups' tcp benchmarks run against
+  /// (it runs `tuner bench --serve`); empty: those groups fall back to the guard soak.
+  std::string peer;
 };
+
+/// The profile as this run verifies it: each `peer = true` group among `groups` gets
+/// its tcp benchmarks as copies named "NAME@peer" that run against `peer`, or, with no
+/// peer, no benchmark and keep_if_neutral (the guard soak decides). `notes` gets one
+/// line per group that fell back, for the report.
+Profile with_peer(const Profile& profile, const std::vector<std::string>& groups,
+                  const std::string& peer, std::vector<std::string>& notes);
 
 /// What a reused class decision does to one group: nullopt when the node verifies it
 /// itself (no decision and no --require-decision, or too few canaries).
