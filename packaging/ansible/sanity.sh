@@ -23,13 +23,14 @@ command -v ansible-lint >/dev/null || { echo "SKIP: ansible-lint not installed (
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=${TUNER_ANSIBLE_TEST_HOME:-${XDG_CACHE_HOME:-/tmp}/tuner-ansible-test}
 mkdir -p "$HOME"
-# The collection builds, with its README, licence, both modules and both playbooks.
+# The collection builds, with its README, both modules and the rollout playbooks.
 out_dir=$(mktemp -d)
 trap 'rm -rf "$out_dir"' EXIT
 (cd "$collection" && ansible-galaxy collection build --output-path "$out_dir" >/dev/null)
 tar tzf "$out_dir"/tuner-node-*.tar.gz | sort | grep -x -e README.md -e plugins/modules/tuner.py \
   -e plugins/modules/tuner_facts.py -e meta/runtime.yml -e playbooks/canary.yml \
-  -e plugins/module_utils/tuner_cli.py -e plugins/module_utils/tuner_rollback.py | wc -l | grep -qx 7 ||
+  -e playbooks/class_rollout.yml -e plugins/module_utils/tuner_cli.py \
+  -e plugins/module_utils/tuner_rollback.py | wc -l | grep -qx 8 ||
   { echo "FAIL: the built collection lacks a file: $(tar tzf "$out_dir"/tuner-node-*.tar.gz)"; exit 1; }
 echo "sanity: ansible-galaxy collection build: $(basename "$out_dir"/tuner-node-*.tar.gz)"
 

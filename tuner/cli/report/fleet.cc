@@ -177,8 +177,8 @@ FleetSummary summarize_fleet(const std::vector<NodeReport>& documents) {
   }
   const std::vector<MergedNode> merged = merge_by_node(documents, s.duplicates);
   s.nodes = merged.size();
-  using OutcomeKey =
-      std::tuple<std::vector<std::string>, std::string, std::string, std::string, bool>;
+  using OutcomeKey = std::tuple<std::vector<std::string>, std::string, std::string, std::string,
+                                std::string, bool>;
   std::map<OutcomeKey, std::vector<std::string>> outcomes;
   std::map<std::vector<std::string>, std::size_t> per_profiles;
   std::map<std::pair<std::optional<int>, std::string>, std::vector<std::string>> failures;
@@ -194,13 +194,18 @@ FleetSummary summarize_fleet(const std::vector<NodeReport>& documents) {
     if (!r.unfinished_run.empty()) s.unfinished[r.node] = r.unfinished_run;
     if (r.kind != "run" && r.kind != "failure") continue;
     ++s.runs;
-    std::vector<std::string> kept, back, applied;
+    std::vector<std::string> kept, back, applied, unwritten;
     for (const auto& [g, d] : r.decisions)
-      (d == "kept" ? kept : d == "applied" ? applied : back).push_back(g);
+      (d == "kept"          ? kept
+       : d == "applied"     ? applied
+       : d == "not_written" ? unwritten
+                            : back)
+          .push_back(g);
     bool failed = !r.errors.empty();
     s.failed += failed;
     if (failed) failures[{r.rc, failure_reason(r.errors.front(), r.node)}].push_back(r.node);
-    outcomes[{r.profiles, join(kept), join(back), join(applied), failed}].push_back(r.node);
+    outcomes[{r.profiles, join(kept), join(back), join(applied), join(unwritten), failed}]
+        .push_back(r.node);
     ++per_profiles[r.profiles];
   }
   for (auto& [key, nodes] : failures)
@@ -210,7 +215,7 @@ FleetSummary summarize_fleet(const std::vector<NodeReport>& documents) {
   });
   for (auto& [key, nodes] : outcomes) {
     Outcome o;
-    std::tie(o.profiles, o.kept, o.rolled_back, o.applied, o.failed) = key;
+    std::tie(o.profiles, o.kept, o.rolled_back, o.applied, o.not_written, o.failed) = key;
     o.nodes = std::move(nodes);
     s.outcomes.push_back(std::move(o));
   }

@@ -55,7 +55,9 @@ struct NodeReport {
   std::string time, run_id;
   /// run: the profiles it applied, as named on the command line.
   std::vector<std::string> profiles;
-  /// run: group name -> decision (kept, rolled_back, applied); failed runs have errors.
+  /// run: group name -> decision (kept, rolled_back, applied; not_written for a group a
+  /// class decision kept from being written: stats.outcome class_rolled_back,
+  /// class_disagree or class_undecided); failed runs have errors.
   std::map<std::string, std::string> decisions;
   std::vector<std::string> errors;
   /// failure: tuner's exit status as the playbook saw it; absent when it did not say.
@@ -118,6 +120,7 @@ struct FactSpread {
 struct Outcome {
   std::vector<std::string> profiles;       // empty: none recorded (no run report)
   std::string kept, rolled_back, applied;  // comma-separated group names
+  std::string not_written;  // groups a class decision did not write (apply --decisions)
   bool failed = false;
   std::vector<std::string> nodes;
 };

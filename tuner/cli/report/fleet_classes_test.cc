@@ -290,4 +290,27 @@ TEST_CASE("fleet classes: a class or class_decision of the wrong shape is unknow
         std::string::npos);
 }
 
+TEST_CASE("fleet classes: groups a class decision did not write are not counted rolled back") {
+  std::vector<NodeReport> docs;
+  docs.push_back(read(run_doc("gpu-0002", kA,
+                              {reused("net", "kept", "class_kept"),
+                               reused("ttl", "rolled_back", "class_rolled_back"),
+                               reused("fin", "rolled_back", "class_disagree")}),
+                      "gpu-0002.run.json"));
+  docs.push_back(
+      read(run_doc("gpu-0003", kA, {verified("net", "rolled_back")}), "gpu-0003.run.json"));
+  FleetSummary s = summarize_fleet(docs);
+  REQUIRE(s.outcomes.size() == 2);
+  const Outcome* reuse = s.outcomes[0].nodes[0] == "gpu-0002" ? &s.outcomes[0] : &s.outcomes[1];
+  const Outcome* own = reuse == &s.outcomes[0] ? &s.outcomes[1] : &s.outcomes[0];
+  CHECK(reuse->kept == "net");
+  CHECK(reuse->rolled_back.empty());
+  CHECK(reuse->not_written == "fin,ttl");
+  CHECK(own->rolled_back == "net");
+  CHECK(own->not_written.empty());
+  std::string text = format_fleet_text(s, kPlain);
+  CHECK(text.find("kept net; not written (class decision) fin,ttl") != std::string::npos);
+  CHECK(fleet_json(s)["outcomes"][0].contains("not_written"));
+}
+
 }  // namespace tuner

@@ -19,6 +19,7 @@ json fleet_json(const FleetSummary& s) {
                         {"kept", o.kept},
                         {"rolled_back", o.rolled_back},
                         {"applied", o.applied},
+                        {"not_written", o.not_written},
                         {"failed", o.failed},
                         {"nodes", o.nodes}});
   for (const DriftSpread& d : s.drift)

@@ -131,7 +131,15 @@ Status read_run(const json& doc, const std::string& file, NodeReport& r) {
       if (r.decisions.size() < kMaxGroupsPerNode) {
         std::string name = bounded_text(g["name"].get_ref<const std::string&>());
         read_reuse(g, name, r);
-        r.decisions[std::move(name)] = bounded_text(g["decision"].get_ref<const std::string&>());
+        std::string decision = bounded_text(g["decision"].get_ref<const std::string&>());
+        // A group a class decision kept from being written was never rolled back here.
+        if (auto st = g.find("stats"); st != g.end() && st->is_object())
+          if (auto o = st->find("outcome");
+              o != st->end() && o->is_string() &&
+              o->get_ref<const std::string&>().starts_with("class_") &&
+              o->get_ref<const std::string&>() != "class_kept")
+            decision = "not_written";
+        r.decisions[std::move(name)] = std::move(decision);
       }
     }
     if (groups->size() > kMaxGroupsPerNode)

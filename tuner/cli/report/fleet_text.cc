@@ -94,6 +94,9 @@ std::string outcomes(const FleetSummary& s, const Term& t) {
       what += (what.empty() ? "" : "; ") + ("rolled back " + escape_controls(o.rolled_back));
     if (!o.applied.empty())
       what += (what.empty() ? "" : "; ") + ("applied " + escape_controls(o.applied));
+    if (!o.not_written.empty())
+      what += (what.empty() ? "" : "; ") +
+              ("not written (class decision) " + escape_controls(o.not_written));
     if (what.empty()) what = "nothing changed";
     if (o.failed) what = t.red("FAILED") + " " + what;
     out += fmt::format("  {}  {}\n", count_column(o.nodes.size()), what);

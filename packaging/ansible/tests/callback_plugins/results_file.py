@@ -1,11 +1,14 @@
 # A test-only callback: every task's result per host, written as JSON to the file named
 # by $TUNER_ANSIBLE_RESULTS when the playbook ends (the layout of ansible.posix's json
-# callback, which ansible-core alone does not ship). The normal output is unchanged.
+# callback, which ansible-core alone does not ship), with the time each play (each batch
+# of a serial play) and task started, and the playbook's end, in seconds since the epoch
+# (fleet_test.sh's timings). The normal output is unchanged.
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
 import os
+import time
 
 from ansible.plugins.callback import CallbackBase
 
@@ -29,10 +32,11 @@ class CallbackModule(CallbackBase):
         self.plays = []
 
     def v2_playbook_on_play_start(self, play):
-        self.plays.append({'play': {'name': play.get_name()}, 'tasks': []})
+        self.plays.append({'play': {'name': play.get_name()}, 'tasks': [], 'start': time.time()})
 
     def v2_playbook_on_task_start(self, task, is_conditional):
-        self.plays[-1]['tasks'].append({'task': {'name': task.get_name()}, 'hosts': {}})
+        self.plays[-1]['tasks'].append({'task': {'name': task.get_name()}, 'hosts': {},
+                                        'start': time.time()})
 
     def _record(self, result, **extra):
         entry = dict(result._result)
@@ -53,4 +57,4 @@ class CallbackModule(CallbackBase):
 
     def v2_playbook_on_stats(self, stats):
         with open(os.environ['TUNER_ANSIBLE_RESULTS'], 'w') as f:
-            json.dump({'plays': self.plays}, f, indent=2, default=str)
+            json.dump({'plays': self.plays, 'end': time.time()}, f, indent=2, default=str)

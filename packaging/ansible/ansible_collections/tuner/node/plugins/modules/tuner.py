@@ -131,6 +131,54 @@ options:
       - Needs a tuner whose C(tuner plan --json) lists C(unchanged_knobs).
     type: bool
     default: false
+  class_label:
+    description:
+      - Add this label to the node's hardware class (C(--class-label)), for a split
+        tuner cannot see (a rack, a switch generation). Nodes of one class share
+        their verify decisions (I(decisions_out), I(decisions)); tuner's
+        C(docs/fleet-decisions.md).
+      - Passed to C(tuner plan) in check mode too.
+    type: str
+  decisions_out:
+    description:
+      - On a canary, also write this run's verify decisions (C(tuner.decision/1)) to
+        this path on the managed node (C(--decisions-out)); the task returns the
+        record as C(decision).
+      - Needs I(verify=true); tuner refuses it with I(decisions) (exit code 2).
+      - Ignored in check mode and with I(state=rolled_back).
+    type: path
+  decisions:
+    description:
+      - Reuse the class decisions in this C(tuner.decisions/1) file on the managed node
+        (C(--decisions); C(tuner report --decisions-out) merges the canaries' records
+        into it). Groups the node's class kept are written and watched by the guard
+        soak only, without benchmark trials; groups the class rolled back, or whose
+        canaries disagree, are not written. Each reused group's C(stats.class_decision)
+        in C(report) says which class, canaries and file.
+      - A class the file does not hold is verified on the node, unless
+        I(require_decision=true).
+      - A trusted file, like a profile (owned by root, not writable by others). Needs
+        I(verify=true).
+      - Ignored in check mode (C(tuner plan) lists every planned change) and with
+        I(state=rolled_back).
+    type: path
+  decisions_content:
+    description:
+      - The C(tuner.decisions/1) document itself (a dict, or its JSON text), written to
+        I(decisions) on the node before tuner runs (mode 0644, replaced whole, its
+        directory made when missing; left alone when it already holds the same), as a
+        copy task would do, without its two module runs per node. Writing it is not a
+        change of the node (C(changed) counts settings only).
+      - Needs I(decisions). Not written in check mode.
+    type: raw
+  require_decision:
+    description:
+      - With I(decisions), never verify on the node (C(--require-decision)); when the
+        file holds no decision for the node's class and profiles tuner exits 2,
+        changes nothing, and the task fails naming the class; a group the class did
+        not decide is not written.
+    type: bool
+    default: false
   binary:
     description:
       - The tuner executable. A bare name is looked up in C(PATH) (and the sbin
@@ -150,6 +198,9 @@ notes:
   - In check mode with I(exclusive=true) the diff shows the settings that are not in
     the new profiles going back and the planned changes; settings both set, which a
     real run rolls back and applies again, are not listed.
+  - In check mode with I(decisions) the plan lists every change the profiles make;
+    the real run leaves out the groups the class rolled back or disagrees on, so it can
+    change less than check mode predicts, never more.
   - In check mode with I(state=rolled_back) the diff shows the value each kept
     setting had before the newest run that set it (what C(tuner status) reports); a
     setting changed by several kept runs goes back further, to its value before the
@@ -199,6 +250,30 @@ EXAMPLES = r'''
     force: true
   become: true
 
+- name: A canary of its class (rack a17) records what its verify loop decided
+  tuner.node.tuner:
+    profile: network-throughput
+    class_label: rack-a17
+    decisions_out: /var/lib/tuner/decision.json
+  become: true
+  register: canary
+
+- name: The rest of the class reuses the canaries' merged decisions, soak only
+  tuner.node.tuner:
+    profile: network-throughput
+    class_label: rack-a17
+    decisions: /etc/tuner/decisions.json
+    require_decision: true
+  become: true
+
+- name: The same, the merged file taken from the controller
+  tuner.node.tuner:
+    profile: network-throughput
+    class_label: rack-a17
+    decisions: /etc/tuner/decisions.json
+    decisions_content: "{{ lookup('ansible.builtin.file', 'tuner-reports/20261206T100000Z.decisions.json') }}"
+  become: true
+
 - name: Move the node from its old profile to latency, keeping nothing of the old one
   tuner.node.tuner:
     profile: latency
@@ -231,6 +306,27 @@ report:
             after: "8191"
             status: applied
     errors: []
+decision:
+  description:
+    - The C(tuner.decision/1) record tuner wrote to I(decisions_out), as tuner's
+      C(docs/fleet-decisions.md) describes it; the node's hardware class, the profiles'
+      digest and every group the verify loop decided, with its stats.
+  returned: decisions_out is set, state is applied, not in check mode, and tuner wrote it
+  type: dict
+  sample:
+    schema: tuner.decision/1
+    node: gpu-a01
+    run_id: 20261206T100000Z-3f1c
+    class: {key: hw-3f9c0a51d2e47b88, facts: {cpu_model: AMD EPYC 7B13, label: rack-a17}}
+    profile: {names: [network-throughput], digest: "fnv1a64:0123456789abcdef"}
+    false_keep_rate: 0.05
+    groups:
+      - name: net-buffers
+        decision: kept
+        reason: gain
+        chosen: null
+        knobs: {"sysctl:net.core.rmem_max": "16777216"}
+        stats: {}
 reports:
   description:
     - The C(tuner.run/1) reports of every C(tuner rollback) run, in the order run
@@ -338,7 +434,12 @@ stderr:
 '''
 
 
+import json
+import os
+import tempfile
+
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.six import string_types
 from ansible_collections.tuner.node.plugins.module_utils.tuner_cli import (
     Tuner, UnexpectedDocument, find_binary)
 from ansible_collections.tuner.node.plugins.module_utils.tuner_rollback import (
@@ -373,7 +474,71 @@ def profile_args(p):
     args = []
     for name in p['profile']:
         args += ['--profile', name]
+    if p['class_label'] is not None:
+        args += ['--class-label', p['class_label']]
     return args
+
+
+def decision_args(p):
+    """--decisions-out, --decisions and --require-decision as given: tuner itself
+    refuses a combination it cannot honour (with --no-verify, or both files), with its
+    own message."""
+    args = []
+    if p['decisions_out']:
+        args += ['--decisions-out', p['decisions_out']]
+    if p['decisions']:
+        args += ['--decisions', p['decisions']]
+    if p['require_decision']:
+        args.append('--require-decision')
+    return args
+
+
+def write_decisions(module, path, content):
+    """Writes the tuner.decisions/1 document content (a dict or its JSON text) to path,
+    whole, unless path already holds the same text."""
+    if isinstance(content, string_types):
+        try:
+            content = json.loads(content)
+        except ValueError as e:
+            module.fail_json(msg='decisions_content is not JSON: %s' % e)
+    if not isinstance(content, dict) or content.get('schema') != 'tuner.decisions/1':
+        module.fail_json(msg='decisions_content is not a tuner.decisions/1 document (schema %s)'
+                             % json.dumps(content.get('schema') if isinstance(content, dict)
+                                          else type(content).__name__))
+    text = json.dumps(content, indent=2, sort_keys=True) + '\n'
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except (IOError, OSError):
+        pass
+    directory = os.path.dirname(path) or '.'
+    try:
+        if not os.path.isdir(directory):
+            os.makedirs(directory, 0o755)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix='.decisions.')
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+    except (IOError, OSError) as e:
+        module.fail_json(msg='decisions_content: cannot write %s: %s' % (path, e))
+    module.atomic_move(tmp, path)
+
+
+def read_decision(module, path):
+    """The tuner.decision/1 record tuner wrote to path, or None (with a warning) when
+    it is not there or not one."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (IOError, OSError, ValueError) as e:
+        module.warn('decisions_out %s: no decision record could be read: %s' % (path, e))
+        return None
+    if not isinstance(doc, dict) or doc.get('schema') != 'tuner.decision/1':
+        raise UnexpectedDocument('%s holds schema %s where tuner.decision/1 was expected'
+                                 % (path, json.dumps(doc.get('schema') if isinstance(doc, dict)
+                                                     else doc)))
+    return doc
 
 
 def note_left(module, result, left, would):
@@ -418,7 +583,12 @@ def applied(module, tuner):
         result['changed'] = bool(result['changes']) or result.get('changed', False)
         header = 'planned by tuner (profile %s)' % label
     else:
-        args = ['--yes', '--json'] + profile_args(p)
+        if p['decisions_content'] is not None:
+            write_decisions(module, p['decisions'], p['decisions_content'])
+        if p['decisions_out'] and os.path.lexists(p['decisions_out']):
+            # Never return an earlier run's record as this one's.
+            os.unlink(p['decisions_out'])
+        args = ['--yes', '--json'] + profile_args(p) + decision_args(p)
         if p['verify']:
             for bench in p['benchmarks']:
                 args += ['--bench', bench]
@@ -450,6 +620,10 @@ def applied(module, tuner):
                    if c['status'] == 'applied' and c['before'] != c['after']]
         changes = merge_changes(before, changes)
         result.update(changed=bool(changes), report=report, changes=changes)
+        if p['decisions_out']:
+            decision = read_decision(module, p['decisions_out'])
+            if decision is not None:
+                result['decision'] = decision
         header = 'applied by tuner run %s (profile %s)' % (report.get('run_id'), label)
         if result.get('reports'):
             header = 'rolled back %d tuner runs, then %s' % (len(result['reports']), header)
@@ -489,11 +663,20 @@ def main():
             profile_path=dict(type='list', elements='path'),
             force=dict(type='bool', default=False),
             exclusive=dict(type='bool', default=False),
+            class_label=dict(type='str'),
+            decisions_out=dict(type='path'),
+            decisions=dict(type='path'),
+            decisions_content=dict(type='raw'),
+            require_decision=dict(type='bool', default=False),
             binary=dict(type='path', default='tuner'),
         ),
         supports_check_mode=True,
     )
     p = module.params
+    for option in ('require_decision', 'decisions_content'):
+        if p[option] not in (None, False) and not p['decisions']:
+            module.fail_json(msg='%s needs decisions (the tuner.decisions/1 file on the node)'
+                                 % option)
     tuner = Tuner(module, find_binary(module, p['binary']), global_args(p))
     try:
         if p['state'] == 'applied':

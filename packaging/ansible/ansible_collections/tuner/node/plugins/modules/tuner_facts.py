@@ -18,6 +18,9 @@ description:
     injected as variables).
   - The probe only reads; it needs no root, though some values (IRQ affinities of
     other users' devices) may read as null without it.
+  - The node's hardware class (C(class) of the probe, its key and the facts it is
+    computed from) is also returned as the fact C(ansible_facts.tuner_class), the key
+    that groups nodes for class decisions (tuner's C(docs/fleet-decisions.md)).
   - A probe that failed adds an entry to the document's C(errors) list; the rest still
     reports, and each entry becomes a warning.
 author:
@@ -49,6 +52,11 @@ options:
         node instead of the live system (C(--root)).
       - Mutually exclusive with I(topology).
     type: path
+  class_label:
+    description:
+      - Add this label to the node's hardware class (C(--class-label)), the operator's
+        own split (a rack, a switch generation), which changes the class key.
+    type: str
   topology:
     description:
       - Load the topology from a hwloc XML export on the managed node (C(--topology));
@@ -66,6 +74,14 @@ EXAMPLES = r'''
 - name: Show the NIC drivers
   ansible.builtin.debug:
     msg: "{{ ansible_facts.tuner.nics | map(attribute='driver') | list }}"
+
+- name: The node's hardware class, with the rack as a label
+  tuner.node.tuner_facts:
+    class_label: "{{ rack }}"
+
+- name: Group the nodes by class key
+  ansible.builtin.group_by:
+    key: "tuner_class_{{ ansible_facts.tuner_class.key }}"
 
 - name: Probe a captured machine kept on the node
   tuner.node.tuner_facts:
@@ -117,6 +133,19 @@ ansible_facts:
         sysctls: {net.core.somaxconn: "4096"}
         cpufreq: []
         errors: []
+        class:
+          key: hw-2a601a232e4811c9
+          facts: {cpu_model: AMD EPYC 7B13, kernel: 6.1.0-27-amd64, label: rack-a17, pus: "2"}
+    tuner_class:
+      description:
+        - The node's hardware class, C(class) of the probe, C(key) (C(hw-) and 16 hex
+          digits; equal facts give an equal key) and the C(facts) it is computed from.
+        - Null when the node's tuner prints no class (older than the class decisions).
+      returned: always
+      type: dict
+      sample:
+        key: hw-2a601a232e4811c9
+        facts: {cpu_model: AMD EPYC 7B13, kernel: 6.1.0-27-amd64, label: rack-a17, pus: "2"}
 cmd:
   description: The argument vector tuner was run with.
   returned: always
@@ -127,7 +156,7 @@ cmd:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tuner.node.plugins.module_utils.tuner_cli import (
-    Tuner, UnexpectedDocument, describe, expect, find_binary, message_of)
+    Tuner, UnexpectedDocument, describe, expect, find_binary, member, message_of)
 
 
 def main():
@@ -136,6 +165,7 @@ def main():
             binary=dict(type='path', default='tuner'),
             root=dict(type='path'),
             topology=dict(type='path'),
+            class_label=dict(type='str'),
         ),
         mutually_exclusive=[('root', 'topology')],
         supports_check_mode=True,
@@ -146,17 +176,23 @@ def main():
         args += ['--root', p['root']]
     if p['topology']:
         args += ['--topology', p['topology']]
+    if p['class_label'] is not None:
+        args += ['--class-label', p['class_label']]
     tuner = Tuner(module, find_binary(module, p['binary']), ['--color', 'never'])
     probe = tuner.run_json('probe', args, 'tuner.probe/1')
     try:
         errors = expect(probe.get('errors') or [], list, '"errors" of the probe')
+        cls = probe.get('class')
+        if cls is not None:
+            member(cls, 'key', str, '"class" of the probe')
     except UnexpectedDocument as e:
         module.fail_json(msg='tuner printed an unexpected document: %s' % describe(e),
                          cmd=tuner.cmds[-1])
     # Each {probe, message} as "probe: message", as tuner's own text output says it.
     for error in errors:
         module.warn('tuner probe: %s' % message_of(error))
-    module.exit_json(changed=False, ansible_facts={'ansible_tuner': probe},
+    module.exit_json(changed=False,
+                     ansible_facts={'ansible_tuner': probe, 'ansible_tuner_class': cls},
                      cmd=tuner.cmds[-1])
 
 
