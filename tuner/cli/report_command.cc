@@ -153,7 +153,7 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
   auto gate = parse_fleet_gate(fail_on);
   if (!gate.ok()) fail_input("report: " + gate.error().message());
   std::vector<NodeReport> reports;
-  std::vector<std::string> bad, subdirs;
+  std::vector<std::string> bad, subdirs, merged;
   std::size_t fact_bytes = 0, facts_left_out = 0;
   std::map<std::string, std::shared_ptr<const std::map<std::string, std::string>>> class_facts;
   for (const std::string& arg : inputs) {
@@ -172,6 +172,12 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
       auto doc = parse_report(*text, counts);
       if (doc.is_discarded()) {
         bad.push_back(file + ": not JSON");
+        continue;
+      }
+      // A merged decision file is this command's own output (--decisions-out): a
+      // rollout keeps it beside the reports it was made from, and it is no node's.
+      if (auto schema = doc.find("schema"); schema != doc.end() && *schema == "tuner.decisions/1") {
+        merged.push_back(file);
         continue;
       }
       auto r = read_node_report(doc, file);
@@ -220,6 +226,10 @@ int report_command(GlobalOptions& g, const std::vector<std::string>& args) {
                      "passed {} MiB",
                      facts_left_out, kMaxFleetFactBytes >> 20));
   if (reports.empty()) {
+    if (bad.empty() && !merged.empty())
+      fail_input("report: " + escape_controls(merged.front()) +
+                 " is a merged decision file (tuner.decisions/1), which describes no node: "
+                 "name the nodes' reports and the canaries' tuner.decision/1 records");
     if (bad.empty()) fail_input("report: no *.json files in " + inputs.front());
     std::string list;
     // One line per file, whatever its name holds (a newline cannot forge another).

@@ -103,6 +103,18 @@ TEST_CASE("report --decisions-out: apply's records merged into a file apply --de
   json fleet = json::parse(r.out);
   CHECK(fleet["classes"][0]["decisions"][0]["groups"][1]["why"] ==
         "2 canaries kept it, all chose 4096");
+
+  // The merged file kept beside the records (a rollout's directory) is read as what it
+  // is: no warning, no node; alone, it is an error that says so.
+  std::string copy = dir.write("reports/decisions.json", read_text(out));
+  r = run_tuner("report --json " + shell_quote(dir / "reports"));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.err.empty());
+  CHECK(json::parse(r.out)["skipped"].empty());
+  r = run_tuner("report " + shell_quote(copy));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("is a merged decision file (tuner.decisions/1), which describes no node") !=
+        std::string::npos);
 }
 
 TEST_CASE("report --decisions-out: no record, or an output it must not replace: exit 2") {
