@@ -44,6 +44,7 @@ enum class ApplyOutcome {
   rolled_back,        // a write failed: everything this run wrote was put back
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
 struct ApplyResult {
   ApplyOutcome outcome = ApplyOutcome::nothing_to_change;
   RunReport report;

@@ -30,6 +30,7 @@ JournalRecord record(RecordType t, const std::string& knob = "") {
 
 }  // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
 struct ApplyRun::Impl {
   std::vector<std::string> profiles;
   StateDir dir;

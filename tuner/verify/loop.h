@@ -66,6 +66,7 @@ struct GroupPlan {
   /// not measured. write: written and watched by the guard soak alone (class_kept, or
   /// guard when the soak trips); else not written, with `reason`. `info` is the JSON
   /// stats.class_decision (its `suspect` is set here).
+  // NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
   struct Reuse {
     bool write = false;
     Reason reason = Reason::class_kept;

@@ -416,9 +416,10 @@ TEST_CASE("verify loop: a class decision the soak trips on is put back here and 
 }
 
 TEST_CASE("verify loop: a class decision rolled back or disputed is never written") {
-  for (auto [reason, decision] : {std::pair{Reason::class_rolled_back, "rolled_back"},
-                                  std::pair{Reason::class_disagree, "disagree"},
-                                  std::pair{Reason::class_undecided, "none"}}) {
+  for (auto [reason, name] : {std::pair{Reason::class_rolled_back, "rolled_back"},
+                              std::pair{Reason::class_disagree, "disagree"},
+                              std::pair{Reason::class_undecided, "none"}}) {
+    const char* decision = name;
     CAPTURE(decision);
     SoakRig s;
     s.reuse = class_reuse(false, reason, decision);

@@ -3,6 +3,8 @@
 // records; what a person reads in the text, and tuner.fleet/1's `classes`.
 #include "tuner/cli/report/fleet_classes.h"
 
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include <fmt/core.h>
@@ -301,8 +303,13 @@ TEST_CASE("fleet classes: groups a class decision did not write are not counted 
       read(run_doc("gpu-0003", kA, {verified("net", "rolled_back")}), "gpu-0003.run.json"));
   FleetSummary s = summarize_fleet(docs);
   REQUIRE(s.outcomes.size() == 2);
-  const Outcome* reuse = s.outcomes[0].nodes[0] == "gpu-0002" ? &s.outcomes[0] : &s.outcomes[1];
-  const Outcome* own = reuse == &s.outcomes[0] ? &s.outcomes[1] : &s.outcomes[0];
+  auto on = [&s](const char* node) {
+    return std::find_if(s.outcomes.begin(), s.outcomes.end(),
+                        [&](const Outcome& o) { return o.nodes.front() == node; });
+  };
+  auto reuse = on("gpu-0002"), own = on("gpu-0003");
+  REQUIRE(reuse != s.outcomes.end());
+  REQUIRE(own != s.outcomes.end());
   CHECK(reuse->kept == "net");
   CHECK(reuse->rolled_back.empty());
   CHECK(reuse->not_written == "fin,ttl");
