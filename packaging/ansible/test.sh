@@ -14,7 +14,13 @@
 #      to all five, and the reports reach the controller;
 #   3. audit.yml over the same five: read only (changed=0, nothing differs after), the
 #      three documents of every host on the controller, and tuner_fail_on=drift failing
-#      the play when a setting was changed by hand on one host.
+#      the play when a setting was changed by hand on one host;
+#   4. class_rollout.yml with tuner_peers over four more "hosts" (each one's modules run
+#      by a Python in its namespace too, so that wait_for sees its network): the two
+#      canaries of a class, joined by a veth, verify a peer = true group against each
+#      other's `tuner bench --serve` in turn; a class of one falls back to the soak and
+#      says so; a paired canary without tuner_peer_address stops the rollout first;
+#      without tuner_peers every canary falls back.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tests/integration/lib.sh"
 command -v ansible-playbook >/dev/null || skip "ansible-playbook not installed (apt-get install ansible-core)"
@@ -26,7 +32,10 @@ ip link set lo up
 NAMESPACES=()
 cleanup() {
   local ns
-  for ns in "${NAMESPACES[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  for ns in "${NAMESPACES[@]}"; do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
+    ip netns del "$ns" 2>/dev/null || true
+  done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -37,7 +46,7 @@ export ANSIBLE_CONFIG=$WORK/ansible.cfg ANSIBLE_HOME=$WORK/ansible-home
 export ANSIBLE_LOCAL_TEMP=$WORK/ansible-local ANSIBLE_REMOTE_TEMP=$WORK/ansible-remote
 export ANSIBLE_COLLECTIONS_PATH=$here ANSIBLE_COLLECTIONS_SCAN_SYS_PATH=false
 export ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_NOCOLOR=1
-export ANSIBLE_RETRY_FILES_ENABLED=false
+export ANSIBLE_RETRY_FILES_ENABLED=false ANSIBLE_ASYNC_DIR=$WORK/ansible-async
 # Results as JSON for the checks below (tests/callback_plugins/results_file.py).
 export ANSIBLE_CALLBACK_PLUGINS=$here/tests/callback_plugins ANSIBLE_CALLBACKS_ENABLED=results_file
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -566,5 +575,185 @@ play fleet-rollback -i "$WORK/inventory.yml" "$here/tests/tune.yml" -e '{"tuner_
 rc_is 0
 check "$LAST" tuner h1 'all(x["changed"] for x in results("tuner").values())' 'len(results("tuner")) == 5'
 for h in $HOSTS; do [ "$(ns_snapshot "$h")" = "${fresh[$h]}" ] || fail "$h not rolled back"; done
+
+# ---------------------------------------------------------------------------------
+note "class_rollout.yml with tuner_peers: p1 and p2 (a veth between them) serve each other"
+PHOSTS="p1 p2 p3 p4"
+for h in $PHOSTS; do
+  ns=tuner-ans-$$-$h
+  ip netns add "$ns"
+  NAMESPACES+=("$ns")
+  ip -n "$ns" link set lo up
+  mkdir -p "$WORK/$h"
+  printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$ns" "$TUNER" >"$WORK/$h/tuner"
+  # The host's modules (wait_for above all) see its network, as on a real node.
+  printf '#!/bin/sh\nexec ip netns exec %s /usr/bin/python3 "$@"\n' "$ns" >"$WORK/$h/python"
+  chmod +x "$WORK/$h/tuner" "$WORK/$h/python"
+done
+pns() { ip netns exec "tuner-ans-$$-$1" "${@:2}"; }
+ip -n "tuner-ans-$$-p1" link add tpeer type veth peer name tpeer netns "tuner-ans-$$-p2"
+ip -n "tuner-ans-$$-p1" addr add 10.217.0.1/30 dev tpeer
+ip -n "tuner-ans-$$-p2" addr add 10.217.0.2/30 dev tpeer
+ip -n "tuner-ans-$$-p1" link set tpeer up
+ip -n "tuner-ans-$$-p2" link set tpeer up
+fin=$(pns p1 cat /proc/sys/net/ipv4/tcp_fin_timeout)
+cat >"$P/ans-peer.toml" <<EOF
+[profile]
+name = "ans-peer"
+
+[sysctl]
+"net.ipv4.tcp_fin_timeout" = "$((fin - 26))"
+
+[verify]
+bench = ["tcp-short"]
+max_trials = 6
+soak = "1s"
+
+[bench.tcp-short]
+kind = "tcp"
+duration = "300ms"
+rr_duration = "100ms"
+
+[group.nic]
+members = ["sysctl:net.ipv4.tcp_fin_timeout"]
+peer = true
+EOF
+# p1, p2 and p3 are one class (rack-a: p1 and p2 its canaries, p3 the rest), p4 a class
+# of its own (rack-b, a single canary).
+peer_inventory() {  # peer_inventory [HOST KEY=JSON|null]...
+  python3 - "$WORK" "$P/ans-peer.toml" "$PHOSTS" "$@" >"$WORK/peer-inventory.yml" <<'PY'
+import json, sys
+work, profile, hosts = sys.argv[1:4]
+inv = {h: {'ansible_connection': 'local', 'ansible_python_interpreter': '%s/%s/python' % (work, h),
+           'tuner_state_dir': '%s/%s/state' % (work, h), 'tuner_binary': '%s/%s/tuner' % (work, h),
+           'tuner_decisions_path': '%s/%s/decisions.json' % (work, h),
+           'tuner_class_label': 'rack-b' if h == 'p4' else 'rack-a'} for h in hosts.split()}
+inv['p1']['tuner_peer_address'] = '10.217.0.1'
+inv['p2']['tuner_peer_address'] = '10.217.0.2'
+for h, kv in zip(sys.argv[4::2], sys.argv[5::2]):
+    k, v = kv.split('=', 1)
+    if v == 'null':
+        inv[h].pop(k, None)
+    else:
+        inv[h][k] = json.loads(v)
+print(json.dumps({'tuner_nodes': {'hosts': inv, 'vars': {'tuner_profiles': [profile]}}}, indent=2))
+PY
+}
+class_rollout() {  # class_rollout NAME ARGS...: reports under $WORK/reports-NAME/r
+  play "$1" -i "$WORK/peer-inventory.yml" tuner.node.class_rollout -e '{"tuner_become": false}' \
+    -e "tuner_reports_dir=$WORK/reports-$1" -e tuner_rollout=r -e "tuner_report_binary=$TUNER" \
+    -e tuner_budget=30s "${@:2}"
+}
+ptx() { pns "$1" cat /sys/class/net/tpeer/statistics/tx_bytes; }
+
+note "   a canary of a pair without tuner_peer_address: the rollout stops before applying"
+peer_inventory p2 tuner_peer_address=null
+class_rollout peer-noaddr -e tuner_peers=true
+[ "$RC" != 0 ] || fail "the rollout passed with p2 lacking tuner_peer_address"
+check "$LAST" 'Stop the rollout where a paired canary has no tuner_peer_address' p1 'r["failed"]' \
+  '"the canaries p2 have no tuner_peer_address" in r["msg"]'
+for h in $PHOSTS; do [ ! -e "$WORK/$h/state" ] || fail "tuner applied on $h without p2's address"; done
+
+peer_reset() {  # every p host as it was before the rollouts
+  for h in $PHOSTS; do
+    rm -rf "${WORK:?}/$h/state"
+    pns "$h" sh -c "echo $fin >/proc/sys/net/ipv4/tcp_fin_timeout"
+  done
+}
+
+note "   p1's tuner fails against p2's server: p2 stops serving, the pair does not swap, the rollout stops"
+printf '#!/bin/sh\n[ "$1" != apply ] || { echo "tuner: planted canary failure" >&2; exit 1; }\nexec %s "$@"\n' \
+  "$WORK/p1/tuner" >"$WORK/p1/tuner-failing"
+chmod +x "$WORK/p1/tuner-failing"
+peer_inventory p1 "tuner_binary=\"$WORK/p1/tuner-failing\""
+class_rollout peer-failing -e tuner_peers=true
+[ "$RC" != 0 ] || fail "the rollout passed with p1's tuner failing"
+# ran(TASK): per round, the hosts TASK ran on. p2 served in round 1 and was stopped;
+# round 2 (p2 against p1) never applied.
+ran='lambda name: [sorted(h for h, x in t["hosts"].items() if not x.get("skipped")) for p in doc["plays"] for t in p["tasks"] if t["task"]["name"] == name]'
+check "$LAST" "Stop the node's tuner bench --serve" p2 \
+  "($ran)(\"Stop the node's tuner bench --serve\") == [['p2'], []]" \
+  "($ran)('Apply the profiles, verified (the canary)') == [['p1', 'p4'], []]"
+check "$LAST" 'Stop the rollout at a canary where tuner failed' p1 'r["failed"]' '"planted canary failure" in r["msg"]'
+grep -q 'planted canary failure' "$WORK/reports-peer-failing/r/p1.error.json" || fail "no p1.error.json"
+[ ! -e "$WORK/p2/state/runs" ] || fail "p2 applied after its partner failed"
+! ip netns pids "tuner-ans-$$-p2" | xargs -r -n1 ps -o args= -p | grep -q 'bench --serve' ||
+  fail "p2 still serves after p1 failed"
+peer_reset
+
+note "   the pair verifies over the veth in turn; p4, alone in its class, falls back to the soak"
+peer_inventory
+tx1=$(ptx p1) tx2=$(ptx p2)
+class_rollout peers -e tuner_peers=true
+rc_is 0
+tx1=$(( $(ptx p1) - tx1 )) tx2=$(( $(ptx p2) - tx2 ))
+grep -q 'canaries p1,p2; peers p1<->p2' "$WORK/peers.err" ||
+  fail "the pair is not shown: $(grep -A8 'Show the classes' "$WORK/peers.err")"
+python3 - "$WORK/reports-peers/r" "$LAST" <<'PY' || fail "the peer rollout (above): $(tail -40 "$WORK/peers.err")"
+import json, os, sys
+d = sys.argv[1]
+doc = json.load(open(sys.argv[2]))
+
+def ran(name):  # per round: the hosts the task ran on (not skipped)
+    return [sorted(h for h, x in t['hosts'].items() if not x.get('skipped'))
+            for p in doc['plays'] for t in p['tasks'] if t['task']['name'] == name]
+
+# Round 1: p2 serves while p1 applies against it (p4, alone, without a peer); round 2
+# the other way round. Each server is stopped after its round.
+assert ran("Start tuner bench --serve on the node's fabric address") == [['p2'], ['p1']], doc
+assert ran('Apply the profiles, verified (the canary)') == [['p1', 'p4'], ['p2']]
+assert ran("Stop the node's tuner bench --serve") == [['p2'], ['p1']]
+rep = {h: json.load(open(os.path.join(d, h + '.run.json'))) for h in ('p1', 'p2', 'p3', 'p4')}
+for h in ('p1', 'p2'):
+    r = rep[h]
+    g = [g for g in r['groups'] if g['name'] == 'nic']
+    assert g, (h, r['groups'])
+    s = g[0]['stats']
+    assert s.get('bench') == 'tcp-short@peer', (h, s)
+    assert s['trials']['baseline'] >= 1 and s['trials']['candidate'] >= 1, (h, s['trials'])
+    assert not any('needs a peer' in w['message'] for w in r['warnings']), (h, r['warnings'])
+    print('    %s: nic %s, measured by %s, %d+%d trials (%s)' % (h, g[0]['decision'], s['bench'],
+          s['trials']['baseline'], s['trials']['candidate'], s['outcome']))
+r = rep['p4']
+assert any('group nic needs a peer' in w['message'] for w in r['warnings']), r['warnings']
+assert not any('bench' in g['stats'] for g in r['groups']), r['groups']
+print('    p4 (a class of one): %s' % r['warnings'][0]['message'])
+for g in rep['p3']['groups']:
+    assert sorted(g['stats']['class_decision']['canaries']) == ['p1', 'p2'], g['stats']
+for h in ('p1', 'p2', 'p4'):
+    assert json.load(open(os.path.join(d, h + '.decision.json')))['schema'] == 'tuner.decision/1', h
+PY
+# Both ways over the veth (each end sent megabytes as the client), and no server left.
+[ "$tx1" -gt 1000000 ] && [ "$tx2" -gt 1000000 ] || fail "tpeer sent $tx1 bytes from p1, $tx2 from p2"
+echo "    through the veth: $((tx1 / 1000000)) MB from p1, $((tx2 / 1000000)) MB from p2"
+for h in p1 p2; do
+  ! ip netns pids "tuner-ans-$$-$h" | xargs -r -n1 ps -o args= -p | grep -q 'bench --serve' ||
+    fail "$h still runs tuner bench --serve"
+  [ ! -e "$WORK/$h/state/bench-serve.pid" ] || fail "$h's bench-serve.pid is left"
+done
+# Ansible's async wrapper looks at its job every 5 s: then nothing is left in the namespaces.
+for _ in $(seq 100); do
+  [ -n "$(ip netns pids "tuner-ans-$$-p1")$(ip netns pids "tuner-ans-$$-p2")" ] || break
+  sleep 0.1
+done
+[ -z "$(ip netns pids "tuner-ans-$$-p1")$(ip netns pids "tuner-ans-$$-p2")" ] ||
+  fail "left in p1 and p2: $({ ip netns pids "tuner-ans-$$-p1"; ip netns pids "tuner-ans-$$-p2"; } | xargs -r -n1 ps -o args= -p)"
+
+note "   without tuner_peers every canary falls back to the soak, and says so"
+peer_reset
+class_rollout nopeers
+rc_is 0
+python3 - "$WORK/reports-nopeers/r" "$LAST" <<'PY' || fail "the rollout without peers (above): $(tail -40 "$WORK/nopeers.err")"
+import json, os, sys
+d = sys.argv[1]
+doc = json.load(open(sys.argv[2]))
+ran = [sorted(h for h, x in t['hosts'].items() if not x.get('skipped'))
+       for p in doc['plays'] for t in p['tasks'] if t['task']['name'] == 'Apply the profiles, verified (the canary)']
+assert ran == [['p1', 'p2', 'p4']], ran    # one round, every canary
+for h in ('p1', 'p2', 'p4'):
+    r = json.load(open(os.path.join(d, h + '.run.json')))
+    assert any('group nic needs a peer' in w['message'] for w in r['warnings']), (h, r['warnings'])
+    assert not any('bench' in g['stats'] for g in r['groups']), (h, r['groups'])
+PY
 
 echo "PASS: ansible"

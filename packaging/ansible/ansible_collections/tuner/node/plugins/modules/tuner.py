@@ -179,6 +179,23 @@ options:
         not decide is not written.
     type: bool
     default: false
+  peer:
+    description:
+      - The address of another node where C(tuner bench --serve --address ADDR) runs
+        (C(--peer ADDR)). The C(tcp) benchmarks of the profile's groups with
+        C(peer = true) (a NIC's IRQs, channels and rings, which loopback cannot see) run
+        against it over the real fabric, as copies named C(NAME@peer) in the group's
+        C(stats.bench); the other groups keep their own benchmarks. A numeric IPv4 or
+        IPv6 address; tuner refuses anything else with exit code 2, nothing changed.
+      - Without it such a group has no benchmark and the guard soak alone decides it;
+        the report's C(warnings) say C(group NAME needs a peer ...). tuner's
+        C(docs/fleet-decisions.md), "Peers".
+      - Needs I(verify=true) (tuner refuses C(--peer) with C(--no-verify)). Ignored in
+        check mode (C(tuner plan) runs no benchmark) and with I(state=rolled_back).
+      - The C(tuner.node.class_rollout) playbook pairs a class's canaries with
+        C(tuner_peers=true); one serves while the other applies with it as I(peer),
+        then the roles swap.
+    type: str
   binary:
     description:
       - The tuner executable. A bare name is looked up in C(PATH) (and the sbin
@@ -272,6 +289,14 @@ EXAMPLES = r'''
     class_label: rack-a17
     decisions: /etc/tuner/decisions.json
     decisions_content: "{{ lookup('ansible.builtin.file', 'tuner-reports/20261206T100000Z.decisions.json') }}"
+  become: true
+
+- name: A canary verifies its NIC groups against its partner, which runs tuner bench --serve
+  tuner.node.tuner:
+    profile: network-throughput
+    class_label: rack-a17
+    decisions_out: /var/lib/tuner/decision.json
+    peer: 10.20.0.12
   become: true
 
 - name: Move the node from its old profile to latency, keeping nothing of the old one
@@ -480,9 +505,9 @@ def profile_args(p):
 
 
 def decision_args(p):
-    """--decisions-out, --decisions and --require-decision as given: tuner itself
-    refuses a combination it cannot honour (with --no-verify, or both files), with its
-    own message."""
+    """--decisions-out, --decisions, --require-decision and --peer as given: tuner
+    itself refuses a combination it cannot honour (with --no-verify, or both files),
+    and a peer that is not an address, with its own message."""
     args = []
     if p['decisions_out']:
         args += ['--decisions-out', p['decisions_out']]
@@ -490,6 +515,8 @@ def decision_args(p):
         args += ['--decisions', p['decisions']]
     if p['require_decision']:
         args.append('--require-decision')
+    if p['peer'] is not None:
+        args += ['--peer', p['peer']]
     return args
 
 
@@ -668,6 +695,7 @@ def main():
             decisions=dict(type='path'),
             decisions_content=dict(type='raw'),
             require_decision=dict(type='bool', default=False),
+            peer=dict(type='str'),
             binary=dict(type='path', default='tuner'),
         ),
         supports_check_mode=True,
