@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "probes/hw_class.h"
 
 namespace tuner {
 namespace {
@@ -46,6 +47,10 @@ std::string format_probe_report(const Inventory& inv, const Term& t) {
         "      system {} {}  board {} {}  bios {} {} ({})\n", or_unknown(pf.system_vendor),
         or_unknown(pf.system_product), or_unknown(pf.board_vendor), or_unknown(pf.board_name),
         or_unknown(pf.bios_vendor), or_unknown(pf.bios_version), or_unknown(pf.bios_date));
+
+  HwClass cls = hw_class(inv, inv.class_label);
+  out += fmt::format("      class {} ({} facts{}; probe --json lists them)\n", cls.key,
+                     cls.facts.size(), inv.class_label.empty() ? "" : ", label " + inv.class_label);
 
   const Topology& topo = inv.topology;
   out += t.bold("topology") + fmt::format("  {} packages, {} cores, {} PUs, {} NUMA nodes\n",
