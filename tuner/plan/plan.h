@@ -21,6 +21,9 @@ struct PlanGroup {
   std::vector<std::string> bench;  // first decides, others watch; empty: not measurable
   bool keep_if_neutral = false;
   bool bisect = false;
+  /// [group.NAME] peer: its tcp benchmarks run against `apply --peer ADDR`; without one
+  /// the guard soak decides it.
+  bool peer = false;
 };
 
 /// A searched setting (`{ search = [...] }`): every candidate planned as a stated value

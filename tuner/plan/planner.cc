@@ -210,7 +210,7 @@ Result<Plan> planner_detail::plan_settings(const Profile& profile, const Invento
   for (const Change& c : b.plan.changes)
     if (b.plan.groups.empty() || b.plan.groups.back().name != c.group) {
       GroupPolicy g = group_policy(profile, c.group);
-      b.plan.groups.push_back({g.name, g.bench, g.keep_if_neutral, g.bisect});
+      b.plan.groups.push_back({g.name, g.bench, g.keep_if_neutral, g.bisect, g.peer});
     }
   return std::move(b.plan);
 }

@@ -18,7 +18,8 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
                       {"bench", g.bench},
                       {"measurable", !g.bench.empty()},
                       {"keep_if_neutral", g.keep_if_neutral},
-                      {"bisect", g.bisect}});
+                      {"bisect", g.bisect},
+                      {"peer", g.peer}});
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
   for (const PlanSearch& ps : plan.searches) {
     nlohmann::ordered_json candidates = nlohmann::ordered_json::array();

@@ -53,6 +53,7 @@ std::string verification(const Plan& plan, const std::string& group) {
       out += g.keep_if_neutral ? "; kept unless it proves harm" : "; kept only on a proven gain";
     }
     if (g.bisect) out += "; bisected if rejected";
+    if (g.peer) out += "; against apply --peer (without one: the guard soak alone)";
     return out;
   }
   return "";

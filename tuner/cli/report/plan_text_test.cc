@@ -157,3 +157,15 @@ TEST_CASE("plan report: a number with a leading zero is a name, not collapsed") 
   CHECK(format_plan(p, plain).find("  ~ sysctl:net.ipv4.conf.ethN.forwarding  for N in 1-3 (3 "
                                    "knobs)\n") != std::string::npos);
 }
+
+TEST_CASE("plan report: a peer group says it runs against apply --peer") {
+  Plan plan;
+  plan.profiles = {"p"};
+  plan.changes = {Change{"sysctl:net.ipv4.tcp_fin_timeout", "nic", "60", "34", "r"}};
+  plan.groups = {PlanGroup{"nic", {"tcp"}, false, false, true}};
+  const Term plain(ColorMode::never, 1);
+  std::string text = format_plan(plan, plain);
+  CHECK(text.find("nic  (verified by tcp; kept only on a proven gain; against apply --peer "
+                  "(without one: the guard soak alone))") != std::string::npos);
+  CHECK(plan_to_json(plan)["groups"][0]["peer"] == true);
+}
