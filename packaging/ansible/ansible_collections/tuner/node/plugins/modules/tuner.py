@@ -387,7 +387,7 @@ plan:
         current: "4096"
         desired: "8191"
         reason: profile sets 8191 (network-throughput.toml:12)
-    groups: [{name: sysctl, bench: [tcp], measurable: true, keep_if_neutral: false, bisect: false}]
+    groups: [{name: sysctl, bench: [tcp], measurable: true, keep_if_neutral: false, bisect: false, peer: false}]
     unchanged: 3
     notes: []
 status:
