@@ -28,13 +28,15 @@ json class_of(const std::string& key) {
 }
 
 /// A tuner.run/1 of `node` in class `key` (null: a report of tuner before classes).
-json run_doc(const std::string& node, const json& key, json groups) {
+/// Groups are a vector, not a braced json: `json x = {one_object}` is that object under
+/// clang and an array of it under gcc.
+json run_doc(const std::string& node, const json& key, const std::vector<json>& groups) {
   json doc = {{"schema", "tuner.run/1"},
               {"time", "2026-12-06T12:00:00Z"},
               {"run_id", "20261206T120000Z-3f2a"},
               {"node", {{"hostname", node}, {"kernel", "6.1.0-18-amd64"}}},
-              {"profiles", {"throughput"}},
-              {"groups", std::move(groups)}};
+              {"profiles", json::array({"throughput"})},
+              {"groups", json(groups)}};
   if (key.is_string()) doc["class"] = class_of(key);
   return doc;
 }
@@ -73,14 +75,16 @@ json canary_group(const std::string& name, const std::string& decision,
             {"p", 0.001}}}};
 }
 
-json decision_doc(const std::string& node, const std::string& key, json groups) {
-  return {{"schema", "tuner.decision/1"},
-          {"node", node},
-          {"time", "2026-12-06T10:00:00Z"},
-          {"run_id", "20261206T100000Z-0001"},
-          {"class", class_of(key)},
-          {"profile", {{"names", {"throughput"}}, {"digest", "fnv1a64:0123456789abcdef"}}},
-          {"groups", std::move(groups)}};
+json decision_doc(const std::string& node, const std::string& key,
+                  const std::vector<json>& groups) {
+  return {
+      {"schema", "tuner.decision/1"},
+      {"node", node},
+      {"time", "2026-12-06T10:00:00Z"},
+      {"run_id", "20261206T100000Z-0001"},
+      {"class", class_of(key)},
+      {"profile", {{"names", json::array({"throughput"})}, {"digest", "fnv1a64:0123456789abcdef"}}},
+      {"groups", json(groups)}};
 }
 
 NodeReport read(const json& doc, const std::string& file) {
@@ -99,16 +103,16 @@ std::vector<NodeReport> fleet() {
     docs.push_back(
         read(run_doc(n, kA, {verified("net-buffers", "kept"), verified("irq", "rolled_back")}),
              n + ".run.json"));
-    json groups = {canary_group("net-buffers", "kept", i ? 0.058 : 0.061),
-                   canary_group("irq", "rolled_back", -0.01)};
+    std::vector<json> groups = {canary_group("net-buffers", "kept", i ? 0.058 : 0.061),
+                                canary_group("irq", "rolled_back", -0.01)};
     if (i == 0) groups.push_back(canary_group("cpu", "kept", 0.02));
     docs.push_back(read(decision_doc(n, kA, groups), n + ".decision.json"));
   }
   for (int i = 2; i < 8; ++i) {
     std::string n = fmt::format("gpu-{:04}", i);
     bool tripped = i == 5 || i == 6;
-    json groups = {reused("net-buffers", tripped ? "rolled_back" : "kept",
-                          tripped ? "guard" : "neutral_kept")};
+    std::vector<json> groups = {reused("net-buffers", tripped ? "rolled_back" : "kept",
+                                       tripped ? "guard" : "neutral_kept")};
     if (i == 3) groups.push_back(verified("cpu", "kept"));
     docs.push_back(read(run_doc(n, kA, groups), n + ".run.json"));
   }
