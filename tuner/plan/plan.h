@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tuner/profile/group_policy.h"
+
 namespace tuner {
 
 struct Change {
@@ -24,6 +26,8 @@ struct PlanGroup {
   /// [group.NAME] peer: its tcp benchmarks run against `apply --peer ADDR`; without one
   /// the guard soak decides it.
   bool peer = false;
+  /// What decides it, said beside the group in the plan (group_policy.h).
+  GroupDecider decided;
 };
 
 /// A searched setting (`{ search = [...] }`): every candidate planned as a stated value

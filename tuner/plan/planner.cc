@@ -210,7 +210,8 @@ Result<Plan> planner_detail::plan_settings(const Profile& profile, const Invento
   for (const Change& c : b.plan.changes)
     if (b.plan.groups.empty() || b.plan.groups.back().name != c.group) {
       GroupPolicy g = group_policy(profile, c.group);
-      b.plan.groups.push_back({g.name, g.bench, g.keep_if_neutral, g.bisect, g.peer});
+      b.plan.groups.push_back(
+          {g.name, g.bench, g.keep_if_neutral, g.bisect, g.peer, group_decider(profile, c.group)});
     }
   return std::move(b.plan);
 }

@@ -13,13 +13,21 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
                        {"reason", c.reason}});
   }
   nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  auto text_or_null = [](const std::string& s) {
+    return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
+  };
   for (const PlanGroup& g : plan.groups)
     groups.push_back({{"name", g.name},
                       {"bench", g.bench},
                       {"measurable", !g.bench.empty()},
                       {"keep_if_neutral", g.keep_if_neutral},
                       {"bisect", g.bisect},
-                      {"peer", g.peer}});
+                      {"peer", g.peer},
+                      {"decided_by",
+                       {{"by", decider_name(g.decided.by)},
+                        {"bench", text_or_null(g.decided.bench)},
+                        {"where", text_or_null(g.decided.where)},
+                        {"text", decided_by_text(g.decided)}}}});
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
   for (const PlanSearch& ps : plan.searches) {
     nlohmann::ordered_json candidates = nlohmann::ordered_json::array();

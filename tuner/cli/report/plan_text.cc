@@ -37,23 +37,13 @@ std::string show_value(const std::optional<std::string>& v) {
   return *v;
 }
 
-/// "verified by tcp, watching latency; kept only on a proven gain".
+/// "decided by: benchmark tcp (loopback); kept only on a proven gain; bisected if
+/// rejected" (group_policy.h decided_by_text).
 std::string verification(const Plan& plan, const std::string& group) {
   for (const PlanGroup& g : plan.groups) {
     if (g.name != group) continue;
-    std::string out;
-    if (g.bench.empty()) {
-      out = g.keep_if_neutral ? "not measurable: kept without proof (keep_if_neutral)"
-                              : "not measurable: left out when verifying (no benchmark, no "
-                                "keep_if_neutral)";
-    } else {
-      out = "verified by " + g.bench.front();
-      for (std::size_t i = 1; i < g.bench.size(); ++i)
-        out += (i == 1 ? ", watching " : ", ") + g.bench[i];
-      out += g.keep_if_neutral ? "; kept unless it proves harm" : "; kept only on a proven gain";
-    }
+    std::string out = "decided by: " + decided_by_text(g.decided);
     if (g.bisect) out += "; bisected if rejected";
-    if (g.peer) out += "; against apply --peer (without one: the guard soak alone)";
     return out;
   }
   return "";

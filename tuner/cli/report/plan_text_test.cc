@@ -158,14 +158,51 @@ TEST_CASE("plan report: a number with a leading zero is a name, not collapsed") 
                                    "knobs)\n") != std::string::npos);
 }
 
-TEST_CASE("plan report: a peer group says it runs against apply --peer") {
+TEST_CASE("plan report: every group says what decides it, in text and JSON") {
   Plan plan;
   plan.profiles = {"p"};
-  plan.changes = {Change{"sysctl:net.ipv4.tcp_fin_timeout", "nic", "60", "34", "r"}};
-  plan.groups = {PlanGroup{"nic", {"tcp"}, false, false, true}};
+  plan.changes = {Change{"sysctl:net.ipv4.tcp_fin_timeout", "nic", "60", "34", "r"},
+                  Change{"sysctl:net.core.somaxconn", "queues", "128", "4096", "r"},
+                  Change{"sysctl:vm.swappiness", "vm", "60", "10", "r"},
+                  Change{"sysctl:net.core.netdev_budget", "napi", "300", "600", "r"}};
+  plan.groups = {
+      PlanGroup{"nic",
+                {"tcp"},
+                false,
+                false,
+                true,
+                GroupDecider{Decider::peer_benchmark, "tcp@peer", "apply --peer", {}, false}},
+      PlanGroup{"queues",
+                {"tcp", "latency"},
+                true,
+                true,
+                false,
+                GroupDecider{Decider::benchmark, "tcp", "loopback", {"latency"}, true}},
+      PlanGroup{"vm", {}, true, false, false, GroupDecider{Decider::guard_soak, "", "", {}, true}},
+      PlanGroup{"napi", {}, false, false, false, GroupDecider{}}};
   const Term plain(ColorMode::never, 1);
   std::string text = format_plan(plan, plain);
-  CHECK(text.find("nic  (verified by tcp; kept only on a proven gain; against apply --peer "
-                  "(without one: the guard soak alone))") != std::string::npos);
-  CHECK(plan_to_json(plan)["groups"][0]["peer"] == true);
+  CHECK(text.find("nic  (decided by: a peer benchmark: tcp@peer (apply --peer), kept only on a "
+                  "proven gain; without --peer the guard soak on the node's traffic: kept unless "
+                  "it proves harm (no traffic: undecided, kept as chosen))\n") !=
+        std::string::npos);
+  CHECK(text.find("queues  (decided by: benchmark tcp (loopback), watching latency; kept unless "
+                  "it proves harm; bisected if rejected)\n") != std::string::npos);
+  CHECK(text.find("vm  (decided by: the guard soak on the node's traffic: kept unless it proves "
+                  "harm (no traffic: undecided, kept as chosen))\n") != std::string::npos);
+  CHECK(text.find("napi  (decided by: nothing measures it: left out when verifying (no "
+                  "benchmark, no keep_if_neutral))\n") != std::string::npos);
+  auto j = plan_to_json(plan);
+  CHECK(j["groups"][0]["peer"] == true);
+  CHECK(j["groups"][0]["decided_by"]["by"] == "peer_benchmark");
+  CHECK(j["groups"][0]["decided_by"]["bench"] == "tcp@peer");
+  CHECK(j["groups"][0]["decided_by"]["where"] == "apply --peer");
+  CHECK(j["groups"][1]["decided_by"]["by"] == "benchmark");
+  CHECK(j["groups"][2]["decided_by"]["by"] == "guard_soak");
+  CHECK(j["groups"][2]["decided_by"]["bench"].is_null());
+  CHECK(j["groups"][3]["decided_by"]["by"] == "left_out");
+  // The JSON's text is the text plan's.
+  for (const auto& g : j["groups"])
+    CHECK(text.find("(decided by: " + g["decided_by"]["text"].get<std::string>()) !=
+          std::string::npos);
 }
