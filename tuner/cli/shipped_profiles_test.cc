@@ -16,6 +16,7 @@
 #include "tests/support/cli.h"
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
+#include "tuner/profile/group_policy.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/profile.h"
 
@@ -56,6 +57,54 @@ std::set<std::string> groups_used(const Profile& p) {
   for (const auto& r : p.nics) out.insert(r.group);
   for (const auto& b : p.binds) out.insert(b.group);
   return out;
+}
+
+/// groups_used and the groups of [cpu] and [mm] settings: every group a plan may have.
+std::set<std::string> every_group(const Profile& p) {
+  std::set<std::string> out = groups_used(p);
+  for (const auto* t :
+       {&p.cpu.governor, &p.cpu.epp, &p.cpu.resume_latency, &p.mm.thp, &p.mm.thp_defrag})
+    if (*t) out.insert((*t)->group);
+  return out;
+}
+
+/// A row of profiles/README.md's "How each group is decided" table.
+struct ReviewRow {
+  std::string by, bench, kept;
+};
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+  return s;
+}
+
+/// (profile, group) -> row, read from the README's table.
+std::map<std::pair<std::string, std::string>, ReviewRow> review_table() {
+  std::ifstream in(kShipped + "/README.md");
+  REQUIRE(in);
+  std::map<std::pair<std::string, std::string>, ReviewRow> out;
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("## ", 0) == 0) inside = line.rfind("## How each group is decided", 0) == 0;
+    if (!inside || line.rfind("| ", 0) != 0 || line.rfind("| profile ", 0) == 0) continue;
+    std::vector<std::string> cells;
+    std::istringstream row(line.substr(1));
+    std::string cell;
+    while (std::getline(row, cell, '|')) cells.push_back(trimmed(cell));
+    REQUIRE_MESSAGE(cells.size() >= 5, line);
+    bool fresh =
+        out.emplace(std::pair{cells[0], cells[1]}, ReviewRow{cells[2], cells[3], cells[4]}).second;
+    CHECK_MESSAGE(fresh, "a second row for " << cells[0] << " " << cells[1]);
+  }
+  return out;
+}
+
+/// The row the code's decider says: what the README must hold.
+ReviewRow row_of(const GroupDecider& d) {
+  return {decider_name(d.by), d.bench.empty() ? "-" : d.bench + " (" + d.where + ")",
+          d.keep_if_neutral ? "unless harmed" : "proven gain"};
 }
 
 }  // namespace
@@ -103,6 +152,60 @@ TEST_CASE("shipped profiles: every group states keep_if_neutral in the file itse
       CAPTURE(g);
       // Inherited keep rules are how "keep when neutral" leaked into every profile.
       CHECK(t["group"][g]["keep_if_neutral"].is_boolean());
+    }
+  }
+}
+
+TEST_CASE("shipped profiles: every group is decided as the README's table says") {
+  auto table = review_table();
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const std::string& name : kNames) {
+    Profile p = shipped(name);
+    for (const std::string& g : every_group(p)) {
+      CAPTURE(name);
+      CAPTURE(g);
+      seen.insert({name, g});
+      auto it = table.find({name, g});
+      if (it == table.end()) {
+        FAIL_CHECK("profiles/README.md has no row for " << name << " " << g);
+        continue;
+      }
+      ReviewRow want = row_of(group_decider(p, g));
+      CHECK(it->second.by == want.by);
+      CHECK(it->second.bench == want.bench);
+      CHECK(it->second.kept == want.kept);
+    }
+  }
+  for (const auto& [key, row] : table)
+    CHECK_MESSAGE(seen.contains(key), "README row for a group the profile does not have: "
+                                          << key.first << " " << key.second);
+}
+
+TEST_CASE("shipped profiles: what loopback cannot see is not decided on loopback") {
+  for (const std::string& name : kNames) {
+    CAPTURE(name);
+    Profile p = shipped(name);
+    std::set<std::string> used = every_group(p);
+    toml::table t = toml::parse_file(kShipped + "/" + name + ".toml");
+    for (const std::string& g : used) {
+      CAPTURE(g);
+      GroupDecider d = group_decider(p, g);
+      // No group is left out of a verifying apply, and loopback decides nothing of a NIC
+      // or of a socket's buffers (their groups: irq, channels, napi, sysctl of the
+      // throughput family).
+      CHECK(d.by != Decider::left_out);
+      bool nic = g == "irq" || g == "channels" || g == "napi";
+      if (nic) CHECK(d.by != Decider::benchmark);
+      for (const SysctlSetting& s : p.sysctls)
+        if (s.group == g && (s.key == "net.ipv4.tcp_rmem" || s.key == "net.ipv4.tcp_wmem"))
+          CHECK(d.by == Decider::peer_benchmark);
+      // A peer group says so in the file itself, as keep_if_neutral.
+      if (p.groups.count(g) && p.groups.at(g).peer) CHECK(t["group"][g]["peer"].is_boolean());
+    }
+    // No single-node exec benchmark (all_reduce_perf) decides a group.
+    for (const std::string& g : used) {
+      GroupDecider d = group_decider(p, g);
+      CHECK(d.where.rfind("this node: ", 0) != 0);
     }
   }
 }
@@ -166,6 +269,7 @@ TEST_CASE("shipped profiles: the review's rules hold") {
 }
 
 TEST_CASE("shipped profiles: plan on captured machines; every group's verification said") {
+  auto table = review_table();
   for (const char* xml : {"nvidiaDGX2.xml", "24em64t-2n6c2t-pci.xml", "16amd64-4distances.xml",
                           "power8gpudistances.xml"}) {
     for (const std::string& name : kNames) {
@@ -183,7 +287,20 @@ TEST_CASE("shipped profiles: plan on captured machines; every group's verificati
         planned.insert(c["group"].get<std::string>());
       }
       std::set<std::string> described;
-      for (const auto& g : j["groups"]) described.insert(g["name"].get<std::string>());
+      for (const auto& g : j["groups"]) {
+        std::string group = g["name"].get<std::string>();
+        described.insert(group);
+        // The plan says what the README's table says for the group.
+        auto it = table.find({name, group});
+        REQUIRE_MESSAGE(it != table.end(), name << " " << group);
+        const auto& by = g["decided_by"];
+        CHECK(by["by"] == it->second.by);
+        std::string bench = by["bench"].is_null() ? "-"
+                                                  : by["bench"].get<std::string>() + " (" +
+                                                        by["where"].get<std::string>() + ")";
+        CHECK(bench == it->second.bench);
+        CHECK(g["keep_if_neutral"] == (it->second.kept == "unless harmed"));
+      }
       CHECK(planned == described);
     }
   }

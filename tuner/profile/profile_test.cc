@@ -320,12 +320,17 @@ TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   CHECK_FALSE(p->nics[0].rx_ring);
   CHECK(p->nics[0].group == "channels");
   CHECK(p->verify.bench == std::vector<std::string>{"membw"});
-  // Group settings merge field by field: restating keep_if_neutral keeps the parent's
-  // bench = [] (network-throughput's napi group), and a group's own bench wins.
+  // Group settings merge field by field: restating keep_if_neutral and peer keeps the
+  // parent's bench (network-throughput's napi group: tcp, against a peer), and a
+  // group's own bench wins (numa: none here).
   REQUIRE(p->groups.count("napi"));
-  CHECK(p->groups.at("napi").bench == std::vector<std::string>{});
+  CHECK(p->groups.at("napi").bench == std::vector<std::string>{"tcp"});
+  CHECK(p->groups.at("napi").peer);
   CHECK_FALSE(p->groups.at("napi").keep_if_neutral);
   CHECK(p->groups.at("sysctl").bench == std::vector<std::string>{"tcp"});
+  CHECK(p->groups.at("numa").bench == std::vector<std::string>{});
+  // balanced's queues group names its benchmark: not dl-training's membw.
+  CHECK(p->groups.at("queues").bench == std::vector<std::string>{"tcp"});
 }
 
 TEST_CASE("profile: value searches keep every candidate, the first as the value") {
