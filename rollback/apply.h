@@ -109,10 +109,13 @@ class ApplyRun {
   RunReport& report();
   const StateDir& dir() const;
 
-  /// The whole run: begin(), then `step` on every group in plan order, then finish().
-  /// The first step that fails aborts the run (everything put back): outcome
-  /// rolled_back, its error first in the report. An Error only when nothing changed.
-  Result<ApplyResult> drive(const std::function<Status(const std::string& group)>& step);
+  /// The whole run: begin(), then `step` on every group in plan order (or in `order`,
+  /// which must name every group once: the verify loop decides gain-only groups first),
+  /// then finish(). The report lists the groups in plan order either way. The first step
+  /// that fails aborts the run (everything put back): outcome rolled_back, its error
+  /// first in the report. An Error only when nothing changed.
+  Result<ApplyResult> drive(const std::function<Status(const std::string& group)>& step,
+                            const std::vector<std::string>& order = {});
 
  private:
   struct Impl;

@@ -297,10 +297,26 @@ Result<RunReport> ApplyRun::finish() {
   return m.report;
 }
 
-Result<ApplyResult> ApplyRun::drive(const std::function<Status(const std::string&)>& step) {
+Result<ApplyResult> ApplyRun::drive(const std::function<Status(const std::string&)>& step,
+                                    const std::vector<std::string>& order) {
+  const std::vector<std::string> plan_order = groups();
+  if (!order.empty()) {
+    std::vector<std::string> a = plan_order, b = order;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (a != b) return Error::invalid("the order to decide groups in is not the plan's groups", "");
+  }
+  // The report keeps plan order whatever order the groups were decided in.
+  auto in_plan_order = [&](RunReport& report) {
+    auto rank = [&](const GroupReport& g) {
+      return std::find(plan_order.begin(), plan_order.end(), g.name) - plan_order.begin();
+    };
+    std::stable_sort(report.groups.begin(), report.groups.end(),
+                     [&](const GroupReport& x, const GroupReport& y) { return rank(x) < rank(y); });
+  };
   if (Status s = begin(); !s.ok()) return s.error();
   ApplyResult result;
-  for (const std::string& group : groups()) {
+  for (const std::string& group : order.empty() ? plan_order : order) {
     // A signal (base/interrupt.h) ends the run like a failed step: all of it put back.
     Status s = check_interrupt();
     if (s.ok()) s = step(group);
@@ -314,12 +330,14 @@ Result<ApplyResult> ApplyRun::drive(const std::function<Status(const std::string
           if (c.status == ChangeStatus::failed) knob = c.knob;
       result.report.errors.insert(result.report.errors.begin(), {s.error().message(), knob, ""});
       result.outcome = ApplyOutcome::rolled_back;
+      in_plan_order(result.report);
       return result;
     }
   }
   auto report = finish();
   if (!report.ok()) return report.error();
   result.report = std::move(report).value();
+  in_plan_order(result.report);
   result.outcome = ApplyOutcome::applied;
   return result;
 }

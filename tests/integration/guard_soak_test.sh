@@ -5,7 +5,8 @@
 #   ttl:      net.ipv4.ip_default_ttl = 63: the receiver starts dropping, this side
 #             retransmits: rolled back by the soak's tcp_retrans_pct guard.
 #   harmless: net.ipv4.tcp_fin_timeout = 31 under the same traffic: kept.
-# Then the same profile with no traffic: the soak says so and keep_if_neutral keeps.
+# Then the same profile with no traffic: the soak says "undecided" and keep_if_neutral
+# keeps as chosen (outcome soak_undecided: not shown harmless).
 # Then both knobs in one bench = [] group with bisect = true: the soak trips, each half
 # is soaked alone, the TTL is found and put back, the rest is kept (partly_kept).
 source "$(dirname "$0")/lib.sh"
@@ -98,11 +99,14 @@ note "   harmless: $(jq -c '.stats.soak.guards[0] | {baseline, candidate, p, tri
 expect_rc 0 t rollback --last
 [ "$(sysctl_get net.ipv4.tcp_fin_timeout)" = "$fin_before" ] || fail "rollback left tcp_fin_timeout"
 
-note "2. no traffic: the soak says so, keep_if_neutral keeps both"
-expect_rc 0 t apply --profile "$profile" --yes --json --report "$WORK/quiet.json"
+note "2. no traffic: the soak is undecided, keep_if_neutral keeps both as chosen"
+expect_rc 0 t apply --profile "$profile" --yes --report "$WORK/quiet.json"
+# The text report (stdout) says it as the JSON does.
+grep -q "soak: guards 2s before and after the write: no traffic: undecided" <<<"$OUT" ||
+  fail "text report: $OUT"
 for g in ttl harmless; do
-  jq -e --arg g "$g" '.groups[] | select(.name == $g) | .decision == "kept" and .stats.soak.decision == "no_traffic"
-    and (.stats.soak.note | test("no TCP traffic"))' "$WORK/quiet.json" >/dev/null ||
+  jq -e --arg g "$g" '.groups[] | select(.name == $g) | .decision == "kept" and .stats.outcome == "soak_undecided"
+    and .stats.soak.decision == "no_traffic" and (.stats.soak.note | test("no TCP traffic.*undecided"))' "$WORK/quiet.json" >/dev/null ||
     fail "quiet $g: $(jq -c --arg g "$g" '.groups[] | select(.name == $g)' "$WORK/quiet.json")"
 done
 note "   $(jq -r '.groups[0].stats.soak.note' "$WORK/quiet.json")"

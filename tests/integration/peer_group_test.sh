@@ -1,8 +1,9 @@
 # A `peer = true` group on the real kernel: a veth to a second namespace where
 # `tuner bench --serve` runs. With `apply --peer ADDR` the group's tcp benchmark runs
 # over the veth against that server (stats.bench "tcp@peer", trials measured there);
-# without --peer it falls back to the guard soak and the report says so; a --peer that
-# is not an address is exit 2 with nothing changed.
+# without --peer it falls back to the guard soak and the report says so (and, with no
+# workload traffic in this namespace, that the soak is undecided); the plan says both
+# beside the group; a --peer that is not an address is exit 2 with nothing changed.
 source "$(dirname "$0")/lib.sh"
 enter_netns "$@"
 set -e
@@ -46,11 +47,23 @@ peer = true
 P
 fin_before=$(sysctl_get net.ipv4.tcp_fin_timeout)
 
-note "1. no --peer: the guard soak decides, and the report says why"
+note "0. the plan says what decides the group, in text and JSON"
+expect_rc 0 t plan --profile "$profile"
+grep -q "nic  (decided by: a peer benchmark: tcp-short@peer (apply --peer), kept only on a proven gain; without --peer the guard soak on the node's traffic" <<<"$OUT" ||
+  fail "plan text: $OUT"
+expect_rc 0 t plan --profile "$profile" --json
+jq -e '.groups[0].decided_by | .by == "peer_benchmark" and .bench == "tcp-short@peer" and .where == "apply --peer"' <<<"$OUT" >/dev/null ||
+  fail "plan json: $OUT"
+
+note "1. no --peer: the guard soak decides, and the report says why; no traffic: undecided"
 expect_rc 0 t apply --profile "$profile" --yes --json --report "$WORK/alone.json"
-jq -e '.groups[0].stats.outcome == "not_measurable_kept" and (.groups[0].stats | has("bench") | not)
+# Nothing but this test runs in the namespace: the soak sees no workload traffic and
+# judges nothing, so the group is kept as chosen, undecided (not shown harmless).
+jq -e '.groups[0].stats.outcome == "soak_undecided" and .groups[0].decision == "kept"
+  and .groups[0].stats.soak.decision == "no_traffic" and (.groups[0].stats.soak.note | test("undecided"))
+  and (.groups[0].stats | has("bench") | not)
   and (.warnings[0].message | test("needs a peer .* no --peer: .* guard soak alone"))' "$WORK/alone.json" >/dev/null ||
-  fail "without a peer: $(jq -c '{g: .groups[0].stats.outcome, w: .warnings}' "$WORK/alone.json")"
+  fail "without a peer: $(jq -c '{g: .groups[0].stats.outcome, s: .groups[0].stats.soak.decision, w: .warnings}' "$WORK/alone.json")"
 expect_rc 0 t rollback --last
 [ "$(sysctl_get net.ipv4.tcp_fin_timeout)" = "$fin_before" ] || fail "rollback left fin_timeout"
 

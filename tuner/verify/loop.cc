@@ -140,6 +140,11 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
     Arm arm = order[i];
     // A signal ends the run (rolled back by ApplyRun::drive): no trial after it.
     if (Status s = check_interrupt(); !s.ok()) return s.error();
+    // A neutral keep's share ends at or before the budget: it is what stopped it.
+    if (cap_until_ && clock_.now() > *cap_until_) {
+      out.capped = true;
+      break;
+    }
     if (clock_.now() - started_ > options_.budget) {
       out.over_budget = true;
       break;
@@ -329,7 +334,14 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
       if (Status s = check_interrupt(); !s.ok()) return s.error();  // a cut-short window
       if (soaked->ran) out.soak = soaked->json;
       out.decision = soaked->tripped ? GroupDecision::rolled_back : GroupDecision::kept;
-      out.reason = soaked->tripped ? Reason::guard : Reason::not_measurable_kept;
+      // A soak that saw no workload traffic judged nothing: kept as chosen, undecided.
+      bool undecided = soaked->ran && !soaked->tripped && !soaked->traffic;
+      out.reason = soaked->tripped ? Reason::guard
+                   : undecided     ? Reason::soak_undecided
+                                   : Reason::not_measurable_kept;
+      if (undecided)
+        out.unmeasured += "; the guard soak saw no workload traffic: undecided, kept as chosen "
+                          "(not shown harmless)";
       if (soaked->tripped) {
         out.error = "guard tripped: " + tripped_text(*soaked);
         live_ = run_.written_knobs(g.name);
@@ -382,8 +394,17 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   }
   std::string step = out.search.is_object() ? "confirm " + out.search.value("chosen", std::string())
                                             : "";
+  if (g.time_share > 0 && g.keep_if_neutral) {
+    // Its trials can only rule out harm: at most its share of what is left, so the
+    // neutral-keep groups after it get theirs (verified_apply decides gain-only first).
+    auto left = std::max<Clock::duration>(options_.budget - (clock_.now() - started_), {});
+    cap_until_ = clock_.now() + left / g.time_share;
+    out.time_cap = TimeCap{std::chrono::duration<double>(left / g.time_share).count(), false};
+  }
   auto m = measure(g, written, whole_cfg, step);
+  cap_until_.reset();
   if (!m.ok()) return m.error();
+  if (out.time_cap) out.time_cap->reached = m->capped;
   auto [decision, reason] = classify(*m, g.keep_if_neutral);
   out.decision = decision;
   out.reason = reason;

@@ -73,6 +73,11 @@ struct GroupPlan {
     nlohmann::json info;
   };
   std::optional<Reuse> reuse = std::nullopt;
+  /// A keep_if_neutral group's trials only rule out harm: the whole group's measurement
+  /// stops once it has used 1/time_share of the budget left when it starts (it is then
+  /// kept as neutral, JSON `time_cap`); verified_apply gives each such group the count
+  /// of them still to decide, so none starves another. 0: no cap but the budget.
+  unsigned time_share = 0;
 };
 
 struct LoopOptions {
@@ -164,6 +169,8 @@ class VerifyLoop {
   std::vector<double> overhead_ms_;  // per trial: its time beyond the benchmark and settling
   std::uint64_t group_index_ = 0;    // groups decided so far: derive_seed's group
   std::uint64_t step_index_ = 0;     // measurements of this group so far: its step
+  /// A keep_if_neutral group's share of the budget ends here (GroupPlan::time_share).
+  std::optional<Clock::time_point> cap_until_;
 };
 
 }  // namespace tuner::verify

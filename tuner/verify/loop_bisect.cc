@@ -159,7 +159,9 @@ Result<GroupOutcome> VerifyLoop::soak_bisect(const GroupPlan& g, const SoakOptio
   if (!r.ok()) return r.error();
   BisectRest& kept = b.rest.emplace();
   kept.knobs = rest;
-  kept.outcome = r->tripped ? Reason::guard : Reason::not_measurable_kept;
+  kept.outcome = r->tripped   ? Reason::guard
+                 : r->traffic ? Reason::not_measurable_kept
+                              : Reason::soak_undecided;
   kept.soak = r->json;
   if (r->tripped) {
     b.note = "the rest of the group, without " + join(suspects) + ", tripped a guard too";

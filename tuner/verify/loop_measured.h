@@ -46,6 +46,7 @@ struct VerifyLoop::Measured {
   std::vector<std::string> watch_harm;  // "benchmark NAME: effect ..." for proven harm
   std::string failure;                  // the benchmark failed: why
   bool over_budget = false;
+  bool capped = false;     // a keep_if_neutral group's share of the budget ran out
   std::uint64_t seed = 0;  // of the trial order
   std::string order;       // "ABBA...": the trials as run
   unsigned washes = 0;     // flips to the other arm and back between units

@@ -17,7 +17,7 @@ nlohmann::json number_or_null(double v) {
 
 namespace {
 
-constexpr std::array<EnumName<Reason>, 15> kReasons = {{
+constexpr std::array<EnumName<Reason>, 16> kReasons = {{
     {Reason::gain, "gain"},
     {Reason::neutral_kept, "neutral_kept"},
     {Reason::no_gain, "no_gain"},
@@ -33,6 +33,7 @@ constexpr std::array<EnumName<Reason>, 15> kReasons = {{
     {Reason::class_rolled_back, "class_rolled_back"},
     {Reason::class_disagree, "class_disagree"},
     {Reason::class_undecided, "class_undecided"},
+    {Reason::soak_undecided, "soak_undecided"},
 }};
 static_assert(in_enum_order(kReasons));
 
@@ -349,7 +350,8 @@ GroupDecision decision_of(Reason r) {
     case Reason::neutral_kept:
     case Reason::not_measurable_kept:
     case Reason::partly_kept:
-    case Reason::class_kept: return GroupDecision::kept;
+    case Reason::class_kept:
+    case Reason::soak_undecided: return GroupDecision::kept;
     default: return GroupDecision::rolled_back;
   }
 }
@@ -367,6 +369,8 @@ json to_json(const GroupOutcome& o) {
   if (o.bisect) j["bisect"] = bisect_json(*o.bisect);
   if (o.overhead_ms)
     j["overhead_ms"] = {{"median", o.overhead_ms->median}, {"max", o.overhead_ms->max}};
+  if (o.time_cap)
+    j["time_cap"] = {{"seconds", o.time_cap->seconds}, {"reached", o.time_cap->reached}};
   if (!o.soak.is_null()) j["soak"] = o.soak;
   if (!o.search.is_null()) j["search"] = o.search;
   if (!o.measured && !o.error.empty()) j["error"] = o.error;
@@ -395,6 +399,11 @@ Result<GroupOutcome> outcome_from_json(const json& stats) {
     Overhead& oh = o.overhead_ms.emplace();
     in.number(*v, "median", path + ".overhead_ms", oh.median);
     in.number(*v, "max", path + ".overhead_ms", oh.max);
+  }
+  if (const json* v = in.find(stats, "time_cap"); v && in.object(*v, path + ".time_cap")) {
+    TimeCap& cap = o.time_cap.emplace();
+    in.number(*v, "seconds", path + ".time_cap", cap.seconds);
+    in.flag(*v, "reached", path + ".time_cap", cap.reached);
   }
   if (auto it = stats.find("soak"); it != stats.end()) o.soak = *it;
   if (auto it = stats.find("search"); it != stats.end()) o.search = *it;

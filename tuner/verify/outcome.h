@@ -39,12 +39,15 @@ enum class Reason {
   class_rolled_back,  ///< not written: the class's canaries rolled it back
   class_disagree,     ///< not written: the class's canaries disagree
   class_undecided,    ///< not written: --require-decision, and the class has no decision
+  /// kept as chosen: no benchmark can see it (keep_if_neutral) and its guard soak saw no
+  /// workload traffic, so nothing was judged: undecided, not shown harmless
+  soak_undecided,
 };
 const char* reason_name(Reason r);
 /// nullopt for a name this version does not know.
 std::optional<Reason> parse_reason(std::string_view name);
-/// kept for gain, neutral_kept, not_measurable_kept, partly_kept and class_kept; else
-/// rolled_back.
+/// kept for gain, neutral_kept, not_measurable_kept, partly_kept, class_kept and
+/// soak_undecided; else rolled_back.
 GroupDecision decision_of(Reason r);
 
 /// What one half of a bisect did alone (JSON `bisect.steps[].outcome`).
@@ -142,6 +145,13 @@ struct Overhead {
   double median = 0, max = 0;
 };
 
+/// A keep_if_neutral group's share of the run's budget (JSON `time_cap`): its seconds,
+/// and whether its trials stopped there.
+struct TimeCap {
+  double seconds = 0;
+  bool reached = false;
+};
+
 /// Why a group ended as it did, with its numbers.
 // NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts
 struct GroupOutcome {
@@ -155,6 +165,7 @@ struct GroupOutcome {
   std::string unmeasured;
   std::optional<Bisect> bisect;
   std::optional<Overhead> overhead_ms;
+  std::optional<TimeCap> time_cap;
   nlohmann::json soak;  // null: no soak
   /// A value search's screening and confirmation (JSON `search`); null: no search.
   nlohmann::json search;

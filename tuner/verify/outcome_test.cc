@@ -87,9 +87,10 @@ json fixture(const std::string& name) {
 }  // namespace
 
 TEST_CASE("outcome: every reason and step outcome has one name that parses back") {
-  for (Reason r : {Reason::gain, Reason::neutral_kept, Reason::no_gain, Reason::harm,
-                   Reason::inconclusive, Reason::guard, Reason::bench_failed, Reason::budget,
-                   Reason::not_measurable, Reason::not_measurable_kept, Reason::partly_kept})
+  for (Reason r :
+       {Reason::gain, Reason::neutral_kept, Reason::no_gain, Reason::harm, Reason::inconclusive,
+        Reason::guard, Reason::bench_failed, Reason::budget, Reason::not_measurable,
+        Reason::not_measurable_kept, Reason::partly_kept, Reason::soak_undecided})
     CHECK(parse_reason(reason_name(r)) == r);
   for (StepOutcome s : {StepOutcome::harm, StepOutcome::guard, StepOutcome::no_harm,
                         StepOutcome::bench_failed, StepOutcome::budget})
@@ -98,6 +99,8 @@ TEST_CASE("outcome: every reason and step outcome has one name that parses back"
   CHECK_FALSE(parse_reason("").has_value());
   CHECK(decision_of(Reason::partly_kept) == GroupDecision::kept);
   CHECK(decision_of(Reason::not_measurable_kept) == GroupDecision::kept);
+  CHECK(decision_of(Reason::soak_undecided) == GroupDecision::kept);  // kept as chosen
+  CHECK(std::string(reason_name(Reason::soak_undecided)) == "soak_undecided");
   CHECK(decision_of(Reason::inconclusive) == GroupDecision::rolled_back);
 }
 

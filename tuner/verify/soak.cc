@@ -1,6 +1,7 @@
 #include "tuner/verify/soak.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/core.h>
 
@@ -24,26 +25,42 @@ nlohmann::json window_json(const bench::GuardDelta& d, double secs) {
           {"interfaces", ifs}};
 }
 
-/// Traffic enough to judge something: TCP segments for the retransmit guard, or
-/// packets through a watched interface in both windows.
+/// Workload traffic to judge something by: TCP segments enough for the retransmit
+/// guard, or a watched interface carrying min_packets in both windows (a handful of
+/// ARP or LLDP frames is not a workload).
 bool has_traffic(const bench::GuardDelta& before, const bench::GuardDelta& after,
-                 const bench::GuardLimits& limits) {
-  if (before.out_segs >= limits.min_out_segs && after.out_segs >= limits.min_out_segs) return true;
+                 const SoakOptions& o) {
+  if (before.out_segs >= o.limits.min_out_segs && after.out_segs >= o.limits.min_out_segs)
+    return true;
   return std::ranges::any_of(after.nics, [&](const auto& nic) {
     auto b = before.nics.find(nic.first);
-    return nic.second.packets() > 0 && b != before.nics.end() && b->second.packets() > 0;
+    return b != before.nics.end() && nic.second.packets() >= min_packets(o, after.seconds) &&
+           b->second.packets() >= min_packets(o, before.seconds);
   });
 }
 
-/// "no traffic on eth0, eth1 during the soak"; with no NIC watched, TCP is all there is.
-std::string no_traffic(const SoakOptions& o) {
-  if (o.interfaces.empty()) return "no TCP traffic during the soak (no NIC is watched)";
+/// "no traffic on eth0, eth1 during the soak (fewer than 3000 packets ...): undecided";
+/// with no NIC watched, TCP is all there is.
+std::string no_traffic(const SoakOptions& o, const bench::GuardLimits& limits, double seconds) {
+  std::string tcp = fmt::format("{} TCP segments", limits.min_out_segs);
+  if (o.interfaces.empty())
+    return fmt::format(
+        "no TCP traffic during the soak (no NIC is watched; fewer than {} in a window): "
+        "undecided, nothing judged",
+        tcp);
   std::string names;
   for (const auto& n : o.interfaces) names += (names.empty() ? "" : ", ") + n;
-  return fmt::format("no traffic on {} during the soak", names);
+  return fmt::format(
+      "no traffic on {} during the soak (fewer than {} packets and {} in a window): undecided, "
+      "nothing judged",
+      names, min_packets(o, seconds), tcp);
 }
 
 }  // namespace
+
+uint64_t min_packets(const SoakOptions& o, double seconds) {
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(o.min_packets_per_s * seconds)));
+}
 
 Result<SoakResult> soak_group(const Root& root, Clock& clock, const SoakOptions& o,
                               const std::function<Status()>& write) {
@@ -70,22 +87,27 @@ Result<SoakResult> soak_group(const Root& root, Clock& clock, const SoakOptions&
   bench::GuardDelta before = bench::guard_delta(*s0, *s1), after = bench::guard_delta(*s1, *s2);
   before.seconds = seconds(t1 - t0);
   after.seconds = seconds(t2 - t1);
-  r.traffic = has_traffic(before, after, o.limits);
+  r.traffic = has_traffic(before, after, o);
   r.guards = judge_guards(before, after, o.limits, o.test);
   for (const GuardJudgement& j : r.guards) r.tripped = r.tripped || j.tripped;
-  if (!r.traffic) r.note = no_traffic(o);
+  // A trip is evidence with or without workload traffic (a link that starts flapping);
+  // a pass without it is not.
+  if (!r.traffic) r.note = no_traffic(o, o.limits, seconds(o.window));
 
   nlohmann::json guards = nlohmann::json::array();
   for (const GuardJudgement& j : r.guards) guards.push_back(guard_json(j));
-  r.json = {{"window_s", seconds(o.window)},
-            {"windows",
-             {{"before", window_json(before, seconds(t1 - t0))},
-              {"after", window_json(after, seconds(t2 - t1))}}},
-            {"guards", guards},
-            {"traffic", r.traffic},
-            {"decision", r.tripped   ? "tripped"
-                         : r.traffic ? "passed"
-                                     : "no_traffic"}};
+  r.json = {
+      {"window_s", seconds(o.window)},
+      {"windows",
+       {{"before", window_json(before, seconds(t1 - t0))},
+        {"after", window_json(after, seconds(t2 - t1))}}},
+      {"guards", guards},
+      {"traffic", r.traffic},
+      {"min_traffic",
+       {{"tcp_segments", o.limits.min_out_segs}, {"packets", min_packets(o, seconds(o.window))}}},
+      {"decision", r.tripped   ? "tripped"
+                   : r.traffic ? "passed"
+                               : "no_traffic"}};
   if (!r.note.empty()) r.json["note"] = r.note;
   return r;
 }

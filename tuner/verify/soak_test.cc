@@ -156,10 +156,54 @@ TEST_CASE("soak: with no traffic it says so and judges nothing it cannot see") {
   REQUIRE(r.ok());
   CHECK_FALSE(r->traffic);
   CHECK_FALSE(r->tripped);
-  CHECK(r->note == "no traffic on eth0 during the soak");
+  CHECK(r->note ==
+        "no traffic on eth0 during the soak (fewer than 500 packets and 1000 TCP segments in a "
+        "window): undecided, nothing judged");
   CHECK(r->json["decision"] == "no_traffic");
   CHECK(r->json["note"] == r->note);
   CHECK(r->json["window_s"] == 5.0);
+  CHECK(r->json["min_traffic"]["packets"] == 500);
+  CHECK(r->json["min_traffic"]["tcp_segments"] == 1000);
+}
+
+TEST_CASE("soak: ARP and LLDP on an idle node are not workload traffic: undecided") {
+  // A node being provisioned: no workload yet, only a few broadcast frames a second
+  // through eth0 and a little TCP of its own (ssh, a config agent). Before, any packet
+  // on a watched interface made this a "passed" soak.
+  testing::TempDir tmp;
+  Node node(tmp.path);
+  node.packets_per_s = 5;
+  node.segs_per_s = 10;
+  NodeClock clock(node);
+  auto root = Root::open(node.path);
+  REQUIRE(root.ok());
+  auto r = soak_group(*root, clock, options(), [] { return Status(Ok{}); });
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->traffic);
+  CHECK_FALSE(r->tripped);
+  CHECK(r->json["decision"] == "no_traffic");
+  CHECK(r->note.find("undecided") != std::string::npos);
+  CHECK(r->json["min_traffic"]["packets"] == 3000);  // 100 per second of a 30 s window
+  // 5 a second each way, received and sent: 300 in the window.
+  CHECK(r->json["windows"]["before"]["interfaces"]["eth0"]["packets"] == 300);
+
+  // The same node under load: 200 packets a second is traffic, and the soak judges it.
+  node.packets_per_s = 200;
+  auto busy = soak_group(*root, clock, options(), [] { return Status(Ok{}); });
+  REQUIRE(busy.ok());
+  CHECK(busy->traffic);
+  CHECK(busy->json["decision"] == "passed");
+
+  // A link that starts flapping after the write is evidence with or without traffic.
+  node.packets_per_s = 5;
+  auto flapping = soak_group(*root, clock, options(), [&]() -> Status {
+    node.flaps_per_s = 0.5;
+    return Ok{};
+  });
+  REQUIRE(flapping.ok());
+  CHECK_FALSE(flapping->traffic);
+  CHECK(flapping->tripped);
+  CHECK(flapping->json["decision"] == "tripped");
 }
 
 TEST_CASE("soak: a window of 0 writes and samples nothing; errors are returned") {
@@ -292,6 +336,27 @@ TEST_CASE("verify loop: a harmless bench = [] group passes the soak and is kept"
   CHECK(out->soak["decision"] == "passed");
   CHECK(out->error.empty());
   CHECK_FALSE(to_json(*out).contains("error"));
+}
+
+TEST_CASE("verify loop: a soak with no workload traffic keeps as chosen, undecided") {
+  SoakRig s;
+  s.node.segs_per_s = 10;  // an idle node: a little TCP, a few broadcast frames
+  s.node.packets_per_s = 5;
+  RunReport report;
+  auto out = s.verify(0.05, &report);  // it would retransmit, but nothing shows it
+  REQUIRE(out.ok());
+  CHECK(out->decision == GroupDecision::kept);
+  CHECK(out->reason == Reason::soak_undecided);  // not "not_measurable_kept": not shown harmless
+  CHECK(s.rig.m.values["sysctl:t.x"] == "tuned");
+  CHECK(out->soak["decision"] == "no_traffic");
+  CHECK(out->unmeasured.find("no workload traffic: undecided, kept as chosen (not shown "
+                             "harmless)") != std::string::npos);
+  nlohmann::json j = to_json(*out);
+  CHECK(j["outcome"] == "soak_undecided");
+  auto back = outcome_from_json(j);
+  REQUIRE(back.ok());
+  CHECK(back->decision == GroupDecision::kept);
+  CHECK(back->reason == Reason::soak_undecided);
 }
 
 TEST_CASE("verify loop: a soak that trips is bisected, and the rest is kept when it passes") {

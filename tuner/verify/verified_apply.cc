@@ -131,6 +131,15 @@ Profile with_peer(const Profile& profile, const std::vector<std::string>& groups
   return out;
 }
 
+std::vector<std::string> decision_order(
+    const std::vector<std::pair<std::string, BudgetUse>>& groups) {
+  std::vector<std::string> out;
+  for (BudgetUse use : {BudgetUse::gain_only, BudgetUse::neutral, BudgetUse::no_trials})
+    for (const auto& [name, u] : groups)
+      if (u == use) out.push_back(name);
+  return out;
+}
+
 LoopOptions loop_options(const Profile& profile, const Inventory& inventory, const Plan& plan,
                          LoopOptions o) {
   o.decision.min_effect = profile.verify.min_effect;
@@ -205,8 +214,21 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
     if (benches->for_group(group))
       keep_tests += 1 + (group_policy(profile, group).bisect && run->knobs_of(group).size() > 1);
   double share = loop_opts.decision.false_keep_rate / std::max(1u, keep_tests);
+  // Gain-only groups first; the neutral-keep ones share what they leave (time_share).
+  auto use_of = [&](const std::string& group) {
+    if (reuse_of(options, group) || !benches->for_group(group)) return BudgetUse::no_trials;
+    // A searched group is applied only on a proven gain of its choice.
+    if (search_of(to_apply, group)) return BudgetUse::gain_only;
+    return group_policy(profile, group).keep_if_neutral ? BudgetUse::neutral : BudgetUse::gain_only;
+  };
+  std::vector<std::pair<std::string, BudgetUse>> uses;
+  unsigned neutral_left = 0;
+  for (const std::string& group : groups) {
+    uses.emplace_back(group, use_of(group));
+    neutral_left += uses.back().second == BudgetUse::neutral;
+  }
   VerifyLoop loop(*run, root, clock, loop_opts, std::move(progress));
-  return run->drive([&](const std::string& group) -> Status {
+  auto step = [&](const std::string& group) -> Status {
     GroupPolicy policy = group_policy(profile, group);
     GroupPlan plan_of_group{group,
                             benches->for_group(group),
@@ -216,6 +238,7 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
                             benches->watches_for(group),
                             policy.soak};
     plan_of_group.false_keep_rate = share;
+    if (use_of(group) == BudgetUse::neutral) plan_of_group.time_share = neutral_left--;
     if (auto reuse = reuse_of(options, group)) {
       plan_of_group.bench = nullptr;
       plan_of_group.reuse = std::move(reuse);
@@ -238,7 +261,8 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
     auto outcome = loop.verify_group(plan_of_group);
     if (!outcome.ok()) return outcome.error();
     return Ok{};
-  });
+  };
+  return run->drive(step, decision_order(uses));
 }
 
 }  // namespace tuner::verify

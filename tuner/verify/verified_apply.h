@@ -52,6 +52,18 @@ std::optional<GroupPlan::Reuse> reuse_of(const VerifiedApplyOptions& options,
 Plan with_class_choices(const Plan& plan, const ClassDecision& decision,
                         std::vector<std::string>& unknown);
 
+/// How a group spends the run's budget: it needs trials to keep anything (kept only on
+/// a proven gain), its trials only rule out harm (kept unless a benchmark proves it), or
+/// it runs no trials (the guard soak, a reused class decision, left out).
+enum class BudgetUse { gain_only, neutral, no_trials };
+
+/// The order a verifying apply decides groups in: gain_only groups first, then neutral,
+/// then no_trials, each in plan order. A neutral group can then only spend what the
+/// gain-only groups left, and none of those is rolled back for the budget untried while
+/// the budget went to a neutral keep; the neutral groups share the rest (time_share).
+std::vector<std::string> decision_order(
+    const std::vector<std::pair<std::string, BudgetUse>>& groups);
+
 /// The loop's options from a profile's [verify]: min_effect, false_keep_rate,
 /// max_trials, guards (over the defaults in o); guards watch the inventory's physical NICs and
 /// every NIC the plan changes.

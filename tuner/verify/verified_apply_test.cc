@@ -3,8 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/files.h"
 #include "tuner/profile/parse.h"
 #include "tuner/verify/benches.h"
+#include "tuner/verify/loop_rig_test.h"
 
 using namespace tuner;
 using namespace tuner::verify;
@@ -93,4 +95,120 @@ TEST_CASE("with_peer: peer must be a boolean") {
   auto bad = parse_profile_file("[group.nic]\npeer = \"yes\"\n", "t.toml");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message().find("'peer' in [group.nic]") != std::string::npos);
+}
+
+TEST_CASE("decision_order: gain-only groups first, then neutral keeps, then the rest") {
+  using U = BudgetUse;
+  CHECK(decision_order({{"irq", U::neutral},
+                        {"vm", U::no_trials},
+                        {"sysctl", U::gain_only},
+                        {"channels", U::neutral},
+                        {"cpu", U::gain_only}}) ==
+        std::vector<std::string>{"sysctl", "cpu", "irq", "channels", "vm"});
+  CHECK(decision_order({}).empty());
+}
+
+namespace {
+
+/// A profile of two measured groups, in plan order: "placement" kept unless harmed (it
+/// would use every trial: only harm stops it early) and "buffers" kept only on a gain;
+/// each knob is measured by a shell command printing 10000 to 10255 (no effect: the
+/// gain-only group ends no_gain within a few looks).
+const char* kTwoGroups = R"t([verify]
+bench = ["noise"]
+min_effect = 0.02
+max_trials = 40
+
+[bench.noise]
+kind = "exec"
+command = ["/bin/sh", "-c", "echo $((10000 + $(od -An -N1 -tu1 /dev/urandom)))"]
+metric = { regex = '([0-9]+)' }
+unit = "ops/s"
+
+[group.placement]
+members = ["sysctl:t.a"]
+keep_if_neutral = true
+
+[group.buffers]
+members = ["sysctl:t.b"]
+keep_if_neutral = false
+)t";
+
+}  // namespace
+
+TEST_CASE("apply_verified: a neutral-keep group cannot starve a gain-only one of the budget") {
+  // Before, groups were decided in plan order: "placement" ran its 80 trials, spent the
+  // budget (the settling pauses advance the fake clock 100 ms a flip) and "buffers" was
+  // rolled back as `budget` without a trial.
+  loop_test::Rig rig({"sysctl:t.a", "sysctl:t.b"});
+  testing::write_file(rig.root_dir() + "/proc/net/snmp",
+                      "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens "
+                      "AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs "
+                      "OutRsts InCsumErrors\nTcp: 1 200 120000 -1 18 4 0 2 0 42026 100 0 0 3 0\n");
+  Profile p = parsed(kTwoGroups);
+  Plan plan;
+  plan.profiles = {"test"};
+  plan.changes = {{"sysctl:t.a", "placement", std::string("default"), "tuned", ""},
+                  {"sysctl:t.b", "buffers", std::string("default"), "tuned", ""}};
+  VerifiedApplyOptions o;
+  o.loop.budget = std::chrono::seconds(6);
+  o.loop.seed = 7;
+  auto r = apply_verified(plan, p, Inventory{}, rig.dir, rig.factory(), rig.root, rig.clock, o);
+  REQUIRE_MESSAGE(r.ok(), r.error().message());
+  REQUIRE(r->report.groups.size() == 2);
+  // The report keeps plan order.
+  CHECK(r->report.groups[0].name == "placement");
+  CHECK(r->report.groups[1].name == "buffers");
+  auto buffers = outcome_from_json(r->report.groups[1].stats);
+  auto placement = outcome_from_json(r->report.groups[0].stats);
+  REQUIRE(buffers.ok());
+  REQUIRE(placement.ok());
+  INFO(r->report.groups[1].stats.dump());
+  INFO(r->report.groups[0].stats.dump());
+  // The gain-only group was measured: not rolled back untried for the budget.
+  REQUIRE(buffers->measured);
+  CHECK(buffers->measured->trials_baseline >= 5);
+  CHECK(buffers->reason != Reason::budget);
+  CHECK_FALSE(buffers->time_cap);
+  // The neutral keep got what was left, all of it (the only one), and stopped there.
+  REQUIRE(placement->time_cap);
+  CHECK(placement->time_cap->seconds > 0);
+  CHECK(placement->time_cap->seconds < 6);
+  CHECK(placement->time_cap->reached);
+  CHECK(placement->decision == GroupDecision::kept);
+  CHECK(placement->reason == Reason::neutral_kept);
+  CHECK(to_json(*placement)["time_cap"]["reached"] == true);
+}
+
+TEST_CASE("apply_verified: neutral-keep groups share what the budget has left") {
+  loop_test::Rig rig({"sysctl:t.a", "sysctl:t.b", "sysctl:t.c"});
+  testing::write_file(rig.root_dir() + "/proc/net/snmp",
+                      "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens "
+                      "AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs "
+                      "OutRsts InCsumErrors\nTcp: 1 200 120000 -1 18 4 0 2 0 42026 100 0 0 3 0\n");
+  Profile p = parsed(std::string(kTwoGroups) +
+                     "\n[group.queues]\nmembers = [\"sysctl:t.c\"]\nkeep_if_neutral = true\n");
+  Plan plan;
+  plan.profiles = {"test"};
+  plan.changes = {{"sysctl:t.a", "placement", std::string("default"), "tuned", ""},
+                  {"sysctl:t.c", "queues", std::string("default"), "tuned", ""}};
+  VerifiedApplyOptions o;
+  o.loop.budget = std::chrono::seconds(4);
+  auto r = apply_verified(plan, p, Inventory{}, rig.dir, rig.factory(), rig.root, rig.clock, o);
+  REQUIRE_MESSAGE(r.ok(), r.error().message());
+  REQUIRE(r->report.groups.size() == 2);
+  auto first = outcome_from_json(r->report.groups[0].stats);
+  auto second = outcome_from_json(r->report.groups[1].stats);
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  REQUIRE(first->time_cap);
+  REQUIRE(second->time_cap);
+  // Half of the 4 s for the first, what is left (about the other half) for the second:
+  // both measured, neither untried.
+  CHECK(first->time_cap->seconds == doctest::Approx(2.0));
+  CHECK(second->time_cap->seconds > 1.5);
+  REQUIRE(first->measured);
+  REQUIRE(second->measured);
+  CHECK(first->measured->trials_baseline >= 5);
+  CHECK(second->measured->trials_baseline >= 5);
 }

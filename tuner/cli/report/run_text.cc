@@ -41,6 +41,13 @@ std::string knob_list(const std::vector<std::string>& knobs) {
   return out;
 }
 
+/// A soak's decision for a person: "tripped", "passed", or "no traffic: undecided" (it
+/// judged nothing, so it is no evidence either way).
+std::string soak_decision(const nlohmann::json& soak) {
+  std::string d = soak.is_object() ? string_field(soak, "decision", "?") : "?";
+  return d == "no_traffic" ? "no traffic: undecided" : d;
+}
+
 /// One line per bisect measurement: which knobs, what they did alone, the effect.
 std::string format_bisect(const verify::Bisect& b, const Term& term) {
   std::string out = "    " + term.bold("bisect") + ": ";
@@ -53,12 +60,7 @@ std::string format_bisect(const verify::Bisect& b, const Term& term) {
     // A soaked part has a soak decision instead of an effect (a file is anyone's: the
     // decision is read only when it is a string).
     std::string numbers = "effect " + effect_of(m);
-    if (!soak.is_null()) {
-      auto d = soak.is_object() ? soak.find("decision") : soak.end();
-      numbers = "soak " + (d != soak.end() && d->is_string()
-                               ? escape_controls(d->get<std::string>())
-                               : std::string("?"));
-    }
+    if (!soak.is_null()) numbers = "soak " + soak_decision(soak);
     return fmt::format("      {}{}: {}, {}\n", what, escape_controls(knob_list(knobs)), outcome,
                        numbers);
   };
@@ -141,11 +143,16 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
     if (!m->error.empty() && !(tripped && o.reason == verify::Reason::guard))
       out += "    " + m->error + "\n";
   }
+  if (o.time_cap && o.time_cap->reached)
+    out += fmt::format(
+        "    trials stopped at its share of the budget ({:.0f} s): kept unless harmed, and no "
+        "harm was proven in them\n",
+        o.time_cap->seconds);
   if (!o.unmeasured.empty()) out += "    " + o.unmeasured + "\n";
   if (o.soak.is_object()) {
     double window = number_field(o.soak, "window_s");
     out += fmt::format("    soak: guards {}s before and after the write: {}\n",
-                       std::isfinite(window) ? window : 0.0, string_field(o.soak, "decision", "?"));
+                       std::isfinite(window) ? window : 0.0, soak_decision(o.soak));
     if (o.soak.contains("note")) out += "      " + string_field(o.soak, "note", "?") + "\n";
   }
   if (!o.measured && !o.error.empty()) out += "    " + term.red(escape_controls(o.error)) + "\n";

@@ -133,3 +133,29 @@ TEST_CASE("run text and JSON: the knobs' notes, each once, after the groups") {
   CHECK_FALSE(j["notes"][0].contains("where"));
   CHECK(run_report_json(RunReport{})["notes"] == nlohmann::json::array());
 }
+
+TEST_CASE("run text: a soak with no workload traffic reads undecided") {
+  std::string text = group_text(R"j({
+    "reason": "the guard soak saw no workload traffic: undecided, not shown harmless",
+    "outcome": "soak_undecided",
+    "soak": {"window_s": 30, "decision": "no_traffic", "traffic": false,
+             "note": "no traffic on eth0 during the soak: undecided, nothing judged"}})j");
+  INFO(text);
+  CHECK(text.find("    soak: guards 30s before and after the write: no traffic: undecided\n") !=
+        std::string::npos);
+  CHECK(text.find("not shown harmless") != std::string::npos);
+  CHECK(text.find("passed") == std::string::npos);
+}
+
+TEST_CASE("run text: a neutral keep stopped at its share of the budget says so") {
+  std::string capped = R"({
+    "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 1e9, "effect": 0,
+    "ci": [-0.01, 0.01], "p": 0.5, "trials": {"baseline": 12, "candidate": 12},
+    "outcome": "neutral_kept", "time_cap": {"seconds": 150, "reached": true}})";
+  CHECK(group_text(capped).find("    trials stopped at its share of the budget (150 s): kept "
+                                "unless harmed, and no harm was proven in them\n") !=
+        std::string::npos);
+  std::string within = capped;
+  within.replace(within.find("true"), 4, "false");
+  CHECK(group_text(within).find("share of the budget") == std::string::npos);
+}
