@@ -204,3 +204,35 @@ TEST_CASE("apply run: an undo the kernel refuses is tried again after the group'
   CHECK(m.log == std::vector<std::string>{"cpu:policy0:governor=performance",
                                           "cpu:policy0:epp=performance"});
 }
+
+TEST_CASE("apply run: drive in another order writes in it, reports in plan order") {
+  testing::TempDir t;
+  auto sd = StateDir::open(t.path + "/s", true);
+  REQUIRE(sd.ok());
+  FakeMachine m;
+  m.values = {{"sysctl:t.a", "1"}, {"sysctl:t.b", "2"}, {"sysctl:t.c", "3"}};
+  Plan p = plan_of({{"sysctl:t.a", "first", "10"},
+                    {"sysctl:t.b", "second", "20"},
+                    {"sysctl:t.c", "third", "30"}});
+  auto run = ApplyRun::prepare(p, *sd, factory(m), {});
+  REQUIRE(run.ok());
+  // An order that is not the plan's groups is refused before anything is written.
+  auto bad = run->drive([](const std::string&) { return Status(Ok{}); }, {"third", "first"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(m.log.empty());
+  std::vector<std::string> stepped;
+  auto r = run->drive(
+      [&](const std::string& g) -> Status {
+        stepped.push_back(g);
+        if (Status s = run->write_group(g); !s.ok()) return s;
+        return run->decide(g, GroupDecision::applied, nlohmann::json::object());
+      },
+      {"third", "first", "second"});
+  REQUIRE(r.ok());
+  CHECK(stepped == std::vector<std::string>{"third", "first", "second"});
+  CHECK(m.log == std::vector<std::string>{"sysctl:t.c=30", "sysctl:t.a=10", "sysctl:t.b=20"});
+  REQUIRE(r->report.groups.size() == 3);
+  CHECK(r->report.groups[0].name == "first");
+  CHECK(r->report.groups[1].name == "second");
+  CHECK(r->report.groups[2].name == "third");
+}
