@@ -31,15 +31,29 @@ uint16_t port_of(const TcpConfig& c) {
 struct Target {
   std::unique_ptr<tcp::TcpServer> server;
   tcp::Endpoint endpoint;
+  tcp::PeerKey key;  // what the server proves: the rollout's (peer) or the run's own
 };
+
+Error no_key(const TcpConfig& c) {
+  return Error::invalid(fmt::format("a peer benchmark needs the rollout's key, which the server "
+                                    "must prove: --peer-key FILE or {} (the same on both nodes)",
+                                    tcp::kPeerKeyEnv),
+                        fmt::format("bench '{}'", c.name));
+}
 
 Result<Target> target(const TcpConfig& c) {
   auto ep = tcp::parse_endpoint(address_of(c), port_of(c));
   if (!ep.ok()) return bench_error(c, ep.error().what);
   Target t;
   t.endpoint = *ep;
-  if (c.placement == TcpConfig::Placement::peer) return t;
+  if (c.placement == TcpConfig::Placement::peer) {
+    if (c.key.empty()) return no_key(c);
+    t.key = c.key;
+    return t;
+  }
+  t.key = c.key.empty() ? tcp::random_key() : c.key;
   tcp::ServerOptions o;
+  o.key = t.key;
   o.at = *ep;
   o.netns = c.placement == TcpConfig::Placement::netns ? c.netns : "";
   o.cpus = c.cpus;
@@ -89,17 +103,12 @@ TcpBenchmark::TcpBenchmark(TcpConfig config) : config_(std::move(config)) {}
 Status TcpBenchmark::check() {
   Status v = validate(config_);
   if (!v.ok()) return v;
-  if (config_.placement == TcpConfig::Placement::peer) {
-    auto ep = tcp::parse_endpoint(config_.address, port_of(config_));
-    Status p = tcp::probe(*ep, 2s);
-    if (!p.ok()) return bench_error(config_, p.error().message());
-    return Ok{};
-  }
-  // Open (and close) the listener: proves the address exists where it should and that
-  // we may enter the namespace.
+  // Loopback and netns open (and close) the listener: proves the address exists where
+  // it should and that we may enter the namespace; peer checks that the server there
+  // proves the key.
   auto t = target(config_);
   if (!t.ok()) return t.error();
-  Status p = tcp::probe(t->endpoint, 2s);
+  Status p = tcp::probe(t->endpoint, t->key, 2s);
   if (!p.ok()) return bench_error(config_, p.error().message());
   return Ok{};
 }
@@ -110,14 +119,14 @@ Result<TcpResult> TcpBenchmark::measure() {
   auto t = target(config_);
   if (!t.ok()) return t.error();
   TcpResult r;
-  auto streams = tcp::run_streams(t->endpoint, config_.streams, config_.duration,
+  auto streams = tcp::run_streams(t->endpoint, t->key, config_.streams, config_.duration,
                                   config_.write_size, config_.cpus);
   if (!streams.ok()) return bench_error(config_, streams.error().message());
   r.bytes = streams->bytes;
   r.throughput_bps = streams->bits_per_second();
   r.connections = streams->connections;
   if (config_.rr_duration > 0ms) {
-    auto rr = tcp::run_rr(t->endpoint, config_.rr_duration, config_.rr_size, config_.cpus);
+    auto rr = tcp::run_rr(t->endpoint, t->key, config_.rr_duration, config_.rr_size, config_.cpus);
     if (!rr.ok()) return bench_error(config_, rr.error().message());
     Percentiles p = summarize(std::move(rr->rtt_ns));
     r.transactions = p.count;

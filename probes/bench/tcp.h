@@ -15,6 +15,7 @@
 
 #include "base/cpuset.h"
 #include "probes/bench/bench.h"
+#include "probes/bench/tcp_auth.h"
 #include "probes/bench/tcp_wire.h"
 
 namespace tuner::bench {
@@ -41,6 +42,10 @@ struct TcpConfig {
   uint32_t rr_size = 1;
   /// CPUs for the benchmark's threads (client and in-process server); empty: unbound.
   CpuSet cpus;
+  /// peer: the rollout's key the server must prove (apply/bench --peer-key or
+  /// TUNER_PEER_KEY); a peer benchmark without one cannot run. Loopback and netns: a
+  /// random key of the run when empty.
+  tcp::PeerKey key;
 };
 
 /// The port a peer's serve() listens on unless told otherwise.
@@ -64,7 +69,7 @@ class TcpBenchmark : public Benchmark {
   explicit TcpBenchmark(TcpConfig config);
   const std::string& name() const override { return config_.name; }
   /// validate(); netns: the namespace exists and we may enter it (a listener is opened
-  /// there and closed); peer: a server answers a hello within 2 s.
+  /// there and closed); peer: a key is set and a server proves it within 2 s.
   Status check() override;
   /// Metrics: throughput (bit/s, higher), rr_latency_p50 and rr_latency_p99 (us, lower;
   /// absent when rr_duration is 0); connections: the client sockets' TCP_INFO counters.

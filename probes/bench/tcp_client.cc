@@ -25,34 +25,96 @@ constexpr auto kConnectTimeout = 2s;
 constexpr auto kIoTimeout = 10s;
 constexpr std::size_t kMaxSamples = 20'000'000;
 
-/// Connects, sends the hello and waits for the server to echo it.
-Result<Socket> open_session(const Endpoint& server, const Hello& h,
-                            std::chrono::milliseconds connect_timeout) {
-  auto s = connect_to(server, connect_timeout, kIoTimeout);
-  if (!s.ok()) return s.error();
-  auto hello = encode(h);
-  Status sent = send_all(s->get(), hello.data(), hello.size(), "the hello");
-  if (!sent.ok())
-    return Error{sent.error().kind, sent.error().what, server.text(), sent.error().err};
-  uint8_t echo[kHelloSize];
-  Status got = recv_all(s->get(), echo, sizeof echo, "the server answered the hello");
-  if (!got.ok())
-    return Error{got.error().kind, got.error().what + " (is a tuner tcp server listening there?)",
-                 server.text(), got.error().err};
-  if (std::memcmp(echo, hello.data(), kHelloSize) != 0)
-    return Error::invalid("the server answered with something other than our hello", server.text());
-  return std::move(*s);
+/// One deadline for a phase and all its sockets: at `at` every socket it watches is
+/// shut down, so each call blocked on them returns at once. Destroy it before the
+/// sockets it watches are closed (declare it after them).
+class PhaseDeadline {
+ public:
+  explicit PhaseDeadline(Clock::time_point at) : at_(at), thread_([this] { wait(); }) {}
+  ~PhaseDeadline() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  PhaseDeadline(const PhaseDeadline&) = delete;
+  PhaseDeadline& operator=(const PhaseDeadline&) = delete;
+
+  void watch(int fd) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fired_) ::shutdown(fd, SHUT_RDWR);
+    fds_.push_back(fd);
+  }
+  void unwatch(int fd) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase(fds_, fd);
+  }
+  bool fired() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return fired_;
+  }
+  /// Time left, at least 1 ms (a timeout of 0 means none to the kernel).
+  std::chrono::milliseconds left() const {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(at_ - Clock::now());
+    return std::max(ms, std::chrono::milliseconds(1));
+  }
+  /// The phase's error when the deadline cut it short, else `e` as it was.
+  Error explain(Error e, const Endpoint& server) {
+    if (!fired()) return e;
+    return Error::io("the phase ran past its deadline (its duration and a fixed slack): the "
+                     "server is too slow, or trickling",
+                     server.text(), ETIMEDOUT);
+  }
+
+ private:
+  void wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (cv_.wait_until(lock, at_, [this] { return done_; })) return;
+    fired_ = true;
+    for (int fd : fds_) ::shutdown(fd, SHUT_RDWR);
+  }
+
+  Clock::time_point at_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false, fired_ = false;
+  std::vector<int> fds_;
+  std::thread thread_;  // last: started once the rest is built
+};
+
+struct Opened {
+  Socket sock;
+  Session session;
+};
+
+/// Connects, proves the key and checks the server's proof (tcp_auth.h), within what is
+/// left of the phase.
+Result<Opened> open_session(const Endpoint& server, const PeerKey& key, const Hello& h,
+                            std::chrono::milliseconds connect_timeout, PhaseDeadline& deadline) {
+  auto s = connect_to(server, std::min(connect_timeout, deadline.left()), kIoTimeout);
+  if (!s.ok()) return deadline.explain(s.error(), server);
+  deadline.watch(s->get());
+  auto session = client_handshake(s->get(), h, key);
+  if (!session.ok()) {
+    deadline.unwatch(s->get());
+    Error e = session.error();
+    return deadline.explain(Error{e.kind, e.what, server.text(), e.err}, server);
+  }
+  return Opened{std::move(*s), *session};
 }
 
 struct Stream {
   Socket sock;
+  Session session;
   uint64_t sent = 0, counted = 0;
   ConnectionCounters connections;
   Clock::time_point end{};
   Status status = Ok{};
 };
 
-void send_until(Stream& s, Clock::time_point stop_at, uint32_t write_size) {
+void send_until(Stream& s, const PeerKey& key, Clock::time_point stop_at, uint32_t write_size) {
   std::vector<char> buf(write_size, 'T');
   int fd = s.sock.get();
   while (Clock::now() < stop_at) {
@@ -68,14 +130,21 @@ void send_until(Stream& s, Clock::time_point stop_at, uint32_t write_size) {
     s.status = errno_error("stream: shutdown", "tcp");
     return;
   }
-  uint8_t count[8];
+  uint8_t count[8 + kProofSize];
   Status got = recv_all(fd, count, sizeof count, "the server's byte count");
   if (!got.ok()) {
     s.status = got;
     return;
   }
   s.end = Clock::now();
-  for (uint8_t b : count) s.counted = (s.counted << 8) | b;
+  for (int i = 0; i < 8; ++i) s.counted = (s.counted << 8) | count[i];
+  Sha256Digest tag = count_tag(key, s.session, s.counted);
+  if (!equal_digests(tag.data(), count + 8, kProofSize)) {
+    s.status = Error::denied("the byte count's tag does not match the session: not the server "
+                             "that proved the key",
+                             "tcp auth");
+    return;
+  }
   // Every byte is acknowledged now: the socket's counters are final for this stream.
   auto info = connection_counters(fd);
   if (!info.ok()) {
@@ -92,15 +161,17 @@ double StreamResult::bits_per_second() const {
   return secs > 0 ? static_cast<double>(bytes) * 8.0 / secs : 0.0;
 }
 
-Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
+Result<StreamResult> run_streams(const Endpoint& server, const PeerKey& key, unsigned streams,
                                  std::chrono::milliseconds duration, uint32_t write_size,
-                                 const CpuSet& cpus) {
+                                 const CpuSet& cpus, std::chrono::milliseconds slack) {
   Hello h{Mode::stream, write_size, static_cast<uint32_t>(duration.count())};
   std::vector<Stream> st(streams);
+  PhaseDeadline deadline(Clock::now() + duration + slack);  // after st: destroyed first
   for (Stream& s : st) {
-    auto sock = open_session(server, h, kConnectTimeout);
-    if (!sock.ok()) return sock.error();
-    s.sock = std::move(*sock);
+    auto opened = open_session(server, key, h, kConnectTimeout, deadline);
+    if (!opened.ok()) return opened.error();
+    s.sock = std::move(opened->sock);
+    s.session = opened->session;
   }
   std::mutex mu;
   std::condition_variable cv;
@@ -117,7 +188,7 @@ Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
         cv.wait(lock, [&] { return go; });
         until = stop_at;
       }
-      send_until(*ps, until, write_size);
+      send_until(*ps, key, until, write_size);
     });
   }
   {
@@ -133,7 +204,7 @@ Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
   Clock::time_point last = start;
   for (std::size_t i = 0; i < st.size(); ++i) {
     if (!st[i].status.ok()) {
-      Error e = st[i].status.error();
+      Error e = deadline.explain(st[i].status.error(), server);
       return Error{e.kind, fmt::format("stream {} of {}: {}", i + 1, streams, e.what),
                    server.text(), e.err};
     }
@@ -149,12 +220,15 @@ Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
   return r;
 }
 
-Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds duration, uint32_t size,
-                        const CpuSet& cpus) {
+Result<RrResult> run_rr(const Endpoint& server, const PeerKey& key,
+                        std::chrono::milliseconds duration, uint32_t size, const CpuSet& cpus) {
   Hello h{Mode::rr, size, static_cast<uint32_t>(duration.count())};
-  auto sock = open_session(server, h, kConnectTimeout);
-  if (!sock.ok()) return sock.error();
-  Status nd = set_nodelay(sock->get());
+  Socket sock;
+  PhaseDeadline deadline(Clock::now() + duration + kPhaseSlack);  // after sock: destroyed first
+  auto opened = open_session(server, key, h, kConnectTimeout, deadline);
+  if (!opened.ok()) return opened.error();
+  sock = std::move(opened->sock);
+  Status nd = set_nodelay(sock.get());
   if (!nd.ok()) return nd.error();
   RrResult r;
   Status bound = Ok{};
@@ -163,12 +237,13 @@ Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds durati
     if (!cpus.empty()) bound = bind_this_thread(cpus);
     std::vector<char> buf(size, 'R');
     r.rtt_ns.reserve(std::min<std::size_t>(kMaxSamples, 1u << 20));
-    const auto deadline = Clock::now() + duration;
-    for (auto t0 = Clock::now(); t0 < deadline && r.rtt_ns.size() < kMaxSamples;) {
-      Status s = send_all(sock->get(), buf.data(), buf.size(), "a request");
-      if (s.ok()) s = recv_all(sock->get(), buf.data(), buf.size(), "a response");
+    const auto until = Clock::now() + duration;
+    for (auto t0 = Clock::now(); t0 < until && r.rtt_ns.size() < kMaxSamples;) {
+      Status s = send_all(sock.get(), buf.data(), buf.size(), "a request");
+      if (s.ok()) s = recv_all(sock.get(), buf.data(), buf.size(), "a response");
       if (!s.ok()) {
-        bound = Error{s.error().kind, "rr: " + s.error().what, server.text(), s.error().err};
+        Error e = deadline.explain(s.error(), server);
+        bound = Error{e.kind, "rr: " + e.what, server.text(), e.err};
         return;
       }
       auto t1 = Clock::now();
@@ -179,15 +254,18 @@ Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds durati
   worker.join();
   if (!bound.ok()) return bound.error();
   if (r.rtt_ns.empty()) return Error::io("rr: no transaction completed", server.text());
-  auto info = connection_counters(sock->get());
+  auto info = connection_counters(sock.get());
   if (!info.ok()) return info.error();
   r.connections = *info;
   return r;
 }
 
-Status probe(const Endpoint& server, std::chrono::milliseconds timeout) {
-  auto s = open_session(server, Hello{Mode::probe, 1, 0}, timeout);
-  if (!s.ok()) return s.error();
+Status probe(const Endpoint& server, const PeerKey& key, std::chrono::milliseconds timeout) {
+  Socket sock;
+  PhaseDeadline deadline(Clock::now() + 2 * timeout);
+  auto opened = open_session(server, key, Hello{Mode::probe, 1, 0}, timeout, deadline);
+  if (!opened.ok()) return opened.error();
+  sock = std::move(opened->sock);
   return Ok{};
 }
 

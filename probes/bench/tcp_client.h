@@ -1,5 +1,8 @@
-// The tcp benchmark's client phases, each bounded by its duration plus fixed timeouts
-// (connect 2 s, server acknowledgement 10 s).
+// The tcp benchmark's client phases. Each opens its connections with the peer key's
+// challenge-response (tcp_auth.h) and has one deadline across all its sockets: its
+// duration plus kPhaseSlack, covering connecting, the handshakes and the server's count.
+// A server that trickles (reads slowly, answers late) cannot stretch a trial past it:
+// at the deadline every socket is shut down and the phase fails.
 #pragma once
 
 #include <chrono>
@@ -8,9 +11,13 @@
 
 #include "base/cpuset.h"
 #include "probes/bench/bench.h"
+#include "probes/bench/tcp_auth.h"
 #include "probes/bench/tcp_wire.h"
 
 namespace tuner::bench::tcp {
+
+/// What a phase may take beyond its duration, all its sockets together.
+inline constexpr std::chrono::seconds kPhaseSlack{10};
 
 struct StreamResult {
   /// Bytes the server counted, summed over streams (each checked against what was sent).
@@ -25,9 +32,10 @@ struct StreamResult {
 
 /// `streams` connections, each sending `write_size` chunks for `duration` from a
 /// common start, then shutdown(SHUT_WR) and waiting for the server's count.
-Result<StreamResult> run_streams(const Endpoint& server, unsigned streams,
+/// `slack`: what the phase may take beyond `duration` (tests shorten it).
+Result<StreamResult> run_streams(const Endpoint& server, const PeerKey& key, unsigned streams,
                                  std::chrono::milliseconds duration, uint32_t write_size,
-                                 const CpuSet& cpus);
+                                 const CpuSet& cpus, std::chrono::milliseconds slack = kPhaseSlack);
 
 struct RrResult {
   /// Round-trip times of every transaction, in nanoseconds.
@@ -38,10 +46,10 @@ struct RrResult {
 
 /// One connection (TCP_NODELAY), `size`-byte request and response, one at a time, for
 /// `duration`.
-Result<RrResult> run_rr(const Endpoint& server, std::chrono::milliseconds duration, uint32_t size,
-                        const CpuSet& cpus);
+Result<RrResult> run_rr(const Endpoint& server, const PeerKey& key,
+                        std::chrono::milliseconds duration, uint32_t size, const CpuSet& cpus);
 
-/// Connects and exchanges a probe hello: is a tuner tcp server there?
-Status probe(const Endpoint& server, std::chrono::milliseconds timeout);
+/// Connects and exchanges a probe hello: is a tuner tcp server holding `key` there?
+Status probe(const Endpoint& server, const PeerKey& key, std::chrono::milliseconds timeout);
 
 }  // namespace tuner::bench::tcp

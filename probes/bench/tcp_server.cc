@@ -1,11 +1,14 @@
 #include "probes/bench/tcp_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include <fmt/core.h>
@@ -19,13 +22,27 @@ using namespace std::chrono_literals;
 
 struct TcpServer::Conn {
   UniqueFd fd;
+  std::string source;  // the peer's address, for the per-source cap
   bool done = false;
   std::thread thread;
 };
 
 namespace {
 
-Status serve_stream(int fd, const Hello& h, Clock::time_point deadline) {
+/// The address part of a peer's sockaddr, for counting its connections.
+std::string source_address(const sockaddr_storage& from, socklen_t len) {
+  char host[INET6_ADDRSTRLEN] = "";
+  if (from.ss_family == AF_INET && len >= sizeof(sockaddr_in))
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&from)->sin_addr, host, sizeof host);
+  else if (from.ss_family == AF_INET6 && len >= sizeof(sockaddr_in6))
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&from)->sin6_addr, host,
+                sizeof host);
+  return host;
+}
+
+Status serve_stream(int fd, const PeerKey& key, const Session& session,
+                    Clock::time_point deadline) {
+  const Hello& h = session.hello;
   std::vector<char> buf(h.msg_size);
   uint64_t total = 0;
   for (;;) {
@@ -37,8 +54,11 @@ Status serve_stream(int fd, const Hello& h, Clock::time_point deadline) {
     if (Clock::now() > deadline)
       return Error::invalid("stream: client ran past its duration", "tcp server");
   }
-  uint8_t count[8];
+  // The count, and its tag: the number a decision rests on is provably this server's.
+  uint8_t count[8 + kProofSize];
   for (int i = 0; i < 8; ++i) count[i] = static_cast<uint8_t>(total >> (56 - 8 * i));
+  Sha256Digest tag = count_tag(key, session, total);
+  std::memcpy(count + 8, tag.data(), tag.size());
   return send_all(fd, count, sizeof count, "the byte count");
 }
 
@@ -65,22 +85,22 @@ Status serve_rr(int fd, const Hello& h, Clock::time_point deadline) {
 
 }  // namespace
 
-Status handle_connection(int fd) {
-  Status t = set_io_timeout(fd, 5s);
+Status handle_connection(int fd, const PeerKey& key) {
+  if (key.empty()) return Error::denied("the server has no key", "tcp server");
+  // Who has not proven the key within 2 s is dropped; each call is bounded, and the
+  // handshake is four of them at most.
+  Status t = set_io_timeout(fd, 500ms);
   if (!t.ok()) return t;
-  uint8_t raw[kHelloSize];
-  Status got = recv_all(fd, raw, sizeof raw, "the hello");
-  if (!got.ok()) return got;
-  auto hello = decode(raw);
-  if (!hello.ok()) return hello.error();
-  auto echo = encode(*hello);
-  Status sent = send_all(fd, echo.data(), echo.size(), "the hello");
-  if (!sent.ok()) return sent;
-  auto deadline = Clock::now() + std::chrono::milliseconds(hello->duration_ms) + 10s;
-  switch (hello->mode) {
+  auto session = server_handshake(fd, key);
+  if (!session.ok()) return session.error();
+  t = set_io_timeout(fd, 5s);
+  if (!t.ok()) return t;
+  const Hello& hello = session->hello;
+  auto deadline = Clock::now() + std::chrono::milliseconds(hello.duration_ms) + 10s;
+  switch (hello.mode) {
     case Mode::probe: return Ok{};
-    case Mode::stream: return serve_stream(fd, *hello, deadline);
-    case Mode::rr: return serve_rr(fd, *hello, deadline);
+    case Mode::stream: return serve_stream(fd, key, *session, deadline);
+    case Mode::rr: return serve_rr(fd, hello, deadline);
   }
   return Ok{};
 }
@@ -108,21 +128,32 @@ void TcpServer::accept_loop() {
     int rc = ::poll(&p, 1, 100);
     reap(false);
     if (rc <= 0) continue;
-    UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    sockaddr_storage from{};
+    socklen_t from_len = sizeof from;
+    UniqueFd fd(
+        ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_CLOEXEC));
     if (!fd) {
       if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
         std::this_thread::sleep_for(10ms);  // out of descriptors or memory: do not spin
       continue;
     }
+    std::string source = source_address(from, from_len);
     std::lock_guard<std::mutex> lock(mu_);
     if (conns_.size() >= options_.max_connections) continue;  // fd closes here
+    auto same = std::count_if(conns_.begin(), conns_.end(),
+                              [&](const auto& c) { return !c->done && c->source == source; });
+    if (static_cast<unsigned>(same) >= options_.max_per_source) continue;
     accepted_.fetch_add(1);
     auto conn = std::make_unique<Conn>();
     conn->fd = std::move(fd);
+    conn->source = std::move(source);
     Conn* c = conn.get();
     conn->thread = std::thread([this, c] {
       if (!options_.cpus.empty()) (void)bind_this_thread(options_.cpus);
-      (void)handle_connection(c->fd.get());
+      Status s = handle_connection(c->fd.get(), options_.key);
+      if (!s.ok() && (s.error().is(ErrorKind::denied) || s.error().is(ErrorKind::invalid) ||
+                      s.error().is(ErrorKind::unsupported)))
+        refused_.fetch_add(1);
       std::lock_guard<std::mutex> done_lock(mu_);
       c->fd.reset();
       c->done = true;

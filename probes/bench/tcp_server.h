@@ -1,6 +1,7 @@
 // The tcp benchmark's server side. The same server runs in-process (loopback, or with
 // its listener inside a named netns) or on a peer machine through serve(). It only
-// answers tuner clients: a connection that does not open with a valid hello is closed.
+// answers tuner clients that hold its key (tcp_auth.h): a connection that does not open
+// with a valid hello and prove the key within 2 s is closed, having been told nothing.
 #pragma once
 
 #include <atomic>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "base/cpuset.h"
+#include "probes/bench/tcp_auth.h"
 #include "probes/bench/tcp_wire.h"
 
 namespace tuner::bench::tcp {
@@ -26,10 +28,16 @@ struct ServerOptions {
   CpuSet cpus;
   /// Connections served at once; more are closed at accept.
   unsigned max_connections = 64;
+  /// Connections served at once from one source address (a client's 32 streams fit):
+  /// one host cannot take every slot.
+  unsigned max_per_source = 33;
+  /// The key clients must prove (tcp_auth.h); an empty key serves nobody.
+  PeerKey key;
 };
 
 /// A listening server with its accept thread. Each connection gets a thread, bounded by
-/// the client's announced duration plus 10 s, and by a 5 s idle timeout.
+/// 2 s to authenticate, then by the client's announced duration plus 10 s and a 5 s idle
+/// timeout.
 class TcpServer {
  public:
   static Result<std::unique_ptr<TcpServer>> start(ServerOptions options);
@@ -42,6 +50,8 @@ class TcpServer {
   void stop();
   /// Connections accepted so far.
   unsigned accepted() const { return accepted_.load(); }
+  /// Connections closed because they did not prove the key (or sent no valid hello).
+  unsigned refused() const { return refused_.load(); }
 
  private:
   struct Conn;
@@ -54,6 +64,7 @@ class TcpServer {
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<unsigned> accepted_{0};
+  std::atomic<unsigned> refused_{0};
   std::thread acceptor_;
   std::mutex mu_;
   std::list<std::unique_ptr<Conn>> conns_;
@@ -73,8 +84,9 @@ struct ServeOptions {
 /// Serves tcp benchmark clients for `lifetime`, then stops. Errors: cannot listen.
 Status serve(const ServeOptions& options);
 
-/// Handles one accepted connection: reads the hello, then the mode's exchange. Exposed
-/// for tests; returns how the connection ended.
-Status handle_connection(int fd);
+/// Handles one accepted connection: the handshake (tcp_auth.h), then the mode's
+/// exchange. Exposed for tests; returns how the connection ended (Error::denied: the
+/// client did not prove the key).
+Status handle_connection(int fd, const PeerKey& key);
 
 }  // namespace tuner::bench::tcp

@@ -98,6 +98,7 @@ TEST_CASE("tcp bench: a peer running serve(), and a peer with nothing listening"
   std::atomic<bool> done{false};
   tcp::ServeOptions o;
   o.server.at = *tcp::parse_endpoint("127.0.0.1", 0);
+  o.server.key = tcp::PeerKey{"the rollout's shared key, 32 b."};
   o.lifetime = 30s;
   o.on_listening = [&](uint16_t p) { port = p; };
   o.should_stop = [&] { return done.load(); };
@@ -110,6 +111,7 @@ TEST_CASE("tcp bench: a peer running serve(), and a peer with nothing listening"
   c.placement = TcpConfig::Placement::peer;
   c.address = "127.0.0.1";
   c.port = port;
+  c.key = o.server.key;
   TcpBenchmark b(c);
   CHECK(b.check().ok());
   auto m = b.run();
@@ -129,6 +131,7 @@ TEST_CASE("tcp bench: a peer running serve(), and a peer with nothing listening"
 TEST_CASE("tcp server: a stranger is turned away, the next client is served") {
   tcp::ServerOptions o;
   o.at = *tcp::parse_endpoint("127.0.0.1", 0);
+  o.key = tcp::random_key();
   auto server = tcp::TcpServer::start(o);
   REQUIRE(server.ok());
   auto at = *tcp::parse_endpoint("127.0.0.1", (*server)->port());
@@ -140,10 +143,10 @@ TEST_CASE("tcp server: a stranger is turned away, the next client is served") {
     char c;
     CHECK(::recv(s->get(), &c, 1, 0) <= 0);  // closed (or reset) without an answer
   }
-  CHECK(tcp::probe(at, 1s).ok());
+  CHECK(tcp::probe(at, o.key, 1s).ok());
   CHECK((*server)->accepted() == 2);
   auto t0 = std::chrono::steady_clock::now();
   (*server)->stop();
   CHECK(std::chrono::steady_clock::now() - t0 < 1s);
-  CHECK_FALSE(tcp::probe(at, 500ms).ok());
+  CHECK_FALSE(tcp::probe(at, o.key, 500ms).ok());
 }

@@ -1,6 +1,8 @@
 #include "probes/bench/tcp_wire.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -19,7 +21,8 @@ namespace tuner::bench::tcp {
 namespace {
 
 constexpr uint8_t kMagic[4] = {'T', 'U', 'N', 'R'};
-constexpr uint8_t kVersion = 1;
+// 2: the hello opens a challenge-response over the peer key (tcp_auth.h).
+constexpr uint8_t kVersion = 2;
 
 void put32(uint8_t* p, uint32_t v) {
   p[0] = static_cast<uint8_t>(v >> 24);
@@ -225,6 +228,49 @@ Status recv_all(int fd, void* data, std::size_t n, const char* what) {
     n -= static_cast<std::size_t>(k);
   }
   return Ok{};
+}
+
+namespace {
+
+bool same_address(const sockaddr* a, const sockaddr_storage& b) {
+  if (a == nullptr || a->sa_family != b.ss_family) return false;
+  if (a->sa_family == AF_INET)
+    return std::memcmp(&reinterpret_cast<const sockaddr_in*>(a)->sin_addr,
+                       &reinterpret_cast<const sockaddr_in*>(&b)->sin_addr, sizeof(in_addr)) == 0;
+  if (a->sa_family == AF_INET6)
+    return std::memcmp(&reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr,
+                       &reinterpret_cast<const sockaddr_in6*>(&b)->sin6_addr,
+                       sizeof(in6_addr)) == 0;
+  return false;
+}
+
+}  // namespace
+
+bool is_wildcard(const Endpoint& ep) {
+  if (ep.addr.ss_family == AF_INET)
+    return reinterpret_cast<const sockaddr_in*>(&ep.addr)->sin_addr.s_addr == htonl(INADDR_ANY);
+  if (ep.addr.ss_family == AF_INET6)
+    return IN6_IS_ADDR_UNSPECIFIED(&reinterpret_cast<const sockaddr_in6*>(&ep.addr)->sin6_addr);
+  return false;
+}
+
+Result<bool> is_own_address(const Endpoint& ep) {
+  if (ep.addr.ss_family == AF_INET &&
+      (ntohl(reinterpret_cast<const sockaddr_in*>(&ep.addr)->sin_addr.s_addr) >> 24) == 127)
+    return true;
+  if (ep.addr.ss_family == AF_INET6) {
+    const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(&ep.addr)->sin6_addr;
+    if (IN6_IS_ADDR_LOOPBACK(&a)) return true;
+    if (IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127) return true;
+  }
+  if (is_wildcard(ep)) return true;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return errno_error("getifaddrs", "tcp");
+  bool own = false;
+  for (ifaddrs* i = list; i != nullptr && !own; i = i->ifa_next)
+    own = same_address(i->ifa_addr, ep.addr);
+  ::freeifaddrs(list);
+  return own;
 }
 
 }  // namespace tuner::bench::tcp

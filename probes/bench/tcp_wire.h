@@ -1,6 +1,6 @@
 // The tcp benchmark's wire: addresses, bounded socket calls, and the 16-byte hello a
 // client sends first so one server (in-process, in a named netns, or `serve()` on a
-// peer) handles every mode. Sockets are plain TCP with the kernel's defaults: no
+// peer) handles every mode; the challenge-response that follows it is tcp_auth.h. Sockets are plain TCP with the kernel's defaults: no
 // SO_SNDBUF/SO_RCVBUF, so buffer autotuning and net.ipv4.tcp_{r,w}mem, the very sysctls
 // the verify loop measures, stay in effect.
 #pragma once
@@ -46,7 +46,7 @@ inline constexpr std::size_t kHelloSize = 16;
 inline constexpr uint32_t kMaxMsgSize = 4u << 20;
 inline constexpr uint32_t kMaxDurationMs = 120'000;
 
-/// "TUNR", version 1, mode, 2 reserved bytes, size and duration big-endian.
+/// "TUNR", version 2 (tcp_auth.h), mode, 2 reserved bytes, size and duration big-endian.
 std::array<uint8_t, kHelloSize> encode(const Hello& h);
 /// Refuses a wrong magic or version, an unknown mode, sizes or durations out of bounds.
 Result<Hello> decode(const uint8_t* bytes);
@@ -66,6 +66,14 @@ Result<Socket> listen_on(const Endpoint& at, const std::string& netns);
 
 /// The port a bound socket got (for port 0).
 Result<uint16_t> local_port(int fd);
+
+/// Whether `ep` is this node itself, as seen from this network namespace: a loopback
+/// address, or one of its interfaces' addresses (getifaddrs). A peer benchmark against
+/// itself measures loopback, which is what it is there to avoid.
+Result<bool> is_own_address(const Endpoint& ep);
+
+/// Whether `ep` is a wildcard (0.0.0.0, ::): a listener there serves every interface.
+bool is_wildcard(const Endpoint& ep);
 
 /// Sets SO_RCVTIMEO and SO_SNDTIMEO.
 Status set_io_timeout(int fd, std::chrono::milliseconds t);

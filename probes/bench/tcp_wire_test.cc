@@ -29,8 +29,8 @@ TEST_CASE("tcp wire: a hello out of bounds or from something else is refused") {
   bad[0] = 'G';  // "GUNR": an HTTP client, a port scanner
   CHECK(decode(bad.data()).error().what == "not a tuner tcp client (bad magic)");
   bad = b;
-  bad[4] = 2;
-  CHECK(decode(bad.data()).error().what == "tcp protocol version 2, this tuner speaks 1");
+  bad[4] = 1;  // an older tuner, without the peer key's challenge-response
+  CHECK(decode(bad.data()).error().what == "tcp protocol version 1, this tuner speaks 2");
   bad = b;
   bad[5] = 9;
   CHECK_FALSE(decode(bad.data()).ok());
@@ -69,7 +69,7 @@ TEST_CASE("tcp wire and exec metrics: errors carry the kind a caller decides on"
   bad_magic[0] = 'X';
   CHECK(decode(bad_magic.data()).error().is(ErrorKind::invalid));
   auto newer = b;
-  newer[4] = 2;  // a protocol version this tuner does not speak
+  newer[4] = 3;  // a protocol version this tuner does not speak
   CHECK(decode(newer.data()).error().is(ErrorKind::unsupported));
   CHECK(parse_endpoint("example.com", 1).error().is(ErrorKind::invalid));
   // A metric the output does not hold is missing; one it holds wrongly is invalid.

@@ -141,4 +141,38 @@ set +e; wait "$pid"; RC=$?; set -e
 [ "$(snapshot_net)" = "$before" ] || fail "soak: net.* differs after the interrupted run"
 expect_rc 0 t status
 
+note "5. tuner bench (no apply): SIGTERM and SIGINT stop the benchmark's process group"
+cat > "$WORK/hang.sh" <<'B'
+#!/bin/sh
+sleep 300 &
+echo $! >> "$(dirname "$0")/helpers"
+wait
+echo "1000 ops"
+B
+cat > "$WORK/hang.toml" <<P
+[profile]
+name = "hang"
+
+[bench.hang]
+kind = "exec"
+command = ["/bin/sh", "$WORK/hang.sh"]
+metric = { regex = "([0-9]+) ops" }
+unit = "ops/s"
+timeout = "600s"
+P
+for sig in TERM INT; do
+  rm -f "$WORK/helpers"
+  "$TUNER" bench hang --profile "$WORK/hang.toml" --trials 3 > "$WORK/out" 2> "$WORK/err" &
+  pid=$!
+  for _ in $(seq 100); do [ -s "$WORK/helpers" ] && break; sleep 0.1; done
+  [ -s "$WORK/helpers" ] || fail "bench $sig: the benchmark never started: $(cat "$WORK/err")"
+  kill -s "$sig" "$pid"
+  set +e; wait "$pid"; RC=$?; set -e
+  want=$([ "$sig" = TERM ] && echo 143 || echo 130)
+  [ "$RC" = "$want" ] || fail "bench $sig: exit $RC, expected $want: $(cat "$WORK/err")"
+  helpers_gone
+  grep -q "interrupted by SIG$sig" "$WORK/err" || fail "bench $sig: $(cat "$WORK/err")"
+  [ "$(wc -l < "$WORK/helpers")" = 1 ] || fail "bench $sig: a trial started after the signal"
+done
+
 note "ok"

@@ -20,7 +20,10 @@ trap cleanup EXIT
 ip link add tpr0 type veth peer name tpr1 netns "$ns"
 ip addr add 10.216.0.1/30 dev tpr0 && ip link set tpr0 up
 ip -n "$ns" addr add 10.216.0.2/30 dev tpr1 && ip -n "$ns" link set tpr1 up && ip -n "$ns" link set lo up
-ip netns exec "$ns" "$TUNER" bench --serve --address 10.216.0.2 --lifetime 300 >"$WORK/serve.log" 2>&1 &
+# The rollout's key, which the server and the applying node each prove (tcp_auth.h).
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$WORK/peer.key" && chmod 0600 "$WORK/peer.key"
+ip netns exec "$ns" "$TUNER" bench --serve --address 10.216.0.2 --lifetime 300 \
+  --peer-key "$WORK/peer.key" >"$WORK/serve.log" 2>&1 &
 sleep 1
 
 profile="$WORK/peerg.toml"
@@ -70,7 +73,8 @@ expect_rc 0 t rollback --last
 note "2. --peer: the group is measured over the veth against the peer's server"
 tx_bytes() { awk '$1 == "tpr0:" { print $10 }' /proc/net/dev; }
 tx_before=$(tx_bytes)
-expect_rc 0 t apply --profile "$profile" --yes --json --budget 60s --peer 10.216.0.2 --report "$WORK/peer.json"
+expect_rc 0 t apply --profile "$profile" --yes --json --budget 60s --peer 10.216.0.2 \
+  --peer-key "$WORK/peer.key" --report "$WORK/peer.json"
 tx_after=$(tx_bytes)
 jq -e '.groups[0].stats.bench == "tcp-short@peer" and .groups[0].stats.trials.baseline >= 1
   and (.warnings | length == 0)' "$WORK/peer.json" >/dev/null ||
@@ -81,7 +85,7 @@ note "   $(jq -r '.groups[0] | "\(.decision): \(.stats.outcome), \(.stats.trials
 [ "$(jq -r '.groups[0].decision' "$WORK/peer.json")" = kept ] && expect_rc 0 t rollback --last
 
 note "3. a --peer that is no address: exit 2, nothing changed"
-expect_rc 2 t apply --profile "$profile" --yes --peer not-an-address
+expect_rc 2 t apply --profile "$profile" --yes --peer not-an-address --peer-key "$WORK/peer.key"
 grep -q "'not-an-address' is not a numeric IPv4 or IPv6 address" <<<"$OUT" || fail "bad peer: $OUT"
 expect_rc 2 t apply --profile "$profile" --yes --no-verify --peer 10.216.0.2
 [ "$(sysctl_get net.ipv4.tcp_fin_timeout)" = "$fin_before" ] || fail "a refused apply changed fin_timeout"

@@ -18,6 +18,7 @@
 #include "base/interrupt.h"
 #include "base/result.h"
 #include "base/strings.h"
+#include "probes/bench/tcp.h"
 #include "probes/hw_class.h"
 #include "probes/inventory_json.h"
 #include "rollback/apply.h"
@@ -88,8 +89,32 @@ void check_decision_options(const po::variables_map& vm, bool verify) {
                "nothing is measured. Nothing was changed");
   if (vm.count("peer") && vm["peer"].as<std::string>().empty())
     fail_input("--peer: empty address. Nothing was changed");
+  if (vm.count("peer-key") && !vm.count("peer"))
+    fail_input("--peer-key is the key the --peer server must prove; without --peer no peer "
+               "benchmark runs. Nothing was changed");
   if (vm.count("require-decision") && !vm.count("decisions"))
     fail_input("--require-decision needs --decisions FILE. Nothing was changed");
+}
+
+/// The key --peer's server must prove, and a --peer that is a real other node: a key
+/// from --peer-key or $TUNER_PEER_KEY (exit 2 without one), an address that parses and
+/// is not this node's own (a peer benchmark against itself measures loopback).
+bench::tcp::PeerKey peer_key_or_fail(const po::variables_map& vm, const std::string& peer) {
+  auto at = bench::tcp::parse_endpoint(peer, bench::kServePort);
+  if (!at.ok()) fail_input("--peer: " + at.error().message() + ". Nothing was changed");
+  auto own = bench::tcp::is_own_address(*at);
+  if (own.ok() && *own)
+    fail_input(fmt::format("--peer {} is this node itself: a peer benchmark against it would "
+                           "measure loopback. Name the other canary. Nothing was changed",
+                           peer));
+  auto key = bench::tcp::peer_key_from(vm.count("peer-key") ? vm["peer-key"].as<std::string>()
+                                                            : std::string());
+  if (!key.ok()) fail_input("--peer-key: " + key.error().message() + ". Nothing was changed");
+  if (key->empty())
+    fail_input(fmt::format("--peer needs the rollout's key, which the server there must prove: "
+                           "--peer-key FILE or {}. Nothing was changed",
+                           bench::tcp::kPeerKeyEnv));
+  return *key;
 }
 
 }  // namespace
@@ -126,6 +151,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "peer", po::value<std::string>()->value_name("ADDR"),
       "run the tcp benchmarks of peer = true groups against ADDR (where 'tuner bench "
       "--serve' runs); without it those groups are decided by the guard soak alone")(
+      "peer-key", po::value<std::string>()->value_name("FILE"),
+      "the rollout's key the peer must prove (a file only root can read; default: "
+      "$TUNER_PEER_KEY). Required with --peer")(
       "require-decision",
       "with --decisions: exit 2 when FILE has no decision for this node's class and "
       "profiles, and never verify a group here");
@@ -142,6 +170,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
                "'tuner plan' and 'tuner probe'. Nothing was changed");
   bool verify = !vm.count("no-verify");
   check_decision_options(vm, verify);
+  // Before anything is planned or asked: a peer run without its key changes nothing.
+  bench::tcp::PeerKey peer_key;
+  if (vm.count("peer")) peer_key = peer_key_or_fail(vm, vm["peer"].as<std::string>());
   std::chrono::milliseconds budget = std::chrono::minutes(10);
   if (vm.count("budget")) {
     auto b = parse_duration(vm["budget"].as<std::string>());
@@ -247,6 +278,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     vo.decisions_file = decisions_file;
     vo.require_decision = vm.count("require-decision") > 0;
     if (vm.count("peer")) vo.peer = vm["peer"].as<std::string>();
+    vo.peer_key = peer_key;
     ProgressLine progress(g.color, json);
     result = verify::apply_verified(plan, planned.profile, planned.inventory, dir, make,
                                     target.root, SteadyClock::instance(), vo, progress.callback());

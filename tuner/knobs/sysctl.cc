@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <array>
 #include <set>
 
 #include <fmt/core.h>
@@ -18,6 +19,12 @@
 namespace tuner {
 
 namespace {
+
+/// The congestion controls Linux builds as tcp_NAME modules (net/ipv4/tcp_*.c, 6.1),
+/// with cubic and reno, which are built in.
+constexpr std::array<std::string_view, 17> kLinuxCongestionControls = {
+    "bbr", "bic", "cdg",  "cubic",    "dctcp", "highspeed", "htcp",     "hybla", "illinois",
+    "lp",  "nv",  "reno", "scalable", "vegas", "veno",      "westwood", "yeah"};
 
 class SysctlKnob : public FileKnob {
  public:
@@ -98,8 +105,9 @@ class SysctlKnob : public FileKnob {
   }
 
   /// What tcp_congestion_control can be set to: the kernel's available list and the
-  /// tcp_NAME modules it would load on the write (lib/modules/RELEASE/modules.dep).
-  /// Empty when the list cannot be read: nothing to check against.
+  /// tcp_NAME modules it would load on the write (lib/modules/RELEASE/modules.dep, or
+  /// when that is not there the names Linux has modules for). Empty when the available
+  /// list cannot be read: nothing to check against.
   std::set<std::string> congestion_controls() const {
     std::set<std::string> out;
     auto available = read_sysctl(ctx_.root, "net.ipv4.tcp_available_congestion_control");
@@ -111,7 +119,12 @@ class SysctlKnob : public FileKnob {
                  *release != "." && *release != "..";
     auto deps = plain ? ctx_.root.read("lib/modules/" + *release + "/modules.dep")
                       : Result<std::string>(Error::missing("no kernel release", "lib/modules"));
-    if (!deps.ok()) return {};  // modules unknown: loadable ones could be refused wrongly
+    if (!deps.ok()) {
+      // Modules unknown (a container, a --root tree): the kernel's own congestion
+      // controls are loadable as far as tuner can tell, any other name is not one.
+      for (std::string_view n : kLinuxCongestionControls) out.emplace(n);
+      return out;
+    }
     for (std::string_view line : split(*deps, '\n')) {
       std::string_view path = line.substr(0, line.find(':'));
       std::string_view file = path.substr(path.rfind('/') + 1);

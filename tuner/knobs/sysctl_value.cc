@@ -47,6 +47,7 @@ constexpr std::array kKnown = {
     KnownKey{"net.ipv4.tcp_mem", 3, 0, kLongMax},
     KnownKey{"net.ipv4.udp_mem", 3, 0, kLongMax},
     KnownKey{"net.ipv4.ip_local_port_range", 2, 1, 65535, true},
+    KnownKey{"net.ipv4.ip_default_ttl", 1, 1, 255},
     KnownKey{"net.ipv4.tcp_slow_start_after_idle", 1, 0, 255},
     KnownKey{"net.ipv4.tcp_mtu_probing", 1, 0, 255},
     KnownKey{"net.ipv4.tcp_notsent_lowat", 1, 0, kUintMax},

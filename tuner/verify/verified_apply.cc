@@ -90,7 +90,8 @@ Plan with_class_choices(const Plan& plan, const ClassDecision& decision,
 }
 
 Profile with_peer(const Profile& profile, const std::vector<std::string>& groups,
-                  const std::string& peer, std::vector<std::string>& notes) {
+                  const std::string& peer, const bench::tcp::PeerKey& key,
+                  std::vector<std::string>& notes) {
   Profile out = profile;
   for (const std::string& group : groups) {
     auto g = out.groups.find(group);
@@ -128,6 +129,10 @@ Profile with_peer(const Profile& profile, const std::vector<std::string>& groups
     }
     g->second.bench = names;
   }
+  for (auto& [name, spec] : out.benches)
+    if (spec.kind == BenchSpec::Kind::tcp &&
+        spec.tcp.placement == bench::TcpConfig::Placement::peer)
+      spec.tcp.key = key;
   return out;
 }
 
@@ -184,7 +189,8 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
   for (const std::string& group : groups)
     if (!reuse_of(options, group)) measured.push_back(group);
   std::vector<std::string> peer_notes;
-  const Profile profile = with_peer(profile_as_written, measured, options.peer, peer_notes);
+  const Profile profile =
+      with_peer(profile_as_written, measured, options.peer, options.peer_key, peer_notes);
   for (const std::string& n : peer_notes) run->report().warnings.push_back({n, "", ""});
   auto benches = BenchSet::build(profile, inventory.topology, measured, options.bench_override);
   if (!benches.ok()) return benches.error();

@@ -31,14 +31,19 @@ struct VerifiedApplyOptions {
   /// apply --peer ADDR: the peer that `peer = true` groups' tcp benchmarks run against
   /// (it runs `tuner bench --serve`); empty: those groups fall back to the guard soak.
   std::string peer;
+  /// The rollout's key the peer must prove (apply --peer-key, TUNER_PEER_KEY): given to
+  /// every peer benchmark this run builds, and to the profile's own peer placements.
+  bench::tcp::PeerKey peer_key;
 };
 
 /// The profile as this run verifies it: each `peer = true` group among `groups` gets
 /// its tcp benchmarks as copies named "NAME@peer" that run against `peer`, or, with no
 /// peer, no benchmark and keep_if_neutral (the guard soak decides). `notes` gets one
-/// line per group that fell back, for the report.
+/// line per group that fell back, for the report. Every peer placement of the result
+/// (the copies, and the profile's own [bench.NAME] peer = ADDR) gets `key`.
 Profile with_peer(const Profile& profile, const std::vector<std::string>& groups,
-                  const std::string& peer, std::vector<std::string>& notes);
+                  const std::string& peer, const bench::tcp::PeerKey& key,
+                  std::vector<std::string>& notes);
 
 /// What a reused class decision does to one group: nullopt when the node verifies it
 /// itself (no decision and no --require-decision, or too few canaries).

@@ -65,7 +65,8 @@ bench = ["short", "membw"]
   CHECK(p.groups.at("nic").peer);
   CHECK_FALSE(p.groups.at("host").peer);
   std::vector<std::string> notes;
-  Profile with = with_peer(p, {"nic", "nic2", "host"}, "10.0.0.2", notes);
+  const bench::tcp::PeerKey key{"the rollout's key, 32 bytes long"};
+  Profile with = with_peer(p, {"nic", "nic2", "host"}, "10.0.0.2", key, notes);
   CHECK(notes.empty());
   CHECK(bench_names_for(with, "nic") == std::vector<std::string>{"tcp@peer"});
   CHECK(bench_names_for(with, "nic2") == std::vector<std::string>{"short@peer", "membw"});
@@ -75,13 +76,16 @@ bench = ["short", "membw"]
   CHECK(s.tcp.address == "10.0.0.2");
   CHECK(s.tcp.duration == std::chrono::milliseconds(300));  // the rest as written
   CHECK(with.benches.at("tcp@peer").tcp.address == "10.0.0.2");
+  CHECK(s.tcp.key.secret == key.secret);  // the server must prove the rollout's key
+  CHECK(with.benches.at("tcp@peer").tcp.key.secret == key.secret);
+  CHECK(with.benches.at("short").tcp.key.empty());  // loopback: a random key of its own
   CHECK(with.benches.count("short") == 1);  // the original stays for other groups
   // Only the groups this node measures are rewritten.
-  Profile some = with_peer(p, {"host"}, "10.0.0.2", notes);
+  Profile some = with_peer(p, {"host"}, "10.0.0.2", key, notes);
   CHECK(bench_names_for(some, "nic") == std::vector<std::string>{"tcp"});
 
   // No peer: the soak decides, and the report says why.
-  Profile alone = with_peer(p, {"nic", "nic2", "host"}, "", notes);
+  Profile alone = with_peer(p, {"nic", "nic2", "host"}, "", {}, notes);
   CHECK(bench_names_for(alone, "nic").empty());
   CHECK(alone.groups.at("nic").keep_if_neutral);
   CHECK(bench_names_for(alone, "host") == std::vector<std::string>{"tcp"});

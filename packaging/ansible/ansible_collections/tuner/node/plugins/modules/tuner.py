@@ -195,7 +195,21 @@ options:
       - The C(tuner.node.class_rollout) playbook pairs a class's canaries with
         C(tuner_peers=true); one serves while the other applies with it as I(peer),
         then the roles swap.
+      - The server must prove the rollout's key (I(peer_key_file)); without one tuner
+        exits 2 and changes nothing.
     type: str
+  peer_key_file:
+    description:
+      - A file holding the rollout's shared key (C(--peer-key FILE)), the same on the
+        node that serves (C(tuner bench --serve --peer-key FILE)). Every connection of a
+        peer benchmark opens with a challenge-response over it, so a program of another
+        user on the port, or a third host, can neither pass for the server nor be served.
+      - The file must be a regular file owned by root and readable by root alone (mode
+        0600); tuner refuses it otherwise (exit 2, nothing changed). The key never
+        appears on a command line.
+      - C(tuner.node.class_rollout) makes a fresh key per rollout and copies it to the
+        paired canaries.
+    type: path
   binary:
     description:
       - The tuner executable. A bare name is looked up in C(PATH) (and the sbin
@@ -505,7 +519,7 @@ def profile_args(p):
 
 
 def decision_args(p):
-    """--decisions-out, --decisions, --require-decision and --peer as given: tuner
+    """--decisions-out, --decisions, --require-decision, --peer and --peer-key as given: tuner
     itself refuses a combination it cannot honour (with --no-verify, or both files),
     and a peer that is not an address, with its own message."""
     args = []
@@ -517,6 +531,8 @@ def decision_args(p):
         args.append('--require-decision')
     if p['peer'] is not None:
         args += ['--peer', p['peer']]
+    if p['peer_key_file']:
+        args += ['--peer-key', p['peer_key_file']]
     return args
 
 
@@ -696,6 +712,7 @@ def main():
             decisions_content=dict(type='raw'),
             require_decision=dict(type='bool', default=False),
             peer=dict(type='str'),
+            peer_key_file=dict(type='path', no_log=False),
             binary=dict(type='path', default='tuner'),
         ),
         supports_check_mode=True,
