@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "probes/bench/bench_bind.h"
+#include "probes/bench/tcp_info.h"
 
 namespace tuner::bench::tcp {
 
@@ -123,7 +124,9 @@ void TcpServer::accept_loop() {
     conn->thread = std::thread([this, c] {
       if (!options_.cpus.empty()) (void)bind_this_thread(options_.cpus);
       (void)handle_connection(c->fd.get());
+      auto info = connection_counters(c->fd.get());
       std::lock_guard<std::mutex> done_lock(mu_);
+      if (info.ok()) served_ += *info;
       c->fd.reset();
       c->done = true;
     });
@@ -147,6 +150,11 @@ void TcpServer::reap(bool all) {
   }
   for (auto& c : finished)
     if (c->thread.joinable()) c->thread.join();
+}
+
+ConnectionCounters TcpServer::served() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return served_;
 }
 
 void TcpServer::stop() {
