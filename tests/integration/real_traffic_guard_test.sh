@@ -1,12 +1,13 @@
 # The retransmit guard judges the node's real traffic, not the loopback benchmark's own
 # sockets (issue 40; tuner/verify/README.md "Guards"). Two network namespaces over a
 # veth: this one (the node, TCP crippled by tiny buffers) sends iperf3 traffic to the
-# other, where nftables drops 2% of the data segments that arrive with TTL 63. One
+# other, where nftables drops 8% of the data segments that arrive with TTL 63. One
 # measured group, decided by the built-in loopback tcp benchmark:
 #   net.ipv4.tcp_rmem/tcp_wmem  large buffers: the loopback benchmark gains
 #   net.ipv4.ip_default_ttl=63  the node's real traffic starts to retransmit
 #  1. with drops: the guard trips on source node_traffic (the namespace's counter less
-#     the benchmark's loopback segments, which retransmit nothing), the bisect names
+#     the benchmark's loopback segments, which retransmit next to nothing: a few loss
+#     probes, under 0.1% of their segments), the bisect names
 #     the TTL knob and puts it back, the buffers are kept (partly_kept);
 #  2. without drops: the whole group is kept, the guard judged and passed.
 source "$(dirname "$0")/lib.sh"
@@ -33,7 +34,7 @@ ip -n "$ns" addr add 10.216.0.2/30 dev trg1 && ip -n "$ns" link set trg1 up && i
 # Data and ACKs only: a lost SYN would fail a connect, not raise retransmits.
 ip netns exec "$ns" nft add table inet rtg
 ip netns exec "$ns" nft add chain inet rtg in '{ type filter hook input priority 0; }'
-ip netns exec "$ns" nft add rule inet rtg in ip ttl 63 tcp flags '&' '(syn|fin|rst)' == 0 numgen random mod 100 '<' 2 drop
+ip netns exec "$ns" nft add rule inet rtg in ip ttl 63 tcp flags '&' '(syn|fin|rst)' == 0 numgen random mod 100 '<' 8 drop
 ip netns exec "$ns" iperf3 -s -D -B 10.216.0.2 -p 5399
 sleep 0.5
 
@@ -75,10 +76,10 @@ validate() {
 # the rest measure in well under 3 minutes), then stop the traffic.
 run() {
   cripple
-  iperf3 -c 10.216.0.2 -p 5399 -t 180 -b 20M >/dev/null 2>&1 &
+  iperf3 -c 10.216.0.2 -p 5399 -t 180 -b 50M >/dev/null 2>&1 &
   client=$!
   sleep 1
-  expect_rc 0 t apply --profile "$profile" --yes --json --report "$WORK/$1.json"
+  expect_rc 0 t apply --profile "$profile" --yes ${2:-} --report "$WORK/$1.json"
   kill "$client" 2>/dev/null || true
   wait "$client" 2>/dev/null || true
   client=
@@ -86,13 +87,17 @@ run() {
 }
 tcp_row() { jq -c '.groups[0].stats.guards[] | select(.metric == "tcp_retrans_pct")' "$WORK/$1.json"; }
 
-note "1. 2% of TTL-63 segments dropped: the guard trips on the node's traffic, the bisect finds the TTL"
-run lossy
+note "1. 8% of TTL-63 segments dropped: the guard trips on the node's traffic, the bisect finds the TTL"
+run lossy  # the text report, in $OUT
+text=$OUT
 g=$(jq -c '.groups[0]' "$WORK/lossy.json")
 row=$(tcp_row lossy)
+# The benchmark's own loopback sockets: their segments subtracted, and what they
+# retransmitted (loss probes, a few) is far below what the guard tripped on.
 jq -e '.tripped and .source == "node_traffic" and .judged != false
-  and (.note | test("less the benchmark.s [0-9]+ and [0-9]+ on loopback \\(0 and 0 retransmitted\\)"))
-  and .counts.candidate.events > 0 and .counts.candidate.exposure >= 1000' <<<"$row" >/dev/null ||
+  and .counts.candidate.events > 0 and .counts.candidate.exposure >= 1000
+  and (.note | capture("less the benchmark.s (?<sb>[0-9]+) and (?<sc>[0-9]+) on loopback \\((?<rb>[0-9]+) and (?<rc>[0-9]+) retransmitted\\)")
+       | (.rc | tonumber) < 0.001 * (.sc | tonumber) and (.rb | tonumber) < 0.001 * (.sb | tonumber))' <<<"$row" >/dev/null ||
   fail "the whole group's retransmit guard: $row"
 jq -e '.decision == "kept" and .stats.outcome == "partly_kept"
   and .stats.bisect.culprit == ["sysctl:net.ipv4.ip_default_ttl"]' <<<"$g" >/dev/null ||
@@ -103,15 +108,14 @@ jq -e '[.changes[] | {(.knob): .status}] | add == {"sysctl:net.ipv4.ip_default_t
 [ "$(sysctl_get net.ipv4.ip_default_ttl)" = 64 ] || fail "ttl left at $(sysctl_get net.ipv4.ip_default_ttl)"
 [ "$(norm $rmem)" = "4096 131072 6291456" ] || fail "tcp_rmem after a partial keep: $(norm $rmem)"
 # The text report names the source.
-expect_rc 0 t report --color never "$WORK/lossy.json"
-grep -q "node_traffic" <<<"$OUT" || fail "the report does not name the guard's source: $OUT"
+grep -q "tcp_retrans_pct: .*node_traffic; dispersion" <<<"$text" || fail "the report does not name the guard's source: $text"
 note "   $(jq -r '.stats.error' <<<"$g")"
 note "   $(jq -c '{outcome: .stats.outcome, culprit: .stats.bisect.culprit, steps: [.stats.bisect.steps[] | {knobs, outcome}]}' <<<"$g")"
 expect_rc 0 t rollback --last
 
 note "2. no drops: the whole group is kept, its guard judged on the node's traffic"
 ip netns exec "$ns" nft flush chain inet rtg in
-run clean
+run clean --json
 g=$(jq -c '.groups[0]' "$WORK/clean.json")
 row=$(tcp_row clean)
 jq -e '.decision == "kept" and .stats.outcome == "gain"' <<<"$g" >/dev/null ||
