@@ -53,6 +53,12 @@ struct Measurement {
   std::chrono::nanoseconds elapsed{0};
   /// Set by benchmarks that open their own TCP connections (tcp); absent otherwise.
   std::optional<ConnectionCounters> connections;
+  /// What the benchmark's sockets sent over loopback inside this network namespace: its
+  /// clients and its in-process server (the loopback placement). The retransmit guard
+  /// subtracts it from /proc/net/snmp to judge the node's real traffic. Absent when the
+  /// benchmark crosses an interface (netns, peer): its segments are then real traffic
+  /// and count (probes/bench/README.md "Guards").
+  std::optional<ConnectionCounters> loopback;
 };
 
 class Benchmark {

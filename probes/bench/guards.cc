@@ -1,5 +1,6 @@
 #include "probes/bench/guards.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 
@@ -165,6 +166,10 @@ GuardDelta& GuardDelta::operator+=(const GuardDelta& o) {
   seconds += o.seconds;
   connections += o.connections;
   connection_trials += o.connection_trials;
+  loopback += o.loopback;
+  node.segs += o.node.segs;
+  node.retrans += o.node.retrans;
+  tcp_trials.insert(tcp_trials.end(), o.tcp_trials.begin(), o.tcp_trials.end());
   for (const auto& [name, c] : o.nics) {
     NicCounters& t = nics[name];
     t.rx_dropped += c.rx_dropped;
@@ -183,6 +188,8 @@ GuardDelta guard_delta(const GuardSample& before, const GuardSample& after) {
   d.trials = 1;
   d.out_segs = increase(before.tcp.out_segs, after.tcp.out_segs);
   d.retrans_segs = increase(before.tcp.retrans_segs, after.tcp.retrans_segs);
+  d.node = {d.out_segs, d.retrans_segs};
+  d.tcp_trials.push_back({d.node, d.node, {}});
   for (const auto& [name, a] : after.nics) {
     auto b = before.nics.find(name);
     NicCounters zero;
@@ -203,13 +210,23 @@ GuardDelta guard_delta(const GuardSample& before, const GuardSample& after, cons
   if (m.connections) {
     d.connections = *m.connections;
     d.connection_trials = 1;
+    d.tcp_trials.back().bench = {m.connections->segs_out, m.connections->retrans};
+  }
+  if (m.loopback) {
+    // OutSegs leaves retransmissions out, tcpi_segs_out counts them.
+    d.loopback = *m.loopback;
+    uint64_t first = m.loopback->segs_out - std::min(m.loopback->segs_out, m.loopback->retrans);
+    d.node.segs = d.out_segs - std::min(d.out_segs, first);
+    d.node.retrans = d.retrans_segs - std::min(d.retrans_segs, m.loopback->retrans);
+    d.tcp_trials.back().node = d.node;
   }
   return d;
 }
 
-constexpr std::array<EnumName<RetransSource>, 2> kRetransSources = {{
-    {RetransSource::benchmark_connections, "benchmark_connections"},
+constexpr std::array<EnumName<RetransSource>, 3> kRetransSources = {{
     {RetransSource::namespace_counter, "namespace"},
+    {RetransSource::node_traffic, "node_traffic"},
+    {RetransSource::benchmark_connections, "benchmark_connections"},
 }};
 static_assert(in_enum_order(kRetransSources));
 
@@ -217,7 +234,7 @@ const char* retrans_source_name(RetransSource s) { return enum_name(kRetransSour
 
 RetransSource retrans_source(const GuardDelta& baseline, const GuardDelta& candidate) {
   return baseline.has_connections() && candidate.has_connections()
-             ? RetransSource::benchmark_connections
+             ? RetransSource::node_traffic
              : RetransSource::namespace_counter;
 }
 

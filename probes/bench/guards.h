@@ -84,8 +84,14 @@ Result<NicCounterSample> sample_present_nic_counters(const Root& root,
 /// vanished mid-trial must not pass as "no drops".
 Result<GuardSample> sample_guards(const Root& root, const std::vector<std::string>& interfaces);
 
+/// TCP segments sent and retransmitted: one trial's, or an arm's summed.
+struct TcpCount {
+  uint64_t segs = 0, retrans = 0;
+};
+
 /// What the counters did over one or more trials of one arm.
 struct GuardDelta {
+  /// The namespace's TCP counter (/proc/net/snmp OutSegs, RetransSegs), summed.
   uint64_t out_segs = 0, retrans_segs = 0;
   std::map<std::string, NicCounters> nics;
   unsigned trials = 0;
@@ -96,14 +102,27 @@ struct GuardDelta {
   /// connection_trials trials that reported them.
   ConnectionCounters connections;
   unsigned connection_trials = 0;
+  /// What the benchmark's sockets sent over loopback (Measurement::loopback), summed.
+  ConnectionCounters loopback;
+  /// The node's real traffic: the namespace's counter less the benchmark's loopback
+  /// segments, per trial (each clamped at 0), summed. The namespace's counter itself
+  /// when the benchmark reported no loopback segments.
+  TcpCount node;
+  /// Each trial's namespace and node counts, in the order added: the retransmit guard's
+  /// dispersion (tuner/verify/count_tests.h). Empty for a delta built by hand.
+  struct TcpTrial {
+    TcpCount ns, node, bench;  // bench: the benchmark's own connections (TCP_INFO)
+  };
+  std::vector<TcpTrial> tcp_trials;
 
   /// True when every trial reported its own connections: the retransmit guard then
-  /// judges those, not the namespace's counter.
+  /// judges the node's traffic without the benchmark's loopback segments.
   bool has_connections() const { return trials > 0 && connection_trials == trials; }
 
   /// RetransSegs / OutSegs in percent; 0 without traffic.
   double retrans_pct() const;
-  /// Adds another trial's delta (an arm's trials are summed, then compared per trial).
+  /// Adds another trial's delta (an arm's trials are summed, then compared per trial;
+  /// tcp_trials are appended).
   GuardDelta& operator+=(const GuardDelta& other);
 };
 
@@ -144,10 +163,15 @@ struct GuardTrip {
   double p = 0;
 };
 
-/// Where tcp_retrans_pct's counts come from: the benchmark's own connections when every
-/// trial of both arms reported them, else the namespace's /proc/net/snmp counter.
-enum class RetransSource { benchmark_connections, namespace_counter };
-/// "benchmark_connections" / "namespace", as the run document spells it.
+/// Where tcp_retrans_pct's counts come from: the node's traffic (the namespace's
+/// counter less the benchmark's loopback segments) when every trial of both arms
+/// reported the benchmark's connections, else the namespace's /proc/net/snmp counter.
+/// A benchmark across an interface (peer, netns) subtracts nothing: its segments are
+/// real traffic. benchmark_connections: the benchmark's own sockets, judged only when
+/// the node carried too little traffic of its own (the row's note says so).
+enum class RetransSource { namespace_counter, node_traffic, benchmark_connections };
+/// "namespace" / "node_traffic" / "benchmark_connections", as the run document spells it.
+/// retrans_source() picks one of the first two; the guard falls back to the third.
 const char* retrans_source_name(RetransSource s);
 RetransSource retrans_source(const GuardDelta& baseline, const GuardDelta& candidate);
 

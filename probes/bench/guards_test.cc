@@ -232,3 +232,37 @@ TEST_CASE("guards: real captures, a healthy arm against 5% packet loss") {
   CHECK(trips[0].text == "tcp_retrans_pct: 0.02% -> 5.55%, limit +1.00%");
   CHECK(check_guards(lossy, healthy, GuardLimits::defaults()).empty());  // getting better
 }
+
+TEST_CASE("guards: the node's traffic is the namespace's counter less the loopback benchmark's") {
+  GuardSample a, b;
+  a.tcp = {1000, 10};
+  b.tcp = {31000, 90};  // 30000 segments, 80 retransmits in the namespace
+  Measurement m;
+  m.connections = ConnectionCounters{20000, 0};  // the client's sockets
+  m.loopback = ConnectionCounters{25005, 5};     // client and server: 25000 sent once, 5 again
+  GuardDelta d = guard_delta(a, b, m);
+  // OutSegs counts a segment once, tcpi_segs_out each retransmission too.
+  CHECK(d.node.segs == 5000);
+  CHECK(d.node.retrans == 75);
+  CHECK(d.out_segs == 30000);
+  REQUIRE(d.tcp_trials.size() == 1);
+  CHECK(d.tcp_trials[0].ns.segs == 30000);
+  CHECK(d.tcp_trials[0].node.retrans == 75);
+  CHECK(d.tcp_trials[0].bench.segs == 20000);
+  // A benchmark across an interface (peer) reports no loopback segments: nothing is
+  // subtracted. Without connections (exec), the node is the namespace.
+  Measurement peer;
+  peer.connections = ConnectionCounters{20000, 0};
+  CHECK(guard_delta(a, b, peer).node.segs == 30000);
+  CHECK(guard_delta(a, b).node.retrans == 80);
+  // More loopback segments than the counter moved (a read just after the sample): 0.
+  m.loopback = ConnectionCounters{40000, 100};
+  CHECK(guard_delta(a, b, m).node.segs == 0);
+  CHECK(guard_delta(a, b, m).node.retrans == 0);
+  // An arm sums the node's counts and keeps each trial's.
+  GuardDelta arm = guard_delta(a, b, peer);
+  arm += guard_delta(a, b, m);
+  CHECK(arm.node.segs == 30000);
+  CHECK(arm.tcp_trials.size() == 2);
+  CHECK(arm.has_connections());
+}

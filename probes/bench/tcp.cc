@@ -134,6 +134,12 @@ Result<TcpResult> TcpBenchmark::measure() {
     r.rr_p99_us = static_cast<double>(p.p99) / 1e3;
     r.connections += rr->connections;
   }
+  if (config_.placement == TcpConfig::Placement::loopback && t->server) {
+    t->server->stop();  // every server thread has read its socket's counters
+    ConnectionCounters both = r.connections;
+    both += t->server->served();
+    r.loopback = both;
+  }
   return r;
 }
 
@@ -148,6 +154,7 @@ Result<Measurement> TcpBenchmark::run() {
     m.metrics.push_back(Metric{"rr_latency_p99", r->rr_p99_us, "us", Direction::lower});
   }
   m.connections = r->connections;
+  m.loopback = r->loopback;
   m.elapsed = Clock::now() - t0;
   return m;
 }

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "base/cpuset.h"
@@ -62,6 +63,9 @@ struct TcpResult {
   uint64_t transactions = 0;
   /// Segments the client's sockets sent and retransmitted, both phases (TCP_INFO).
   ConnectionCounters connections;
+  /// Loopback placement: the client's and the in-process server's sockets together,
+  /// every segment of the run that the namespace's TCP counter saw on loopback.
+  std::optional<ConnectionCounters> loopback;
 };
 
 class TcpBenchmark : public Benchmark {
@@ -72,7 +76,8 @@ class TcpBenchmark : public Benchmark {
   /// there and closed); peer: a key is set and a server proves it within 2 s.
   Status check() override;
   /// Metrics: throughput (bit/s, higher), rr_latency_p50 and rr_latency_p99 (us, lower;
-  /// absent when rr_duration is 0); connections: the client sockets' TCP_INFO counters.
+  /// absent when rr_duration is 0); connections: the client sockets' TCP_INFO counters;
+  /// loopback (loopback placement only): client and server sockets' together.
   Result<Measurement> run() override;
   /// The measurement without Metric wrapping (tests, and the README's figures).
   Result<TcpResult> measure();

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "base/runner.h"
+#include "probes/bench/guards.h"
 #include "probes/bench/tcp.h"
 #include "probes/bench/veth_pair_test.h"
 #include "tests/support/files.h"
@@ -101,4 +102,55 @@ TEST_CASE("tcp bench (root): shrinking net.ipv4.tcp_rmem/tcp_wmem shows in throu
                       << " Gbit/s with 4 KiB tcp_rmem/tcp_wmem");
   // Had the benchmark set SO_SNDBUF/SO_RCVBUF itself, the sysctls would not show.
   CHECK(after < before / 2);
+}
+
+TEST_CASE("tcp bench (root): on loopback its sockets account for the namespace's TCP counter") {
+  // The retransmit guard's node_traffic is /proc/net/snmp less Measurement::loopback
+  // (client and server sockets). In a namespace with no other traffic, what is left is
+  // the few segments the sockets send before their counters are read (SYN-ACKs) or
+  // after (FIN, the last ACKs): a handful per connection, far under min_out_segs.
+  if (std::string why = tuner::testing::netns_unavailable(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  Report r = tuner::testing::run_in_netns([]() -> Report {
+    ProcessRunner runner;
+    auto up = runner.run(RunSpec{{"ip", "link", "set", "lo", "up"}});
+    if (!up.ok() || !up->success()) return {{"skip", "cannot bring lo up with ip"}};
+    TcpConfig c;
+    c.duration = 300ms;
+    c.rr_duration = 100ms;
+    c.streams = 2;
+    Root root = Root::live();
+    auto before = sample_guards(root, {});
+    auto m = TcpBenchmark(c).run();
+    auto after = sample_guards(root, {});
+    if (!before.ok() || !after.ok()) return {{"error", "cannot read /proc/net/snmp"}};
+    if (!m.ok()) return {{"error", m.error().message()}};
+    if (!m->loopback || !m->connections) return {{"error", "no loopback counters reported"}};
+    GuardDelta d = guard_delta(*before, *after, *m);
+    return {{"ns", std::to_string(d.out_segs)},
+            {"client", std::to_string(m->connections->segs_out)},
+            {"loopback", std::to_string(m->loopback->segs_out)},
+            {"node", std::to_string(d.node.segs)},
+            {"node_retrans", std::to_string(d.node.retrans)},
+            {"retrans", std::to_string(d.retrans_segs) + " namespace, " +
+                            std::to_string(m->loopback->retrans) + " sockets"}};
+  });
+  if (r.contains("skip")) {
+    MESSAGE("skipped: " << r["skip"]);
+    return;
+  }
+  REQUIRE_MESSAGE(!r.contains("error"), r["error"]);
+  double ns = std::stod(r["ns"]), client = std::stod(r["client"]);
+  double loopback = std::stod(r["loopback"]), node = std::stod(r["node"]);
+  // The server's sockets (ACKs, the echo) are a large share: the client alone is not.
+  CHECK(loopback > client);
+  CHECK(ns - client > 100);
+  // 3 connections (2 streams, 1 rr): a few segments each are left.
+  CHECK(node <= 30);
+  CHECK(r["node_retrans"] == "0");
+  MESSAGE("namespace " << ns << " segments, benchmark's client " << client << ", client and server "
+                       << loopback << ": node traffic " << node << "; retransmits "
+                       << r["retrans"]);
 }

@@ -14,6 +14,7 @@
 #include <fmt/core.h>
 
 #include "probes/bench/bench_bind.h"
+#include "probes/bench/tcp_info.h"
 
 namespace tuner::bench::tcp {
 
@@ -154,7 +155,9 @@ void TcpServer::accept_loop() {
       if (!s.ok() && (s.error().is(ErrorKind::denied) || s.error().is(ErrorKind::invalid) ||
                       s.error().is(ErrorKind::unsupported)))
         refused_.fetch_add(1);
+      auto info = connection_counters(c->fd.get());
       std::lock_guard<std::mutex> done_lock(mu_);
+      if (info.ok()) served_ += *info;
       c->fd.reset();
       c->done = true;
     });
@@ -178,6 +181,11 @@ void TcpServer::reap(bool all) {
   }
   for (auto& c : finished)
     if (c->thread.joinable()) c->thread.join();
+}
+
+ConnectionCounters TcpServer::served() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return served_;
 }
 
 void TcpServer::stop() {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "base/cpuset.h"
+#include "probes/bench/bench.h"
 #include "probes/bench/tcp_auth.h"
 #include "probes/bench/tcp_wire.h"
 
@@ -52,6 +53,10 @@ class TcpServer {
   unsigned accepted() const { return accepted_.load(); }
   /// Connections closed because they did not prove the key (or sent no valid hello).
   unsigned refused() const { return refused_.load(); }
+  /// TCP_INFO of every connection served to its end, read as its exchange ended (before
+  /// the close): what the server's sockets sent and retransmitted. On loopback these
+  /// segments are in the namespace's TCP counter beside the client's.
+  ConnectionCounters served() const;
 
  private:
   struct Conn;
@@ -66,8 +71,9 @@ class TcpServer {
   std::atomic<unsigned> accepted_{0};
   std::atomic<unsigned> refused_{0};
   std::thread acceptor_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::list<std::unique_ptr<Conn>> conns_;
+  ConnectionCounters served_;  // under mu_
 };
 
 /// What `tuner bench --serve` (wired by the CLI) runs on a peer.

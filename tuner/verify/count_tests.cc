@@ -81,24 +81,24 @@ double beta_i(double a, double b, double x) {
 
 }  // namespace
 
-double poisson_upper_tail(uint64_t k, double mu) {
-  if (k == 0) return 1.0;
+double poisson_upper_tail(double k, double mu) {
+  if (!(k > 0)) return 1.0;
   if (!(mu > 0)) return 0.0;
   if (std::isinf(mu)) return 1.0;
-  return std::clamp(gamma_p(static_cast<double>(k), mu), 0.0, 1.0);
+  return std::clamp(gamma_p(k, mu), 0.0, 1.0);
 }
 
-double binomial_upper_tail(uint64_t k, uint64_t n, double p) {
-  if (k == 0) return 1.0;
+double binomial_upper_tail(double k, double n, double p) {
+  if (!(k > 0)) return 1.0;
   if (k > n || !(p > 0)) return 0.0;
   if (p >= 1) return 1.0;
-  return std::clamp(beta_i(static_cast<double>(k), static_cast<double>(n - k + 1), p), 0.0, 1.0);
+  return std::clamp(beta_i(k, n - k + 1, p), 0.0, 1.0);
 }
 
-double poisson_upper_bound(uint64_t x, double gamma) {
+double poisson_upper_bound(double x, double gamma) {
   // P(X <= x | mu) = 1 - P(X >= x + 1 | mu) falls from 1 to 0 as mu grows: bisect.
   auto cdf = [&](double mu) { return 1.0 - poisson_upper_tail(x + 1, mu); };
-  double lo = static_cast<double>(x), hi = 2.0 * static_cast<double>(x) + 50.0;
+  double lo = x, hi = 2.0 * x + 50.0;
   while (cdf(hi) > gamma) hi *= 2;
   for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
     double mid = 0.5 * (lo + hi);
@@ -107,12 +107,39 @@ double poisson_upper_bound(uint64_t x, double gamma) {
   return hi;
 }
 
-double rate_ratio_p(const Counts& c, double ratio) {
+double dispersion(const std::vector<TrialCount>& baseline,
+                  const std::vector<TrialCount>& candidate) {
+  double x2 = 0;
+  int df = 0;
+  for (const std::vector<TrialCount>* arm : {&baseline, &candidate}) {
+    double x = 0, t = 0;
+    int k = 0;
+    for (const TrialCount& c : *arm)
+      if (c.t > 0) {
+        x += static_cast<double>(c.x);
+        t += c.t;
+        ++k;
+      }
+    if (k < 2) continue;
+    df += k - 1;
+    if (!(x > 0)) continue;  // no events: no spread, each trial at its mean of 0
+    double r = x / t;
+    for (const TrialCount& c : *arm)
+      if (c.t > 0) {
+        double e = r * c.t, d = static_cast<double>(c.x) - e;
+        x2 += d * d / e;
+      }
+  }
+  return df > 0 ? std::max(1.0, x2 / df) : 1.0;
+}
+
+double rate_ratio_p(const Counts& c, double ratio, double phi) {
   uint64_t n = c.x_b + c.x_c;
   if (n == 0 || c.x_c == 0) return 1.0;
   if (!(c.t_b > 0)) return 1.0;  // nothing to compare against
   double pi = ratio * c.t_c / (ratio * c.t_c + c.t_b);
-  return binomial_upper_tail(c.x_c, n, pi);
+  phi = std::max(1.0, phi);
+  return binomial_upper_tail(static_cast<double>(c.x_c) / phi, static_cast<double>(n) / phi, pi);
 }
 
 double Margin::bound(double rate_b) const {
@@ -121,10 +148,14 @@ double Margin::bound(double rate_b) const {
   return b;
 }
 
-double rate_margin_p(const Counts& c, const Margin& m, double gamma) {
+double rate_margin_p(const Counts& c, const Margin& m, double gamma, double phi) {
   if (c.x_c == 0 || !(c.t_b > 0) || !(c.t_c > 0)) return 1.0;
-  double upper = poisson_upper_bound(c.x_b, gamma) / c.t_b;
-  return std::min(1.0, gamma + poisson_upper_tail(c.x_c, c.t_c * m.bound(upper)));
+  phi = std::max(1.0, phi);
+  // Scaled: x / phi events over t / phi, the rates unchanged.
+  double xb = static_cast<double>(c.x_b) / phi, tb = c.t_b / phi;
+  double xc = static_cast<double>(c.x_c) / phi, tc = c.t_c / phi;
+  double upper = poisson_upper_bound(xb, gamma) / tb;
+  return std::min(1.0, gamma + poisson_upper_tail(xc, tc * m.bound(upper)));
 }
 
 }  // namespace tuner::verify

@@ -2,22 +2,26 @@
 // drops or carrier changes per trial) proven higher in the candidate arm than the
 // baseline's by more than a margin? The guards (guard_decision.h) decide with these.
 // Events are modelled as Poisson counts over an exposure (segments, trials, windows):
-// exact for independent rare events, conservative for retransmits (a binomial count
-// varies less than a Poisson count of the same mean).
+// exact for independent rare events, conservative for independent retransmits (a
+// binomial count varies less than a Poisson count of the same mean). Retransmits come
+// in bursts (one loss episode retransmits a window): with per-trial counts the tests
+// take a dispersion phi (quasi-Poisson) and judge the counts divided by it.
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace tuner::verify {
 
-/// P(X >= k) for X ~ Poisson(mu).
-double poisson_upper_tail(uint64_t k, double mu);
-/// P(X >= k) for X ~ Binomial(n, p).
-double binomial_upper_tail(uint64_t k, uint64_t n, double p);
+/// P(X >= k) for X ~ Poisson(mu). A real k continues it (the regularized incomplete
+/// gamma P(k, mu)): the quasi-Poisson tests' scaled counts.
+double poisson_upper_tail(double k, double mu);
+/// P(X >= k) for X ~ Binomial(n, p); real k and n continue it (I_p(k, n - k + 1)).
+double binomial_upper_tail(double k, double n, double p);
 /// The exact (Garwood) upper confidence bound of a Poisson mean from one count x:
-/// the mean at which P(X <= x) = gamma.
-double poisson_upper_bound(uint64_t x, double gamma);
+/// the mean at which P(X <= x) = gamma (continued in x as the tail above).
+double poisson_upper_bound(double x, double gamma);
 
 /// Two arms' counts: x events over an exposure t (segments, trials, windows).
 struct Counts {
@@ -27,10 +31,23 @@ struct Counts {
   double t_c = 0;
 };
 
+/// One trial's count: x events over an exposure t.
+struct TrialCount {
+  uint64_t x = 0;
+  double t = 0;
+};
+
+/// The dispersion of two arms' per-trial counts: Pearson's X^2 about each arm's own
+/// rate (sum of (x - r t)^2 / (r t)) over its degrees of freedom (trials with exposure,
+/// less one per arm), floored at 1. 1 with no degrees of freedom: Poisson counts have 1.
+double dispersion(const std::vector<TrialCount>& baseline,
+                  const std::vector<TrialCount>& candidate);
+
 /// Exact conditional test of H0: rate_c <= ratio * rate_b. Given the total, the
 /// candidate's count is Binomial(total, ratio t_c / (ratio t_c + t_b)) at the boundary;
-/// the p-value is its upper tail at x_c. 1 when there are no events.
-double rate_ratio_p(const Counts& c, double ratio = 1.0);
+/// the p-value is its upper tail at x_c. 1 when there are no events. With phi > 1 the
+/// counts are divided by phi first (quasi-Poisson); phi = 1 is the exact test.
+double rate_ratio_p(const Counts& c, double ratio = 1.0, double phi = 1.0);
 
 /// The null boundary of a margin test: rate_c <= min(rate_b + add, ratio * rate_b + floor).
 struct Margin {
@@ -43,6 +60,8 @@ struct Margin {
 /// Test of H0: rate_c <= m.bound(rate_b) with the baseline rate a nuisance (Berger and
 /// Boos 1994): gamma + P(X_c >= x_c) at rate_c = m.bound(U), where U is the
 /// 1 - gamma upper confidence bound of the baseline rate. Valid at any level >= gamma.
-double rate_margin_p(const Counts& c, const Margin& m, double gamma);
+/// With phi > 1 the counts and exposures are divided by phi first (quasi-Poisson: the
+/// same rates, the information of x / phi events); phi = 1 is the exact test.
+double rate_margin_p(const Counts& c, const Margin& m, double gamma, double phi = 1.0);
 
 }  // namespace tuner::verify

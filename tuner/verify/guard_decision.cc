@@ -18,11 +18,26 @@ uint64_t pick(GuardMetric m, const bench::NicCounters& n) {
 
 double rate(uint64_t x, double t) { return t > 0 ? static_cast<double>(x) / t : 0.0; }
 
-/// The retransmit counts of one arm from the chosen source.
-std::pair<uint64_t, uint64_t> retrans_counts(const bench::GuardDelta& d, bench::RetransSource s) {
-  if (s == bench::RetransSource::benchmark_connections)
-    return {d.connections.retrans, d.connections.segs_out};
-  return {d.retrans_segs, d.out_segs};
+/// One arm's retransmits and segments from a source: a trial's, or the arm's summed.
+bench::TcpCount pick_tcp(const bench::GuardDelta::TcpTrial& t, bench::RetransSource s) {
+  return s == bench::RetransSource::node_traffic            ? t.node
+         : s == bench::RetransSource::benchmark_connections ? t.bench
+                                                            : t.ns;
+}
+
+bench::TcpCount retrans_counts(const bench::GuardDelta& d, bench::RetransSource s) {
+  return pick_tcp(
+      {{d.out_segs, d.retrans_segs}, d.node, {d.connections.segs_out, d.connections.retrans}}, s);
+}
+
+/// Each trial's retransmits over its segments, from the chosen source.
+std::vector<TrialCount> retrans_trials(const bench::GuardDelta& d, bench::RetransSource s) {
+  std::vector<TrialCount> out;
+  for (const bench::GuardDelta::TcpTrial& t : d.tcp_trials) {
+    bench::TcpCount c = pick_tcp(t, s);
+    out.push_back({c.retrans, static_cast<double>(c.segs)});
+  }
+  return out;
 }
 
 GuardJudgement judge_retrans(const bench::GuardDelta& b, const bench::GuardDelta& c, double limit,
@@ -30,22 +45,50 @@ GuardJudgement judge_retrans(const bench::GuardDelta& b, const bench::GuardDelta
   GuardJudgement j;
   j.metric = GuardMetric::tcp_retrans_pct;
   j.source = bench::retrans_source(b, c);
-  auto [xb, nb] = retrans_counts(b, j.source);
-  auto [xc, nc] = retrans_counts(c, j.source);
-  j.counts = {xb, static_cast<double>(nb), xc, static_cast<double>(nc)};
-  j.baseline = 100 * rate(xb, j.counts.t_b);
-  j.candidate = 100 * rate(xc, j.counts.t_c);
   j.limit = limit;
-  if (nb < limits.min_out_segs || nc < limits.min_out_segs) {
+  bench::TcpCount nb = retrans_counts(b, j.source), nc = retrans_counts(c, j.source);
+  auto enough = [&](bench::TcpCount x, bench::TcpCount y) {
+    return x.segs >= limits.min_out_segs && y.segs >= limits.min_out_segs;
+  };
+  if (j.source == bench::RetransSource::node_traffic && !enough(nb, nc)) {
+    // No real traffic to speak of: said so, and the benchmark's own connections judged
+    // instead when they carried enough (a loopback benchmark's sockets retransmit only
+    // when the stack drops on loopback, which is harm too).
+    std::string why = fmt::format("too little node TCP traffic to judge: {} and {} segments, {} "
+                                  "needed per arm",
+                                  nb.segs, nc.segs, limits.min_out_segs);
+    bench::TcpCount bb = retrans_counts(b, bench::RetransSource::benchmark_connections),
+                    bc = retrans_counts(c, bench::RetransSource::benchmark_connections);
+    if (enough(bb, bc)) {
+      j.source = bench::RetransSource::benchmark_connections;
+      nb = bb;
+      nc = bc;
+      why += "; the benchmark's own connections judged instead";
+    }
+    j.note = why;
+  } else if (j.source == bench::RetransSource::node_traffic &&
+             (b.loopback.segs_out > 0 || c.loopback.segs_out > 0)) {
+    j.note = fmt::format("the node's traffic: the namespace's {} and {} segments less the "
+                         "benchmark's {} and {} on loopback ({} and {} retransmitted)",
+                         b.out_segs, c.out_segs, b.loopback.segs_out, c.loopback.segs_out,
+                         b.loopback.retrans, c.loopback.retrans);
+  }
+  j.counts = {nb.retrans, static_cast<double>(nb.segs), nc.retrans, static_cast<double>(nc.segs)};
+  j.baseline = 100 * rate(nb.retrans, j.counts.t_b);
+  j.candidate = 100 * rate(nc.retrans, j.counts.t_c);
+  if (!enough(nb, nc)) {
     j.judged = false;
-    j.note = fmt::format("too little TCP traffic to judge: {} and {} segments, {} needed per arm",
-                         nb, nc, limits.min_out_segs);
+    if (j.note.empty())
+      j.note = fmt::format("too little TCP traffic to judge: {} and {} segments, {} needed per arm",
+                           nb.segs, nc.segs, limits.min_out_segs);
     return j;
   }
+  if (cfg.dispersion)
+    j.dispersion = dispersion(retrans_trials(b, j.source), retrans_trials(c, j.source));
   double delta = limit / 100;
   j.p = delta > 0 ? rate_margin_p(j.counts, {delta, cfg.retrans_ratio, cfg.retrans_floor * delta},
-                                  cfg.gamma)
-                  : rate_ratio_p(j.counts, 1.0);
+                                  cfg.gamma, j.dispersion)
+                  : rate_ratio_p(j.counts, 1.0, j.dispersion);
   j.tripped = j.p <= cfg.level;
   return j;
 }
@@ -90,9 +133,10 @@ std::string trip_text(const GuardJudgement& j) {
   const char* name = bench::guard_metric_name(j.metric);
   if (j.metric == GuardMetric::tcp_retrans_pct)
     return fmt::format("{}: {:.2f}% -> {:.2f}%, limit +{:.2f}% ({} of {} and {} of {} segments "
-                       "retransmitted, {}; p = {:.2g})",
+                       "retransmitted, {}; dispersion {:.3g}; p = {:.2g})",
                        name, j.baseline, j.candidate, j.limit, j.counts.x_b, j.counts.t_b,
-                       j.counts.x_c, j.counts.t_c, bench::retrans_source_name(j.source), j.p);
+                       j.counts.x_c, j.counts.t_c, bench::retrans_source_name(j.source),
+                       j.dispersion, j.p);
   return fmt::format("{} {}: {:g} -> {:g} per trial, limit +{:g} ({} in {:g} and {} in {:g} "
                      "{}; p = {:.2g})",
                      name, j.interface, j.baseline, j.candidate, j.limit, j.counts.x_b,
@@ -141,8 +185,12 @@ std::vector<bench::GuardTrip> guard_trips(const bench::GuardDelta& baseline,
 
 nlohmann::json guard_json(const GuardJudgement& j) {
   nlohmann::json g = {{"metric", bench::guard_metric_name(j.metric)}};
-  if (j.metric == GuardMetric::tcp_retrans_pct) g["source"] = bench::retrans_source_name(j.source);
-  else g["interface"] = j.interface;
+  if (j.metric == GuardMetric::tcp_retrans_pct) {
+    g["source"] = bench::retrans_source_name(j.source);
+    g["dispersion"] = j.dispersion;
+  } else {
+    g["interface"] = j.interface;
+  }
   g["baseline"] = j.baseline;
   g["candidate"] = j.candidate;
   g["counts"] = counts_json(j.counts);
@@ -170,7 +218,11 @@ std::vector<GuardResult> guard_results(const bench::GuardDelta& baseline,
     GuardResult g;
     g.metric = j.metric;
     g.interface = j.interface;
-    if (j.metric == GuardMetric::tcp_retrans_pct) g.source = bench::retrans_source_name(j.source);
+    if (j.metric == GuardMetric::tcp_retrans_pct) {
+      g.source = bench::retrans_source_name(j.source);
+      g.dispersion = j.dispersion;
+      g.note = j.note;
+    }
     g.baseline = j.baseline;
     g.candidate = j.candidate;
     g.counts = j.counts;

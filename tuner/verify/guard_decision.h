@@ -36,6 +36,10 @@ struct GuardTestConfig {
   /// (loopback), a difference in points is (README.md "Guards").
   double retrans_ratio = 2.0;
   double retrans_floor = 0.1;
+  /// tcp_retrans_pct divides its counts by the per-trial counts' dispersion (quasi-
+  /// Poisson; README.md "Guards"). false: the exact Poisson test alone (the simulation's
+  /// comparison).
+  bool dispersion = true;
   /// By interface: link_flaps compares the candidate's carrier changes per second with
   /// the baseline trials' and these together, when both arms were timed. A blocked
   /// design flips to the candidate a few times only; against the trials alone, 2 to 4
@@ -60,6 +64,9 @@ struct GuardJudgement {
   double baseline = 0, candidate = 0;  // percent, or events per trial
   double limit = 0;                    // max_increase, in the same unit
   double p = 1;
+  /// tcp_retrans_pct: the per-trial counts' dispersion the test divided by (count_tests.h
+  /// `dispersion`, at least 1; 1: the exact Poisson test).
+  double dispersion = 1;
   bool judged = true;       // false: too little traffic to judge (note says so)
   bool per_second = false;  // link_flaps with a prior: exposure in seconds, not trials
   bool tripped = false;
@@ -67,9 +74,10 @@ struct GuardJudgement {
   std::string note;
 };
 
-/// Judges every guard of `limits`: tcp_retrans_pct once (on the benchmark's own
-/// connections when both arms have them, else the namespace counter), each counter
-/// guard once per interface of the candidate arm.
+/// Judges every guard of `limits`: tcp_retrans_pct once (on the node's traffic, the
+/// namespace counter less the benchmark's loopback segments, when both arms reported
+/// the benchmark's connections, else the namespace counter; over-dispersed per-trial
+/// counts widen its test), each counter guard once per interface of the candidate arm.
 std::vector<GuardJudgement> judge_guards(const bench::GuardDelta& baseline,
                                          const bench::GuardDelta& candidate,
                                          const bench::GuardLimits& limits,
@@ -82,7 +90,7 @@ std::vector<bench::GuardTrip> guard_trips(const bench::GuardDelta& baseline,
                                           const GuardTestConfig& config = {});
 
 /// One judgement as the run document's guard row: metric, interface, baseline,
-/// candidate, tripped, limit, p, counts, source (tcp), text (tripped), note.
+/// candidate, tripped, limit, p, counts, source and dispersion (tcp), text (tripped), note.
 nlohmann::json guard_json(const GuardJudgement& j);
 
 /// The verify loop's guard rows for a measurement: every guard metric per interface,

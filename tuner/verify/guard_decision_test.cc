@@ -88,27 +88,157 @@ TEST_CASE("guards: flaps, errors and drops trip on proven increases") {
           .tripped);
 }
 
-TEST_CASE(
-    "guards: the benchmark's own connections are the retransmit source when both arms have them") {
-  GuardDelta a = arm(5, 1'000'000, 100), b = arm(5, 1'000'000, 100);
-  // The benchmark's own connections retransmit 5% on the candidate; the namespace's
-  // counter, full of other traffic, barely moves.
-  a.connections = {50000, 10};
-  a.connection_trials = 5;
-  b.connections = {50000, 2500};
-  b.connection_trials = 5;
+namespace {
+
+/// One trial as the loop reads it: the namespace's counter moved by `ns_segs` and
+/// `ns_retrans`; the benchmark's client sockets sent `bench_segs` (none retransmitted),
+/// over loopback (subtracted) or across an interface (peer: nothing to subtract).
+GuardDelta trial(uint64_t ns_segs, uint64_t ns_retrans, uint64_t bench_segs, bool loopback = true) {
+  bench::GuardSample before, after;
+  before.tcp = {1000, 10};
+  after.tcp = {1000 + ns_segs, 10 + ns_retrans};
+  bench::Measurement m;
+  m.connections = bench::ConnectionCounters{bench_segs, 0};
+  if (loopback) m.loopback = m.connections;
+  return bench::guard_delta(before, after, m);
+}
+
+}  // namespace
+
+TEST_CASE("guards: the node's traffic, not the loopback benchmark's sockets, is judged") {
+  // The field case beside a loopback benchmark: 20000 segments per trial in the
+  // namespace, 19000 of them the benchmark's own (loopback never retransmits), 1000 on
+  // the NIC, retransmitting 0.3% -> 7.8%. The benchmark's sockets alone (the source
+  // before issue 40) show 0 retransmits on both arms: p = 1, kept.
+  GuardDelta a, b;
+  for (int i = 0; i < 10; ++i) {
+    a += trial(20000, 3, 19000);
+    b += trial(20000, 78, 19000);
+  }
   auto js = judge_guards(a, b, shipped());
   const GuardJudgement& t = find(js, GuardMetric::tcp_retrans_pct);
-  CHECK(t.source == bench::RetransSource::benchmark_connections);
-  CHECK(t.counts.x_c == 2500);
+  CHECK(t.source == bench::RetransSource::node_traffic);
+  CHECK(t.counts.x_b == 30);
+  CHECK(t.counts.t_b == 10000);
+  CHECK(t.counts.x_c == 780);
+  CHECK(t.counts.t_c == 10000);
+  CHECK(t.baseline == doctest::Approx(0.3));
+  CHECK(t.candidate == doctest::Approx(7.8));
   CHECK(t.tripped);
-  CHECK(t.text.find("benchmark_connections") != std::string::npos);
-  // One trial without them (a benchmark that does not open connections): the namespace.
-  b.connection_trials = 4;
-  auto without = judge_guards(a, b, shipped());  // find() returns into it: keep it alive
+  CHECK(t.text.find("node_traffic") != std::string::npos);
+  CHECK(t.note.find("less the benchmark's 190000 and 190000 on loopback (0 and 0 retransmitted)") !=
+        std::string::npos);
+  CHECK(b.connections.retrans == 0);  // what the old source judged: nothing
+  CHECK(guard_json(t)["source"] == "node_traffic");
+  // One trial without the benchmark's connections (a script benchmark): the namespace,
+  // where the loopback segments dilute the rate, 0.015% -> 0.39%.
+  GuardDelta c = b;
+  c.connection_trials = 9;
+  auto without = judge_guards(a, c, shipped());  // find() returns into it: keep it alive
   const GuardJudgement& n = find(without, GuardMetric::tcp_retrans_pct);
   CHECK(n.source == bench::RetransSource::namespace_counter);
-  CHECK_FALSE(n.tripped);
+  CHECK(n.counts.t_c == 200000);
+}
+
+TEST_CASE("guards: a benchmark across an interface (peer) counts as real traffic") {
+  // The peer benchmark's sockets cross the NIC: nothing is subtracted, and its own
+  // retransmits count like any other traffic's.
+  GuardDelta a, b;
+  for (int i = 0; i < 10; ++i) {
+    a += trial(20000, 6, 19000, false);
+    b += trial(20000, 1560, 19000, false);
+  }
+  auto js = judge_guards(a, b, shipped());
+  const GuardJudgement& t = find(js, GuardMetric::tcp_retrans_pct);
+  CHECK(t.source == bench::RetransSource::node_traffic);
+  CHECK(t.counts.t_b == 200000);
+  CHECK(t.note.empty());
+  CHECK(t.tripped);
+}
+
+TEST_CASE("guards: a node with no traffic but the loopback benchmark says so") {
+  // The namespace's counter is the benchmark's segments and a few of the handshakes'.
+  GuardDelta a, b;
+  for (int i = 0; i < 10; ++i) {
+    a += trial(20030, 0, 20000);
+    b += trial(20020, 0, 20000);
+  }
+  auto js = judge_guards(a, b, shipped());
+  const GuardJudgement& t = find(js, GuardMetric::tcp_retrans_pct);
+  // Said so; the benchmark's own connections (which carried enough) judged instead.
+  CHECK(t.source == bench::RetransSource::benchmark_connections);
+  CHECK(t.judged);
+  CHECK_FALSE(t.tripped);
+  CHECK(t.note ==
+        "too little node TCP traffic to judge: 300 and 200 segments, 1000 needed per arm; the "
+        "benchmark's own connections judged instead");
+  CHECK(t.counts.t_b == 200000);
+  // The loop's row carries the source and the note (the report prints both).
+  auto rows = guard_results(a, b, {});
+  CHECK(rows[0].source == "benchmark_connections");
+  CHECK(rows[0].note == t.note);
+  // A short benchmark too: nothing judged, and the note says why.
+  GuardDelta c, d;
+  for (int i = 0; i < 5; ++i) {
+    c += trial(130, 0, 100);
+    d += trial(130, 0, 100);
+  }
+  auto short_js = judge_guards(c, d, shipped());
+  const GuardJudgement& u = find(short_js, GuardMetric::tcp_retrans_pct);
+  CHECK(u.source == bench::RetransSource::node_traffic);
+  CHECK_FALSE(u.judged);
+  CHECK(u.note ==
+        "too little node TCP traffic to judge: 150 and 150 segments, 1000 needed per arm");
+  CHECK(guard_json(u)["judged"] == false);
+}
+
+TEST_CASE("guards: retransmits in loss bursts are judged with their dispersion") {
+  // 10 trials per arm of 2000 segments. The baseline lost one window of 10 segments;
+  // the candidate two windows of 50: 0.05% -> 0.5%. As independent retransmits (the
+  // exact Poisson test) that is proof; one loss episode against two is not.
+  GuardDelta a, b;
+  for (int i = 0; i < 10; ++i) {
+    a += trial(2000, i == 9 ? 10 : 0, 0, false);
+    b += trial(2000, i == 1 || i == 7 ? 50 : 0, 0, false);
+  }
+  GuardTestConfig poisson;
+  poisson.dispersion = false;
+  const GuardJudgement exact =
+      find(judge_guards(a, b, shipped(), poisson), GuardMetric::tcp_retrans_pct);
+  CHECK(exact.tripped);
+  CHECK(exact.dispersion == 1);
+  const GuardJudgement quasi = find(judge_guards(a, b, shipped()), GuardMetric::tcp_retrans_pct);
+  CHECK_FALSE(quasi.tripped);
+  // Pearson: baseline 9 x 1 + 81 = 90, candidate 8 x 10 + 2 x 160 = 400, over 18 df.
+  CHECK(quasi.dispersion == doctest::Approx(490.0 / 18));
+  CHECK(guard_json(quasi)["dispersion"] == doctest::Approx(490.0 / 18));
+  // The field case in bursts of 10 still trips: 3 -> 78 per trial of 1000.
+  GuardDelta c, d;
+  for (int i = 0; i < 10; ++i) {
+    c += trial(1000, i % 3 == 0 ? 10 : 0, 0, false);
+    d += trial(1000, i % 2 == 0 ? 80 : 70, 0, false);
+  }
+  const GuardJudgement field = find(judge_guards(c, d, shipped()), GuardMetric::tcp_retrans_pct);
+  CHECK(field.dispersion > 1);
+  CHECK(field.tripped);
+}
+
+TEST_CASE("guards: counts as dispersed as Poisson's are judged by the exact test") {
+  // Equal per-trial counts: X^2 = 0, the dispersion floors at 1, the p-value is the
+  // exact test's.
+  GuardDelta a, b;
+  for (int i = 0; i < 5; ++i) {
+    a += trial(20000, 60, 0, false);
+    b += trial(20000, 200, 0, false);
+  }
+  GuardTestConfig poisson;
+  poisson.dispersion = false;
+  const GuardJudgement quasi = find(judge_guards(a, b, shipped()), GuardMetric::tcp_retrans_pct);
+  const GuardJudgement exact =
+      find(judge_guards(a, b, shipped(), poisson), GuardMetric::tcp_retrans_pct);
+  CHECK(quasi.dispersion == 1);
+  CHECK(quasi.p == exact.p);
+  CHECK(quasi.tripped);
 }
 
 TEST_CASE("guards: too little TCP traffic is not judged, and says so") {

@@ -1,8 +1,10 @@
 // tuner_guard_sim: how often the guards roll back a group, by simulation: harmless
-// groups under background events (false rollbacks) and harmful ones (the field case's
-// retransmits, a link that flaps at every flip), with the count tests of
-// guard_decision.h beside the raw-difference rule they replace (bench::check_guards).
-// The README's "Guards" table is its --markdown output.
+// groups under background events (false rollbacks, also with retransmits in loss
+// bursts) and harmful ones (the field case's retransmits beside a loopback benchmark's
+// segments, a link that flaps at every flip), with the count tests of guard_decision.h
+// beside the same tests without the dispersion (exact Poisson) and the raw-difference
+// rule they replaced (bench::check_guards). The README's "Guards" table is its
+// --markdown output.
 //
 //   tuner_guard_sim [--reps N] [--seed S] [--markdown]
 #include <cstdio>
@@ -23,8 +25,9 @@ using namespace tuner::verify;
 /// What happens on the node in one trial of each arm.
 struct Scenario {
   const char* name;
-  /// Per trial: TCP segments the guard sees, the NIC's share of them, its retransmit rate
-  /// on each arm (the rest, loopback, never retransmits).
+  /// Per trial: TCP segments the namespace counts, the NIC's share of them, its
+  /// retransmit rate on each arm (the rest, the loopback benchmark's own segments, never
+  /// retransmits; the benchmark reports them, and the guard subtracts them).
   double segments = 20000, nic_share = 1, retrans_a = 0.001, retrans_b = 0.001;
   /// Per trial and interface (eth0, eth1): background drops, errors and carrier changes.
   double drops = 0.01, errors = 0.01, flaps = 0.01;
@@ -34,6 +37,9 @@ struct Scenario {
   /// boot, the background rate over that time plus the 2 of the link coming up; trials
   /// of kTrialSeconds.
   double prior_seconds = 0;
+  /// Segments retransmitted per loss episode (1: independent retransmits): episodes are
+  /// Poisson with mean rate x NIC segments / burst.
+  unsigned burst = 1;
 };
 
 constexpr double kTrialSeconds = 5;
@@ -44,7 +50,7 @@ struct Row {
 };
 
 struct Tally {
-  unsigned long tested = 0, old_rule = 0;
+  unsigned long tested = 0, poisson = 0, old_rule = 0;
 };
 
 bench::GuardLimits shipped_limits() {
@@ -69,13 +75,22 @@ Tally run(const Scenario& s, Row row, unsigned long reps, std::mt19937_64& rng) 
     Arm previous = Arm::baseline;
     for (Arm arm : order) {
       bool candidate = arm == Arm::candidate;
-      bench::GuardDelta d;
-      d.trials = 1;
-      d.seconds = kTrialSeconds;
+      // The trial's counters as the loop reads them: /proc/net/snmp before and after,
+      // the loopback benchmark's own segments from its sockets.
       auto nic_segs = static_cast<uint64_t>(s.segments * s.nic_share);
-      d.out_segs = static_cast<uint64_t>(s.segments);
-      d.retrans_segs = std::binomial_distribution<uint64_t>(
-          nic_segs, candidate ? s.retrans_b : s.retrans_a)(rng);
+      double p = candidate ? s.retrans_b : s.retrans_a;
+      uint64_t retrans = s.burst <= 1
+                             ? std::binomial_distribution<uint64_t>(nic_segs, p)(rng)
+                             : s.burst * std::poisson_distribution<uint64_t>(
+                                             static_cast<double>(nic_segs) * p / s.burst)(rng);
+      bench::GuardSample before, after;
+      after.tcp = {static_cast<uint64_t>(s.segments), retrans};
+      bench::Measurement m;
+      bench::ConnectionCounters bench_segs{static_cast<uint64_t>(s.segments) - nic_segs, 0};
+      m.connections = bench_segs;
+      if (s.nic_share < 1) m.loopback = bench_segs;
+      bench::GuardDelta d = bench::guard_delta(before, after, m);
+      d.seconds = kTrialSeconds;
       for (const char* ifname : {"eth0", "eth1"}) {
         bench::NicCounters& n = d.nics[ifname];
         n.rx_dropped = std::poisson_distribution<uint64_t>(s.drops)(rng);
@@ -88,6 +103,8 @@ Tally run(const Scenario& s, Row row, unsigned long reps, std::mt19937_64& rng) 
       (candidate ? b : a) += d;
     }
     t.tested += guard_trips(a, b, limits, cfg).empty() ? 0 : 1;
+    cfg.dispersion = false;
+    t.poisson += guard_trips(a, b, limits, cfg).empty() ? 0 : 1;
     t.old_rule += bench::check_guards(a, b, limits).empty() ? 0 : 1;
   }
   return t;
@@ -125,6 +142,16 @@ int main(int argc, char** argv) {
       {"field case: retransmits 0.3% -> 7.8%, NIC 100% of segments", 20000, 1, 0.003, 0.078},
       {"field case, NIC 5% of 20000 segments/trial", 20000, 0.05, 0.003, 0.078},
       {"field case, NIC 5% of 2000 segments/trial", 2000, 0.05, 0.003, 0.078},
+      {"field case, NIC 5% of 20000 segments/trial, bursts of 10", 20000, 0.05, 0.003, 0.078, 0.01,
+       0.01, 0.01, 0, 0, 10},
+      {"bursts of 10: retransmits 0.3%, 2000 segments/trial", 2000, 1, 0.003, 0.003, 0.01, 0.01,
+       0.01, 0, 0, 10},
+      {"bursts of 50: retransmits 0.3%, 2000 segments/trial", 2000, 1, 0.003, 0.003, 0.01, 0.01,
+       0.01, 0, 0, 50},
+      {"bursts of 10: retransmits 1%, 2000 segments/trial", 2000, 1, 0.01, 0.01, 0.01, 0.01, 0.01,
+       0, 0, 10},
+      {"bursts of 50: retransmits 1%, 2000 segments/trial", 2000, 1, 0.01, 0.01, 0.01, 0.01, 0.01,
+       0, 0, 50},
       {"link flaps (down/up) at every flip to the candidate", 20000, 1, 0.001, 0.001, 0.01, 0.01,
        0.01, 2},
       {"background, flap prior: 1 h up", 20000, 1, 0.001, 0.001, 0.01, 0.01, 0.01, 0, 3600},
@@ -140,21 +167,23 @@ int main(int argc, char** argv) {
                       {Design::blocked, 24},     {Design::blocked, 42}};
   std::mt19937_64 rng(seed);
   if (markdown)
-    std::printf(
-        "| scenario | design | trials/arm | rolled back: count tests | raw difference (old) |\n"
-        "| --- | --- | ---: | ---: | ---: |\n");
+    std::printf("| scenario | design | trials/arm | rolled back: count tests | exact Poisson (no "
+                "dispersion) | raw difference (old) |\n"
+                "| --- | --- | ---: | ---: | ---: | ---: |\n");
   for (const Scenario& s : scenarios)
     for (Row row : rows) {
       Tally t = run(s, row, reps, rng);
       auto n = static_cast<double>(reps);
       std::string design(design_name(row.design));
       if (markdown)
-        std::printf("| %s | %s | %u | %.2f%% | %.2f%% |\n", s.name, design.c_str(), row.trials,
-                    100.0 * static_cast<double>(t.tested) / n,
+        std::printf("| %s | %s | %u | %.2f%% | %.2f%% | %.2f%% |\n", s.name, design.c_str(),
+                    row.trials, 100.0 * static_cast<double>(t.tested) / n,
+                    100.0 * static_cast<double>(t.poisson) / n,
                     100.0 * static_cast<double>(t.old_rule) / n);
       else
-        std::printf("%-60s %-11s %3u  tests %6.2f%%  old %6.2f%%\n", s.name, design.c_str(),
-                    row.trials, 100.0 * static_cast<double>(t.tested) / n,
+        std::printf("%-60s %-11s %3u  tests %6.2f%%  poisson %6.2f%%  old %6.2f%%\n", s.name,
+                    design.c_str(), row.trials, 100.0 * static_cast<double>(t.tested) / n,
+                    100.0 * static_cast<double>(t.poisson) / n,
                     100.0 * static_cast<double>(t.old_rule) / n);
       std::fflush(stdout);
     }

@@ -79,7 +79,10 @@ class KnobsBench : public bench::Benchmark {
     if (all_tuned) v *= 1 + together_;  // an effect only the whole group has
     write_snmp();
     return bench::Measurement{
-        {{"throughput", v * std::exp(noise_(rng_)), "ops/s", bench::Direction::higher}}, {}, {}};
+        {{"throughput", v * std::exp(noise_(rng_)), "ops/s", bench::Direction::higher}},
+        {},
+        {},
+        {}};
   }
   void write_snmp() {
     std::ofstream f(root_ + "/proc/net/snmp");

@@ -34,7 +34,10 @@ class ValueBench : public bench::Benchmark {
     if (auto r = retrans_.find(now); r != retrans_.end()) retrans_segs_ += r->second;
     write_snmp();
     return bench::Measurement{
-        {{"throughput", v * std::exp(noise_(rng_)), "ops/s", bench::Direction::higher}}, {}, {}};
+        {{"throughput", v * std::exp(noise_(rng_)), "ops/s", bench::Direction::higher}},
+        {},
+        {},
+        {}};
   }
   unsigned runs_ = 0;
 

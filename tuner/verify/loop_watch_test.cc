@@ -24,7 +24,7 @@ class LatencyWatch : public bench::Benchmark {
     bool tuned = m_.values.at(knob_) == "tuned";
     if (fail_ && tuned) return Error::io("timed out after 5s", name_);
     double v = 100.0 * (tuned ? 1 + penalty_ : 1.0) * std::exp(noise_(rng_));
-    return bench::Measurement{{{"p99", v, "us", bench::Direction::lower}}, {}, {}};
+    return bench::Measurement{{{"p99", v, "us", bench::Direction::lower}}, {}, {}, {}};
   }
   unsigned runs_ = 0;
   bool fail_ = false;

@@ -99,6 +99,8 @@ json comparison_json(const Comparison& c) {
                {"tripped", g.tripped}};
     if (!g.interface.empty()) gj["interface"] = g.interface;
     if (!g.source.empty()) gj["source"] = g.source;
+    if (g.dispersion) gj["dispersion"] = *g.dispersion;
+    if (!g.note.empty()) gj["note"] = g.note;
     if (g.counts)
       gj["counts"] = {{"baseline", {{"events", g.counts->x_b}, {"exposure", g.counts->t_b}}},
                       {"candidate", {{"events", g.counts->x_c}, {"exposure", g.counts->t_c}}}};
@@ -289,6 +291,8 @@ class Reader {
       number(g, "limit", at, r.limit);
       text(g, "text", at, r.text);
       text(g, "source", at, r.source);
+      if (find(g, "dispersion")) number(g, "dispersion", at, r.dispersion.emplace());
+      text(g, "note", at, r.note);
       if (find(g, "p")) number(g, "p", at, r.p.emplace());
       if (const json* c = find(g, "counts"); c && object(*c, at + ".counts")) {
         Counts& n = r.counts.emplace();

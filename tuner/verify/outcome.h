@@ -73,9 +73,16 @@ struct GuardResult {
   bool tripped = false;
   double limit = 0;  // the max_increase that was passed, when tripped
   std::string text;  // when tripped: "tcp_retrans_pct: 0.30% -> 7.80%, limit +1.00%"
-  /// tcp_retrans_pct: whose segments were counted, "benchmark_connections" or
-  /// "namespace" ("" in older documents).
+  /// tcp_retrans_pct: whose segments were counted, "node_traffic" (the namespace's
+  /// counter less the benchmark's loopback segments) or "namespace" ("" in older
+  /// documents; "benchmark_connections" in those before issue 40).
   std::string source;
+  /// tcp_retrans_pct: the per-trial counts' dispersion its test divided by (>= 1);
+  /// nullopt in older documents.
+  std::optional<double> dispersion;
+  /// Why it was not judged ("too little node TCP traffic to judge: ..."), or what was
+  /// subtracted; "" when there is nothing to say.
+  std::string note;
   /// Events and exposure per arm (retransmits of segments; counts of trials), and the
   /// count test's p when it tripped; nullopt in older documents.
   std::optional<Counts> counts;

@@ -138,6 +138,10 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
       if (gd.tripped) {
         out += "    " + term.red("guard ") + gd.text + "\n";
         tripped = true;
+      } else if (gd.metric == bench::GuardMetric::tcp_retrans_pct && !gd.source.empty()) {
+        // Which traffic the retransmit guard judged, also when it passed or could not judge.
+        out += fmt::format("    guard tcp_retrans_pct on {}: {:.2f}% -> {:.2f}%{}\n", gd.source,
+                           gd.baseline, gd.candidate, gd.note.empty() ? "" : " (" + gd.note + ")");
       }
     // A tripped guard's error repeats the lines above.
     if (!m->error.empty() && !(tripped && o.reason == verify::Reason::guard))

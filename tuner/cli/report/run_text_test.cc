@@ -159,3 +159,24 @@ TEST_CASE("run text: a neutral keep stopped at its share of the budget says so")
   within.replace(within.find("true"), 4, "false");
   CHECK(group_text(within).find("share of the budget") == std::string::npos);
 }
+
+TEST_CASE("run text: the retransmit guard's source and note, also when it passed") {
+  std::string text = group_text(R"({
+    "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 1.2e9, "effect": 0.2,
+    "ci": [0.15, 0.25], "p": 0.004, "trials": {"baseline": 10, "candidate": 10},
+    "outcome": "gain",
+    "guards": [{"metric": "tcp_retrans_pct", "source": "benchmark_connections",
+                "baseline": 0.01, "candidate": 0.02, "tripped": false, "dispersion": 1,
+                "note": "too little node TCP traffic to judge: 300 and 200 segments, 1000 needed per arm; the benchmark's own connections judged instead"},
+               {"metric": "nic_drops", "interface": "eth0", "baseline": 0, "candidate": 0,
+                "tripped": false}]})");
+  INFO(text);
+  CHECK(text.find("    guard tcp_retrans_pct on benchmark_connections: 0.01% -> 0.02% (too "
+                  "little node TCP traffic to judge: 300 and 200 segments, 1000 needed per arm; "
+                  "the benchmark's own connections judged instead)\n") != std::string::npos);
+  CHECK(text.find("nic_drops") == std::string::npos);  // only the tcp row's source is shown
+  // An older document without a source: no line.
+  std::string old = group_text(R"({"bench": "tcp", "unit": "bit/s", "outcome": "gain",
+    "guards": [{"metric": "tcp_retrans_pct", "baseline": 0, "candidate": 0, "tripped": false}]})");
+  CHECK(old.find("guard tcp_retrans_pct") == std::string::npos);
+}
