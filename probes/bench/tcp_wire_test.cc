@@ -12,7 +12,7 @@ TEST_CASE("tcp wire: the hello round-trips and has a fixed layout") {
   Hello h{Mode::stream, 128u << 10, 2000};
   auto b = encode(h);
   CHECK(std::string(b.begin(), b.begin() + 4) == "TUNR");
-  CHECK(b[4] == 1);
+  CHECK(b[4] == 2);
   CHECK(b[5] == 2);
   CHECK(b[8] == 0x00);
   CHECK(b[9] == 0x02);  // 131072 = 0x00020000, big-endian

@@ -78,7 +78,7 @@ bench = ["short", "membw"]
   CHECK(with.benches.at("tcp@peer").tcp.address == "10.0.0.2");
   CHECK(s.tcp.key.secret == key.secret);  // the server must prove the rollout's key
   CHECK(with.benches.at("tcp@peer").tcp.key.secret == key.secret);
-  CHECK(with.benches.at("short").tcp.key.empty());  // loopback: a random key of its own
+  CHECK(with.benches.at("short").tcp.key.secret == key.secret);  // the profile's own peer too
   CHECK(with.benches.count("short") == 1);  // the original stays for other groups
   // Only the groups this node measures are rewritten.
   Profile some = with_peer(p, {"host"}, "10.0.0.2", key, notes);
