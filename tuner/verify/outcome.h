@@ -77,6 +77,12 @@ struct GuardResult {
   /// count test's p when it tripped; nullopt in older documents.
   std::optional<Counts> counts;
   std::optional<double> p;
+  /// link_flaps: the carrier changes inside the settle window after each write to each
+  /// arm (JSON `expected`): expected, and not in `counts`; nullopt in older documents.
+  struct Expected {
+    uint64_t baseline = 0, candidate = 0;
+  };
+  std::optional<Expected> expected;
 };
 
 /// A watching benchmark, tested for harm at the same trials as the main one.
