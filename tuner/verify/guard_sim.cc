@@ -61,6 +61,7 @@ struct Row {
 
 struct Tally {
   unsigned long tested = 0, old_rule = 0;
+  unsigned long pooled = 0;  // the link-flap test before issue 40 (pooled_trips)
 };
 
 bench::GuardLimits shipped_limits() {
@@ -68,6 +69,25 @@ bench::GuardLimits shipped_limits() {
   bench::GuardLimits l = bench::GuardLimits::defaults();
   l.set({bench::GuardMetric::tcp_retrans_pct, 0.5});
   return l;
+}
+
+/// The link-flap test before issue 40, for the --flaps table: the since-boot prior pooled
+/// with the baseline trials per second (trials alone without a prior), the other
+/// guards as now.
+bool pooled_trips(const bench::GuardDelta& a, const bench::GuardDelta& b,
+                  const bench::GuardLimits& limits, const GuardTestConfig& cfg) {
+  for (const bench::GuardTrip& t : guard_trips(a, b, limits, cfg))
+    if (t.metric != bench::GuardMetric::link_flaps) return true;
+  for (const auto& [ifname, nb] : b.nics) {
+    auto na = a.nics.find(ifname);
+    uint64_t xa = na == a.nics.end() ? 0 : na->second.carrier_changes;
+    Counts c{xa, static_cast<double>(a.trials), nb.carrier_changes, static_cast<double>(b.trials)};
+    if (auto prior = cfg.flap_prior.find(ifname); prior != cfg.flap_prior.end())
+      c = {xa + prior->second.events, a.seconds + prior->second.seconds, nb.carrier_changes,
+           b.seconds};
+    if (rate_ratio_p(c, 1.0) <= cfg.level) return true;
+  }
+  return false;
 }
 
 Tally run(const Scenario& s, Row row, unsigned long reps, std::mt19937_64& rng) {
@@ -113,13 +133,15 @@ Tally run(const Scenario& s, Row row, unsigned long reps, std::mt19937_64& rng) 
     }
     t.tested += guard_trips(a, b, limits, cfg).empty() ? 0 : 1;
     t.old_rule += bench::check_guards(a, b, limits).empty() ? 0 : 1;
+    t.pooled += pooled_trips(a, b, limits, cfg) ? 1 : 0;
   }
   return t;
 }
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
-               "tuner_guard_sim: %s\nusage: tuner_guard_sim [--reps N] [--seed S] [--markdown]\n",
+               "tuner_guard_sim: %s\nusage: tuner_guard_sim [--reps N] [--seed S] [--markdown] "
+               "[--flaps]\n",
                why);
   std::exit(2);
 }
@@ -164,6 +186,8 @@ int main(int argc, char** argv) {
       {"renegotiates on every write, late: 1 h up", 3600, 2},
       {"renegotiates on every write, late: 1 day up", 86400, 2},
       {"renegotiates on every write, late: no prior", 0, 2},
+      {"flaps in candidate trials (1 down/up per trial): 10 min up", 600, 0, 0, 1},
+      {"flaps in candidate trials (1 down/up per trial): 1 day up", 86400, 0, 0, 1},
       {"flaps in candidate trials (0.5 down/up per trial): 10 min up", 600, 0, 0, 0.5},
       {"flaps in candidate trials (0.5 down/up per trial): 1 day up", 86400, 0, 0, 0.5},
       {"flaps in candidate trials (0.5 down/up per trial): no prior", 0, 0, 0, 0.5},
@@ -194,21 +218,26 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(seed);
   if (markdown)
     std::printf(
-        "| scenario | design | trials/arm | rolled back: count tests | raw difference (old) |\n"
-        "| --- | --- | ---: | ---: | ---: |\n");
+        "| scenario | design | trials/arm | rolled back: count tests |%s raw difference (old) |\n"
+        "| --- | --- | ---: | ---: |%s ---: |\n",
+        flaps ? " flap prior pooled (before issue 40) |" : "", flaps ? " ---: |" : "");
   for (const Scenario& s : chosen)
     for (Row row : rows) {
       Tally t = run(s, row, reps, rng);
-      auto n = static_cast<double>(reps);
+      auto pct = [&](unsigned long k) {
+        return 100.0 * static_cast<double>(k) / static_cast<double>(reps);
+      };
       std::string design(design_name(row.design));
+      char pooled[64] = "";
+      if (flaps)
+        std::snprintf(pooled, sizeof pooled, markdown ? " %.2f%% |" : "  pooled %6.2f%%",
+                      pct(t.pooled));
       if (markdown)
-        std::printf("| %s | %s | %u | %.2f%% | %.2f%% |\n", s.name, design.c_str(), row.trials,
-                    100.0 * static_cast<double>(t.tested) / n,
-                    100.0 * static_cast<double>(t.old_rule) / n);
+        std::printf("| %s | %s | %u | %.2f%% |%s %.2f%% |\n", s.name, design.c_str(), row.trials,
+                    pct(t.tested), pooled, pct(t.old_rule));
       else
-        std::printf("%-60s %-11s %3u  tests %6.2f%%  old %6.2f%%\n", s.name, design.c_str(),
-                    row.trials, 100.0 * static_cast<double>(t.tested) / n,
-                    100.0 * static_cast<double>(t.old_rule) / n);
+        std::printf("%-60s %-11s %3u  tests %6.2f%%%s  old %6.2f%%\n", s.name, design.c_str(),
+                    row.trials, pct(t.tested), pooled, pct(t.old_rule));
       std::fflush(stdout);
     }
   return 0;

@@ -352,9 +352,8 @@ std::string class_decision_text(const nlohmann::json& info) {
 }
 
 SoakOptions VerifyLoop::soak_options(const GroupPlan& g) const {
-  // Without the flap prior: the soak's second window starts before the write, so a
-  // link knob's own renegotiation is in it, and against a since-boot rate that one
-  // expected down/up would prove itself a flap.
+  // Without the flap prior: the two windows judge each other alone. The second starts
+  // before the write, so a link knob's own down/up is in it (2 against none: p = 0.25).
   GuardTestConfig soak_test = options_.guard_test;
   soak_test.flap_prior.clear();
   return SoakOptions{g.soak.value_or(options_.soak), options_.guards, options_.guard_interfaces,
