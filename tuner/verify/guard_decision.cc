@@ -199,7 +199,7 @@ void note_expected_flaps(std::vector<GuardResult>& rows,
   };
   for (GuardResult& g : rows)
     if (g.metric == GuardMetric::link_flaps)
-      g.expected = GuardResult::Expected{at(baseline, g.interface), at(candidate, g.interface)};
+      g.expected = ExpectedFlaps{at(baseline, g.interface), at(candidate, g.interface)};
 }
 
 Result<std::map<std::string, FlapPrior>> read_flap_prior(

@@ -303,7 +303,7 @@ class Reader {
         }
       }
       if (const json* e = find(g, "expected"); e && object(*e, at + ".expected")) {
-        GuardResult::Expected& x = r.expected.emplace();
+        ExpectedFlaps& x = r.expected.emplace();
         seed(*e, "baseline", at + ".expected", x.baseline);
         seed(*e, "candidate", at + ".expected", x.candidate);
       }
