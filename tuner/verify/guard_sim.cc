@@ -8,6 +8,7 @@
 // "Link flaps" table.
 //
 //   tuner_guard_sim [--reps N] [--seed S] [--markdown] [--flaps]
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,23 +34,25 @@ struct Scenario {
   double segments = 20000, nic_share = 1, retrans_a = 0.001, retrans_b = 0.001;
   /// Per trial and interface (eth0, eth1): background drops, errors and carrier changes.
   double drops = 0.01, errors = 0.01, flaps = 0.01;
+  /// Carrier changes on eth0 in the first candidate trial after each flip to B.
+  unsigned flaps_per_flip = 0;
   /// The link-flap prior's uptime in seconds (0: none): each NIC's carrier changes since
   /// boot, the background rate over that time plus the 2 of the link coming up; trials
   /// of kTrialSeconds.
   double prior_seconds = 0;
+  // The link-flap scenarios' fields (--flaps), last: main()'s other scenarios are
+  // written positionally.
   /// The background rate before the run, per trial's time (negative: `flaps`): a link
   /// that flaps more now than its boot average has boot_flaps < flaps.
   double boot_flaps = -1;
-  /// Carrier changes on eth0 in the first candidate trial after each flip to B.
-  unsigned flaps_per_flip = 0;
+  /// Down/up episodes (2 carrier changes each) on eth0 per candidate trial, Poisson: a
+  /// knob that makes the link flap while it is live.
+  double flap_pairs_b = 0;
   /// Carrier changes on eth0 in the first trial after every write, both directions
   /// (flips, washes, the group's first write): a knob whose write renegotiates the link
   /// so late that the loop's settle window missed it (inside the window they are
   /// expected and never reach the counts).
-  unsigned flaps_per_write = 0;
-  /// Down/up episodes (2 carrier changes each) on eth0 per candidate trial, Poisson: a
-  /// knob that makes the link flap while it is live.
-  double flap_pairs_b = 0;
+  uint64_t flaps_per_write = 0;
 };
 
 constexpr double kTrialSeconds = 5;
