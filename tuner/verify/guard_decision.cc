@@ -1,5 +1,6 @@
 #include "tuner/verify/guard_decision.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/core.h>
@@ -111,20 +112,23 @@ GuardJudgement judge_counter(GuardMetric m, const std::string& ifname, const ben
     j.note = "no trials on one arm";
     return j;
   }
-  double margin = limit;
+  // A zero limit is a ratio of one: the conditional test is exact and the most powerful.
+  j.p = limit > 0 ? rate_margin_p(j.counts, {limit}, cfg.gamma) : rate_ratio_p(j.counts, 1.0);
   auto prior = cfg.flap_prior.find(ifname);
   if (m == GuardMetric::link_flaps && prior != cfg.flap_prior.end() && prior->second.seconds > 0 &&
       b.seconds > 0 && c.seconds > 0) {
-    // Per second, the baseline's trials and the time before the run together; the
-    // limit (per trial) at the candidate's trial length.
-    j.counts = {xb + prior->second.events, b.seconds + prior->second.seconds, xc, c.seconds};
-    j.per_second = true;
-    margin = limit * static_cast<double>(c.trials) / c.seconds;
-    j.note = fmt::format("baseline with the {} carrier changes of the {:.0f} s before the run",
-                         prior->second.events, prior->second.seconds);
+    // The since-boot rate as a floor under the baseline's: the candidate must also be
+    // proven above it, per second, with the limit (per trial) at the candidate's trial
+    // length. Trips need both (intersection-union: valid at cfg.level).
+    Counts floor{prior->second.events, prior->second.seconds, xc, c.seconds};
+    double margin = limit * static_cast<double>(c.trials) / c.seconds;
+    j.floored = true;
+    j.floor_p = margin > 0 ? rate_margin_p(floor, {margin}, cfg.gamma) : rate_ratio_p(floor, 1.0);
+    j.p = std::max(j.p, j.floor_p);
+    j.note = fmt::format(
+        "floor under the baseline: {} carrier changes in the {:.0f} s before the run (p = {:.2g})",
+        prior->second.events, prior->second.seconds, j.floor_p);
   }
-  // A zero limit is a ratio of one: the conditional test is exact and the most powerful.
-  j.p = margin > 0 ? rate_margin_p(j.counts, {margin}, cfg.gamma) : rate_ratio_p(j.counts, 1.0);
   j.tripped = j.p <= cfg.level;
   return j;
 }
@@ -137,15 +141,15 @@ std::string trip_text(const GuardJudgement& j) {
                        name, j.baseline, j.candidate, j.limit, j.counts.x_b, j.counts.t_b,
                        j.counts.x_c, j.counts.t_c, bench::retrans_source_name(j.source),
                        j.dispersion, j.p);
+  std::string floor = j.floored ? "; " + j.note : "";
   return fmt::format("{} {}: {:g} -> {:g} per trial, limit +{:g} ({} in {:g} and {} in {:g} "
-                     "{}; p = {:.2g})",
+                     "trials{}; p = {:.2g})",
                      name, j.interface, j.baseline, j.candidate, j.limit, j.counts.x_b,
-                     j.counts.t_b, j.counts.x_c, j.counts.t_c, j.per_second ? "s" : "trials", j.p);
+                     j.counts.t_b, j.counts.x_c, j.counts.t_c, floor, j.p);
 }
 
 nlohmann::json counts_json(const Counts& c) {
-  // exposure: trials (or windows), segments for retransmits, seconds for a link-flap
-  // guard with a prior (the row's note says so).
+  // exposure: trials (or windows), segments for retransmits.
   return {{"baseline", {{"events", c.x_b}, {"exposure", c.t_b}}},
           {"candidate", {{"events", c.x_c}, {"exposure", c.t_c}}}};
 }
@@ -236,6 +240,18 @@ std::vector<GuardResult> guard_results(const bench::GuardDelta& baseline,
     out.push_back(std::move(g));
   }
   return out;
+}
+
+void note_expected_flaps(std::vector<GuardResult>& rows,
+                         const std::map<std::string, uint64_t>& baseline,
+                         const std::map<std::string, uint64_t>& candidate) {
+  auto at = [](const std::map<std::string, uint64_t>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? uint64_t{0} : it->second;
+  };
+  for (GuardResult& g : rows)
+    if (g.metric == GuardMetric::link_flaps)
+      g.expected = ExpectedFlaps{at(baseline, g.interface), at(candidate, g.interface)};
 }
 
 Result<std::map<std::string, FlapPrior>> read_flap_prior(

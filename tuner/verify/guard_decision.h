@@ -19,8 +19,9 @@
 
 namespace tuner::verify {
 
-/// A link's carrier changes before the run began, over the node's uptime: the
-/// link-flap guard's baseline rate beside the baseline trials (README.md "Guards").
+/// A link's carrier changes before the run began, over the node's uptime: a floor under
+/// the link-flap guard's baseline rate, never pooled with the baseline trials
+/// (README.md "Guards").
 struct FlapPrior {
   uint64_t events = 0;
   double seconds = 0;
@@ -40,10 +41,13 @@ struct GuardTestConfig {
   /// Poisson; README.md "Guards"). false: the exact Poisson test alone (the simulation's
   /// comparison).
   bool dispersion = true;
-  /// By interface: link_flaps compares the candidate's carrier changes per second with
-  /// the baseline trials' and these together, when both arms were timed. A blocked
-  /// design flips to the candidate a few times only; against the trials alone, 2 to 4
-  /// flaps cannot be proven at 1%.
+  /// By interface: link_flaps compares the candidate trials' carrier changes with the
+  /// baseline trials', and, when both arms were timed, also with the link's rate since
+  /// boot: it trips only when the candidate's rate is proven above both (an
+  /// intersection-union test, p the larger of the two). The boot rate is a floor: a
+  /// link that flaps now as often as it always has is not a knob's fault. It is never
+  /// pooled with the baseline trials, where a long uptime's tiny average would dilute
+  /// a link that flaps more now than it did, in both arms alike.
   std::map<std::string, FlapPrior> flap_prior;
 };
 
@@ -67,8 +71,11 @@ struct GuardJudgement {
   /// tcp_retrans_pct: the per-trial counts' dispersion the test divided by (count_tests.h
   /// `dispersion`, at least 1; 1: the exact Poisson test).
   double dispersion = 1;
-  bool judged = true;       // false: too little traffic to judge (note says so)
-  bool per_second = false;  // link_flaps with a prior: exposure in seconds, not trials
+  bool judged = true;  // false: too little traffic to judge (note says so)
+  /// link_flaps with a prior for its interface: the test against the since-boot floor
+  /// (candidate per second against the prior's events over its seconds) and its p.
+  bool floored = false;
+  double floor_p = 1;
   bool tripped = false;
   std::string text;  // the report's line, "tcp_retrans_pct: 0.30% -> 7.80%, limit +0.50%, ..."
   std::string note;
@@ -98,5 +105,11 @@ nlohmann::json guard_json(const GuardJudgement& j);
 std::vector<GuardResult> guard_results(const bench::GuardDelta& baseline,
                                        const bench::GuardDelta& candidate,
                                        const std::vector<bench::GuardTrip>& trips);
+
+/// Sets each link_flaps row's `expected`: the carrier changes inside the settle
+/// windows after the writes to each arm, by interface (none: 0).
+void note_expected_flaps(std::vector<GuardResult>& rows,
+                         const std::map<std::string, uint64_t>& baseline,
+                         const std::map<std::string, uint64_t>& candidate);
 
 }  // namespace tuner::verify

@@ -278,33 +278,89 @@ TEST_CASE("guards: the loop's rows keep their shape and add source, counts and p
   CHECK_FALSE(rows[1].contains("limit"));
 }
 
-TEST_CASE("guards: a since-boot prior lets a few flaps on a blocked design be proven") {
-  // 12 trials per arm of 5 s, as a blocked design with 2-4 flips to the candidate: 4
-  // carrier changes against none cannot be proven from the trials alone (p = 1/16).
-  GuardDelta b = arm(12, 240000, 240, 0, 0, 0), c = arm(12, 240000, 240, 0, 0, 4);
+TEST_CASE("guards: a knob that renegotiates on every write is not a flap at any uptime") {
+  // 12 trials per arm of 5 s, blocked: each arm's first trials after a write saw the
+  // link's late down/up, 4 carrier changes on each arm. The trials alone: no evidence.
+  GuardDelta b = arm(12, 240000, 240, 0, 0, 4), c = arm(12, 240000, 240, 0, 0, 4);
   b.seconds = c.seconds = 60;
   auto alone = find(judge_guards(b, c, shipped()), GuardMetric::link_flaps);
   CHECK_FALSE(alone.tripped);
-  CHECK_FALSE(alone.per_second);
-  // A link that changed carrier twice (boot) in an hour of uptime.
+  CHECK_FALSE(alone.floored);
+  // With the link's 2 boot carrier changes over 10 minutes, an hour and a day: the
+  // boot rate is a floor under the baseline trials' 4 in 60 s, never pooled with it
+  // (pooled, 6 in 3660 s against 4 in 60 s tripped at p < 0.001).
+  for (double up : {600.0, 3600.0, 86400.0}) {
+    CAPTURE(up);
+    GuardTestConfig cfg;
+    cfg.flap_prior["eth0"] = {2, up};
+    auto j = find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps);
+    CHECK_FALSE(j.tripped);
+    CHECK(j.floored);
+    CHECK(j.p == doctest::Approx(alone.p));  // the trials' test decides
+    CHECK(j.floor_p < 0.001);                // the floor alone would have tripped
+    CHECK(j.counts.x_b == 4);                // the trials' counts, per trial
+    CHECK(j.counts.t_b == 12);
+  }
+}
+
+TEST_CASE("guards: a link that flaps more now than its boot average, in both arms, is kept") {
+  // 0.5 carrier changes per trial on both arms; the link's boot average: 2 in a day.
+  GuardDelta b = arm(20, 400000, 400, 0, 0, 9), c = arm(20, 400000, 400, 0, 0, 13);
+  b.seconds = c.seconds = 100;
+  GuardTestConfig cfg;
+  cfg.flap_prior["eth0"] = {2, 86400};
+  auto j = find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps);
+  CHECK_FALSE(j.tripped);
+  CHECK(j.p > 0.1);
+  CHECK(j.note.find("floor under the baseline: 2 carrier changes in the 86400 s before the run") ==
+        0);
+}
+
+TEST_CASE("guards: a link flapping in the candidate's trials trips above the boot floor") {
+  // 8 carrier changes in the candidate's 12 trials, none in the baseline's: p = 2^-8
+  // from the trials.
+  GuardDelta b = arm(12, 240000, 240, 0, 0, 0), c = arm(12, 240000, 240, 0, 0, 8);
+  b.seconds = c.seconds = 60;
   GuardTestConfig cfg;
   cfg.flap_prior["eth0"] = {2, 3600};
-  auto with = find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps);
-  CHECK(with.tripped);
-  CHECK(with.per_second);
-  CHECK(with.counts.x_b == 2);
-  CHECK(with.counts.t_b == doctest::Approx(3660));
-  CHECK(with.counts.t_c == doctest::Approx(60));
-  CHECK(with.p < 0.01);
-  CHECK(with.note == "baseline with the 2 carrier changes of the 3600 s before the run");
-  CHECK(with.text.find("(2 in 3660 and 4 in 60 s;") != std::string::npos);
-  // A link that flaps often anyway (one change a minute): 4 in a minute is its habit.
-  cfg.flap_prior["eth0"] = {60, 3600};
-  CHECK_FALSE(find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps).tripped);
+  auto j = find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps);
+  CHECK(j.tripped);
+  CHECK(j.p == doctest::Approx(1.0 / 256));  // the larger of the two: the trials'
+  CHECK(j.floor_p < j.p);
+  CHECK(j.text ==
+        "link_flaps eth0: 0 -> 0.666667 per trial, limit +0 (0 in 12 and 8 in 12 trials; floor "
+        "under the baseline: 2 carrier changes in the 3600 s before the run (p = 2.3e-13); "
+        "p = 0.0039)");
+  // A link that always flapped this often (10 a minute since boot): its habit, not the
+  // knob's doing; the floor keeps it.
+  cfg.flap_prior["eth0"] = {600, 3600};
+  auto habit = find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps);
+  CHECK_FALSE(habit.tripped);
+  CHECK(habit.floor_p > 0.5);
   // A prior for another NIC, or arms that were not timed: the trials alone.
   GuardTestConfig other;
-  other.flap_prior["eth1"] = {2, 3600};
-  CHECK_FALSE(find(judge_guards(b, c, shipped(), other), GuardMetric::link_flaps).per_second);
+  other.flap_prior["eth1"] = {600, 3600};
+  auto eth0 = find(judge_guards(b, c, shipped(), other), GuardMetric::link_flaps);
+  CHECK(eth0.tripped);
+  CHECK_FALSE(eth0.floored);
   b.seconds = 0;
-  CHECK_FALSE(find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps).per_second);
+  CHECK_FALSE(find(judge_guards(b, c, shipped(), cfg), GuardMetric::link_flaps).floored);
+}
+
+TEST_CASE("guards: expected carrier changes are shown on the link_flaps rows") {
+  GuardDelta b = arm(5, 100000, 100), c = arm(5, 100000, 100);
+  std::vector<GuardResult> rows = guard_results(b, c, {});
+  note_expected_flaps(rows, {{"eth0", 6}}, {{"eth0", 8}, {"eth9", 2}});
+  int flaps = 0;
+  for (const GuardResult& g : rows) {
+    if (g.metric != GuardMetric::link_flaps) {
+      CHECK_FALSE(g.expected);
+      continue;
+    }
+    ++flaps;
+    REQUIRE(g.expected);
+    CHECK(g.expected->baseline == 6);
+    CHECK(g.expected->candidate == 8);
+  }
+  CHECK(flaps == 1);
 }

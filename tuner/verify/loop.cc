@@ -18,6 +18,36 @@ namespace {
 
 using Measured = VerifyLoop::Measured;
 
+/// Whether writing this knob may take its link down and up: the link modes, and the
+/// MTU, channels and rings, which reset the device on many drivers (i40e, ice, bnxt;
+/// veth's channels too).
+bool may_renegotiate(const std::string& id) {
+  auto k = parse_knob_id(id);
+  if (!k.ok()) return false;
+  switch (k->kind) {
+    case KnobKind::nic_link:
+    case KnobKind::nic_mtu:
+    case KnobKind::nic_channels:
+    case KnobKind::nic_rings: return true;
+    default: return false;
+  }
+}
+
+/// The knobs in one of a and b but not both: what a flip from a to b writes.
+std::vector<std::string> flipped_knobs(std::vector<std::string> a, std::vector<std::string> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::vector<std::string> out;
+  std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+/// Moves what the settle windows counted into an arm's expected carrier changes.
+void credit(std::map<std::string, uint64_t>& from, std::map<std::string, uint64_t>& to) {
+  for (const auto& [ifname, n] : from) to[ifname] += n;
+  from.clear();
+}
+
 }  // namespace
 
 std::pair<GroupDecision, Reason> classify(const VerifyLoop::Measured& m, bool keep_if_neutral) {
@@ -50,10 +80,45 @@ VerifyLoop::VerifyLoop(ApplyRun& run, const Root& root, Clock& clock, LoopOption
 
 Result<bool> VerifyLoop::set_live(const std::string& group, const std::vector<std::string>& live) {
   if (live == live_) return false;
+  std::map<std::string, uint64_t> before = carrier_changes();
+  std::vector<std::string> changed = flipped_knobs(live_, live);
   if (Status s = run_.set_live(group, live); !s.ok()) return s.error();
   live_ = live;
-  clock_.sleep_for(options_.settle);
+  settle_after_write(changed, before);
   return true;
+}
+
+std::map<std::string, uint64_t> VerifyLoop::carrier_changes() const {
+  std::map<std::string, uint64_t> out;
+  if (options_.guard_interfaces.empty()) return out;
+  auto nics = bench::sample_nic_counters(root_, options_.guard_interfaces);
+  if (!nics.ok()) return out;  // the trials' own samples then fail and say why
+  for (const auto& [ifname, c] : *nics) out[ifname] = c.carrier_changes;
+  return out;
+}
+
+void VerifyLoop::settle_after_write(const std::vector<std::string>& changed,
+                                    const std::map<std::string, uint64_t>& before) {
+  // Carrier changes are counted from just before the write to the end of the window:
+  // the write's own renegotiation (both directions), however late in the window it
+  // comes, is expected and stays out of the trials' counts.
+  auto t0 = clock_.now();
+  clock_.sleep_for(options_.settle);
+  if (!before.empty()) {
+    std::map<std::string, uint64_t> now = carrier_changes();
+    bool moved = false;
+    for (const auto& [ifname, n] : now)
+      if (auto b = before.find(ifname); b != before.end() && n != b->second) moved = true;
+    bool link = std::any_of(changed.begin(), changed.end(), may_renegotiate);
+    if ((link || moved) && options_.link_settle > options_.settle) {
+      clock_.sleep_for(options_.link_settle - options_.settle);
+      now = carrier_changes();
+    }
+    for (const auto& [ifname, n] : now)
+      if (auto b = before.find(ifname); b != before.end() && n > b->second)
+        settle_flaps_[ifname] += n - b->second;
+  }
+  last_settle_ = clock_.now() - t0;
 }
 
 Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::string>& candidate,
@@ -61,8 +126,14 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
   // The loop's own time in a trial: flipping knobs, sampling guards, deciding; not
   // the benchmark and not the settling pause.
   auto t0 = clock_.now();
+  // Settle windows not yet credited (the group's first write, a bisect's setting up)
+  // belong to the arm the machine is at; the flip's own to the arm it flips to.
+  credit(settle_flaps_,
+         live_.empty() ? arms.expected_flaps_baseline : arms.expected_flaps_candidate);
   auto flipped = set_live(g.name, arm == Arm::baseline ? std::vector<std::string>{} : candidate);
   if (!flipped.ok()) return flipped.error();
+  credit(settle_flaps_,
+         arm == Arm::baseline ? arms.expected_flaps_baseline : arms.expected_flaps_candidate);
   const char* side = arm == Arm::baseline ? "baseline" : "candidate";
   auto before = bench::sample_guards(root_, options_.guard_interfaces);
   auto b0 = clock_.now();
@@ -124,7 +195,7 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     arms.candidate.push_back(main.value);
     arms.guards_candidate += d;
   }
-  Clock::duration settled = *flipped ? Clock::duration(options_.settle) : Clock::duration{};
+  Clock::duration settled = *flipped ? last_settle_ : Clock::duration{};
   auto own = (clock_.now() - t0) - (b1 - b0) - settled;
   overhead_ms_.push_back(std::chrono::duration<double, std::milli>(own).count());
   return true;
@@ -153,10 +224,15 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
       // A unit must not share the state the previous unit's last flip left: flip to the
       // other arm and back before it.
       Arm other = arm == Arm::baseline ? Arm::candidate : Arm::baseline;
-      for (Arm a : {other, arm})
+      credit(settle_flaps_,
+             live_.empty() ? out.arms.expected_flaps_baseline : out.arms.expected_flaps_candidate);
+      for (Arm a : {other, arm}) {
         if (auto s = set_live(g.name, a == Arm::baseline ? std::vector<std::string>{} : candidate);
             !s.ok())
           return s.error();
+        credit(settle_flaps_, a == Arm::baseline ? out.arms.expected_flaps_baseline
+                                                 : out.arms.expected_flaps_candidate);
+      }
       ++out.washes;
     }
     auto ok = run_trial(g, candidate, arm, out.arms, &out.failure);
@@ -281,9 +357,8 @@ std::string class_decision_text(const nlohmann::json& info) {
 }
 
 SoakOptions VerifyLoop::soak_options(const GroupPlan& g) const {
-  // Without the flap prior: the soak's second window starts before the write, so a
-  // link knob's own renegotiation is in it, and against a since-boot rate that one
-  // expected down/up would prove itself a flap.
+  // Without the flap prior: the two windows judge each other alone. The second starts
+  // before the write, so a link knob's own down/up is in it (2 against none: p = 0.25).
   GuardTestConfig soak_test = options_.guard_test;
   soak_test.flap_prior.clear();
   return SoakOptions{g.soak.value_or(options_.soak), options_.guards, options_.guard_interfaces,
@@ -361,9 +436,14 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
     return out;
   }
 
+  std::map<std::string, uint64_t> before_write = carrier_changes();
   if (Status s = run_.write_group(g.name); !s.ok()) return s.error();
   std::vector<std::string> written = run_.written_knobs(g.name);
   live_ = written;
+  // The group's first write has its settle window too: a first candidate trial follows
+  // it without a flip (run_trial credits it to the candidate).
+  settle_flaps_.clear();
+  settle_after_write(written, before_write);
   overhead_ms_.clear();
   step_index_ = 0;
   Config cfg = options_.decision;

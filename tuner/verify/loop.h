@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,8 +87,13 @@ struct LoopOptions {
   std::vector<std::string> guard_interfaces;  // NICs whose drops, errors, flaps count
   GuardTestConfig guard_test;             // the guards' tests; apply adds the since-boot flap prior
   std::chrono::milliseconds settle{100};  // after each flip, before measuring
-  std::chrono::seconds budget{600};       // the whole loop; past it: inconclusive
-  unsigned block = 3;                     // trials per arm per unit, blocked design
+  /// The settle window after a flip that writes a knob which may take the link down
+  /// (nic link, mtu, channels, rings), or after which a guarded NIC's carrier moved:
+  /// the trial starts after it, and the carrier changes from the write to its end are
+  /// expected, not evidence (counted per arm as `expected`, README.md "Guards").
+  std::chrono::milliseconds link_settle{2000};
+  std::chrono::seconds budget{600};        // the whole loop; past it: inconclusive
+  unsigned block = 3;                      // trials per arm per unit, blocked design
   std::chrono::milliseconds soak{30'000};  // [verify] soak: guard windows, bench = [] groups
   /// The run's seed: each measurement's order comes from it, the group's index and the
   /// step (derive_seed). apply draws it fresh from the kernel; --seed N replays.
@@ -140,8 +146,17 @@ class VerifyLoop {
   Result<bool> run_trial(const GroupPlan& group, const std::vector<std::string>& candidate, Arm arm,
                          Arms& arms, std::string* failure);
   /// Puts exactly `live` of the group's knobs at their after values; true when it
-  /// wrote something (and then waited options_.settle).
+  /// wrote something (and then waited options_.settle, or the link settle window:
+  /// settle_after_write).
   Result<bool> set_live(const std::string& group, const std::vector<std::string>& live);
+  /// After a write of `changed` knobs: waits options_.settle, or options_.link_settle
+  /// when a knob may renegotiate the link or a guarded NIC's carrier moved, and adds
+  /// the carrier changes since `before` (each NIC's count before the write) to
+  /// settle_flaps_. Sets last_settle_.
+  void settle_after_write(const std::vector<std::string>& changed,
+                          const std::map<std::string, uint64_t>& before);
+  /// Each guarded NIC's carrier_changes now; empty when none is guarded or unreadable.
+  std::map<std::string, uint64_t> carrier_changes() const;
   /// A value search's screening (loop_search.cc): sets the searched knobs to the
   /// candidate it sends to confirmation and returns true, or false when every
   /// candidate went (the group then ends no_gain). `report` gets the JSON `search`.
@@ -171,6 +186,9 @@ class VerifyLoop {
   std::uint64_t step_index_ = 0;     // measurements of this group so far: its step
   /// A keep_if_neutral group's share of the budget ends here (GroupPlan::time_share).
   std::optional<Clock::time_point> cap_until_;
+  /// Carrier changes inside settle windows since measure() last took them, by NIC.
+  std::map<std::string, uint64_t> settle_flaps_;
+  Clock::duration last_settle_{};  // the last write's settling wait
 };
 
 }  // namespace tuner::verify

@@ -2,6 +2,7 @@
 // decisions, a group's verdict; loop_bisect.cc: the bisects). Not a public interface.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,9 @@ T bench_stats(const Decision& d, const std::string& bench, const std::string& un
 struct VerifyLoop::Arms {
   std::vector<double> baseline, candidate;
   bench::GuardDelta guards_baseline, guards_candidate;
+  /// Carrier changes inside the settle window after each write to this arm (flips and
+  /// washes), by NIC: expected, not in the guards' counts.
+  std::map<std::string, uint64_t> expected_flaps_baseline, expected_flaps_candidate;
   std::string unit;
   bool direction_known = false;
   /// A watching benchmark's first metric, per arm.
@@ -65,6 +69,7 @@ T comparison_of(const VerifyLoop::Measured& m, const std::string& bench, Design 
   c.trials_baseline = static_cast<unsigned>(m.arms.baseline.size());
   c.trials_candidate = static_cast<unsigned>(m.arms.candidate.size());
   c.guards = guard_results(m.arms.guards_baseline, m.arms.guards_candidate, m.trips);
+  note_expected_flaps(c.guards, m.arms.expected_flaps_baseline, m.arms.expected_flaps_candidate);
   c.watches = m.watches;
   c.seed = m.seed;
   c.order = m.order;

@@ -47,6 +47,9 @@ nlohmann::json screen_json(const SearchPlan& sp, const Screen& s, unsigned unit)
 
 Status VerifyLoop::set_arm(const GroupPlan& g, const std::vector<std::string>& written,
                            std::size_t arm) {
+  // Screening reports no expected carrier changes: only the last setting's window (the
+  // candidate sent to confirmation) is left for the confirmation's first trial.
+  settle_flaps_.clear();
   if (arm == 0) {
     auto flipped = set_live(g.name, {});
     if (!flipped.ok()) return flipped.error();
@@ -54,6 +57,7 @@ Status VerifyLoop::set_arm(const GroupPlan& g, const std::vector<std::string>& w
   }
   const SearchPlan& sp = *g.search;
   bool wrote = false;
+  std::map<std::string, uint64_t> before = carrier_changes();
   for (std::size_t k = 0; k < sp.knobs.size(); ++k) {
     // A live knob is written by retarget itself; a journaled intent comes first.
     bool live = std::find(live_.begin(), live_.end(), sp.knobs[k]) != live_.end();
@@ -62,7 +66,9 @@ Status VerifyLoop::set_arm(const GroupPlan& g, const std::vector<std::string>& w
   }
   auto flipped = set_live(g.name, written);
   if (!flipped.ok()) return flipped.error();
-  if (wrote && !*flipped) clock_.sleep_for(options_.settle);
+  // A retarget of a live knob is a write too: its settle window (the link's, for a
+  // knob that may renegotiate it).
+  if (wrote && !*flipped) settle_after_write(sp.knobs, before);
   return Ok{};
 }
 

@@ -104,6 +104,8 @@ json comparison_json(const Comparison& c) {
     if (g.counts)
       gj["counts"] = {{"baseline", {{"events", g.counts->x_b}, {"exposure", g.counts->t_b}}},
                       {"candidate", {{"events", g.counts->x_c}, {"exposure", g.counts->t_c}}}};
+    if (g.expected)
+      gj["expected"] = {{"baseline", g.expected->baseline}, {"candidate", g.expected->candidate}};
     if (g.tripped) {
       gj["limit"] = g.limit;
       if (g.p) gj["p"] = *g.p;
@@ -304,6 +306,11 @@ class Reader {
           seed(*side, "events", where, *x);
           number(*side, "exposure", where, *t);
         }
+      }
+      if (const json* e = find(g, "expected"); e && object(*e, at + ".expected")) {
+        ExpectedFlaps& x = r.expected.emplace();
+        seed(*e, "baseline", at + ".expected", x.baseline);
+        seed(*e, "candidate", at + ".expected", x.candidate);
       }
       c.guards.push_back(std::move(r));
     });

@@ -66,6 +66,11 @@ struct BenchStats {
 };
 
 /// One guard over both arms: per-trial counts (percent for tcp_retrans_pct).
+/// A link_flaps row's carrier changes in the settle windows after writes, per arm.
+struct ExpectedFlaps {
+  uint64_t baseline = 0, candidate = 0;
+};
+
 struct GuardResult {
   bench::GuardMetric metric = bench::GuardMetric::tcp_retrans_pct;
   std::string interface;  // "" for tcp_retrans_pct
@@ -87,6 +92,9 @@ struct GuardResult {
   /// count test's p when it tripped; nullopt in older documents.
   std::optional<Counts> counts;
   std::optional<double> p;
+  /// link_flaps: the carrier changes inside the settle window after each write to each
+  /// arm (JSON `expected`): expected, and not in `counts`; nullopt in older documents.
+  std::optional<ExpectedFlaps> expected;
 };
 
 /// A watching benchmark, tested for harm at the same trials as the main one.

@@ -143,6 +143,12 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
         out += fmt::format("    guard tcp_retrans_pct on {}: {:.2f}% -> {:.2f}%{}\n", gd.source,
                            gd.baseline, gd.candidate, gd.note.empty() ? "" : " (" + gd.note + ")");
       }
+    for (const auto& gd : m->guards)
+      if (gd.expected && gd.expected->baseline + gd.expected->candidate > 0)
+        out += fmt::format(
+            "    link_flaps {}: {} and {} carrier changes in the settle windows after writes "
+            "(baseline, candidate): expected, not counted\n",
+            gd.interface, gd.expected->baseline, gd.expected->candidate);
     // A tripped guard's error repeats the lines above.
     if (!m->error.empty() && !(tripped && o.reason == verify::Reason::guard))
       out += "    " + m->error + "\n";

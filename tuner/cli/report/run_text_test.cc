@@ -180,3 +180,28 @@ TEST_CASE("run text: the retransmit guard's source and note, also when it passed
     "guards": [{"metric": "tcp_retrans_pct", "baseline": 0, "candidate": 0, "tripped": false}]})");
   CHECK(old.find("guard tcp_retrans_pct") == std::string::npos);
 }
+
+TEST_CASE("run text: a link's expected carrier changes after writes are shown, not counted") {
+  std::string stats = R"({
+    "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 1.1e9, "effect": 0.1,
+    "ci": [0.08, 0.12], "p": 0.001, "trials": {"baseline": 10, "candidate": 10},
+    "outcome": "gain",
+    "guards": [{"metric": "link_flaps", "interface": "eth0", "baseline": 0, "candidate": 0,
+                "counts": {"baseline": {"events": 0, "exposure": 10},
+                           "candidate": {"events": 0, "exposure": 10}},
+                "expected": {"baseline": 44, "candidate": 48}, "tripped": false}]})";
+  std::string text = group_text(stats);
+  INFO(text);
+  CHECK(text.find("    link_flaps eth0: 44 and 48 carrier changes in the settle windows after "
+                  "writes (baseline, candidate): expected, not counted\n") != std::string::npos);
+  // Read back and written again: the same row.
+  auto o = verify::outcome_from_json(nlohmann::json::parse(stats));
+  REQUIRE(o.ok());
+  nlohmann::json again = verify::to_json(*o);
+  CHECK(again["guards"][0]["expected"] == nlohmann::json{{"baseline", 44}, {"candidate", 48}});
+  // None expected: no line.
+  CHECK(group_text(R"({"outcome": "gain", "guards": [{"metric": "link_flaps", "interface":
+    "eth0", "baseline": 0, "candidate": 0, "expected": {"baseline": 0, "candidate": 0},
+    "tripped": false}]})")
+            .find("carrier changes") == std::string::npos);
+}
