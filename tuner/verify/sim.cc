@@ -64,7 +64,7 @@ void run_trials(const Scenario& s, std::uint64_t seed, unsigned trials_per_arm,
 
 namespace {
 
-constexpr std::array<EnumName<Noise>, 16> kNoises = {{
+constexpr std::array<EnumName<Noise>, 17> kNoises = {{
     {Noise::normal, "normal"},
     {Noise::student_t3, "t3"},
     {Noise::drift, "drift"},
@@ -81,6 +81,7 @@ constexpr std::array<EnumName<Noise>, 16> kNoises = {{
     {Noise::period4_locked, "period4@0"},
     {Noise::block_offset, "blockoff"},
     {Noise::stalls, "stalls"},
+    {Noise::cv_step, "cv-step"},
 }};
 static_assert(in_enum_order(kNoises));
 
@@ -134,6 +135,8 @@ std::vector<Scenario> standard_scenarios(double min_effect) {
   out.push_back({Noise::spread, 0.03, 0.01, Direction::higher});
   for (double e : {stalls_mean_effect(0.05), 0.0, min_effect, 0.05})
     out.push_back({Noise::stalls, 0.03, e, Direction::higher});
+  for (double e : {0.0, min_effect, 0.05, -0.05})
+    out.push_back({Noise::cv_step, 0.03, e, Direction::higher});
   return out;
 }
 

@@ -37,11 +37,14 @@ enum class Noise {
   /// candidate causes). The scenario's effect is the gain in the arithmetic mean: the
   /// typical trial gains (1 + effect) / 0.94 - 1 (+5% typical: mean -1.3%).
   stalls,
+  /// normal, but the noise level steps up during the run: cv / 3 for the first 40
+  /// trials (20 per arm), cv after (issue 40: calibration across looks).
+  cv_step,
 };
 
 /// "normal", "t3", "drift", "drift0.5", "outlier", "bimodal", "bursts", "spread",
 /// "quantized", "flip", "period3", "period4", "period3@0", "period4@0", "blockoff",
-/// "stalls".
+/// "stalls", "cv-step".
 std::string_view noise_name(Noise n);
 
 /// Trials per arm in a unit of the blocked design, in the simulation and the loop's
@@ -105,7 +108,7 @@ Config config_for(Config c, Design design);
 /// for the classic noises 1%), lower-is-better rows, the correlated-noise rows (flip
 /// state, periods, fast drift), the blocked design with per-block offsets, the
 /// wider candidate spread with no effect, and candidate stalls at mean effects
-/// {-1.3% (+5% typical), 0, min_effect, +5%}.
+/// {-1.3% (+5% typical), 0, min_effect, +5%}, and the noise level stepping up mid-run.
 std::vector<Scenario> standard_scenarios(double min_effect = 0.01);
 
 /// The mean effect of the `stalls` scenario whose typical (unstalled) trial gains

@@ -9,6 +9,7 @@ constexpr double kOutlierRate = 0.1, kOutlierSlowdown = 0.3;
 constexpr double kBurstStart = 0.05, kBurstSlowdown = 0.15;
 constexpr unsigned kBurstLength = 5;
 constexpr double kStallRate = 0.2, kStallSlowdown = 0.3;
+constexpr std::size_t kStepAt = 40;  // cv_step: trials at the lower noise level
 
 unsigned period_of(Noise n) {
   switch (n) {
@@ -41,6 +42,7 @@ double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, dou
   bool higher = s.direction == Direction::higher;
   double better = higher ? 1 : -1;  // sign of "better" on the raw scale
   double cv = s.noise == Noise::spread && wide ? 2 * s.cv : s.cv;
+  if (s.noise == Noise::cv_step && t < kStepAt) cv = s.cv / 3;
   // `wide` marks the candidate's trials: the spread and stalls models act on them only.
   double noise = s.noise == Noise::student_t3
                      ? std::exp(s.cv / std::numbers::sqrt3 * draw.student_t3())
