@@ -40,11 +40,13 @@ enum class Noise {
   /// normal, but the noise level steps up during the run: cv / 3 for the first 40
   /// trials (20 per arm), cv after (issue 40: calibration across looks).
   cv_step,
+  /// the mirror image: cv for the first 40 trials, cv / 3 after.
+  cv_step_down,
 };
 
 /// "normal", "t3", "drift", "drift0.5", "outlier", "bimodal", "bursts", "spread",
 /// "quantized", "flip", "period3", "period4", "period3@0", "period4@0", "blockoff",
-/// "stalls", "cv-step".
+/// "stalls", "cv-step", "cv-step-down".
 std::string_view noise_name(Noise n);
 
 /// Trials per arm in a unit of the blocked design, in the simulation and the loop's

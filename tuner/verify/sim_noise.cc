@@ -42,7 +42,9 @@ double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, dou
   bool higher = s.direction == Direction::higher;
   double better = higher ? 1 : -1;  // sign of "better" on the raw scale
   double cv = s.noise == Noise::spread && wide ? 2 * s.cv : s.cv;
-  if (s.noise == Noise::cv_step && t < kStepAt) cv = s.cv / 3;
+  if ((s.noise == Noise::cv_step && t < kStepAt) ||
+      (s.noise == Noise::cv_step_down && t >= kStepAt))
+    cv = s.cv / 3;
   // `wide` marks the candidate's trials: the spread and stalls models act on them only.
   double noise = s.noise == Noise::student_t3
                      ? std::exp(s.cv / std::numbers::sqrt3 * draw.student_t3())
