@@ -4,7 +4,7 @@
 # private network namespace) and reports 1000 x noise (cv 3%), times 1.05 when the
 # candidate value is live, and a candidate trial 30% slower with probability 1/5: the
 # typical trial gains 5%, the mean loses 1.3% (the simulator's `stalls`).
-#  1. STALL_RUNS runs (default 8, about 3 minutes here with the rest; 100 by hand:
+#  1. STALL_RUNS runs (default 8: 2 min 14 s here with the rest; 100 by hand:
 #     STALL_RUNS=100): at most max(1, RUNS / 50) kept. A run is kept only where its
 #     first looks saw no stall, so its data hold a mean gain (README.md, "Stalls: the
 #     mean too": the early looks' cost, 1.15% simulated at these defaults; seed 1004,
