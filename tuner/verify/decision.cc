@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tuner/verify/calibration.h"
+#include "tuner/verify/sign_flip.h"
 #include "tuner/verify/signed_rank.h"
 #include "tuner/verify/stats.h"
 
@@ -48,6 +49,17 @@ class EffectScale {
     if (scale_ == Scale::difference) return shift / magnitude_;
     return sign_ > 0 ? std::expm1(shift) : -std::expm1(-shift);
   }
+  // A raw value whose score is moved back by `shift`: the candidate under the null
+  // "the candidate is the baseline moved by shift" has the baseline's law once moved.
+  double moved_back(double value, double shift) const {
+    return scale_ == Scale::ratio ? value * std::exp(-sign_ * shift) : value - sign_ * shift;
+  }
+  double sign() const { return sign_; }
+  // The relative gain of the candidate's arithmetic mean over the baseline's.
+  double mean_effect(double mean_a, double mean_b) const {
+    if (scale_ == Scale::difference) return sign_ * (mean_b - mean_a) / magnitude_;
+    return sign_ > 0 ? mean_b / mean_a - 1 : 1 - mean_b / mean_a;
+  }
 
  private:
   Scale scale_;
@@ -56,6 +68,44 @@ class EffectScale {
 };
 
 bool in_open(double v, double lo, double hi) { return v > lo && v < hi; }
+
+// The units the mean test leaves out (README.md, "Stalls: the mean too"): of the units
+// the signed-rank test at `shift` leaves out, every one whose contrast favours the
+// candidate (leaving it out can only lower the mean), and of those against it only as
+// many, the farthest first: an excess of slow candidate trials stays in the mean.
+std::vector<bool> mean_left_out(std::span<const double> sa, std::span<const double> sb,
+                                unsigned unit, double k, double shift) {
+  std::vector<bool> out = outlier_units(sa, sb, unit, k, shift);
+  std::vector<std::pair<double, std::size_t>> against;
+  std::size_t favour = 0;
+  for (std::size_t u = 0; u < out.size(); ++u) {
+    if (!out[u]) continue;
+    double c = -shift;
+    for (std::size_t i = u * unit; i < (u + 1) * unit; ++i) c += (sb[i] - sa[i]) / unit;
+    if (c > 0) ++favour;
+    else against.push_back({c, u});
+  }
+  std::sort(against.begin(), against.end());  // most negative first
+  for (std::size_t j = favour; j < against.size(); ++j) out[against[j].second] = false;
+  return out;
+}
+
+// One-sided p of "the candidate's mean gain <= the gain `shift` stands for": the
+// sign-flip test of the units' contrasts of raw values (the candidate's moved back by
+// shift), those not left out.
+double mean_p(std::span<const double> a, std::span<const double> b, unsigned unit,
+              const EffectScale& scale, double shift, const std::vector<bool>& left_out) {
+  std::vector<double> d;
+  d.reserve(left_out.size());
+  for (std::size_t u = 0; u < left_out.size(); ++u) {
+    if (left_out[u]) continue;
+    double c = 0;
+    for (std::size_t i = u * unit; i < (u + 1) * unit; ++i)
+      c += scale.sign() * (scale.moved_back(b[i], shift) - a[i]) / unit;
+    d.push_back(c);
+  }
+  return sign_flip_upper(d);
+}
 
 // Will a gain of power_effect be kept by max_trials at this noise? The normal
 // approximation of the signed-rank test (efficiency 3/pi of the t test at normal noise)
@@ -106,18 +156,12 @@ Status validate(const Config& c) {
   return Ok{};
 }
 
-std::vector<double> without_outliers(std::span<const double> a, std::span<const double> b,
-                                     unsigned unit, double k, double delta) {
+std::vector<bool> outlier_units(std::span<const double> a, std::span<const double> b, unsigned unit,
+                                double k, double delta) {
   std::size_t units = unit ? std::min(a.size(), b.size()) / unit : 0;
-  std::vector<double> contrasts;
-  contrasts.reserve(units);
-  for (std::size_t u = 0; u < units; ++u) {
-    double sum = 0;
-    for (std::size_t i = u * unit; i < (u + 1) * unit; ++i) sum += b[i] - a[i];
-    contrasts.push_back(sum / unit);
-  }
+  std::vector<bool> out(units, false);
   std::size_t cap = units / 4;
-  if (k <= 0 || cap == 0) return contrasts;
+  if (k <= 0 || cap == 0) return out;
   // The pool: every trial of both arms, the candidate's moved back by delta. Swapping a
   // unit's arms changes neither the pool nor the unit's own trials.
   std::vector<double> pool;
@@ -131,7 +175,7 @@ std::vector<double> without_outliers(std::span<const double> a, std::span<const 
   spread.reserve(pool.size());
   for (double v : pool) spread.push_back(std::fabs(v - centre));
   double mad = median(spread);
-  if (!(mad > 0)) return contrasts;  // ties everywhere: no scale to measure against
+  if (!(mad > 0)) return out;  // ties everywhere: no scale to measure against
   std::vector<double> dev(units, 0);
   for (std::size_t u = 0; u < units; ++u)
     for (std::size_t i = u * unit; i < (u + 1) * unit; ++i)
@@ -141,9 +185,21 @@ std::vector<double> without_outliers(std::span<const double> a, std::span<const 
   // Past the cap, the farthest go first: the limit rises to the cap-th largest distance
   // (a unit at exactly that distance stays: a tie never depends on a swap).
   double limit = std::max(k * mad, sorted[units - cap - 1]);
+  for (std::size_t u = 0; u < units; ++u) out[u] = dev[u] > limit;
+  return out;
+}
+
+std::vector<double> without_outliers(std::span<const double> a, std::span<const double> b,
+                                     unsigned unit, double k, double delta) {
+  std::vector<bool> out = outlier_units(a, b, unit, k, delta);
   std::vector<double> kept;
-  for (std::size_t u = 0; u < units; ++u)
-    if (dev[u] <= limit) kept.push_back(contrasts[u]);
+  kept.reserve(out.size());
+  for (std::size_t u = 0; u < out.size(); ++u) {
+    if (out[u]) continue;
+    double sum = 0;
+    for (std::size_t i = u * unit; i < (u + 1) * unit; ++i) sum += b[i] - a[i];
+    kept.push_back(sum / unit);
+  }
   return kept;
 }
 
@@ -212,7 +268,7 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   auto have = static_cast<unsigned>(std::min(baseline.size(), candidate.size()));
   auto reached = std::upper_bound(points.begin(), points.end(), have);
   if (reached == points.begin()) {  // before the first look: nothing to test yet
-    d.stats.effect = d.stats.ci_low = d.stats.ci_high = kNaN;
+    d.stats.effect = d.stats.ci_low = d.stats.ci_high = d.stats.mean_effect = kNaN;
     return d;
   }
   auto k = static_cast<std::size_t>(reached - points.begin()) - 1;  // 0-based look
@@ -244,6 +300,9 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   const double keep_at = scale.shift_of(config.min_effect);
   const double futile_at = scale.shift_of(power_effect(config));
   std::vector<double> kept_k = without_outliers(sa, sb, config.unit, config.outlier_k, keep_at);
+  std::vector<bool> mean_out(units, false);
+  if (config.mean_outliers == MeanOutliers::balanced)
+    mean_out = mean_left_out(sa, sb, config.unit, config.outlier_k, keep_at);
   SignedRankShift keep(kept_k);
   SignedRankShift futile(without_outliers(sa, sb, config.unit, config.outlier_k, futile_at));
   SignedRankShift harm(without_outliers(sa, sb, config.unit, config.outlier_k, 0));
@@ -272,6 +331,9 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   st.p_futility = futile.p_below(futile_at);
   double p_harm = harm.p_below(0);
   st.effect = scale.effect_of(keep.estimate());
+  st.mean_effect = scale.mean_effect(mean(a), mean(b));
+  st.p_mean = mean_p(a, b, config.unit, scale, keep_at, mean_out);
+  st.mean_left_out = static_cast<unsigned>(std::count(mean_out.begin(), mean_out.end(), true));
   // Each side of the interval at least as wide as this look's thresholds, so that keep
   // implies ci_low > min_effect and no_gain implies ci_high < power_effect.
   st.ci_level = std::min(0.95, 1 - 2 * std::max({alpha, beta, st.alpha_look, st.beta_look}));
@@ -281,7 +343,12 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   precheck(st, kept_k, futile_at, thresholds(config.keep_spending, alpha).back(),
            static_cast<unsigned>(kept_k.size()), unit_points.back(), config.unit);
 
-  if (st.p <= st.alpha_look) d.verdict = Verdict::keep;
+  // Keep needs both (an intersection-union test: each at the look's threshold, no
+  // share of the rate spent on the second): the typical trial gains more than
+  // min_effect, and so does the mean.
+  bool mean_shown = !config.mean_test ||
+                    (st.p_mean <= st.alpha_look && units >= config.mean_min_units);
+  if (st.p <= st.alpha_look && mean_shown) d.verdict = Verdict::keep;
   else if (p_harm <= st.beta_look) d.verdict = Verdict::harm;
   else if (st.p_futility <= st.beta_look) d.verdict = Verdict::no_gain;
   else if (k + 1 == points.size()) d.verdict = Verdict::inconclusive;

@@ -26,6 +26,10 @@ namespace tuner::verify {
 /// Which way is better for the benchmark's main metric: the benchmark's own.
 using Direction = bench::Direction;
 
+/// The units the mean test leaves out: `all_in` none; `balanced` the outlier units
+/// that favour the candidate, and as many against it (README.md, "Stalls: the mean too").
+enum class MeanOutliers { all_in, balanced };
+
 struct Config {
   Direction direction = Direction::higher;
   /// Keep only a gain proven larger than this, relative to the baseline: 0.02 = 2%
@@ -60,6 +64,15 @@ struct Config {
   /// candidate's moved back by the test's null), at most a quarter of the units; 0
   /// keeps every unit.
   double outlier_k = 6;
+  /// Keep only when the mean gains too (README.md, "Stalls: the mean too"): the test on
+  /// the arithmetic means must also reject "mean gain <= min_effect" at the look's
+  /// threshold. false: the signed-rank test alone (median-type, blind to stalls).
+  bool mean_test = true;
+  /// Which units the mean test leaves out.
+  MeanOutliers mean_outliers = MeanOutliers::balanced;
+  /// The mean test keeps from this many units on (0: from the first look that can).
+  /// Later looks see more of a rare stall; they cost trials (README.md, "Stalls").
+  unsigned mean_min_units = 0;
 };
 
 /// Checks ranges: min_effect in (-1, 1) (negative: a non-inferiority margin),
@@ -76,6 +89,10 @@ Status validate(const Config& config);
 /// null the signs of the units kept are still fair coins, so the test stays exact.
 std::vector<double> without_outliers(std::span<const double> a, std::span<const double> b,
                                      unsigned unit, double k, double delta);
+
+/// Which units without_outliers() leaves out, one flag per complete unit.
+std::vector<bool> outlier_units(std::span<const double> a, std::span<const double> b, unsigned unit,
+                                double k, double delta);
 
 /// The power_effect in use (the explicit one, or the default).
 double power_effect(const Config& config);
@@ -123,16 +140,22 @@ struct Stats {
   /// 0.95, or less when the rates are larger: 1 - 2 max(false_keep_rate, miss_rate/2),
   /// so that the interval always agrees with the verdict.
   double ci_level = 0;
-  double p = 1;            ///< one-sided p of "gain <= min_effect" at this look
-  double p_futility = 1;   ///< one-sided p of "gain >= power_effect" at this look
-  unsigned trials = 0;     ///< per arm, used at this look
-  unsigned units = 0;      ///< randomised units (contrasts) used at this look
-  unsigned outliers = 0;   ///< of them, left out as outliers (Config::outlier_k)
-  unsigned look = 0;       ///< 1-based; 0 before the first look
-  unsigned looks = 0;      ///< planned looks
-  double alpha_look = 0;   ///< p must be <= this at this look to keep
-  double alpha_spent = 0;  ///< false-keep rate spent up to and including this look
-  double beta_look = 0;    ///< p_futility (and harm's p) must be <= this to stop
+  double p = 1;           ///< one-sided p of "gain <= min_effect" at this look
+  double p_futility = 1;  ///< one-sided p of "gain >= power_effect" at this look
+  /// The gain in the arithmetic mean: the candidate's mean over the baseline's, made
+  /// relative like `effect`; NaN before the first look (and in documents of versions
+  /// before it). Stalls show here, not there.
+  double mean_effect = std::numeric_limits<double>::quiet_NaN();
+  double p_mean = 1;           ///< one-sided p of "mean gain <= min_effect" at this look
+  unsigned mean_left_out = 0;  ///< units the mean test left out (Config::mean_outliers)
+  unsigned trials = 0;         ///< per arm, used at this look
+  unsigned units = 0;          ///< randomised units (contrasts) used at this look
+  unsigned outliers = 0;       ///< of them, left out as outliers (Config::outlier_k)
+  unsigned look = 0;           ///< 1-based; 0 before the first look
+  unsigned looks = 0;          ///< planned looks
+  double alpha_look = 0;       ///< p must be <= this at this look to keep
+  double alpha_spent = 0;      ///< false-keep rate spent up to and including this look
+  double beta_look = 0;        ///< p_futility (and harm's p) must be <= this to stop
   /// The look thresholds come from the simulated joint law of the looks (tie-free
   /// data, a design within calibration.h's limits); false: from the union bound.
   bool calibrated = false;

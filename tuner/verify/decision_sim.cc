@@ -9,8 +9,10 @@
 // miss rate (a bisection: slow).
 // Design experiments (README.md, "Choices"): [--keep-spending F] [--futility-spending F]
 // (F: obrien_fleming, pocock, quadratic) [--power-effect E] [--miss-rate R]
-// [--look-every N] [--union-bound] (no calibration) [--outlier-k K] (0: no unit left out) [--fixed N] (the larger fixed-size
-// test) [--effect E] (only scenarios with that true effect). --looks prints the look
+// [--look-every N] [--union-bound] (no calibration) [--outlier-k K] (0: no unit left out)
+// [--no-mean-test] (the signed-rank test alone) [--mean-all-in] (the mean test on every
+// unit) [--mean-min-units N] (the mean test keeps from N units on) [--fixed N] (the larger fixed-size test) [--effect E] (only scenarios with that
+// true effect) [--noise NAME] (only scenarios with that noise). --looks prints the look
 // schedule and thresholds instead.
 // --search K: the value search over K candidates instead (README.md, "Value search"),
 // with [--screen-blocks N] [--screen-min N] [--drop-z Z] [--futility-z Z]; exits 1
@@ -44,7 +46,8 @@ using namespace tuner::verify;
       "tuner_decision_sim: %s\nusage: tuner_decision_sim [--reps N] [--seed S] "
       "[--markdown] [--shipped] [--fixed-n] [--keep-spending F] [--futility-spending F] "
       "[--power-effect E] "
-      "[--miss-rate R] [--look-every N] [--union-bound] [--outlier-k K] [--fixed N] [--effect E] "
+      "[--miss-rate R] [--look-every N] [--union-bound] [--outlier-k K] [--no-mean-test] "
+      "[--mean-all-in] [--mean-min-units N] [--fixed N] [--effect E] [--noise NAME] "
       "[--looks] [--search K [--screen-blocks N] [--screen-min N] [--drop-z Z] [--futility-z Z]]\n"
       "       [--fleet [--classes C] [--nodes N] [--canaries K] [--effect-sd E]]\n"
       "F: obrien_fleming, pocock, quadratic\n",
@@ -87,7 +90,9 @@ std::string pct_se(double rate, unsigned reps) {
 
 std::string signed_pct(double rate) {
   char buf[16];
-  std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * rate);
+  double whole = std::round(100 * rate);
+  std::snprintf(buf, sizeof buf, std::fabs(100 * rate - whole) < 1e-9 ? "%+.0f%%" : "%+.1f%%",
+                100 * rate);
   return buf;
 }
 
@@ -113,7 +118,9 @@ void row(bool md, const std::vector<std::string>& cells, std::size_t left = 5, i
 // or >= 90% (outliers, bimodal, bursts); trials per arm at +5% no more than a fixed
 // design needs for the same miss rate.
 struct Summary {
-  double worst_null = 0;       // keeps when the effect is <= 0
+  double worst_null = 0;    // keeps when the effect is <= 0
+  double worst_stalls = 0;  // keeps of stalls whose mean gain is <= min_effect
+  unsigned stalls_rows = 0;
   double worst_threshold = 0;  // keeps when the effect is exactly min_effect
   std::string worst_threshold_at;
   double worst_power = 1;  // keeps of +5% at 3% cv
@@ -126,6 +133,16 @@ struct Summary {
 
   void add(const Scenario& s, const MethodOutcome& q, const Config& c, unsigned fixed_n,
            const std::string& name) {
+    // Stalls whose mean gain is at most min_effect: kept at most false_keep_rate.
+    if (s.noise == Noise::stalls && s.effect <= c.min_effect + 1e-12 &&
+        q.keep_rate() > c.false_keep_rate)
+      missed.push_back(name + ": stalls kept " + pct(q.keep_rate()) + "% > " +
+                       pct(c.false_keep_rate) + "%");
+    if (s.noise == Noise::stalls) {
+      stalls_rows += s.effect <= c.min_effect + 1e-12;
+      worst_stalls = std::max(worst_stalls, s.effect <= c.min_effect + 1e-12 ? q.keep_rate() : 0);
+      return;  // its own targets: the effect is the mean's, not the typical trial's
+    }
     if (s.effect <= 0) {
       worst_null = std::max(worst_null, q.keep_rate());
       ++null_rows;
@@ -146,9 +163,11 @@ struct Summary {
       ++power_rows;
       bool strict = s.noise == Noise::normal || s.noise == Noise::student_t3 ||
                     s.noise == Noise::drift;
-      bool loose = s.noise == Noise::outlier || s.noise == Noise::bimodal ||
-                   s.noise == Noise::bursts;
-      if ((strict && q.keep_rate() < 0.95) || (loose && q.keep_rate() < 0.90))
+      bool loose = s.noise == Noise::bimodal || s.noise == Noise::bursts;
+      // Symmetric outliers: issue 40 asks the mean test to leave them >= 93%.
+      bool outlier = s.noise == Noise::outlier;
+      if ((strict && q.keep_rate() < 0.95) || (loose && q.keep_rate() < 0.90) ||
+          (outlier && q.keep_rate() < 0.93))
         missed.push_back(name + ": +5% kept " + pct(q.keep_rate()) + "%");
       if (fixed_n && q.mean_trials() > fixed_n)
         missed.push_back(name + ": " + std::to_string(q.mean_trials()) + " trials > fixed " +
@@ -354,6 +373,7 @@ int main(int argc, char** argv) {
   Config& c = options.config;
   bool md = false;
   double only_effect = NAN;
+  std::string only_noise;
   bool looks_only = false;
   bool fixed_n = false;
   unsigned search = 0;
@@ -375,6 +395,10 @@ int main(int argc, char** argv) {
     else if (arg == "--look-every") c.look_every = trial_count(value());
     else if (arg == "--union-bound") c.calibrate = false;
     else if (arg == "--outlier-k") c.outlier_k = parse_real(value());
+    else if (arg == "--no-mean-test") c.mean_test = false;
+    else if (arg == "--mean-all-in") c.mean_outliers = MeanOutliers::all_in;
+    else if (arg == "--mean-min-units") c.mean_min_units = trial_count(value());
+    else if (arg == "--noise") only_noise = value();
     else if (arg == "--fixed") options.fixed_large = trial_count(value());
     else if (arg == "--effect") only_effect = parse_real(value());
     else if (arg == "--looks") looks_only = true;
@@ -418,12 +442,16 @@ int main(int argc, char** argv) {
 
   const char* note = md ? "" : "# ";
   std::printf("%sdecision: min_effect %g, false_keep_rate %g, miss_rate %g, power_effect %g, "
-              "trials per arm %u..%u every %u, keep %s, futility %s, %s, outlier_k %g; %u "
-              "replications, seed %llu\n\n",
+              "trials per arm %u..%u every %u, keep %s, futility %s, %s, outlier_k %g, mean "
+              "test %s; %u replications, seed %llu\n\n",
               note, c.min_effect, c.false_keep_rate, c.miss_rate, power_effect(c), c.min_trials,
               c.max_trials, c.look_every, spending_name(c.keep_spending),
               spending_name(c.futility_spending), c.calibrate ? "calibrated" : "union bound",
-              c.outlier_k, options.reps, static_cast<unsigned long long>(options.seed));
+              c.outlier_k,
+              !c.mean_test                                ? "off"
+              : c.mean_outliers == MeanOutliers::balanced ? "balanced"
+                                                          : "all units",
+              options.reps, static_cast<unsigned long long>(options.seed));
   std::string small = "SR" + std::to_string(options.fixed_small) + "%";
   std::string large = "SR" + std::to_string(options.fixed_large) + "%";
   row(md, {"better", "noise", "design", "cv", "effect", "keep%", "no_gain%", "harm%", "inconc%",
@@ -433,11 +461,12 @@ int main(int argc, char** argv) {
              "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
 
   auto start = std::chrono::steady_clock::now();
-  std::vector<Scenario> scenarios = standard_scenarios();
+  std::vector<Scenario> scenarios = standard_scenarios(c.min_effect);
   Summary sum;
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     const Scenario& s = scenarios[i];
     if (!std::isnan(only_effect) && std::fabs(s.effect - only_effect) > 1e-9) continue;
+    if (!only_noise.empty() && noise_name(s.noise) != only_noise) continue;
     ScenarioResult r = simulate(s, options, i);
     const MethodOutcome& q = r.sequential;
     unsigned fixed =
@@ -465,6 +494,9 @@ int main(int argc, char** argv) {
     std::printf("- keeps when the effect is exactly min_effect: worst %s, %s (bound %g%%)\n",
                 pct_se(sum.worst_threshold, options.reps).c_str(), sum.worst_threshold_at.c_str(),
                 100 * c.false_keep_rate);
+  if (sum.stalls_rows)
+    std::printf("- stalls whose mean gain is <= min_effect: worst %s (bound %g%%)\n",
+                pct_se(sum.worst_stalls, options.reps).c_str(), 100 * c.false_keep_rate);
   if (sum.power_rows)
     std::printf("- +5%% gains kept at 3%% cv: worst %s, %s\n",
                 pct_se(sum.worst_power, options.reps).c_str(), sum.worst_power_at.c_str());

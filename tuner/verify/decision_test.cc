@@ -348,6 +348,15 @@ TEST_CASE("outlier units: a trial 40% slow in one unit does not hide a clear gai
   auto a = trials(100, 20, 7), b = trials(105, 20, 8);
   b[3] *= 0.6;
   b[11] *= 0.6;
+  // Both slow trials in the candidate: a mean of 1.05 x (1 - 2 x 0.4 / 20), +0.8%, less
+  // than min_effect. The signed-rank test alone keeps it; the mean test does not.
+  Decision stalls = must_decide(c, a, b);
+  CHECK(stalls.stats.p <= stalls.stats.alpha_look);
+  CHECK(stalls.stats.mean_effect == doctest::Approx(0.008).epsilon(0.05));
+  CHECK(stalls.verdict == Verdict::inconclusive);
+  // One slow trial in each arm: the kind of outlier the rule is for.
+  b[11] /= 0.6;
+  a[11] *= 0.6;
   Decision with = must_decide(c, a, b);
   CHECK(with.stats.outliers == 2);
   c.outlier_k = 0;
@@ -356,4 +365,86 @@ TEST_CASE("outlier units: a trial 40% slow in one unit does not hide a clear gai
   CHECK(with.stats.p < without.stats.p);
   CHECK(with.verdict == Verdict::keep);
   CHECK(with.stats.ci_low > 0.01);  // the interval agrees with the verdict
+}
+
+namespace {
+
+// 40 trials per arm on 1% noise: the baseline around 100, the candidate around
+// 100 (1 + typical) with every `every`-th of its trials `slow` slower (a stall the
+// candidate causes: busy polling, coalescing, compaction).
+std::vector<double> stalled(double typical, unsigned every, double slow, unsigned seed,
+                            Direction direction = Direction::higher) {
+  std::vector<double> b = trials(100 * (1 + typical), 40, seed);
+  for (std::size_t i = 2; i < b.size(); i += every)
+    b[i] *= direction == Direction::higher ? 1 - slow : 1 + slow;
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("stalls: +5% typical, one trial in five 30% slow, is rolled back (kept before)") {
+  // The issue-40 case: the mean is 1.05 x (0.8 + 0.2 x 0.7) = 0.987, 1.3% worse.
+  Config c;
+  auto a = trials(100, 40, 21), b = stalled(0.05, 5, 0.3, 22);
+  Config median_only = c;
+  median_only.mean_test = false;
+  Decision before = run_loop(median_only, a, b);
+  CHECK(before.verdict == Verdict::keep);  // the stall units left out as outliers
+  CHECK(before.stats.outliers > 0);
+  Decision now = run_loop(c, a, b);
+  CHECK(now.verdict != Verdict::keep);
+  CHECK(now.stats.trials == 40);   // the typical gain rules out no_gain: to the end
+  CHECK(now.stats.effect > 0.04);  // typical: still +5%
+  CHECK(now.stats.mean_effect == doctest::Approx(-0.013).epsilon(0.3));
+  CHECK(now.stats.p_mean > 0.5);
+  CHECK(now.stats.mean_left_out == 0);  // every stall unit counts in the mean
+  // A gain that pays for its stalls in the mean (+30% typical, the stalled trials 9%
+  // slower than the baseline: mean +22%) is kept.
+  CHECK(run_loop(c, a, stalled(0.30, 5, 0.3, 22)).verdict == Verdict::keep);
+}
+
+TEST_CASE("stalls: lower is better, latency 30% longer in one trial in five") {
+  Config c;
+  c.direction = Direction::lower;
+  auto a = trials(100, 40, 31), b = stalled(-0.05, 5, 0.3, 32, Direction::lower);
+  Config median_only = c;
+  median_only.mean_test = false;
+  CHECK(run_loop(median_only, a, b).verdict == Verdict::keep);
+  Decision now = run_loop(c, a, b);
+  CHECK(now.verdict != Verdict::keep);
+  // 0.95 x (0.8 + 0.2 x 1.3) = 1.007: 0.7% more latency in the mean.
+  CHECK(now.stats.mean_effect == doctest::Approx(-0.007).epsilon(0.5));
+}
+
+TEST_CASE("stalls: slow trials in both arms alike are left out of the mean too") {
+  // +10% typical; one trial in ten 30% slow in either arm, as many in each: the units
+  // favouring the candidate go, and as many against it.
+  Config c;
+  auto a = trials(100, 40, 41), b = trials(110, 40, 42);
+  for (std::size_t i : {3, 17, 29}) a[i] *= 0.7;
+  for (std::size_t i : {8, 22, 35}) b[i] *= 0.7;
+  Decision d = run_loop(c, a, b);
+  CHECK(d.verdict == Verdict::keep);
+  CHECK(d.stats.mean_left_out == 2 * (d.stats.trials > 30 ? 3 : d.stats.mean_left_out / 2));
+  CHECK(d.stats.p_mean <= d.stats.alpha_look);
+  // Without the baseline's slow trials the candidate's count in its mean.
+  for (std::size_t i : {3, 17, 29}) a[i] /= 0.7;
+  Decision one_sided = run_loop(c, a, b);
+  CHECK(one_sided.stats.mean_left_out == 0);
+}
+
+TEST_CASE("stalls: the mean test alone cannot keep, and swapping arms mirrors it") {
+  // The mean gains, the typical trial does not: the signed-rank test still decides.
+  Config c;
+  auto a = trials(100, 40, 51), b = trials(100, 40, 52);
+  b[5] *= 3;  // one wild trial lifts the candidate's mean by 5%
+  Decision d = run_loop(c, a, b);
+  CHECK(d.verdict != Verdict::keep);
+  CHECK(d.stats.mean_effect > 0.04);
+  // A clear gain with arms swapped is a clear loss in the mean as well.
+  auto g = trials(110, 40, 53);
+  Decision kept = run_loop(c, a, g), swapped = run_loop(c, g, a);
+  CHECK(kept.verdict == Verdict::keep);
+  CHECK(swapped.verdict == Verdict::harm);
+  CHECK(swapped.stats.mean_effect < -0.08);
 }

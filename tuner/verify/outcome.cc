@@ -68,6 +68,10 @@ json bench_stats_json(const BenchStats& b) {
 void add_unit_stats(json& j, const Stats& s) {
   if (s.units) j["units"] = s.units;
   if (s.outliers) j["outlier_units"] = s.outliers;
+  if (std::isfinite(s.mean_effect)) {
+    j["mean_effect"] = s.mean_effect;
+    j["p_mean"] = number_or_null(s.p_mean);
+  }
   if (std::isfinite(s.power_at_max)) {
     j["power_at_max"] = s.power_at_max;
     j["trials_needed"] = s.trials_needed;
@@ -280,6 +284,8 @@ class Reader {
     if (find(o, "power_effect")) number(o, "power_effect", path, c.power_effect.emplace());
     count(o, "units", path, c.stats.units);
     count(o, "outlier_units", path, c.stats.outliers);
+    number(o, "mean_effect", path, c.stats.mean_effect);
+    number(o, "p_mean", path, c.stats.p_mean);
     number(o, "power_at_max", path, c.stats.power_at_max);
     count(o, "trials_needed", path, c.stats.trials_needed);
     each(o, "guards", path, [&](const json& g, const std::string& at) {

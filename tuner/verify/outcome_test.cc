@@ -198,6 +198,25 @@ TEST_CASE("outcome: the trial order, the run's seed and share, watches' margins 
   CHECK_FALSE(outcome_from_json(doc).ok());
 }
 
+TEST_CASE("outcome: the mean's effect and p round-trip; documents without them read NaN") {
+  json doc = fixture("gain.json");
+  auto before = outcome_from_json(doc);
+  REQUIRE(before.ok());
+  CHECK(std::isnan(before->measured->stats.mean_effect));  // older documents: unknown
+  CHECK_FALSE(to_json(*before).contains("mean_effect"));
+  doc["mean_effect"] = -0.013;
+  doc["p_mean"] = 0.62;
+  auto o = outcome_from_json(doc);
+  REQUIRE_MESSAGE(o.ok(), o.error().message());
+  CHECK(o->measured->stats.mean_effect == -0.013);
+  CHECK(o->measured->stats.p_mean == 0.62);
+  json back = to_json(*o);
+  CHECK(back.at("mean_effect") == doc.at("mean_effect"));
+  CHECK(back.at("p_mean") == doc.at("p_mean"));
+  doc["mean_effect"] = "worse";
+  CHECK_FALSE(outcome_from_json(doc).ok());
+}
+
 TEST_CASE("outcome: damage is an Error that names where, never a crash") {
   struct Case {
     const char* what;

@@ -64,7 +64,7 @@ void run_trials(const Scenario& s, std::uint64_t seed, unsigned trials_per_arm,
 
 namespace {
 
-constexpr std::array<EnumName<Noise>, 15> kNoises = {{
+constexpr std::array<EnumName<Noise>, 18> kNoises = {{
     {Noise::normal, "normal"},
     {Noise::student_t3, "t3"},
     {Noise::drift, "drift"},
@@ -80,6 +80,9 @@ constexpr std::array<EnumName<Noise>, 15> kNoises = {{
     {Noise::period3_locked, "period3@0"},
     {Noise::period4_locked, "period4@0"},
     {Noise::block_offset, "blockoff"},
+    {Noise::stalls, "stalls"},
+    {Noise::cv_step, "cv-step"},
+    {Noise::cv_step_down, "cv-step-down"},
 }};
 static_assert(in_enum_order(kNoises));
 
@@ -113,7 +116,7 @@ Config config_for(Config c, Design design) {
   return c;
 }
 
-std::vector<Scenario> standard_scenarios() {
+std::vector<Scenario> standard_scenarios(double min_effect) {
   std::vector<Scenario> out;
   const double effects[] = {0, 0.01, 0.05, -0.05};
   for (double cv : {0.03, 0.01})
@@ -131,6 +134,10 @@ std::vector<Scenario> standard_scenarios() {
     out.push_back({Noise::flip_state, 0.03, e, Direction::higher, Design::blocked});
   out.push_back({Noise::spread, 0.03, 0, Direction::higher});
   out.push_back({Noise::spread, 0.03, 0.01, Direction::higher});
+  for (double e : {stalls_mean_effect(0.05), 0.0, min_effect, 0.05})
+    out.push_back({Noise::stalls, 0.03, e, Direction::higher});
+  for (Noise n : {Noise::cv_step, Noise::cv_step_down})
+    for (double e : {0.0, min_effect, 0.05, -0.05}) out.push_back({n, 0.03, e, Direction::higher});
   return out;
 }
 

@@ -33,10 +33,20 @@ enum class Noise {
   period3_locked,  ///< period3 with the phase locked to the run's first trial
   period4_locked,  ///< period4 with the phase locked to the run's first trial
   block_offset,    ///< normal, times exp(O): O ~ N(0, 2%) drawn anew every `block` trials
+  /// normal; each *candidate* trial with probability 1/5 is 30% slow (a stall the
+  /// candidate causes). The scenario's effect is the gain in the arithmetic mean: the
+  /// typical trial gains (1 + effect) / 0.94 - 1 (+5% typical: mean -1.3%).
+  stalls,
+  /// normal, but the noise level steps up during the run: cv / 3 for the first 40
+  /// trials (20 per arm), cv after (issue 40: calibration across looks).
+  cv_step,
+  /// the mirror image: cv for the first 40 trials, cv / 3 after.
+  cv_step_down,
 };
 
 /// "normal", "t3", "drift", "drift0.5", "outlier", "bimodal", "bursts", "spread",
-/// "quantized", "flip", "period3", "period4", "period3@0", "period4@0", "blockoff".
+/// "quantized", "flip", "period3", "period4", "period3@0", "period4@0", "blockoff",
+/// "stalls", "cv-step", "cv-step-down".
 std::string_view noise_name(Noise n);
 
 /// Trials per arm in a unit of the blocked design, in the simulation and the loop's
@@ -98,9 +108,14 @@ Config config_for(Config c, Design design);
 
 /// The scenarios of the README table: noise x effect {0, +1%, +5%, -5%} at 3% (and
 /// for the classic noises 1%), lower-is-better rows, the correlated-noise rows (flip
-/// state, periods, fast drift), the blocked design with per-block offsets, and the
-/// wider candidate spread with no effect.
-std::vector<Scenario> standard_scenarios();
+/// state, periods, fast drift), the blocked design with per-block offsets, the
+/// wider candidate spread with no effect, and candidate stalls at mean effects
+/// {-1.3% (+5% typical), 0, min_effect, +5%}, and the noise level stepping up mid-run.
+std::vector<Scenario> standard_scenarios(double min_effect = 0.01);
+
+/// The mean effect of the `stalls` scenario whose typical (unstalled) trial gains
+/// `typical`: (1 + typical) (1 - 0.2 x 0.3) - 1.
+double stalls_mean_effect(double typical);
 
 /// Runs `options.reps` replications of one scenario for every method. Deterministic:
 /// replication r of scenario `index` draws from a generator seeded by (seed, index, r).

@@ -46,9 +46,11 @@ TEST_CASE("fleet simulation: a +5% class is kept on every node, a harmful one no
   o.classes = 2;
   FleetResult r = simulate_fleet({"mixed", {0.05, -0.03}}, o, 2);
   const ClassTally& gain = r.at(FleetRule::canaries_agree, 0);
-  CHECK(gain.keep_rate() >= 0.85);
+  // One node keeps about 0.91 (the keep needs the mean too since issue 40), two agree
+  // about 0.83; 40 replications: +-0.06.
+  CHECK(gain.keep_rate() >= 0.75);
   // The class decision carries to all 10 nodes: 8 that ran nothing and both canaries.
-  CHECK(gain.carrying >= 0.85 * 10 * o.reps);
+  CHECK(gain.carrying >= 0.75 * 10 * o.reps);
   CHECK(r.at(FleetRule::pooled, 0).keep_rate() >= 0.9);
   CHECK(r.at(FleetRule::per_node, 0).keep_rate() >= 0.9);
   for (FleetRule rule : {FleetRule::per_node, FleetRule::canaries_agree, FleetRule::pooled})

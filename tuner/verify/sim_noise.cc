@@ -8,6 +8,8 @@ constexpr double kDriftPerTrial = 0.001, kFastDriftPerTrial = 0.005;
 constexpr double kOutlierRate = 0.1, kOutlierSlowdown = 0.3;
 constexpr double kBurstStart = 0.05, kBurstSlowdown = 0.15;
 constexpr unsigned kBurstLength = 5;
+constexpr double kStallRate = 0.2, kStallSlowdown = 0.3;
+constexpr std::size_t kStepAt = 40;  // cv_step: trials at the lower noise level
 
 unsigned period_of(Noise n) {
   switch (n) {
@@ -40,6 +42,10 @@ double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, dou
   bool higher = s.direction == Direction::higher;
   double better = higher ? 1 : -1;  // sign of "better" on the raw scale
   double cv = s.noise == Noise::spread && wide ? 2 * s.cv : s.cv;
+  if ((s.noise == Noise::cv_step && t < kStepAt) ||
+      (s.noise == Noise::cv_step_down && t >= kStepAt))
+    cv = s.cv / 3;
+  // `wide` marks the candidate's trials: the spread and stalls models act on them only.
   double noise = s.noise == Noise::student_t3
                      ? std::exp(s.cv / std::numbers::sqrt3 * draw.student_t3())
                      : 1 + cv * draw.normal();
@@ -63,6 +69,13 @@ double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, dou
       break;
     case Noise::flip_state: v *= std::exp(m.flip_state); break;
     case Noise::block_offset: v *= std::exp(m.block_offset); break;
+    case Noise::stalls:
+      if (wide) {  // the candidate: the effect is its mean; the typical trial gains more
+        if (draw.uniform() < kStallRate) v *= 1 - better * kStallSlowdown;
+        effect = (1 + better * effect) / (1 - better * kStallRate * kStallSlowdown) - 1;
+        effect *= better;
+      }
+      break;
     default:
       if (unsigned p = period_of(s.noise); p && t % p == m.phase) v *= 1 - better * 2 * s.cv;
       break;
@@ -73,3 +86,11 @@ double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, dou
 }
 
 }  // namespace tuner::verify::sim
+
+namespace tuner::verify {
+
+double stalls_mean_effect(double typical) {
+  return (1 + typical) * (1 - sim::kStallRate * sim::kStallSlowdown) - 1;
+}
+
+}  // namespace tuner::verify

@@ -72,8 +72,9 @@ Machine start_machine(const Scenario& s, Draw& draw);
 void before_trial(const Scenario& s, Draw& draw, Machine& m, std::size_t t, bool written);
 
 /// One trial's value at trial `t` of the whole run (drift and periods follow run time)
-/// for settings whose true relative gain is `effect`; `wide`: the candidate's noise of
-/// the `spread` model.
+/// for settings whose true relative gain is `effect`; `wide`: a candidate's trial, which
+/// the `spread` model gives twice the noise and the `stalls` model its stalls (its
+/// `effect` is then the gain in the mean).
 double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, double effect,
                    bool wide);
 

@@ -110,11 +110,16 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
   if (o.search.is_object()) out += format_search(o.search, term);
   bool tripped = false;
   if (const auto& m = o.measured) {
-    out += fmt::format("    {}: baseline {} -> candidate {} {}, effect {}, p {}, trials {}+{}{}\n",
-                       m->bench, num(m->stats.baseline_median), num(m->stats.candidate_median),
-                       m->unit, effect_of(*m), num(m->stats.p), m->trials_baseline,
-                       m->trials_candidate,
-                       m->order.empty() ? std::string() : fmt::format(", seed {}", m->seed));
+    // The mean's gain and p beside the typical one's (a stall shows there only).
+    std::string mean = std::isfinite(m->stats.mean_effect)
+                           ? fmt::format(", mean {:+.1f}% (p {})", 100 * m->stats.mean_effect,
+                                         num(m->stats.p_mean))
+                           : std::string();
+    out += fmt::format(
+        "    {}: baseline {} -> candidate {} {}, effect {}{}, p {}, trials {}+{}{}\n", m->bench,
+        num(m->stats.baseline_median), num(m->stats.candidate_median), m->unit, effect_of(*m), mean,
+        num(m->stats.p), m->trials_baseline, m->trials_candidate,
+        m->order.empty() ? std::string() : fmt::format(", seed {}", m->seed));
     if (m->stats.outliers)
       out += fmt::format("    {} of {} units left out of the test as outliers\n", m->stats.outliers,
                          m->stats.units);
