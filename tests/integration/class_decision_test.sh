@@ -41,7 +41,13 @@ node() {
 # on NAME CMD...: runs CMD in NAME's namespace.
 on() { local ns=tuner-cls-$$-$1; shift; ip netns exec "$ns" "$@"; }
 # tn NAME SUBCOMMAND ARGS...: tuner in NAME's namespace, with NAME's own state dir.
-tn() { local n=$1; shift; on "$n" "$TUNER" "$1" --state-dir "$WORK/state-$n" --color never "${@:2}"; }
+# Each in its own UTS namespace named NAME: a record names its node by machine-id and
+# hostname, and the namespaces share this host's machine-id.
+tn() {
+  local n=$1; shift
+  on "$n" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$n" \
+    "$TUNER" "$1" --state-dir "$WORK/state-$n" --color never "${@:2}"
+}
 sysctl_on() { on "$1" cat "/proc/sys/$(echo "$2" | tr . /)" | tr -s '\t ' ' '; }
 
 mkdir -p "$WORK/canaries"
@@ -119,11 +125,24 @@ jq -e --arg k "$key" '.schema == "tuner.decisions/1" and (.classes | length == 1
   fail "merged: $(jq -c '.classes[] | {key, canaries}' "$decisions")"
 verdict() { jq -r --arg g "$1" '.classes[0].groups[] | select(.name == $g) | .decision' "$decisions"; }
 [ "$(verdict buffers)" = kept ] || fail "class buffers: $(verdict buffers)"
+# Kept for the same reason: compatible effects, the pooled bound clears min_effect.
+jq -e '.classes[0].groups[] | select(.name == "buffers") | .check.verdict == "keep"
+  and .check.low > .check.min_effect' "$decisions" >/dev/null ||
+  fail "class buffers check: $(jq -c '.classes[0].groups[] | select(.name == "buffers") | .check' "$decisions")"
 [ "$(verdict ttl)" = kept ] || fail "class ttl: $(verdict ttl)"
 # Each canary rolls fin back unless a false keep (its share of 5%) happened: then the
 # class disagrees. Either way the rest of the class does not write it.
 case "$(verdict fin)" in rolled_back | disagree) ;; *) fail "class fin: $(verdict fin)" ;; esac
 note "   $(jq -c '[.classes[0].groups[] | {(.name): .decision}] | add' "$decisions")"
+
+note "2b. one canary's record under two names is one canary"
+mkdir -p "$WORK/dup"
+cp "$WORK/canaries/c1.decision.json" "$WORK/dup/c1.decision.json"
+cp "$WORK/canaries/c1.decision.json" "$WORK/dup/c1-alias.decision.json"
+expect_rc 0 "$TUNER" report --color never "$WORK/dup" --decisions-out "$WORK/dup.json"
+grep -q "under several names (c1, c1-alias)" <<<"$OUT" || fail "no duplicate warning: $OUT"
+jq -e '(.classes[0].canaries | length) == 1 and ([.classes[0].groups[] | select(.decision == "kept")] | length) == 0' \
+  "$WORK/dup.json" >/dev/null || fail "a duplicated record counted twice: $(jq -c '.classes[0] | {canaries, groups: [.groups[] | {(.name): .decision}]}' "$WORK/dup.json")"
 
 note "3. a node of the class reuses it: soak only, no benchmark"
 node n1
