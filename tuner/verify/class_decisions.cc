@@ -19,12 +19,13 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<EnumName<ClassVerdict>, 5> kVerdicts = {{
+constexpr std::array<EnumName<ClassVerdict>, 6> kVerdicts = {{
     {ClassVerdict::kept, "kept"},
     {ClassVerdict::rolled_back, "rolled_back"},
     {ClassVerdict::disagree, "disagree"},
     {ClassVerdict::insufficient, "insufficient"},
     {ClassVerdict::needs_canary, "needs_canary"},
+    {ClassVerdict::unmeasured, "unmeasured"},
 }};
 static_assert(in_enum_order(kVerdicts));
 
@@ -97,7 +98,8 @@ ClassGroupDecision read_group(Reader& in, const json& g, const std::string& path
   auto v = parse_class_verdict(verdict);
   if (!v)
     in.fail(path + ".decision",
-            fmt::format("'{}' is not kept, rolled_back, disagree, insufficient or needs_canary",
+            fmt::format("'{}' is not kept, rolled_back, disagree, insufficient, needs_canary or "
+                        "unmeasured",
                         verdict));
   else d.verdict = *v;
   if (auto it = g.find("chosen"); it != g.end() && !it->is_null()) {

@@ -25,6 +25,8 @@ enum class ClassVerdict {
                  // over min_effect: the node verifies it itself
   needs_canary,  // 2 canaries kept it by effects too different: a third canary decides;
                  // until then the node verifies it itself
+  unmeasured,    // the canaries kept it with no measurement (no benchmark, no peer): no
+                 // class evidence, the node decides it itself (issue 41)
 };
 const char* class_verdict_name(ClassVerdict v);
 std::optional<ClassVerdict> parse_class_verdict(std::string_view name);

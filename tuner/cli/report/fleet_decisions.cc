@@ -243,9 +243,11 @@ bool class_check(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts
 /// The group's decision from its canaries (sorted by node), with why.
 void decide(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts,
             const verify::ClassCheckConfig& check, std::optional<double> min_effect) {
-  std::vector<std::string> kept, back;
-  for (const MergedGroup::Canary& c : g.canaries)
+  std::vector<std::string> kept, back, unmeasured;
+  for (const MergedGroup::Canary& c : g.canaries) {
     (c.decision == "kept" ? kept : back).push_back(c.node);
+    if (c.decision == "kept" && c.reason == "not_measurable_kept") unmeasured.push_back(c.node);
+  }
   // The knobs: every canary's; one written with two values is a disagreement.
   std::string conflict;
   for (std::size_t i = 0; i < verdicts.size(); ++i)
@@ -263,6 +265,13 @@ void decide(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts,
   } else if (!kept.empty() && !back.empty()) {
     g.decision = "disagree";
     g.why = fmt::format("{} kept it, {} rolled it back", few(kept), few(back));
+  } else if (back.empty() && !unmeasured.empty()) {
+    // Kept with no measurement (no benchmark, no peer: the soak alone, or nothing) is
+    // no evidence for the class (issue 41): each node decides for itself.
+    g.decision = "unmeasured";
+    g.why = fmt::format("{} kept it with no measurement (not_measurable_kept): no class "
+                        "evidence; each node decides it for itself",
+                        few(unmeasured));
   } else if (back.empty()) {
     std::set<std::optional<std::string>> chosen;
     for (const MergedGroup::Canary& c : g.canaries) chosen.insert(c.chosen);

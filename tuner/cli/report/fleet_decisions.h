@@ -64,8 +64,8 @@ Result<DecisionRecord> read_decision_record(const nlohmann::json& doc, const std
 /// A class's decision on one group, from every canary that decided it.
 struct MergedGroup {
   std::string name;
-  /// kept, rolled_back, disagree, needs_canary or insufficient (docs/fleet-decisions.md
-  /// "Merging").
+  /// kept, rolled_back, disagree, needs_canary, unmeasured or insufficient
+  /// (docs/fleet-decisions.md "Merging").
   std::string decision;
   /// Why, for a person: "2 canaries kept it", "gpu-a01 kept it, gpu-a02 rolled it back".
   std::string why;
@@ -125,7 +125,8 @@ verify::ClassCheckConfig default_class_check();
 /// it with effects that differ more than node spread explains (disagree with 3 or
 /// more); insufficient when the check finds no margin, or fewer than 2 decided it;
 /// rolled_back when at least 2 decided it and all rolled it back, disagree when they
-/// differ. Canaries are counted by identity (machine-id and hostname, else the name the
+/// differ; unmeasured when all kept it and some with no measurement
+/// (not_measurable_kept). Canaries are counted by identity (machine-id and hostname, else the name the
 /// record came under): of one node's records the newest counts; `older` (when given)
 /// names the others and the names one identity came under. The result depends on the records, not on their order.
 std::vector<ClassDecision> merge_decisions(

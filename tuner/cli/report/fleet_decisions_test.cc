@@ -499,4 +499,27 @@ TEST_CASE("fleet decisions: one record under two names is one canary, and said s
   CHECK_FALSE(read_node_report(bad, "b.decision.json").ok());
 }
 
+// Issue 41: a keep with no measurement is no evidence for the class.
+TEST_CASE("fleet decisions: canaries that kept a group unmeasured make it unmeasured") {
+  CanaryGroup u1 = group("nic", "kept"), u2 = group("nic", "kept");
+  u1.reason = u2.reason = "not_measurable_kept";
+  u1.effect = u2.effect = u1.ci_low = u2.ci_low = std::nullopt;
+  MergedGroup g = only_group(merge_decisions({record("a1", {u1}), record("a2", {u2})}));
+  CHECK(g.decision == "unmeasured");
+  CHECK(g.why.find("a1, a2 kept it with no measurement") != std::string::npos);
+  CHECK(!g.check);
+  // One measured gain does not vouch for the other's unmeasured keep.
+  MergedGroup mixed =
+      only_group(merge_decisions({record("a1", {group("nic", "kept", 0.10)}), record("a2", {u2})}));
+  CHECK(mixed.decision == "unmeasured");
+  CHECK(mixed.why.find("a2 kept it with no measurement") != std::string::npos);
+  // Rolled back by one, kept unmeasured by the other: they disagree, as before.
+  CHECK(
+      only_group(merge_decisions({record("a1", {group("nic", "rolled_back")}), record("a2", {u2})}))
+          .decision == "disagree");
+  json doc = decisions_json(merge_decisions({record("a1", {u1}), record("a2", {u2})}), "t");
+  CHECK(doc["classes"][0]["groups"][0]["decision"] == "unmeasured");
+  CHECK(doc["classes"][0]["groups"][0]["check"].is_null());
+}
+
 }  // namespace tuner
