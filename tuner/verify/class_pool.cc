@@ -118,9 +118,23 @@ ClassCheckResult check_class(std::span<const CanaryEffect> canaries, const Class
   double low = mean - normal_quantile(1 - c.false_keep_rate) * r.se;
   r.effect = effect_of(first, mean);
   r.low = effect_of(first, low);
-  if (r.df && r.q_p < c.heterogeneity_level) r.verdict = ClassCheck::heterogeneous;
-  else if (low > shift_of(first, c.min_effect)) r.verdict = ClassCheck::keep;
-  else r.verdict = ClassCheck::no_margin;
+  const double threshold = shift_of(first, c.min_effect);
+  r.differ = r.df && r.q_p < c.heterogeneity_level;
+  if (!r.differ) {
+    r.verdict = low > threshold ? ClassCheck::keep : ClassCheck::no_margin;
+    return r;
+  }
+  // Sizes that differ decide nothing when even the smallest canary, alone, clears
+  // min_effect with the whole margin (a 10x gain on one node, 12x on the other); else a
+  // third canary must say which size the class has.
+  std::size_t least = 0;
+  for (std::size_t i = 1; i < shift.size(); ++i)
+    if (shift[i] < shift[least]) least = i;
+  double alone = shift[least] -
+                 normal_quantile(1 - c.false_keep_rate) *
+                     std::sqrt(se[least] * se[least] + tau2 + c.canary_bias * c.canary_bias);
+  r.verdict = alone > threshold ? ClassCheck::keep : ClassCheck::heterogeneous;
+  if (r.verdict == ClassCheck::keep) r.low = effect_of(first, std::min(low, alone));
   return r;
 }
 

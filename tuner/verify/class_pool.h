@@ -42,7 +42,8 @@ struct ClassCheckConfig {
 
 enum class ClassCheck {
   keep,           ///< compatible effects and the pooled bound clears min_effect
-  heterogeneous,  ///< the effects differ more than the spread explains
+  heterogeneous,  ///< the effects differ more than the spread explains, and the
+                  ///< smallest alone does not clear min_effect with the margin
   no_margin,      ///< compatible, but the pooled bound does not clear min_effect
   no_interval,    ///< some canary's record has no usable effect and interval
 };
@@ -63,6 +64,11 @@ struct ClassCheckResult {
   /// of freedom (canaries - 1) and upper-tail p; p is 1 with one canary.
   double q = 0, q_p = 1;
   unsigned df = 0;
+  /// Q's p is below heterogeneity_level. The verdict is then heterogeneous, unless the
+  /// smallest canary alone clears min_effect with the whole margin
+  /// (effect_min - z sqrt(se_min^2 + node_spread^2 + canary_bias^2)): then keep, and
+  /// low is the smaller of the two bounds.
+  bool differ = false;
 };
 
 /// Checks canaries that all kept a group. An empty span or a canary whose effect or

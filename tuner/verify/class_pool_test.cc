@@ -50,6 +50,13 @@ TEST_CASE("class check: effects too far apart for node spread are heterogeneous"
   ClassCheckResult r = check_class(c, {});
   CHECK(r.verdict == ClassCheck::heterogeneous);
   CHECK(r.q_p < 1e-6);
+  // Sizes that differ but where even the smaller clears the margin alone: a 10x gain
+  // on one node and 12x on the other decide the same keep.
+  std::vector<CanaryEffect> big = {{9.0, 8.5, 0.95}, {11.0, 10.5, 0.95}};
+  ClassCheckResult b = check_class(big, {});
+  CHECK(b.differ);
+  CHECK(b.verdict == ClassCheck::keep);
+  CHECK(b.low < b.effect);
   // Allow a spread of 10% between nodes and they are compatible again.
   ClassCheckConfig wide;
   wide.node_spread = 0.10;

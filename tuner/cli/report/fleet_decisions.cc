@@ -160,6 +160,7 @@ json check_json(const std::optional<MergedGroup::Check>& ch) {
           {"se_spread", finite(r.se_spread)},
           {"q", finite(r.q)},
           {"df", r.df},
+          {"differ", r.differ},
           {"q_p", finite(r.q_p)},
           {"min_effect", ch->config.min_effect},
           {"false_keep_rate", ch->config.false_keep_rate},
@@ -378,6 +379,10 @@ Result<DecisionRecord> read_decision_record(const json& doc, const std::string& 
 verify::ClassCheckConfig default_class_check() { return {}; }
 
 std::string class_check_text(const MergedGroup::Check& ch) {
+  if (ch.result.differ)
+    return fmt::format("effects differ (Q {:.2f}, p {:.3f}), but the smallest alone clears "
+                       "min_effect with the margin; {}",
+                       ch.result.q, ch.result.q_p, bound_text(ch));
   return fmt::format("effects compatible (Q {:.2f}, p {:.2f}); {}", ch.result.q, ch.result.q_p,
                      bound_text(ch));
 }
