@@ -140,6 +140,7 @@ verdict() { jq -r --arg g "$1" '.classes[0].groups[] | select(.name == $g) | .de
 jq -e '.classes[0].groups[] | select(.name == "buffers") | .check.verdict == "keep"
   and .check.low > .check.min_effect' "$decisions" >/dev/null ||
   fail "class buffers check: $(jq -c '.classes[0].groups[] | select(.name == "buffers") | .check' "$decisions")"
+note "   buffers class check: $(jq -c '.classes[0].groups[] | select(.name == "buffers") | .check | {verdict, effect, low, q_p, differ}' "$decisions")"
 [ "$(verdict ttl)" = kept ] || fail "class ttl: $(verdict ttl)"
 # Kept with no measurement by both canaries: no evidence for the class.
 [ "$(verdict synack)" = unmeasured ] || fail "class synack: $(verdict synack)"
