@@ -39,6 +39,19 @@ std::optional<std::uint32_t> port_speed(const Nic& n) {
 
 }  // namespace
 
+std::string numa_memory_gib(std::optional<std::uint64_t> memory_bytes) {
+  if (!memory_bytes || *memory_bytes == 0) return "?";
+  // The kernel's MemTotal is the installed memory less what firmware and the kernel
+  // reserve, which differs between twins by megabytes: the smallest usual installed
+  // size (2^k or 3 x 2^(k-1) GiB) that holds it is the same on both.
+  const double gib = static_cast<double>(*memory_bytes) / (1ULL << 30);
+  for (std::uint64_t p = 1; p < (1ULL << 40); p *= 2) {
+    if (gib <= static_cast<double>(p)) return std::to_string(p);
+    if (p >= 2 && gib <= 1.5 * static_cast<double>(p)) return std::to_string(p + p / 2);
+  }
+  return "?";
+}
+
 std::string hw_class_key(const std::map<std::string, std::string>& facts) {
   std::uint64_t h = kFnv1a64Basis;
   for (const auto& [name, value] : facts) {
@@ -69,8 +82,11 @@ HwClass hw_class(const Inventory& inv, const std::string& label) {
   f["pus"] = std::to_string(t.pus);
   f["cores"] = std::to_string(t.cores);
   f["numa_nodes"] = std::to_string(t.numa_nodes.size());
-  for (const NumaNode& n : t.numa_nodes)
+  for (const NumaNode& n : t.numa_nodes) {
     f[fmt::format("numa.{}.pus", n.os_index)] = n.cpus.to_string();
+    // Memory per node: the writeback and buffer rules plan by it (issue 41).
+    f[fmt::format("numa.{}.mem_gib", n.os_index)] = numa_memory_gib(n.memory_bytes);
+  }
 
   std::vector<const PciDevice*> gpus = inv.gpus();
   f["gpus"] = std::to_string(gpus.size());

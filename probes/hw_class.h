@@ -4,7 +4,9 @@
 // that differs between twins (hostnames, MACs, interface names, free memory).
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +27,11 @@ struct HwClass {
 /// The class of the node inv describes. label, when not empty, is the operator's own
 /// split (`--class-label`): a fact like the others.
 HwClass hw_class(const Inventory& inv, const std::string& label = "");
+
+/// A NUMA node's memory as a class fact: the smallest of 1, 2, 3, 4, 6, 8, 12, ... GiB
+/// (2^k and 3 x 2^(k-1)) that holds its MemTotal, so that twins whose firmware reserves
+/// a few megabytes more or less agree; "?" when unknown.
+std::string numa_memory_gib(std::optional<std::uint64_t> memory_bytes);
 
 /// The key of a set of facts: "hw-" + hex64(fnv1a64 of "name=value\n" in name order).
 std::string hw_class_key(const std::map<std::string, std::string>& facts);

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <fmt/core.h>
+
 #include "probes/probe.h"
 
 using namespace tuner;
@@ -91,6 +93,20 @@ TEST_CASE("hw_class: what changes how a setting behaves splits the class") {
   CHECK(differs([](Inventory& i) { i.nics.front().driver = "ice"; }));
   CHECK(differs([](Inventory& i) { i.nics.front().link.supported_modes = {"25000baseSR/Full"}; }));
   CHECK(differs([](Inventory& i) { i.topology.pci.front().numa_node = 7; }));
+  // Memory per NUMA node (issue 41): 256 GiB against 512 GiB is another class; a few
+  // megabytes of firmware reservation are not.
+  REQUIRE_FALSE(base.topology.numa_nodes.empty());
+  CHECK(differs([](Inventory& i) {
+    for (NumaNode& n : i.topology.numa_nodes) n.memory_bytes = 510ULL << 30;
+  }));
+  {
+    Inventory a = base, b = base;
+    for (NumaNode& n : a.topology.numa_nodes) n.memory_bytes = (256ULL << 30) - (700ULL << 20);
+    for (NumaNode& n : b.topology.numa_nodes) n.memory_bytes = (256ULL << 30) - (900ULL << 20);
+    CHECK(hw_class(a).key == hw_class(b).key);
+    CHECK(hw_class(a).facts.at(
+              fmt::format("numa.{}.mem_gib", a.topology.numa_nodes.front().os_index)) == "256");
+  }
   // The operator's own split.
   CHECK(hw_class(base, "rack-a").key != key);
   CHECK(hw_class(base, "rack-a").key == hw_class(base, "rack-a").key);
@@ -101,6 +117,18 @@ TEST_CASE("hw_class: what changes how a setting behaves splits the class") {
   CHECK_FALSE(differs([](Inventory& i) {
     for (NumaNode& n : i.topology.numa_nodes) n.free_bytes = 1;
   }));
+}
+
+TEST_CASE("hw_class: memory per NUMA node is the usual installed size that holds it") {
+  CHECK(numa_memory_gib(std::nullopt) == "?");
+  CHECK(numa_memory_gib(0) == "?");
+  CHECK(numa_memory_gib(1ULL << 29) == "1");
+  CHECK(numa_memory_gib((64ULL << 30) - 1) == "64");
+  CHECK(numa_memory_gib((64ULL << 30) + 1) == "96");
+  CHECK(numa_memory_gib(95ULL << 30) == "96");
+  CHECK(numa_memory_gib(100ULL << 30) == "128");
+  CHECK(numa_memory_gib(3ULL << 30) == "3");
+  CHECK(numa_memory_gib(767ULL << 30) == "768");
 }
 
 TEST_CASE("hw_class: --class-label takes a short plain word and refuses the rest") {

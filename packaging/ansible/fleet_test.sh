@@ -105,7 +105,11 @@ host() {
   NAMESPACES+=("$ns")
   ip -n "$ns" link set lo up
   mkdir -p "$WORK/hosts/$h"
-  printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$ns" "$TUNER" >"$WORK/hosts/$h/tuner"
+  # Its own UTS namespace named HOST too: a decision record names its node by machine-id
+  # and hostname (the namespaces share this machine's id), and the merge counts canaries
+  # by them.
+  printf '#!/bin/sh\nexec ip netns exec %s unshare --uts sh -c '\''hostname "$0" && exec "$@"'\'' %s %s "$@"\n' \
+    "$ns" "$h" "$TUNER" >"$WORK/hosts/$h/tuner"
   chmod +x "$WORK/hosts/$h/tuner"
 }
 nsx() { local h=$1; shift; ip netns exec "tuner-fl-$$-$h" "$@"; }

@@ -2,10 +2,14 @@
 # namespace (ip netns exec: net.* sysctls are per namespace), all of one class:
 #  1. two canaries with crippled TCP verify a profile with --decisions-out: the buffers
 #     group is kept on both (a real gain), fin_timeout rolled back (nothing to gain),
-#     and a bench = [] group ttl kept by its soak (no traffic);
-#  2. tuner report merges their records into tuner.decisions/1;
+#     ttl kept as neutral (keep_if_neutral, measured: no harm), and a bench = [] group
+#     synack kept by its soak alone (not_measurable_kept);
+#  2. tuner report merges their records into tuner.decisions/1: buffers kept through
+#     the class check, synack `unmeasured` (no class evidence); one canary's record
+#     under two names counts once;
 #  3. a third node reuses it: buffers and ttl written with no benchmark trial (soak
-#     only), fin_timeout never written;
+#     only), fin_timeout never written, synack decided by the node's own soak; with
+#     --require-decision synack is not written;
 #  4. a fourth node where the soak trips (nftables drops 1% of TTL-63 segments under
 #     iperf3 traffic): ttl put back there alone, the class decision marked suspect, and
 #     the fleet report names the class and the node;
@@ -41,7 +45,13 @@ node() {
 # on NAME CMD...: runs CMD in NAME's namespace.
 on() { local ns=tuner-cls-$$-$1; shift; ip netns exec "$ns" "$@"; }
 # tn NAME SUBCOMMAND ARGS...: tuner in NAME's namespace, with NAME's own state dir.
-tn() { local n=$1; shift; on "$n" "$TUNER" "$1" --state-dir "$WORK/state-$n" --color never "${@:2}"; }
+# Each in its own UTS namespace named NAME: a record names its node by machine-id and
+# hostname, and the namespaces share this host's machine-id.
+tn() {
+  local n=$1; shift
+  on "$n" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$n" \
+    "$TUNER" "$1" --state-dir "$WORK/state-$n" --color never "${@:2}"
+}
 sysctl_on() { on "$1" cat "/proc/sys/$(echo "$2" | tr . /)" | tr -s '\t ' ' '; }
 
 mkdir -p "$WORK/canaries"
@@ -55,6 +65,7 @@ name = "classy"
 "net.ipv4.tcp_wmem" = "4096 16384 4194304"
 "net.ipv4.tcp_fin_timeout" = "33"
 "net.ipv4.ip_default_ttl" = "63"
+"net.ipv4.tcp_synack_retries" = "3"
 
 [verify]
 bench = ["tcp-short"]
@@ -76,6 +87,10 @@ members = ["sysctl:net.ipv4.tcp_fin_timeout"]
 
 [group.ttl]
 members = ["sysctl:net.ipv4.ip_default_ttl"]
+keep_if_neutral = true
+
+[group.synack]
+members = ["sysctl:net.ipv4.tcp_synack_retries"]
 bench = []
 keep_if_neutral = true
 P
@@ -92,8 +107,10 @@ for c in c1 c2; do
     fail "$c: record: $(jq -c '{schema, class: .class.key, profile}' "$rec")"
   jq -e '.groups[] | select(.name == "buffers") | .decision == "kept" and .reason == "gain"' "$rec" >/dev/null ||
     fail "$c: buffers not kept: $(jq -c '.groups[] | select(.name == "buffers") | {decision, reason}' "$rec")"
-  jq -e '.groups[] | select(.name == "ttl") | .decision == "kept"' "$rec" >/dev/null ||
-    fail "$c: ttl not kept by its soak"
+  jq -e '.groups[] | select(.name == "ttl") | .decision == "kept" and .reason == "neutral_kept"' "$rec" >/dev/null ||
+    fail "$c: ttl not kept as neutral: $(jq -c '.groups[] | select(.name == "ttl") | {decision, reason}' "$rec")"
+  jq -e '.groups[] | select(.name == "synack") | .decision == "kept" and .reason == "not_measurable_kept"' "$rec" >/dev/null ||
+    fail "$c: synack not kept by its soak"
   note "   $c: $(jq -c '[.groups[] | {(.name): .reason}] | add' "$rec")"
 done
 key=$(jq -r .class.key "$WORK/canaries/c1.decision.json")
@@ -119,11 +136,27 @@ jq -e --arg k "$key" '.schema == "tuner.decisions/1" and (.classes | length == 1
   fail "merged: $(jq -c '.classes[] | {key, canaries}' "$decisions")"
 verdict() { jq -r --arg g "$1" '.classes[0].groups[] | select(.name == $g) | .decision' "$decisions"; }
 [ "$(verdict buffers)" = kept ] || fail "class buffers: $(verdict buffers)"
+# Kept for the same reason: compatible effects, the pooled bound clears min_effect.
+jq -e '.classes[0].groups[] | select(.name == "buffers") | .check.verdict == "keep"
+  and .check.low > .check.min_effect' "$decisions" >/dev/null ||
+  fail "class buffers check: $(jq -c '.classes[0].groups[] | select(.name == "buffers") | .check' "$decisions")"
+note "   buffers class check: $(jq -c '.classes[0].groups[] | select(.name == "buffers") | .check | {verdict, effect, low, q_p, differ}' "$decisions")"
 [ "$(verdict ttl)" = kept ] || fail "class ttl: $(verdict ttl)"
+# Kept with no measurement by both canaries: no evidence for the class.
+[ "$(verdict synack)" = unmeasured ] || fail "class synack: $(verdict synack)"
 # Each canary rolls fin back unless a false keep (its share of 5%) happened: then the
 # class disagrees. Either way the rest of the class does not write it.
 case "$(verdict fin)" in rolled_back | disagree) ;; *) fail "class fin: $(verdict fin)" ;; esac
 note "   $(jq -c '[.classes[0].groups[] | {(.name): .decision}] | add' "$decisions")"
+
+note "2b. one canary's record under two names is one canary"
+mkdir -p "$WORK/dup"
+cp "$WORK/canaries/c1.decision.json" "$WORK/dup/c1.decision.json"
+cp "$WORK/canaries/c1.decision.json" "$WORK/dup/c1-alias.decision.json"
+expect_rc 0 "$TUNER" report --color never "$WORK/dup" --decisions-out "$WORK/dup.json"
+grep -q "under several names (c1, c1-alias)" <<<"$OUT" || fail "no duplicate warning: $OUT"
+jq -e '(.classes[0].canaries | length) == 1 and ([.classes[0].groups[] | select(.decision == "kept")] | length) == 0' \
+  "$WORK/dup.json" >/dev/null || fail "a duplicated record counted twice: $(jq -c '.classes[0] | {canaries, groups: [.groups[] | {(.name): .decision}]}' "$WORK/dup.json")"
 
 note "3. a node of the class reuses it: soak only, no benchmark"
 node n1
@@ -141,9 +174,19 @@ jq -e '.decision == "rolled_back" and (.stats.outcome | test("^class_(rolled_bac
   fail "n1 fin: $(group "$WORK/n1.json" fin)"
 [ "$(sysctl_on n1 net.ipv4.tcp_rmem)" = "4096 131072 6291456" ] || fail "n1 rmem: $(sysctl_on n1 net.ipv4.tcp_rmem)"
 [ "$(sysctl_on n1 net.ipv4.ip_default_ttl)" = 63 ] || fail "n1 ttl not written"
+# synack: no class decision to reuse; n1's own soak decides it.
+jq -e '.stats.outcome == "not_measurable_kept" and (.stats | has("class_decision") | not)' \
+  <<<"$(group "$WORK/n1.json" synack)" >/dev/null || fail "n1 synack: $(group "$WORK/n1.json" synack | cut -c1-400)"
+node n4
+synack_before=$(sysctl_on n4 net.ipv4.tcp_synack_retries)
+expect_rc 0 tn n4 apply --profile "$profile" --yes --json --decisions "$decisions" --require-decision --report "$WORK/n4.json"
+jq -e '.decision == "rolled_back" and .stats.outcome == "class_undecided"' <<<"$(group "$WORK/n4.json" synack)" >/dev/null ||
+  fail "n4 synack under --require-decision: $(group "$WORK/n4.json" synack | cut -c1-400)"
+[ "$(sysctl_on n4 net.ipv4.tcp_synack_retries)" = "$synack_before" ] || fail "n4 synack was written"
+[ "$(sysctl_on n4 net.ipv4.tcp_rmem)" = "4096 131072 6291456" ] || fail "n4 buffers not written"
 [ "$(sysctl_on n1 net.ipv4.tcp_fin_timeout)" = "$fin_before" ] || fail "n1 fin_timeout was written"
 jq -e '.class.key == $k' --arg k "$key" "$WORK/n1.json" >/dev/null || fail "n1's run report has no class"
-note "   n1 applied in ${ms} ms (two 2 s soaks, no trials): $(jq -c '[.groups[] | {(.name): .stats.outcome}] | add' "$WORK/n1.json")"
+note "   n1 applied in ${ms} ms (2 s soaks, no trials): $(jq -c '[.groups[] | {(.name): .stats.outcome}] | add' "$WORK/n1.json")"
 # The text report says which class decided and on which canaries.
 expect_rc 0 "$TUNER" report --color never "$WORK/n1.json"
 grep -q "$key" <<<"$OUT" || fail "the report of n1 does not name its class: $OUT"

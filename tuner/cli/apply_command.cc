@@ -64,8 +64,14 @@ void confirm(const Plan& plan, const GlobalOptions& g) {
 /// written (the run stands, as for --report).
 void write_decision_record(const std::string& file, const RunReport& report, const Planned& planned,
                            const nlohmann::json& cls) {
-  verify::DecisionRecordFacts facts{cls, planned.plan.profiles, planned.profile.digest,
-                                    planned.profile.verify.false_keep_rate, TUNER_VERSION};
+  verify::DecisionRecordFacts facts;
+  facts.hw_class = cls;
+  facts.profiles = planned.plan.profiles;
+  facts.profile_digest = planned.profile.digest;
+  facts.false_keep_rate = planned.profile.verify.false_keep_rate;
+  facts.tuner_version = TUNER_VERSION;
+  facts.min_effect = planned.profile.verify.min_effect;
+  facts.machine_id = verify::read_machine_id();
   nlohmann::json doc = verify::decision_record_json(report, facts);
   if (Status s = write_file_atomic(file, json_text(doc), 0600); !s.ok())
     fail_output(s.error().message() + " (--decisions-out; what the run did stands: see 'tuner " +

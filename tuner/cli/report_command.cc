@@ -69,9 +69,9 @@ struct ParseCounts {
 };
 
 /// Parses only what read_node_report reads (schema, time, run_id, node, profiles, the
-/// class's key, the decision record's profile, groups' names, decisions and what a
-/// canary's or a reused group's verdict says (reason, chosen, knobs, stats' effect, p,
-/// outcome and class_decision), errors, msg, rc, knobs' ids, states and drift,
+/// class's key, the decision record's profile, min_effect and identity, groups' names,
+/// decisions and what a canary's or a reused group's verdict says (reason, chosen, knobs,
+/// stats' effect, p, ci, ci_level, scale, direction, outcome and class_decision), errors, msg, rc, knobs' ids, states and drift,
 /// unfinished_run), and the first kMaxFactsPerNode of the node's and the class's facts
 /// (`counts` counts them all): a report padded with other data or millions of facts
 /// costs its text, not a DOM of it.
@@ -87,8 +87,9 @@ nlohmann::json parse_report(const std::string& text, ParseCounts& counts) {
       return key == "schema" || key == "time" || key == "run_id" || key == "node" ||
              key == "profiles" || key == "groups" || key == "errors" || key == "msg" ||
              key == "rc" || key == "knobs" || key == "unfinished_run" || key == "findings" ||
-             key == "class" || key == "profile";
+             key == "class" || key == "profile" || key == "min_effect" || key == "identity";
     }
+    if (top == "identity") return depth == 2 && (key == "machine_id" || key == "hostname");
     if (depth == 2 && top == "node") return ++counts.facts <= kMaxFactsPerNode;
     if (top == "class") {  // {key, facts}: depth 3 is a fact
       if (depth == 2) return key == "key" || key == "facts";
@@ -104,7 +105,9 @@ nlohmann::json parse_report(const std::string& text, ParseCounts& counts) {
       if (depth == 4 && second == "knobs") return ++counts.knobs <= kMaxKnobsPerDecision;
       if (depth == 4 && second == "stats") {
         third = key;
-        return key == "effect" || key == "p" || key == "outcome" || key == "class_decision";
+        // The class check's numbers (docs/fleet-decisions.md "The class check").
+        return key == "effect" || key == "p" || key == "outcome" || key == "class_decision" ||
+               key == "ci" || key == "ci_level" || key == "scale" || key == "direction";
       }
       if (depth == 5 && second == "stats" && third == "class_decision")
         return key == "class" || key == "decision" || key == "canaries" || key == "file" ||

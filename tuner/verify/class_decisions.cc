@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include <array>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -18,11 +19,13 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<EnumName<ClassVerdict>, 4> kVerdicts = {{
+constexpr std::array<EnumName<ClassVerdict>, 6> kVerdicts = {{
     {ClassVerdict::kept, "kept"},
     {ClassVerdict::rolled_back, "rolled_back"},
     {ClassVerdict::disagree, "disagree"},
     {ClassVerdict::insufficient, "insufficient"},
+    {ClassVerdict::needs_canary, "needs_canary"},
+    {ClassVerdict::unmeasured, "unmeasured"},
 }};
 static_assert(in_enum_order(kVerdicts));
 
@@ -95,7 +98,9 @@ ClassGroupDecision read_group(Reader& in, const json& g, const std::string& path
   auto v = parse_class_verdict(verdict);
   if (!v)
     in.fail(path + ".decision",
-            fmt::format("'{}' is not kept, rolled_back, disagree or insufficient", verdict));
+            fmt::format("'{}' is not kept, rolled_back, disagree, insufficient, needs_canary or "
+                        "unmeasured",
+                        verdict));
   else d.verdict = *v;
   if (auto it = g.find("chosen"); it != g.end() && !it->is_null()) {
     if (!it->is_string()) in.fail(path + ".chosen", "expected a string or null");
@@ -120,8 +125,14 @@ ClassGroupDecision read_group(Reader& in, const json& g, const std::string& path
       }
     }
   }
-  if (!in.error() && d.verdict == ClassVerdict::kept && d.canaries.size() < 2)
-    in.fail(path, "kept on fewer than 2 canaries: a class decision needs at least 2");
+  // Distinct nodes: a canary named twice (a hand-edited ["x", "x"]) is one canary.
+  std::set<std::string> distinct(d.canaries.begin(), d.canaries.end());
+  if (!in.error() && d.verdict == ClassVerdict::kept && distinct.size() < 2)
+    in.fail(path, distinct.size() < d.canaries.size()
+                      ? fmt::format("kept on {} distinct canar{} (a node named twice counts "
+                                    "once): a class decision needs at least 2",
+                                    distinct.size(), distinct.size() == 1 ? "y" : "ies")
+                      : "kept on fewer than 2 canaries: a class decision needs at least 2");
   return d;
 }
 

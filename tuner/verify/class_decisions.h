@@ -21,7 +21,12 @@ enum class ClassVerdict {
   kept,          // at least 2 canaries, all kept it (the same value, for a search)
   rolled_back,   // at least 2 canaries, all rolled it back
   disagree,      // some kept it, some did not (or chose different values)
-  insufficient,  // fewer than 2 canaries decided it: the node verifies it itself
+  insufficient,  // fewer than 2 canaries decided it, or their pooled gain has no margin
+                 // over min_effect: the node verifies it itself
+  needs_canary,  // 2 canaries kept it by effects too different: a third canary decides;
+                 // until then the node verifies it itself
+  unmeasured,    // the canaries kept it with no measurement (no benchmark, no peer): no
+                 // class evidence, the node decides it itself (issue 41)
 };
 const char* class_verdict_name(ClassVerdict v);
 std::optional<ClassVerdict> parse_class_verdict(std::string_view name);

@@ -75,11 +75,16 @@ TEST_CASE("class decisions: a malformed or unsafe file is refused with its path"
   doc = two_classes();
   doc["classes"][0]["groups"][0]["decision"] = "maybe";
   CHECK(error_of(doc) ==
-        "d.json: classes[0].groups[0].decision: 'maybe' is not kept, rolled_back, disagree or "
-        "insufficient");
+        "d.json: classes[0].groups[0].decision: 'maybe' is not kept, rolled_back, disagree, "
+        "insufficient, needs_canary or unmeasured");
   doc = two_classes();
   doc["classes"][0]["groups"][0]["canaries"] = json::array({"a1"});
   CHECK(error_of(doc).find("kept on fewer than 2 canaries") != std::string::npos);
+  // Issue 41: one canary named twice by hand is one canary.
+  doc = two_classes();
+  doc["classes"][0]["groups"][1]["canaries"] = json::array({"x", "x"});
+  CHECK(error_of(doc).find("kept on 1 distinct canary (a node named twice counts once)") !=
+        std::string::npos);
   doc = two_classes();
   doc["classes"][0]["groups"][1]["name"] = "buffers";
   CHECK(error_of(doc).find("'buffers' is listed twice") != std::string::npos);
@@ -145,6 +150,29 @@ TEST_CASE("class decisions: each group's verdict becomes what the node does") {
   CHECK(reuse_of(o, "fin")->reason == Reason::class_disagree);
   // Too few canaries, or a group the class never decided: verified here...
   CHECK_FALSE(reuse_of(o, "irq"));
+  // ... and so is a group whose canaries kept it by incompatible sizes (issue 40).
+  auto file = two_classes();
+  file["classes"][0]["groups"][4]["decision"] = "needs_canary";
+  auto needs = parse_class_decisions(file, "d.json");
+  REQUIRE(needs.ok());
+  VerifiedApplyOptions n = o;
+  n.class_decision = needs->find(o.class_key, "fnv1a64:1111111111111111");
+  CHECK(n.class_decision->groups.at("irq").verdict == ClassVerdict::needs_canary);
+  CHECK_FALSE(reuse_of(n, "irq"));
+  n.require_decision = true;
+  CHECK(reuse_of(n, "irq")->reason == Reason::class_undecided);
+  // Kept by the canaries with no measurement: no class evidence (issue 41), the same.
+  file["classes"][0]["groups"][4]["decision"] = "unmeasured";
+  auto unmeasured = parse_class_decisions(file, "d.json");
+  REQUIRE(unmeasured.ok());
+  VerifiedApplyOptions u = o;
+  u.require_decision = false;
+  u.class_decision = unmeasured->find(o.class_key, "fnv1a64:1111111111111111");
+  CHECK(u.class_decision->groups.at("irq").verdict == ClassVerdict::unmeasured);
+  CHECK_FALSE(reuse_of(u, "irq"));
+  u.require_decision = true;
+  CHECK_FALSE(reuse_of(u, "irq")->write);
+  CHECK(reuse_of(u, "irq")->reason == Reason::class_undecided);
   CHECK_FALSE(reuse_of(o, "new-group"));
   // ... unless --require-decision: then not written.
   o.require_decision = true;

@@ -1,5 +1,7 @@
 #include "tuner/verify/decision_record.h"
 
+#include <fstream>
+
 namespace tuner::verify {
 
 namespace {
@@ -22,6 +24,15 @@ json field_or_null(const json& stats, const char* key) {
 
 }  // namespace
 
+std::string read_machine_id(const std::string& file) {
+  std::ifstream in(file);
+  std::string id;
+  if (!in || !std::getline(in, id)) return "";
+  if (id.empty() || id.size() > 64 || id.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return "";
+  return id;
+}
+
 json decision_record_json(const RunReport& report, const DecisionRecordFacts& facts) {
   json groups = json::array();
   for (const GroupReport& g : report.groups) {
@@ -37,15 +48,19 @@ json decision_record_json(const RunReport& report, const DecisionRecordFacts& fa
                       {"stats", g.stats}});
   }
   auto hostname = report.node.find("hostname");
+  json host = hostname != report.node.end() && hostname->second ? json(*hostname->second) : json();
   return {{"schema", "tuner.decision/1"},
-          {"node",
-           hostname != report.node.end() && hostname->second ? json(*hostname->second) : json()},
+          {"node", host},
+          {"identity",
+           {{"machine_id", facts.machine_id.empty() ? json() : json(facts.machine_id)},
+            {"hostname", host}}},
           {"time", report.time.empty() ? json() : json(report.time)},
           {"run_id", report.run_id},
           {"tuner_version", facts.tuner_version},
           {"class", facts.hw_class},
           {"profile", {{"names", facts.profiles}, {"digest", facts.profile_digest}}},
           {"false_keep_rate", facts.false_keep_rate},
+          {"min_effect", facts.min_effect},
           {"groups", groups}};
 }
 

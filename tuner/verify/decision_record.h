@@ -20,7 +20,16 @@ struct DecisionRecordFacts {
   std::string profile_digest;
   double false_keep_rate = 0;
   std::string tuner_version;
+  /// The run's [verify] min_effect: the threshold the class check (class_pool.h) holds
+  /// the canaries' pooled effect to.
+  double min_effect = 0;
+  /// /etc/machine-id, trimmed; empty when unreadable. With the hostname, the node's
+  /// identity: the merge counts canaries by it, not by file name (issue 41).
+  std::string machine_id;
 };
+
+/// /etc/machine-id (or `file`) when it holds one line of 1 to 64 hex digits; else "".
+std::string read_machine_id(const std::string& file = "/etc/machine-id");
 
 /// The tuner.decision/1 document of a verified run's report: every group it kept or
 /// rolled back (groups applied without verification, or decided by a class, are not

@@ -49,7 +49,8 @@ using namespace tuner::verify;
       "[--miss-rate R] [--look-every N] [--union-bound] [--outlier-k K] [--no-mean-test] "
       "[--mean-all-in] [--mean-min-units N] [--fixed N] [--effect E] [--noise NAME] "
       "[--looks] [--search K [--screen-blocks N] [--screen-min N] [--drop-z Z] [--futility-z Z]]\n"
-      "       [--fleet [--classes C] [--nodes N] [--canaries K] [--effect-sd E]]\n"
+      "       [--fleet [--classes C] [--nodes N] [--canaries K] [--effect-sd E] [--canary-bias B]\n"
+      "        [--class-spread S] [--class-bias B]]\n"
       "F: obrien_fleming, pocock, quadratic\n",
       why);
   std::exit(2);
@@ -292,17 +293,20 @@ int print_search(const SearchSimOptions& o, unsigned k, bool md) {
   return missed.empty() ? 0 : 1;
 }
 
-// --fleet: per class and per fleet, the three ways to decide (sim_fleet.h).
+// --fleet: per class and per fleet, the four ways to decide (sim_fleet.h).
 int print_fleet(const FleetOptions& o, bool md) {
   const Config& c = o.config;
   const char* note = md ? "" : "# ";
   std::printf("%sfleet: %u classes x %u nodes, %u canaries per class; noise %s %s, node level "
-              "sd %g%%, node effect sd %g%%; decision: min_effect %g, false_keep_rate %g, "
-              "miss_rate %g, trials per arm %u..%u; %u replications, seed %llu\n\n",
+              "sd %g%%, node effect sd %g%%, canary-shared bias sd %g%%; decision: min_effect %g, "
+              "false_keep_rate %g, miss_rate %g, trials per arm %u..%u; class check: node spread "
+              "%g%%, canary bias %g%%, heterogeneity level %g; %u replications, seed %llu\n\n",
               note, o.classes, o.nodes, o.canaries, std::string(noise_name(o.noise.noise)).c_str(),
               (pct(o.noise.cv).substr(0, pct(o.noise.cv).find('.')) + "%").c_str(),
-              100 * o.level_sd, 100 * o.effect_sd, c.min_effect, c.false_keep_rate, c.miss_rate,
-              c.min_trials, c.max_trials, o.reps, static_cast<unsigned long long>(o.seed));
+              100 * o.level_sd, 100 * o.effect_sd, 100 * o.canary_bias, c.min_effect,
+              c.false_keep_rate, c.miss_rate, c.min_trials, c.max_trials, 100 * o.check.node_spread,
+              100 * o.check.canary_bias, o.check.heterogeneity_level, o.reps,
+              static_cast<unsigned long long>(o.seed));
   auto start = std::chrono::steady_clock::now();
   std::vector<FleetResult> results;
   std::vector<FleetScenario> scenarios = fleet_scenarios(c);
@@ -315,20 +319,23 @@ int print_fleet(const FleetOptions& o, bool md) {
   };
   row(md,
       {"scenario", "class", "effect", "node keep%", "agree keep%", "disagree%", "pooled keep%",
-       "node nodes", "agree nodes", "pooled nodes"},
+       "checked keep%", "heterog%", "node nodes", "agree nodes", "pooled nodes", "checked nodes"},
       3, 10, 12);
-  if (md) row(md, {"---", "---:", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
+  if (md)
+    row(md, {"---", "---:", "---",
+             "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
   for (const FleetResult& r : results)
     for (std::size_t k = 0; k < r.effects.size(); ++k) {
       const ClassTally &n = r.at(FleetRule::per_node, k), &a = r.at(FleetRule::canaries_agree, k),
-                       &p = r.at(FleetRule::pooled, k);
+                       &p = r.at(FleetRule::pooled, k), &ch = r.at(FleetRule::canaries_checked, k);
       double reps = std::max(1u, o.reps);
       row(md,
           {r.scenario.name, std::to_string(k), signed_pct(r.effects[k]),
            num(100 * n.keep_rate(), "%.2f"), num(100 * a.keep_rate(), "%.2f"),
            num(100.0 * a.disagree / reps, "%.1f"), num(100 * p.keep_rate(), "%.2f"),
+           num(100 * ch.keep_rate(), "%.2f"), num(100.0 * ch.heterogeneous / reps, "%.1f"),
            num(n.carrying / reps, "%.1f"), num(a.carrying / reps, "%.1f"),
-           num(p.carrying / reps, "%.1f")},
+           num(p.carrying / reps, "%.1f"), num(ch.carrying / reps, "%.1f")},
           3, 10, 12);
     }
   std::printf("\n");
@@ -415,6 +422,9 @@ int main(int argc, char** argv) {
     else if (arg == "--nodes") fleet_options.nodes = trial_count(value());
     else if (arg == "--canaries") fleet_options.canaries = trial_count(value());
     else if (arg == "--effect-sd") fleet_options.effect_sd = parse_real(value());
+    else if (arg == "--canary-bias") fleet_options.canary_bias = parse_real(value());
+    else if (arg == "--class-spread") fleet_options.check.node_spread = parse_real(value());
+    else if (arg == "--class-bias") fleet_options.check.canary_bias = parse_real(value());
     else usage("unknown option");
   }
   if (tuner::Status s = validate(c); !s) usage(s.error().message().c_str());
@@ -434,6 +444,9 @@ int main(int argc, char** argv) {
   if (fleet) {
     if (fleet_options.canaries > fleet_options.nodes) usage("--canaries: more than --nodes");
     if (fleet_options.effect_sd < 0) usage("--effect-sd: expected 0 or more");
+    if (fleet_options.canary_bias < 0 || fleet_options.check.node_spread < 0 ||
+        fleet_options.check.canary_bias < 0)
+      usage("--canary-bias, --class-spread, --class-bias: expected 0 or more");
     fleet_options.reps = options.reps;
     fleet_options.seed = options.seed;
     fleet_options.config = c;

@@ -19,6 +19,7 @@ constexpr std::array<EnumName<FleetRule>, kFleetRules> kFleetRuleNames = {{
     {FleetRule::per_node, "per-node"},
     {FleetRule::canaries_agree, "canaries agree"},
     {FleetRule::pooled, "pooled"},
+    {FleetRule::canaries_checked, "canaries checked"},
 }};
 static_assert(in_enum_order(kFleetRuleNames));
 
@@ -29,6 +30,7 @@ struct NodeRun {
   double effect = 0;  // the node's own true gain
   bool kept = false;
   unsigned used = 0;  // trials per arm until the decision
+  Stats stats;        // the deciding look's numbers
 };
 
 void run_node(const Scenario& s, const Config& c, std::uint64_t seed, double level, NodeRun& out) {
@@ -49,15 +51,36 @@ void run_node(const Scenario& s, const Config& c, std::uint64_t seed, double lev
 
 // The sequential decision as the loop takes it: look by look until a verdict.
 bool decide_sequential(const Config& c, std::span<const double> a, std::span<const double> b,
-                       unsigned& used) {
+                       unsigned& used, Stats* stats = nullptr) {
   Verdict v = Verdict::more_trials;
   for (unsigned n : look_points(c)) {
     auto d = decide(c, a.first(n), b.first(n));
     v = d ? d->verdict : Verdict::inconclusive;
     used = n;
+    if (d && stats) *stats = d->stats;
     if (v != Verdict::more_trials) break;
   }
   return v == Verdict::keep;
+}
+
+// Canaries checked: every canary kept, and the class check (class_pool.h) on their
+// reported effects and intervals passes, as `tuner report --decisions-out` merges.
+bool decide_checked(const FleetOptions& o, const Config& c, const std::vector<NodeRun>& canaries,
+                    bool& heterogeneous) {
+  heterogeneous = false;
+  if (canaries.size() < 2) return false;
+  std::vector<CanaryEffect> effects;
+  for (const NodeRun& r : canaries) {
+    if (!r.kept) return false;
+    effects.push_back({r.stats.effect, r.stats.ci_low, r.stats.ci_level, r.stats.scale,
+                       c.direction == Direction::lower});
+  }
+  ClassCheckConfig check = o.check;
+  check.min_effect = c.min_effect;
+  check.false_keep_rate = c.false_keep_rate;
+  ClassCheckResult res = check_class(effects, check);
+  heterogeneous = res.verdict == ClassCheck::heterogeneous;
+  return res.verdict == ClassCheck::keep;
 }
 
 // The canaries' runs as one: each canary's trials between two look points in turn, so
@@ -156,6 +179,10 @@ FleetResult simulate_fleet(const FleetScenario& scenario, const FleetOptions& o,
     std::array<double, kFleetRules> before = {};
     for (std::size_t i = 0; i < kFleetRules; ++i) before[i] = total_useless(r.classes[i]);
     for (unsigned cl = 0; cl < o.classes; ++cl) {
+      // The bias the class's canaries share (its own stream: the nodes' draws are as
+      // without it).
+      Draw shared(mix(fleet_seed ^ mix(0x62696173ULL + cl)));
+      double bias = o.canary_bias > 0 ? o.canary_bias * shared.normal() : 0;
       unsigned useless = 0, rest_useless = 0;  // nodes whose own gain is <= min_effect
       ClassTally& per_node = r.classes[0][cl];
       for (unsigned i = 0; i < o.nodes; ++i) {
@@ -164,9 +191,9 @@ FleetResult simulate_fleet(const FleetScenario& scenario, const FleetOptions& o,
         Draw offsets(mix(node_seed ^ 0x6e6f6465ULL));
         double level = std::exp(o.level_sd * offsets.normal());
         NodeRun& run = i < k ? canaries[i] : node;
-        run.effect = r.effects[cl] + o.effect_sd * offsets.normal();
+        run.effect = r.effects[cl] + o.effect_sd * offsets.normal() + (i < k ? bias : 0);
         run_node(o.noise, c, node_seed, level, run);
-        run.kept = decide_sequential(c, run.a, run.b, run.used);
+        run.kept = decide_sequential(c, run.a, run.b, run.used, &run.stats);
         bool is_useless = run.effect <= c.min_effect + eps;
         useless += is_useless;
         rest_useless += is_useless && i >= k;
@@ -190,6 +217,14 @@ FleetResult simulate_fleet(const FleetScenario& scenario, const FleetOptions& o,
       unsigned used = 0;
       bool pooled = k >= 1 && decide_pooled(c, canaries, used);
       tally(r.classes[2][cl], pooled, pooled ? o.nodes : 0, pooled ? useless : 0, 2.0 * used * k);
+      // Canaries checked: as agree, then the class check; the canaries keep their own.
+      bool heterogeneous = false;
+      bool checked = agree && decide_checked(o, c, canaries, heterogeneous);
+      ClassTally& ch = r.classes[3][cl];
+      tally(ch, checked, kept + (checked ? o.nodes - k : 0),
+            canary_useless + (checked ? rest_useless : 0), canary_trials);
+      ch.disagree += kept > 0 && kept < k;
+      ch.heterogeneous += heterogeneous;
     }
     for (std::size_t i = 0; i < kFleetRules; ++i)
       r.fleet_false[i] += total_useless(r.classes[i]) > before[i];
@@ -208,30 +243,42 @@ std::vector<std::string> fleet_targets_missed(const std::vector<FleetResult>& re
   const double inf = std::numeric_limits<double>::infinity(), eps = 1e-12;
   for (const FleetResult& r : results) {
     const Config& c = r.options.config;
-    double alpha = c.false_keep_rate, k = std::max(1u, r.options.canaries);
+    const FleetOptions& o = r.options;
+    double alpha = c.false_keep_rate, k = std::max(1u, o.canaries);
+    // The canaries err independently: no shared bias, the spread the README's first
+    // table assumes (the agree rule's own conditions).
+    bool independent = o.canary_bias == 0 && o.effect_sd <= 0.01 + eps;
+    // Within what the class check assumes.
+    bool covered = o.canary_bias <= o.check.canary_bias + eps &&
+                   o.effect_sd <= o.check.node_spread + eps;
     std::pair<double, double> null{-inf, c.min_effect + eps}, gain{power_effect(c) - eps, inf};
     if (double n = class_decisions(r, null.first, null.second); n > 0) {
-      // The canaries decide independently (own noise, own coins, own deviation from the
-      // class), so all K keep with one node's chance to the power K: q^K per class, never
-      // more than one node's bound.
-      // Summed over the classes: the law holds per class effect, not for a mix of them.
-      double expect = 0;
-      for (std::size_t i = 0; i < r.effects.size(); ++i)
-        if (r.effects[i] <= null.second)
-          expect += r.options.reps * std::pow(r.at(FleetRule::per_node, i).keep_rate(), k);
-      double agree = r.keep_rate(FleetRule::canaries_agree, null.first, null.second);
-      if (agree * n > expect + 3 * std::sqrt(expect) + 2)
-        fail(r, FleetRule::canaries_agree, "class false keeps above the product law", agree);
       double margin = 3 * std::sqrt(alpha * (1 - alpha) / n);
-      if (agree > alpha + margin)
+      double agree = r.keep_rate(FleetRule::canaries_agree, null.first, null.second);
+      if (o.canary_bias == 0) {
+        // The canaries decide independently (own noise, own coins, own deviation from
+        // the class), so all K keep with one node's chance to the power K: q^K per
+        // class. Summed over the classes: the law holds per class effect, not for a mix.
+        double expect = 0;
+        for (std::size_t i = 0; i < r.effects.size(); ++i)
+          if (r.effects[i] <= null.second)
+            expect += o.reps * std::pow(r.at(FleetRule::per_node, i).keep_rate(), k);
+        if (agree * n > expect + 3 * std::sqrt(expect) + 2)
+          fail(r, FleetRule::canaries_agree, "class false keeps above the product law", agree);
+      }
+      if (independent && agree > alpha + margin)
         fail(r, FleetRule::canaries_agree, "class false keeps above the bound", agree);
       // Pooled: one test at false_keep_rate; its bound holds when the canaries share the
       // class's effect.
       double pooled = r.keep_rate(FleetRule::pooled, null.first, null.second);
-      if (r.options.effect_sd == 0 && pooled > alpha + margin)
+      if (o.effect_sd == 0 && o.canary_bias == 0 && pooled > alpha + margin)
         fail(r, FleetRule::pooled, "class false keeps above the bound", pooled);
+      // Checked: within the bound whenever the bias and spread are within the check's.
+      double checked = r.keep_rate(FleetRule::canaries_checked, null.first, null.second);
+      if (covered && checked > alpha + margin)
+        fail(r, FleetRule::canaries_checked, "class false keeps above the bound", checked);
     }
-    if (class_decisions(r, gain.first, gain.second) > 0) {
+    if (independent && class_decisions(r, gain.first, gain.second) > 0) {
       // Power for a class at power_effect, nodes 1% around it (README.md, with margin).
       const std::pair<FleetRule, double> needs[] = {{FleetRule::per_node, 0.75},
                                                     {FleetRule::canaries_agree, 0.60},
@@ -242,7 +289,7 @@ std::vector<std::string> fleet_targets_missed(const std::vector<FleetResult>& re
     }
     // The fleet's drift: the agreeing canaries leave no more useless nodes than pooling.
     double agree = r.useless_nodes(FleetRule::canaries_agree);
-    if (agree > r.useless_nodes(FleetRule::pooled))
+    if (independent && agree > r.useless_nodes(FleetRule::pooled))
       fail(r, FleetRule::canaries_agree, "more useless nodes than pooled, per fleet", agree);
   }
   return missed;

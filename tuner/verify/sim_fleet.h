@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tuner/verify/class_pool.h"
 #include "tuner/verify/sim.h"
 
 namespace tuner::verify {
@@ -25,10 +26,13 @@ enum class FleetRule {
   per_node,        ///< every node verifies itself and keeps what it kept
   canaries_agree,  ///< the class keeps when every canary (at least 2) kept
   pooled,          ///< one sequential test on the canaries' units together
+  /// every canary kept, and the class check passed (class_pool.h: compatible effects,
+  /// the pooled bound clears min_effect by the spread and shared-bias margin)
+  canaries_checked,
 };
-inline constexpr std::size_t kFleetRules = 3;
+inline constexpr std::size_t kFleetRules = 4;
 
-/// "per-node", "canaries agree", "pooled".
+/// "per-node", "canaries agree", "pooled", "canaries checked".
 std::string_view fleet_rule_name(FleetRule r);
 
 /// The true class effects of a scenario; class i gets effects[i % size].
@@ -51,16 +55,23 @@ struct FleetOptions {
   Scenario noise{Noise::normal, 0.03};  ///< per-trial noise (its effect is unused)
   double level_sd = 0.10;               ///< log sd of a node's baseline level: nodes differ by ~10%
   double effect_sd = 0.01;              ///< sd of a node's true effect around its class's
+  /// sd of a bias the canaries of a class share and its other nodes do not (drawn per
+  /// class and replication, added to every canary's true effect).
+  double canary_bias = 0;
+  /// The class check of the canaries-checked rule (min_effect and false_keep_rate are
+  /// taken from `config`).
+  ClassCheckConfig check;
 };
 
 /// One class under one rule, summed over replications.
 struct ClassTally {
-  unsigned keeps = 0;      ///< the class decision kept (per-node: nodes that kept)
-  unsigned decisions = 0;  ///< replications (per-node: node decisions)
-  unsigned disagree = 0;   ///< canaries agree: some kept, some did not
-  double carrying = 0;     ///< nodes carrying the change afterwards
-  double useless = 0;      ///< of them, nodes whose own true gain is <= min_effect
-  double trials = 0;       ///< benchmark runs, both arms
+  unsigned keeps = 0;          ///< the class decision kept (per-node: nodes that kept)
+  unsigned decisions = 0;      ///< replications (per-node: node decisions)
+  unsigned disagree = 0;       ///< canaries agree: some kept, some did not
+  unsigned heterogeneous = 0;  ///< canaries checked: all kept, effects incompatible
+  double carrying = 0;         ///< nodes carrying the change afterwards
+  double useless = 0;          ///< of them, nodes whose own true gain is <= min_effect
+  double trials = 0;           ///< benchmark runs, both arms
   double keep_rate() const { return decisions ? static_cast<double>(keeps) / decisions : 0; }
 };
 

@@ -53,6 +53,8 @@ std::optional<GroupPlan::Reuse> reuse_of(const VerifiedApplyOptions& options,
     case ClassVerdict::rolled_back: r.reason = Reason::class_rolled_back; return r;
     case ClassVerdict::disagree: r.reason = Reason::class_disagree; return r;
     case ClassVerdict::insufficient:
+    case ClassVerdict::needs_canary:
+    case ClassVerdict::unmeasured:
       if (!options.require_decision) return std::nullopt;
       r.reason = Reason::class_undecided;
       return r;

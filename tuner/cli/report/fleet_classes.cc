@@ -56,10 +56,16 @@ void summarize_classes(const std::vector<ClassNode>& nodes, FleetSummary& s) {
   s.decision_records = records.size();
   std::vector<OlderRecords> older;
   s.class_decisions = merge_decisions(records, &older);
-  for (OlderRecords& o : older)
-    s.duplicates.push_back({o.node, o.used, std::move(o.ignored),
-                            "several decision records of one class and profiles: the newest "
-                            "counts"});
+  for (OlderRecords& o : older) {
+    std::string why = "several decision records of one class and profiles: the newest counts";
+    if (!o.names.empty()) {
+      std::string names;
+      for (const std::string& n : o.names) names += (names.empty() ? "" : ", ") + n;
+      why = "one node (the same machine-id and hostname) under several names (" + names +
+            "): counted as one canary, its newest record counts";
+    }
+    s.duplicates.push_back({o.node, o.used, std::move(o.ignored), why});
+  }
 
   std::map<std::string, ClassSummary> classes;
   // (class, group) -> the suspect decision, its nodes in node order.

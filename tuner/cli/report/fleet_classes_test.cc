@@ -72,6 +72,8 @@ json canary_group(const std::string& name, const std::string& decision,
           {"stats",
            {{"outcome", decision == "kept" ? "gain" : "no_gain"},
             {"effect", effect ? json(*effect) : json(nullptr)},
+            {"ci", effect ? json{*effect - 0.015, *effect + 0.015} : json{nullptr, nullptr}},
+            {"ci_level", 0.95},
             {"p", 0.001}}}};
 }
 
@@ -84,6 +86,7 @@ json decision_doc(const std::string& node, const std::string& key,
       {"run_id", "20261206T100000Z-0001"},
       {"class", class_of(key)},
       {"profile", {{"names", json::array({"throughput"})}, {"digest", "fnv1a64:0123456789abcdef"}}},
+      {"min_effect", 0.02},
       {"groups", json(groups)}};
 }
 
@@ -231,7 +234,9 @@ TEST_CASE("fleet classes: tuner.fleet/1 lists classes, decisions and suspects in
   CHECK(d["profile_digest"] == "fnv1a64:0123456789abcdef");
   CHECK(d["canaries"] == json{"gpu-0000", "gpu-0001"});
   CHECK(d["groups"][2]["name"] == "net-buffers");
-  CHECK(d["groups"][2]["why"] == "2 canaries kept it");
+  CHECK(d["groups"][2]["why"].get<std::string>().starts_with("2 canaries kept it; effects "
+                                                             "compatible"));
+  CHECK(d["groups"][2]["check"]["verdict"] == "keep");
   CHECK(d["groups"][2]["canaries"][0]["effect"] == 0.061);
   CHECK(!d["groups"][2].contains("knobs"));
   CHECK(a["suspects"][0] == json{{"group", "net-buffers"},

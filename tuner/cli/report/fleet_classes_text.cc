@@ -105,11 +105,22 @@ std::string decisions(const FleetSummary& s, const Term& t) {
         w = std::clamp(escape_controls(g.name).size(), w, std::size_t{40});
       for (const MergedGroup& g : d.groups) {
         std::string decision = fmt::format("{:<12}", g.decision);
-        if (g.decision == "disagree") decision = t.yellow(decision);
+        if (g.decision == "disagree" || g.decision == "needs_canary") decision = t.yellow(decision);
         std::string detail = g.decision == "kept" || g.decision == "rolled_back"
                                  ? verdicts(g)
                                  : escape_controls(g.why);
         out += fmt::format("    {:<{}} {} {}\n", escape_controls(g.name), w, decision, detail);
+        // The class check of a kept group: why the canaries agree for the same reason.
+        if (g.decision == "kept" && g.check)
+          out += fmt::format("    {:<{}} {:<12} class check: {}\n", "", w, "",
+                             escape_controls(class_check_text(*g.check)));
+        if (g.decision == "needs_canary") {
+          disagree += t.yellow(fmt::format("  class {}: group {} needs a third canary: {}",
+                                           escape_controls(d.key), escape_controls(g.name),
+                                           escape_controls(g.why))) +
+                      "\n";
+          continue;
+        }
         if (g.decision != "disagree") continue;
         std::string line = fmt::format("  class {}: canaries disagree on group {}: {}",
                                        escape_controls(d.key), escape_controls(g.name),

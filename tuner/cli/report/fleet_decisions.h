@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "tuner/verify/class_pool.h"
 
 namespace tuner {
 
@@ -32,15 +33,27 @@ struct CanaryGroup {
   std::map<std::string, std::string> knobs;  // knob id -> value written
   /// stats.effect (relative, positive = better) and stats.p, when measured.
   std::optional<double> effect, p;
+  /// The lower end of stats.ci and stats.ci_level, when measured; stats.scale and
+  /// stats.direction (the class check's scale).
+  std::optional<double> ci_low, ci_level;
+  verify::Scale scale = verify::Scale::ratio;
+  bool lower_is_better = false;
 };
 
 /// One canary's tuner.decision/1.
 struct DecisionRecord {
   std::string node, source, time, run_id;
+  /// The node's identity as the record states it (identity.machine_id, and the
+  /// record's own node: the hostname apply saw), whatever file name or inventory alias
+  /// it arrived under; empty when not stated. The merge counts canaries by it.
+  std::string machine_id, hostname;
   std::string class_key;
   std::map<std::string, std::string> class_facts;
   std::vector<std::string> profiles;
   std::string profile_digest;
+  /// The run's [verify] min_effect (records before issue 40 have none: their kept
+  /// groups cannot pass the class check).
+  std::optional<double> min_effect;
   std::vector<CanaryGroup> groups;
 };
 
@@ -51,7 +64,8 @@ Result<DecisionRecord> read_decision_record(const nlohmann::json& doc, const std
 /// A class's decision on one group, from every canary that decided it.
 struct MergedGroup {
   std::string name;
-  /// kept, rolled_back, disagree or insufficient (docs/fleet-decisions.md "Merging").
+  /// kept, rolled_back, disagree, needs_canary, unmeasured or insufficient
+  /// (docs/fleet-decisions.md "Merging").
   std::string decision;
   /// Why, for a person: "2 canaries kept it", "gpu-a01 kept it, gpu-a02 rolled it back".
   std::string why;
@@ -62,9 +76,16 @@ struct MergedGroup {
   struct Canary {
     std::string node, decision, reason;
     std::optional<std::string> chosen;
-    std::optional<double> effect, p;
+    std::optional<double> effect, p, ci_low;
   };
   std::vector<Canary> canaries;  // by node
+  /// The class check (class_pool.h) of a group every canary kept for a measured gain;
+  /// absent otherwise. `min_effect` is the canaries' (the largest, when they differ).
+  struct Check {
+    verify::ClassCheckResult result;
+    verify::ClassCheckConfig config;
+  };
+  std::optional<Check> check;
 };
 
 /// One (class key, profile digest): its canaries and their merged groups.
@@ -82,20 +103,39 @@ struct ClassDecision {
 struct OlderRecords {
   std::string node, used;
   std::vector<std::string> ignored;
+  /// One identity under several names (the same record under two file names, an
+  /// inventory alias and the host's FQDN): every name it came under, sorted; empty when
+  /// all came under one name.
+  std::vector<std::string> names;
 };
+
+/// A kept group's check for a person: "effects compatible (Q 0.41, p 0.52); +6.0%
+/// pooled, lower bound +3.1% at 99% (...) against min_effect 2%".
+std::string class_check_text(const MergedGroup::Check& ch);
+
+/// What the class check assumes beyond each record's min_effect: the defaults of
+/// docs/fleet-decisions.md "The class check" (min_effect is ignored: the records').
+verify::ClassCheckConfig default_class_check();
 
 /// Merges records per (class key, profile digest), by key then digest: a group is kept
 /// when at least 2 canaries decided it and all kept it (a search: all chose the same
-/// value, and no knob was written with two values), rolled_back when at least 2 decided
-/// it and all rolled it back, disagree when they differ, insufficient when fewer than 2
-/// decided it. Of one node's records the newest counts; `older` (when given) names the
-/// others. The result depends on the records, not on their order.
-std::vector<ClassDecision> merge_decisions(const std::vector<DecisionRecord>& records,
-                                           std::vector<OlderRecords>* older = nullptr);
+/// value, and no knob was written with two values) and, when every canary kept it for a
+/// measured gain, the class check passes (compatible effects, the pooled bound clears
+/// min_effect by the spread and shared-bias margin); needs_canary when 2 canaries kept
+/// it with effects that differ more than node spread explains (disagree with 3 or
+/// more); insufficient when the check finds no margin, or fewer than 2 decided it;
+/// rolled_back when at least 2 decided it and all rolled it back, disagree when they
+/// differ; unmeasured when all kept it and some with no measurement
+/// (not_measurable_kept). Canaries are counted by identity (machine-id and hostname, else the name the
+/// record came under): of one node's records the newest counts; `older` (when given)
+/// names the others and the names one identity came under. The result depends on the records, not on their order.
+std::vector<ClassDecision> merge_decisions(
+    const std::vector<DecisionRecord>& records, std::vector<OlderRecords>* older = nullptr,
+    const verify::ClassCheckConfig& check = default_class_check());
 
 /// One class of tuner.decisions/1: {key, facts, profiles, profile_digest, canaries,
 /// groups: [{name, decision, chosen, knobs, canaries: [{node, decision, reason, chosen,
-/// effect, p}]}]}.
+/// effect, p, ci_low}], check}]}; check is null when the group had none.
 nlohmann::json class_decision_json(const ClassDecision& c);
 
 /// The tuner.decisions/1 document (schemas/tuner.decisions-1.schema.json); time is when

@@ -36,6 +36,8 @@ std::string canary_record(const std::string& node, bool keep, const std::string&
   r.node["hostname"] = node;
   json stats = {{"outcome", keep ? "gain" : "no_gain"},
                 {"effect", keep ? 0.061 : -0.01},
+                {"ci", {keep ? 0.046 : -0.03, keep ? 0.077 : 0.01}},
+                {"ci_level", 0.95},
                 {"p", 0.001},
                 {"bench", "iperf"},
                 {"guards", json::array()}};
@@ -46,13 +48,18 @@ std::string canary_record(const std::string& node, bool keep, const std::string&
               {"ring",
                GroupDecision::kept,
                {{"nic:eth0:rx-ring", "1024", ring, ChangeStatus::applied, ""}},
-               {{"outcome", "gain"}, {"search", {{"chosen", ring}}}, {"effect", 0.02}}}};
+               {{"outcome", "gain"},
+                {"search", {{"chosen", ring}}},
+                {"effect", 0.07},
+                {"ci", {0.055, 0.085}},
+                {"ci_level", 0.95}}}};
   verify::DecisionRecordFacts facts;
   facts.hw_class = {{"key", kKey}, {"facts", {{"kernel", "6.1.0-18-amd64"}}}};
   facts.profiles = {"throughput"};
   facts.profile_digest = "fnv1a64:0123456789abcdef";
   facts.false_keep_rate = 0.05;
   facts.tuner_version = "0.9.0";
+  facts.min_effect = 0.02;
   return verify::decision_record_json(r, facts).dump(2);
 }
 
@@ -65,6 +72,19 @@ std::string read_text(const std::string& file) {
 
 }  // namespace
 
+TEST_CASE("decision record: min_effect and the node's identity are written") {
+  json doc = json::parse(canary_record("c1", true, "4096"));
+  CHECK(doc["min_effect"] == 0.02);
+  CHECK(doc["identity"]["hostname"] == "c1");
+  CHECK(doc["identity"]["machine_id"].is_null());  // none given
+  TempDir dir;
+  dir.write("id", "0123456789abcdef0123456789abcdef\n");
+  CHECK(verify::read_machine_id(dir / "id") == "0123456789abcdef0123456789abcdef");
+  dir.write("bad", "not an id\n");
+  CHECK(verify::read_machine_id(dir / "bad").empty());
+  CHECK(verify::read_machine_id(dir / "missing").empty());
+}
+
 TEST_CASE("report --decisions-out: apply's records merged into a file apply --decisions reads") {
   TempDir dir;
   dir.write("reports/c1.decision.json", canary_record("c1", true, "4096"));
@@ -74,8 +94,10 @@ TEST_CASE("report --decisions-out: apply's records merged into a file apply --de
                      shell_quote(dir / "reports"));
   REQUIRE_MESSAGE(r.code == 0, r.err);
   CHECK(r.out.find("2 decision records") != std::string::npos);
-  CHECK(r.out.find("canaries disagree on group ring: c1 kept 4096 (+2.0%), c2 kept 8192 "
-                   "(+2.0%)") != std::string::npos);
+  CHECK(r.out.find("canaries disagree on group ring: c1 kept 4096 (+7.0%), c2 kept 8192 "
+                   "(+7.0%)") != std::string::npos);
+  // The kept group's class check, in the text too.
+  CHECK(r.out.find("class check: effects compatible") != std::string::npos);
   json doc = json::parse(read_text(out));
   CHECK(doc["schema"] == "tuner.decisions/1");
   const json& g = doc["classes"][0]["groups"];
@@ -101,8 +123,9 @@ TEST_CASE("report --decisions-out: apply's records merged into a file apply --de
   REQUIRE_MESSAGE(parsed.ok(), parsed.error().message());
   CHECK(parsed->classes[0].groups.at("ring").chosen == "4096");
   json fleet = json::parse(r.out);
-  CHECK(fleet["classes"][0]["decisions"][0]["groups"][1]["why"] ==
-        "2 canaries kept it, all chose 4096");
+  CHECK(fleet["classes"][0]["decisions"][0]["groups"][1]["why"].get<std::string>().starts_with(
+      "2 canaries kept it, all chose 4096; effects compatible"));
+  CHECK(fleet["classes"][0]["decisions"][0]["groups"][1]["check"]["verdict"] == "keep");
 
   // The merged file kept beside the records (a rollout's directory) is read as what it
   // is: no warning, no node; alone, it is an error that says so.
@@ -165,6 +188,7 @@ TEST_CASE("report: hostile decision records are skipped and named, the rest merg
   CHECK(r.err.find("wrong.decision.json: groups[0].decision is \"applied\"") != std::string::npos);
   CHECK(r.err.find("cut.decision.json: not JSON") != std::string::npos);
   const json& groups = fleet["classes"][0]["decisions"][0]["groups"];
+  INFO(groups[0].dump());
   CHECK(groups[0]["decision"] == "kept");
   CHECK(groups[0]["canaries"].size() == 3);
 }
