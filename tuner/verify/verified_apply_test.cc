@@ -207,9 +207,10 @@ TEST_CASE("apply_verified: neutral-keep groups share what the budget has left") 
   REQUIRE(second.ok());
   REQUIRE(first->time_cap);
   REQUIRE(second->time_cap);
-  // Half of the 4 s for the first, what is left (about the other half) for the second:
-  // both measured, neither untried.
-  CHECK(first->time_cap->seconds == doctest::Approx(2.0));
+  // Half of the 4 s for the first (less the 100 ms the first write settles before it),
+  // what is left (about the other half) for the second: both measured, neither untried.
+  CHECK(first->time_cap->seconds > 1.9);
+  CHECK(first->time_cap->seconds <= 2.0);
   CHECK(second->time_cap->seconds > 1.5);
   REQUIRE(first->measured);
   REQUIRE(second->measured);

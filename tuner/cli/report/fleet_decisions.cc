@@ -247,7 +247,9 @@ void decide(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts,
   std::vector<std::string> kept, back, unmeasured;
   for (const MergedGroup::Canary& c : g.canaries) {
     (c.decision == "kept" ? kept : back).push_back(c.node);
-    if (c.decision == "kept" && c.reason == "not_measurable_kept") unmeasured.push_back(c.node);
+    // A soak that saw no workload traffic (soak_undecided) measured nothing either.
+    if (c.decision == "kept" && (c.reason == "not_measurable_kept" || c.reason == "soak_undecided"))
+      unmeasured.push_back(c.node);
   }
   // The knobs: every canary's; one written with two values is a disagreement.
   std::string conflict;
@@ -270,8 +272,8 @@ void decide(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts,
     // Kept with no measurement (no benchmark, no peer: the soak alone, or nothing) is
     // no evidence for the class (issue 41): each node decides for itself.
     g.decision = "unmeasured";
-    g.why = fmt::format("{} kept it with no measurement (not_measurable_kept): no class "
-                        "evidence; each node decides it for itself",
+    g.why = fmt::format("{} kept it with no measurement (not_measurable_kept, or a soak "
+                        "without traffic): no class evidence; each node decides it for itself",
                         few(unmeasured));
   } else if (back.empty()) {
     std::set<std::optional<std::string>> chosen;

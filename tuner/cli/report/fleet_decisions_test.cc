@@ -517,6 +517,11 @@ TEST_CASE("fleet decisions: canaries that kept a group unmeasured make it unmeas
   CHECK(
       only_group(merge_decisions({record("a1", {group("nic", "rolled_back")}), record("a2", {u2})}))
           .decision == "disagree");
+  // A soak that saw no workload traffic is no measurement either.
+  CanaryGroup q1 = u1, q2 = u2;
+  q1.reason = q2.reason = "soak_undecided";
+  CHECK(only_group(merge_decisions({record("a1", {q1}), record("a2", {q2})})).decision ==
+        "unmeasured");
   json doc = decisions_json(merge_decisions({record("a1", {u1}), record("a2", {u2})}), "t");
   CHECK(doc["classes"][0]["groups"][0]["decision"] == "unmeasured");
   CHECK(doc["classes"][0]["groups"][0]["check"].is_null());
