@@ -26,7 +26,7 @@ Sha256::Sha256()
 
 void Sha256::block(const std::uint8_t* p) {
   std::array<std::uint32_t, 64> w{};
-  for (int i = 0; i < 16; ++i)
+  for (std::size_t i = 0; i < 16; ++i)
     w[i] = static_cast<std::uint32_t>(p[4 * i]) << 24 |
            static_cast<std::uint32_t>(p[4 * i + 1]) << 16 |
            static_cast<std::uint32_t>(p[4 * i + 2]) << 8 | static_cast<std::uint32_t>(p[4 * i + 3]);

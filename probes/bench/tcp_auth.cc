@@ -34,7 +34,7 @@ Status fill_random(void* data, std::size_t n) {
 }
 
 std::string bytes_of(const void* data, std::size_t n) {
-  return std::string(static_cast<const char*>(data), n);
+  return {static_cast<const char*>(data), n};
 }
 
 Sha256Digest proof(const PeerKey& key, std::string_view label,

@@ -76,7 +76,7 @@ ClassCheckResult check_class(std::span<const CanaryEffect> canaries, const Class
   ClassCheckResult r;
   r.effect = r.low = r.se = r.se_canaries = r.se_spread = nan;
   if (canaries.empty()) return r;
-  const double k = static_cast<double>(canaries.size());
+  const auto k = static_cast<double>(canaries.size());
   std::vector<double> shift, se;
   for (const CanaryEffect& e : canaries) {
     if (!std::isfinite(e.effect) || !std::isfinite(e.ci_low) || !(e.ci_low < e.effect) ||

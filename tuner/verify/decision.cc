@@ -83,7 +83,7 @@ std::vector<bool> mean_left_out(std::span<const double> sa, std::span<const doub
     double c = -shift;
     for (std::size_t i = u * unit; i < (u + 1) * unit; ++i) c += (sb[i] - sa[i]) / unit;
     if (c > 0) ++favour;
-    else against.push_back({c, u});
+    else against.emplace_back(c, u);
   }
   std::sort(against.begin(), against.end());  // most negative first
   for (std::size_t j = favour; j < against.size(); ++j) out[against[j].second] = false;

@@ -37,14 +37,14 @@ struct Scenario {
   /// Per trial and interface (eth0, eth1): background drops, errors and carrier changes.
   double drops = 0.01, errors = 0.01, flaps = 0.01;
   /// Carrier changes on eth0 in the first candidate trial after each flip to B.
-  unsigned flaps_per_flip = 0;
+  uint64_t flaps_per_flip = 0;
   /// The link-flap prior's uptime in seconds (0: none): each NIC's carrier changes since
   /// boot, the background rate over that time plus the 2 of the link coming up; trials
   /// of kTrialSeconds.
   double prior_seconds = 0;
   /// Segments retransmitted per loss episode (1: independent retransmits): episodes are
   /// Poisson with mean rate x NIC segments / burst.
-  unsigned burst = 1;
+  uint64_t burst = 1;
   // The link-flap scenarios' fields (--flaps), last: main()'s other scenarios are
   // written positionally.
   /// The background rate before the run, per trial's time (negative: `flaps`): a link
@@ -121,10 +121,10 @@ Tally run(const Scenario& s, Row row, unsigned long reps, std::mt19937_64& rng) 
       bool written = i == 0 || arm != previous || wash_before(order, i, unit_trials(row.design, 3));
       auto nic_segs = static_cast<uint64_t>(s.segments * s.nic_share);
       double p = candidate ? s.retrans_b : s.retrans_a;
-      uint64_t retrans = s.burst <= 1
-                             ? std::binomial_distribution<uint64_t>(nic_segs, p)(rng)
-                             : s.burst * std::poisson_distribution<uint64_t>(
-                                             static_cast<double>(nic_segs) * p / s.burst)(rng);
+      uint64_t retrans = s.burst <= 1 ? std::binomial_distribution<uint64_t>(nic_segs, p)(rng)
+                                      : s.burst * std::poisson_distribution<uint64_t>(
+                                                      static_cast<double>(nic_segs) * p /
+                                                      static_cast<double>(s.burst))(rng);
       bench::GuardSample before, after;
       after.tcp = {static_cast<uint64_t>(s.segments), retrans};
       bench::Measurement m;

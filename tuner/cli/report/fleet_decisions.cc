@@ -107,9 +107,9 @@ Result<CanaryGroup> read_group(const json& g, std::size_t i, const std::string& 
         ci != stats->end() && ci->is_array() && !ci->empty() && (*ci)[0].is_number())
       out.ci_low = (*ci)[0].get<double>();
     out.ci_level = number_member(*stats, "ci_level");
-    if (auto scale = text_member(*stats, "scale", where + ".stats", file); !scale.ok())
-      return scale.error();
-    else if (!scale->empty()) {
+    auto scale = text_member(*stats, "scale", where + ".stats", file);
+    if (!scale.ok()) return scale.error();
+    if (!scale->empty()) {
       auto parsed = verify::parse_scale(*scale);
       if (!parsed)
         return Error::invalid(fmt::format("{}.stats.scale is \"{}\", not ratio or difference",
