@@ -158,4 +158,42 @@ double rate_margin_p(const Counts& c, const Margin& m, double gamma, double phi)
   return std::min(1.0, gamma + poisson_upper_tail(xc, tc * m.bound(upper)));
 }
 
+double rate_rank_p(const std::vector<TrialCount>& baseline,
+                   const std::vector<TrialCount>& candidate, double add) {
+  std::vector<double> b, c;
+  for (const TrialCount& t : baseline)
+    if (t.t > 0) b.push_back(static_cast<double>(t.x) / t.t);
+  for (const TrialCount& t : candidate)
+    if (t.t > 0) c.push_back(static_cast<double>(t.x) / t.t - add);
+  const std::size_t m = c.size(), n = b.size();
+  if (m < 2 || n < 2) return 1.0;
+  std::size_t u = 0;
+  for (double ci : c)
+    for (double bj : b) u += ci > bj ? 1 : 0;
+  // The null law of U: arrangements of m c's and n b's by the pairs (c before b in the
+  // order of values) they make, f(a, k, v) = f(a - 1, k, v - k) + f(a, k - 1, v), over
+  // all C(m + n, m) equally likely arrangements.
+  std::vector<std::vector<std::vector<double>>> f(m + 1, std::vector<std::vector<double>>(n + 1));
+  for (std::size_t a = 0; a <= m; ++a)
+    for (std::size_t k = 0; k <= n; ++k) {
+      std::vector<double>& cur = f[a][k];
+      cur.assign(a * k + 1, 0.0);
+      if (a == 0 || k == 0) {
+        cur[0] = 1;
+        continue;
+      }
+      const std::vector<double>& up = f[a - 1][k];  // the largest value is a c: k pairs
+      for (std::size_t v = 0; v < up.size(); ++v) cur[v + k] += up[v];
+      const std::vector<double>& left = f[a][k - 1];  // the largest value is a b: none
+      for (std::size_t v = 0; v < left.size(); ++v) cur[v] += left[v];
+    }
+  const std::vector<double>& law = f[m][n];
+  double total = 0, tail = 0;
+  for (std::size_t v = 0; v < law.size(); ++v) {
+    total += law[v];
+    if (v >= u) tail += law[v];
+  }
+  return std::min(1.0, tail / total);
+}
+
 }  // namespace tuner::verify

@@ -49,6 +49,16 @@ double dispersion(const std::vector<TrialCount>& baseline,
 /// counts are divided by phi first (quasi-Poisson); phi = 1 is the exact test.
 double rate_ratio_p(const Counts& c, double ratio = 1.0, double phi = 1.0);
 
+/// Exact Mann-Whitney test on per-trial rates (x / t of each trial with exposure) of
+/// H0 "the candidate's rates less `add` are exchangeable with the baseline's" against
+/// "the candidate's are higher": P(U >= u) for U = #{(i, j): c_i - add > b_j}, ties
+/// counted against the candidate. It assumes nothing about how the counts of one trial
+/// are spread (loss bursts, retransmitted windows): only that the trials of the two
+/// arms are exchangeable under H0, which the randomised order gives. 1 when an arm has
+/// fewer than 2 trials.
+double rate_rank_p(const std::vector<TrialCount>& baseline,
+                   const std::vector<TrialCount>& candidate, double add);
+
 /// The null boundary of a margin test: rate_c <= min(rate_b + add, ratio * rate_b + floor).
 struct Margin {
   double add = 0;  // absolute increase allowed, per unit of exposure

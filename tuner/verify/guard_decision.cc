@@ -91,6 +91,19 @@ GuardJudgement judge_retrans(const bench::GuardDelta& b, const bench::GuardDelta
                                   cfg.gamma, j.dispersion)
                   : rate_ratio_p(j.counts, 1.0, j.dispersion);
   j.tripped = j.p <= cfg.level;
+  // Real retransmits can be so dispersed (a trial's loss episodes retransmitting whole
+  // windows) that the counts prove little however far the rates moved. The per-trial
+  // rates then speak: a rank test of the candidate's trials against the baseline's,
+  // beside the count test at half its level (the two together within 1.5 x level).
+  if (cfg.dispersion && !j.tripped) {
+    double p_rank = rate_rank_p(retrans_trials(b, j.source), retrans_trials(c, j.source), delta);
+    if (p_rank <= cfg.level / 2) {
+      j.p = p_rank;
+      j.tripped = true;
+      j.note += std::string(j.note.empty() ? "" : "; ") +
+                fmt::format("proven by the per-trial rates (rank test, p = {:.2g})", p_rank);
+    }
+  }
   return j;
 }
 
