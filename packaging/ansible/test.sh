@@ -585,7 +585,11 @@ for h in $PHOSTS; do
   NAMESPACES+=("$ns")
   ip -n "$ns" link set lo up
   mkdir -p "$WORK/$h"
-  printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$ns" "$TUNER" >"$WORK/$h/tuner"
+  # Its own UTS namespace named HOST too: a decision record names its node by machine-id
+  # and hostname (the namespaces share this machine's id), and the merge counts canaries
+  # by them.
+  printf '#!/bin/sh\nexec ip netns exec %s unshare --uts sh -c '\''hostname "$0" && exec "$@"'\'' %s %s "$@"\n' \
+    "$ns" "$h" "$TUNER" >"$WORK/$h/tuner"
   # The host's modules (wait_for above all) see its network, as on a real node.
   printf '#!/bin/sh\nexec ip netns exec %s /usr/bin/python3 "$@"\n' "$ns" >"$WORK/$h/python"
   chmod +x "$WORK/$h/tuner" "$WORK/$h/python"
