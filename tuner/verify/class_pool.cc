@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/enum_names.h"
+#include "tuner/verify/count_tests.h"
 #include "tuner/verify/stats.h"
 
 namespace tuner::verify {
@@ -31,36 +32,9 @@ double effect_of(const CanaryEffect& c, double shift) {
   return c.lower_is_better ? -std::expm1(-shift) : std::expm1(shift);
 }
 
-// Regularized upper incomplete gamma Q(a, x): the series below a + 1, Lentz's continued
-// fraction above (Numerical Recipes 6.2).
-double gamma_upper(double a, double x) {
-  if (x <= 0) return 1;
-  const double lead = std::exp(-x + a * std::log(x) - std::lgamma(a));
-  constexpr double kEps = 1e-15;
-  if (x < a + 1) {
-    double term = 1 / a, sum = term;
-    for (int n = 1; n < 1000 && std::fabs(term) > std::fabs(sum) * kEps; ++n) {
-      term *= x / (a + n);
-      sum += term;
-    }
-    return std::max(0.0, 1 - sum * lead);
-  }
-  constexpr double kTiny = 1e-300;
-  double b = x + 1 - a, c = 1 / kTiny, d = 1 / b, h = d;
-  for (int i = 1; i < 1000; ++i) {
-    double an = -i * (i - a);
-    b += 2;
-    d = an * d + b;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = b + an / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1 / d;
-    double delta = d * c;
-    h *= delta;
-    if (std::fabs(delta - 1) < kEps) break;
-  }
-  return lead * h;
-}
+// Regularized upper incomplete gamma Q(a, x) = 1 - P(a, x): count_tests.h has P as the
+// Poisson tail continued to real counts.
+double gamma_upper(double a, double x) { return 1.0 - poisson_upper_tail(a, x); }
 
 }  // namespace
 
