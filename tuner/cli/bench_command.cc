@@ -45,12 +45,6 @@ bench::tcp::PeerKey peer_key(const po::variables_map& vm) {
 
 int serve(const po::variables_map& vm) {
   bench::tcp::ServeOptions o;
-  // No default address: a wildcard would serve every interface, the management network
-  // too. The operator names the one the canaries share.
-  if (!vm.count("address"))
-    fail_input("bench --serve: --address ADDR is required: the address of this node that the "
-               "applying node reaches (a wildcard would serve every interface)");
-  std::string host = vm["address"].as<std::string>();
   // Read as signed 64-bit: an unsigned option takes "-1" as its largest value.
   long long port = vm.count("port") ? vm["port"].as<long long>() : bench::kServePort;
   if (port < 1 || port > 65535)
@@ -59,6 +53,12 @@ int serve(const po::variables_map& vm) {
   if (lifetime < 1 || lifetime > kMaxLifetime)
     fail_input(fmt::format("bench: --lifetime must be 1 to {} seconds (24 h), not {}", kMaxLifetime,
                            lifetime));
+  // Numbers first, then what is missing. No default address: a wildcard would serve every
+  // interface, the management network too. The operator names the one the canaries share.
+  if (!vm.count("address"))
+    fail_input("bench --serve: --address ADDR is required: the address of this node that the "
+               "applying node reaches (a wildcard would serve every interface)");
+  std::string host = vm["address"].as<std::string>();
   auto at = bench::tcp::parse_endpoint(host, static_cast<uint16_t>(port));
   if (!at.ok()) fail_input(at.error().message());
   if (bench::tcp::is_wildcard(*at))
