@@ -743,6 +743,25 @@ done
 [ -z "$(ip netns pids "tuner-ans-$$-p1")$(ip netns pids "tuner-ans-$$-p2")" ] ||
   fail "left in p1 and p2: $({ ip netns pids "tuner-ans-$$-p1"; ip netns pids "tuner-ans-$$-p2"; } | xargs -r -n1 ps -o args= -p)"
 
+note "   check mode with the merged decisions predicts p3's run: what the class did not keep is left out"
+peer_reset
+python3 -c 'import json, sys; print(json.dumps({"tuner_profiles": [sys.argv[1]], "tuner_decisions": sys.argv[2],
+  "tuner_decisions_content": json.load(open(sys.argv[3]))}))' "$P/ans-peer.toml" "$WORK/p3/check-decisions.json" \
+  "$WORK/reports-peers/r.decisions.json" >"$WORK/p3-check.json"
+play p3-check -i "$WORK/peer-inventory.yml" --limit p3 "$here/tests/tune.yml" --check -e "@$WORK/p3-check.json"
+rc_is 0
+nic=$(jq -r '.classes[] | select(.canaries == ["p1", "p2"]) | .groups[] | select(.name == "nic") | .decision' \
+  "$WORK/reports-peers/r.decisions.json")
+# Rolled back or disagreed on: not written, so not predicted; otherwise written or
+# verified on p3 (which may write it).
+case "$nic" in rolled_back | disagree) want='r["changes"] == []' ;; *) want='len(r["changes"]) == 1' ;; esac
+check "$LAST" tuner p3 "$want" \
+  'r["plan"]["class_decisions"]["found"]' \
+  '[g["class_decision"]["decision"] for g in r["plan"]["groups"]] == ["'"$nic"'"]'
+[ ! -e "$WORK/p3/check-decisions.json" ] || fail "check mode wrote the decisions file"
+[ ! -e "$WORK/p3/state/runs" ] || fail "check mode applied on p3"
+echo "    p3 --check: the class's nic decision $nic, predicted $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([len(x["changes"]) for p in d["plays"] for t in p["tasks"] for x in t["hosts"].values()])' "$LAST") change(s)"
+
 note "   without tuner_peers every canary falls back to the soak, and says so"
 peer_reset
 class_rollout nopeers

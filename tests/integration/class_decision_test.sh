@@ -11,6 +11,8 @@
 #  3. a third node reuses it: buffers and ttl written with no benchmark trial (soak
 #     only), fin_timeout never written, synack decided by the node's own soak; with
 #     --require-decision synack is not written;
+#  3b. a node whose ttl starts at 50 (the canaries started at 64) verifies ttl itself,
+#     and the report says why; the buffers, started alike, are still reused;
 #  4. a fourth node where the soak trips (nftables drops 1% of TTL-63 segments under
 #     iperf3 traffic): ttl put back there alone, the class decision marked suspect, and
 #     the fleet report names the class and the node;
@@ -31,7 +33,7 @@ cleanup() {
     ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
     ip netns del "$ns" 2>/dev/null
   done
-  rm -rf "$WORK"
+  [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
 
@@ -193,6 +195,40 @@ note "   n1 applied in ${ms} ms (2 s soaks, no trials): $(jq -c '[.groups[] | {(
 # The text report says which class decided and on which canaries.
 expect_rc 0 "$TUNER" report --color never "$WORK/n1.json"
 grep -q "$key" <<<"$OUT" || fail "the report of n1 does not name its class: $OUT"
+
+note "3b. a node that starts elsewhere verifies the group itself (issue 41)"
+ttl_start=$(jq -r '.classes[0].groups[] | select(.name == "ttl") | .before["sysctl:net.ipv4.ip_default_ttl"]' "$decisions")
+# A fresh namespace starts at 64: where both canaries started.
+[ "$ttl_start" = 64 ] || fail "class ttl before-value: $ttl_start"
+node n5
+on n5 sh -c 'echo 50 > /proc/sys/net/ipv4/ip_default_ttl'
+# Check mode's prediction (plan --decisions) says what the run will do, group by group.
+expect_rc 0 tn n5 plan --profile "$profile" --json --decisions "$decisions"
+plan_n5=$OUT
+action() { jq -r --arg g "$1" '.groups[] | select(.name == $g) | .class_decision.action' <<<"$plan_n5"; }
+[ "$(action buffers)/$(action fin)/$(action ttl)/$(action synack)" = write/skip/verify/verify ] ||
+  fail "n5 plan --decisions: $(jq -c '[.groups[] | {(.name): .class_decision}] | add' <<<"$plan_n5")"
+jq -e --arg k "$key" '.class_decisions.found and .class_decisions.class == $k
+  and (.groups[] | select(.name == "ttl") | .class_decision.why | test("is 50 here"))' <<<"$plan_n5" >/dev/null ||
+  fail "n5 plan --decisions: $(jq -c .class_decisions <<<"$plan_n5")"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  echo "$plan_n5" >"$WORK/plan-n5.json"
+  python3 "$src/tests/schema/validate.py" "$WORK/plan-n5.json" >/dev/null ||
+    fail "plan --decisions: $(python3 "$src/tests/schema/validate.py" "$WORK/plan-n5.json" 2>&1 | head -3)"
+fi
+expect_rc 0 tn n5 plan --profile "$profile" --decisions "$decisions" --require-decision
+grep -q "group synack: not written (class: unmeasured)" <<<"$OUT" || fail "n5 plan text: $OUT"
+expect_rc 2 tn n5 plan --profile "$profile" --require-decision
+expect_rc 0 tn n5 apply --profile "$profile" --yes --json --decisions "$decisions" --report "$WORK/n5.json"
+jq -e '(.stats.outcome | test("^class_") | not) and (.stats | has("class_decision") | not)
+  and (.stats.bench | length > 0)' <<<"$(group "$WORK/n5.json" ttl)" >/dev/null ||
+  fail "n5 ttl reused a decision made from $ttl_start: $(group "$WORK/n5.json" ttl | cut -c1-400)"
+jq -e --arg s "$ttl_start" '[.warnings[] | .message // . | tostring
+  | select(test("group ttl .*not reused: sysctl:net.ipv4.ip_default_ttl is 50 here, the canaries started from " + $s))] | length == 1' \
+  "$WORK/n5.json" >/dev/null || fail "n5: no warning naming the start: $(jq -c .warnings "$WORK/n5.json" | cut -c1-600)"
+jq -e '.stats.outcome == "class_kept"' <<<"$(group "$WORK/n5.json" buffers)" >/dev/null ||
+  fail "n5 buffers (same start) not reused: $(group "$WORK/n5.json" buffers | cut -c1-300)"
+note "   n5 (ttl 50): ttl $(group "$WORK/n5.json" ttl | jq -r .stats.outcome), buffers class_kept"
 
 note "4. the soak trips on one node: put back there, the class decision suspect"
 node n2

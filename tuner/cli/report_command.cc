@@ -100,9 +100,10 @@ nlohmann::json parse_report(const std::string& text, ParseCounts& counts) {
       if (depth == 3) {
         second = key;
         return key == "name" || key == "decision" || key == "reason" || key == "chosen" ||
-               key == "knobs" || key == "stats";
+               key == "knobs" || key == "before" || key == "stats";
       }
-      if (depth == 4 && second == "knobs") return ++counts.knobs <= kMaxKnobsPerDecision;
+      if (depth == 4 && (second == "knobs" || second == "before"))
+        return ++counts.knobs <= kMaxKnobsPerDecision;
       if (depth == 4 && second == "stats") {
         third = key;
         // The class check's numbers (docs/fleet-decisions.md "The class check").

@@ -106,6 +106,34 @@ ClassGroupDecision read_group(Reader& in, const json& g, const std::string& path
     if (!it->is_string()) in.fail(path + ".chosen", "expected a string or null");
     else d.chosen = it->get<std::string>();
   }
+  if (auto it = g.find("knobs"); it != g.end() && !it->is_null()) {
+    if (!it->is_object() || it->size() > kMaxDecisionKnobs)
+      in.fail(path + ".knobs", fmt::format("expected an object of at most {} knobs",
+                                           kMaxDecisionKnobs));
+    else
+      for (const auto& [k, v] : it->items()) {
+        if (!v.is_string()) {
+          in.fail(path + ".knobs." + k, "expected a string");
+          break;
+        }
+        d.knobs[k] = v.get<std::string>();
+      }
+  }
+  if (auto it = g.find("before"); it != g.end() && !it->is_null()) {
+    if (!it->is_object() || it->size() > kMaxDecisionKnobs) {
+      in.fail(path + ".before", fmt::format("expected an object of at most {} knobs or null",
+                                            kMaxDecisionKnobs));
+    } else {
+      auto& before = d.before.emplace();
+      for (const auto& [k, v] : it->items()) {
+        if (!v.is_string() && !v.is_null()) {
+          in.fail(path + ".before." + k, "expected a string or null");
+          break;
+        }
+        before[k] = v.is_null() ? std::nullopt : std::optional<std::string>(v.get<std::string>());
+      }
+    }
+  }
   if (auto it = g.find("canaries"); it != g.end()) {
     if (!it->is_array() || it->size() > 1024) {
       in.fail(path + ".canaries", "expected an array of at most 1024 entries");
@@ -225,6 +253,29 @@ Result<ClassDecisions> read_class_decisions(const std::string& file) {
   json doc = json::parse(*text, nullptr, false);
   if (doc.is_discarded()) return Error::invalid("not JSON", file);
   return parse_class_decisions(doc, file);
+}
+
+std::string class_start_mismatch(
+    const ClassGroupDecision& decision,
+    const std::map<std::string, std::optional<std::string>>& planned) {
+  auto text = [](const std::optional<std::string>& v) { return v ? *v : std::string("unread"); };
+  if (!decision.before)
+    return "the class decision has no before-values (merged from records of an older tuner), "
+           "so nothing shows this node starts where the canaries did";
+  const auto& before = *decision.before;
+  for (const auto& [knob, current] : planned) {
+    auto it = before.find(knob);
+    if (it == before.end())
+      return fmt::format("this node plans {}, which the canaries did not change", knob);
+    if (it->second != current)
+      return fmt::format("{} is {} here, the canaries started from {}", knob, text(current),
+                         text(it->second));
+  }
+  for (const auto& [knob, value] : before)
+    if (!planned.count(knob))
+      return fmt::format("the canaries changed {} (from {}), which this node does not plan", knob,
+                         text(value));
+  return "";
 }
 
 }  // namespace tuner::verify

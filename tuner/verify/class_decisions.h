@@ -35,7 +35,19 @@ struct ClassGroupDecision {
   ClassVerdict verdict = ClassVerdict::insufficient;
   std::optional<std::string> chosen;  // a kept search's value, as the profile writes it
   std::vector<std::string> canaries;  // the nodes that decided it
+  /// The knobs the canaries wrote and where they all started (knob id -> value; nullopt:
+  /// unreadable there). Absent in a file merged from older records: then no node can
+  /// show it starts where they did, and each verifies the group itself.
+  std::map<std::string, std::string> knobs;
+  std::optional<std::map<std::string, std::optional<std::string>>> before;
 };
+
+/// Why this node's start does not fit a class decision's (its planned knobs of the group,
+/// knob id -> current value, nullopt when unreadable): "" when it fits; else, for the
+/// report, "sysctl:net.ipv4.tcp_fin_timeout is 10 here, the canaries started from 60".
+std::string class_start_mismatch(
+    const ClassGroupDecision& decision,
+    const std::map<std::string, std::optional<std::string>>& planned);
 
 struct ClassDecision {
   std::string key;             // "hw-..."
@@ -48,6 +60,7 @@ struct ClassDecision {
 inline constexpr std::size_t kMaxDecisionFileBytes = 16u << 20;
 inline constexpr std::size_t kMaxDecisionClasses = 4096;
 inline constexpr std::size_t kMaxDecisionGroups = 1024;
+inline constexpr std::size_t kMaxDecisionKnobs = 4096;  // a group's knobs, and its before
 
 struct ClassDecisions {
   std::string file;  // as named on the command line

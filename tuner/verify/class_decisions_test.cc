@@ -209,3 +209,64 @@ TEST_CASE("class decisions: a kept search writes the class's chosen value") {
   CHECK(fixed.searches.size() == 1);
   CHECK(fixed.changes[0].desired == "450");
 }
+
+TEST_CASE("class decisions: a node that starts elsewhere verifies the group itself") {
+  json file = two_classes();
+  json& fin = file["classes"][0]["groups"][0];  // buffers, kept
+  fin["knobs"] = {{"sysctl:net.ipv4.tcp_fin_timeout", "34"}};
+  fin["before"] = {{"sysctl:net.ipv4.tcp_fin_timeout", "60"}};
+  auto d = parse_class_decisions(file, "d.json");
+  REQUIRE_MESSAGE(d.ok(), d.error().message());
+  const ClassGroupDecision& g = d->find("hw-00000000000000aa", "fnv1a64:1111111111111111")
+                                   ->groups.at("buffers");
+  REQUIRE(g.before);
+  CHECK(g.knobs.at("sysctl:net.ipv4.tcp_fin_timeout") == "34");
+  using Start = std::map<std::string, std::optional<std::string>>;
+  const std::string fin_id = "sysctl:net.ipv4.tcp_fin_timeout";
+  CHECK(class_start_mismatch(g, Start{{fin_id, "60"}}).empty());
+  // The field case: a node at 10 was moved to 34 by a decision made from 60.
+  CHECK(class_start_mismatch(g, Start{{fin_id, "10"}}) ==
+        "sysctl:net.ipv4.tcp_fin_timeout is 10 here, the canaries started from 60");
+  CHECK(class_start_mismatch(g, Start{{fin_id, std::nullopt}}).find("is unread here") !=
+        std::string::npos);
+  // Another knob set: one more planned, or one the node does not plan (already there).
+  CHECK(class_start_mismatch(g, Start{{fin_id, "60"}, {"sysctl:net.core.somaxconn", "128"}})
+            .find("this node plans sysctl:net.core.somaxconn") != std::string::npos);
+  CHECK(class_start_mismatch(g, Start{}).find("which this node does not plan") !=
+        std::string::npos);
+  // A file merged from older records has no before-values: nothing shows a fit.
+  const ClassGroupDecision& old = d->find("hw-00000000000000aa", "fnv1a64:1111111111111111")
+                                      ->groups.at("budget");
+  CHECK_FALSE(old.before);
+  CHECK(class_start_mismatch(old, Start{}).find("no before-values") != std::string::npos);
+
+  // What apply does with it: verify here, or with --require-decision not write.
+  VerifiedApplyOptions o;
+  o.decisions_file = "d.json";
+  o.class_key = "hw-00000000000000aa";
+  o.class_decision = d->find(o.class_key, "fnv1a64:1111111111111111");
+  CHECK(reuse_of(o, "buffers", "")->write);
+  CHECK_FALSE(reuse_of(o, "buffers", "x is 10 here"));
+  CHECK_FALSE(reuse_of(o, "ttl", "x is 10 here"));  // a rolled-back decision too
+  o.require_decision = true;
+  auto held = reuse_of(o, "buffers", "x is 10 here");
+  REQUIRE(held);
+  CHECK_FALSE(held->write);
+  CHECK(held->reason == Reason::class_undecided);
+  CHECK(held->info["start_mismatch"] == "x is 10 here");
+  // A bad before-value is refused with its path.
+  fin["before"] = {{fin_id, 60}};
+  CHECK(error_of(file).find("groups[0].before." + fin_id + ": expected a string or null") !=
+        std::string::npos);
+}
+
+TEST_CASE("class decisions: planned_start is the group's planned knobs and current values") {
+  Plan plan;
+  plan.changes = {{"sysctl:a", "g", "1", "2", ""},
+                  {"sysctl:b", "g", std::nullopt, "3", ""},
+                  {"sysctl:c", "other", "5", "6", ""}};
+  auto s = planned_start(plan, "g");
+  REQUIRE(s.size() == 2);
+  CHECK(s.at("sysctl:a") == "1");
+  CHECK_FALSE(s.at("sysctl:b"));
+}

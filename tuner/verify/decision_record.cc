@@ -37,14 +37,19 @@ json decision_record_json(const RunReport& report, const DecisionRecordFacts& fa
   json groups = json::array();
   for (const GroupReport& g : report.groups) {
     if (g.decision == GroupDecision::applied || g.stats.contains("class_decision")) continue;
-    json knobs = json::object();
-    for (const ChangeReport& c : g.changes) knobs[c.knob] = c.after;
+    json knobs = json::object(), before = json::object();
+    for (const ChangeReport& c : g.changes) {
+      knobs[c.knob] = c.after;
+      // Where the canary started: a node that starts elsewhere verifies the group itself.
+      before[c.knob] = c.before ? json(*c.before) : json();
+    }
     groups.push_back({{"name", g.name},
                       {"decision", group_decision_name(g.decision)},
                       {"reason", field_or_null(g.stats, "outcome")},
                       {"seed", field_or_null(g.stats, "seed")},
                       {"chosen", chosen_of(g)},
                       {"knobs", knobs},
+                      {"before", before},
                       {"stats", g.stats}});
   }
   auto hostname = report.node.find("hostname");

@@ -35,8 +35,51 @@ const PlanSearch* search_of(const Plan& plan, const std::string& group) {
 
 }  // namespace
 
+std::map<std::string, std::optional<std::string>> planned_start(const Plan& plan,
+                                                                const std::string& group) {
+  std::map<std::string, std::optional<std::string>> out;
+  for (const Change& c : plan.changes)
+    if (c.group == group) out[c.knob] = c.current;
+  return out;
+}
+
+std::string class_start_mismatch_of(const ClassDecision* decision, const Plan& plan,
+                                    const std::string& group) {
+  if (!decision) return "";
+  auto it = decision->groups.find(group);
+  if (it == decision->groups.end()) return "";
+  const ClassGroupDecision& g = it->second;
+  if (g.verdict != ClassVerdict::kept && g.verdict != ClassVerdict::rolled_back) return "";
+  return class_start_mismatch(g, planned_start(plan, group));
+}
+
+const char* class_action_name(ClassAction::Action a) {
+  switch (a) {
+    case ClassAction::Action::write: return "write";
+    case ClassAction::Action::skip: return "skip";
+    case ClassAction::Action::verify: return "verify";
+  }
+  return "verify";
+}
+
+ClassAction class_action(const VerifiedApplyOptions& options, const Plan& plan,
+                         const std::string& group) {
+  ClassAction a;
+  a.why = class_start_mismatch_of(options.class_decision, plan, group);
+  auto r = reuse_of(options, group, a.why);
+  a.decision = "none";
+  if (options.class_decision)
+    if (auto it = options.class_decision->groups.find(group);
+        it != options.class_decision->groups.end())
+      a.decision = class_verdict_name(it->second.verdict);
+  if (!r) a.action = ClassAction::Action::verify;
+  else a.action = r->write ? ClassAction::Action::write : ClassAction::Action::skip;
+  return a;
+}
+
 std::optional<GroupPlan::Reuse> reuse_of(const VerifiedApplyOptions& options,
-                                         const std::string& group) {
+                                         const std::string& group,
+                                         const std::string& start_mismatch) {
   if (options.decisions_file.empty()) return std::nullopt;
   const ClassDecision* d = options.class_decision;
   const ClassGroupDecision* g = nullptr;
@@ -48,7 +91,14 @@ std::optional<GroupPlan::Reuse> reuse_of(const VerifiedApplyOptions& options,
             {"chosen", g && g->chosen ? nlohmann::json(*g->chosen) : nlohmann::json()},
             {"canaries", g ? g->canaries : std::vector<std::string>{}},
             {"file", options.decisions_file}};
-  switch (g ? g->verdict : ClassVerdict::insufficient) {
+  ClassVerdict verdict = g ? g->verdict : ClassVerdict::insufficient;
+  // Decided from another start (issue 41): the canaries' evidence is not about this node.
+  bool decided = verdict == ClassVerdict::kept || verdict == ClassVerdict::rolled_back;
+  if (decided && !start_mismatch.empty()) {
+    r.info["start_mismatch"] = start_mismatch;
+    verdict = ClassVerdict::insufficient;
+  }
+  switch (verdict) {
     case ClassVerdict::kept: r.write = true; return r;
     case ClassVerdict::rolled_back: r.reason = Reason::class_rolled_back; return r;
     case ClassVerdict::disagree: r.reason = Reason::class_disagree; return r;
@@ -186,10 +236,27 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
     return result;
   }
   std::vector<std::string> groups = run->groups();
+  // A class decision made from another start is no decision here (issue 41).
+  std::map<std::string, std::string> start_mismatch;
+  for (const std::string& group : groups) {
+    std::string why = class_start_mismatch_of(options.class_decision, to_apply, group);
+    if (why.empty()) continue;
+    start_mismatch[group] = why;
+    run->report().warnings.push_back(
+        {fmt::format("class decision for group {} ({}) not reused: {}; {}", group,
+                     class_verdict_name(options.class_decision->groups.at(group).verdict), why,
+                     options.require_decision ? "--require-decision: not written"
+                                              : "verified here"),
+         "", ""});
+  }
+  auto reuse = [&](const std::string& group) {
+    auto it = start_mismatch.find(group);
+    return reuse_of(options, group, it == start_mismatch.end() ? "" : it->second);
+  };
   // Only the groups this node decides itself need a benchmark that runs here.
   std::vector<std::string> measured;
   for (const std::string& group : groups)
-    if (!reuse_of(options, group)) measured.push_back(group);
+    if (!reuse(group)) measured.push_back(group);
   std::vector<std::string> peer_notes;
   const Profile profile =
       with_peer(profile_as_written, measured, options.peer, options.peer_key, peer_notes);
@@ -224,7 +291,7 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
   double share = loop_opts.decision.false_keep_rate / std::max(1u, keep_tests);
   // Gain-only groups first; the neutral-keep ones share what they leave (time_share).
   auto use_of = [&](const std::string& group) {
-    if (reuse_of(options, group) || !benches->for_group(group)) return BudgetUse::no_trials;
+    if (reuse(group) || !benches->for_group(group)) return BudgetUse::no_trials;
     // A searched group is applied only on a proven gain of its choice.
     if (search_of(to_apply, group)) return BudgetUse::gain_only;
     return group_policy(profile, group).keep_if_neutral ? BudgetUse::neutral : BudgetUse::gain_only;
@@ -247,9 +314,9 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
                             policy.soak};
     plan_of_group.false_keep_rate = share;
     if (use_of(group) == BudgetUse::neutral) plan_of_group.time_share = neutral_left--;
-    if (auto reuse = reuse_of(options, group)) {
+    if (auto reused = reuse(group)) {
       plan_of_group.bench = nullptr;
-      plan_of_group.reuse = std::move(reuse);
+      plan_of_group.reuse = std::move(reused);
       auto outcome = loop.verify_group(plan_of_group);
       if (!outcome.ok()) return outcome.error();
       return Ok{};

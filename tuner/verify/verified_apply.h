@@ -4,6 +4,8 @@
 // back, in plan order.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,8 +49,33 @@ Profile with_peer(const Profile& profile, const std::vector<std::string>& groups
 
 /// What a reused class decision does to one group: nullopt when the node verifies it
 /// itself (no decision and no --require-decision, or too few canaries).
+/// `start_mismatch`: class_start_mismatch() of the group on this node; a kept or
+/// rolled-back decision that does not fit the node's start is no decision for it.
 std::optional<GroupPlan::Reuse> reuse_of(const VerifiedApplyOptions& options,
-                                         const std::string& group);
+                                         const std::string& group,
+                                         const std::string& start_mismatch = "");
+
+/// Why `group` of `plan` does not fit the class decision's start (class_start_mismatch),
+/// for a kept or rolled-back decision; "" when it fits or there is none to fit.
+std::string class_start_mismatch_of(const ClassDecision* decision, const Plan& plan,
+                                    const std::string& group);
+
+/// What a run with --decisions will do with one group, as `plan --decisions` says it
+/// (check mode predicts the run with it): write it (the class kept it), skip it (rolled
+/// back, disagree, or undecided under --require-decision) or verify it here.
+struct ClassAction {
+  enum class Action { write, skip, verify } action = Action::verify;
+  std::string decision;  // the class's verdict for the group, or "none"
+  std::string why;       // a start that does not fit, else ""
+};
+const char* class_action_name(ClassAction::Action a);
+ClassAction class_action(const VerifiedApplyOptions& options, const Plan& plan,
+                         const std::string& group);
+
+/// The group's planned knobs on this node and their current values: what a class
+/// decision's before-values are compared with.
+std::map<std::string, std::optional<std::string>> planned_start(const Plan& plan,
+                                                                const std::string& group);
 
 /// The plan with each value search the class kept fixed at its chosen value (the
 /// search's knobs get that candidate's values, and the search is dropped). A chosen

@@ -181,6 +181,7 @@ json classes_json(const FleetSummary& s) {
       for (std::size_t g = 0; g < d.groups.size(); ++g) {
         j["groups"][g]["why"] = d.groups[g].why;
         j["groups"][g].erase("knobs");
+        j["groups"][g].erase("before");  // as the knobs: in the decisions file
       }
       decisions.push_back(std::move(j));
     }

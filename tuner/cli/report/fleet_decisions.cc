@@ -99,6 +99,25 @@ Result<CanaryGroup> read_group(const json& g, std::size_t i, const std::string& 
     if (knobs > kMaxKnobsPerDecision)
       return Error::invalid(fmt::format("more than {} knobs", kMaxKnobsPerDecision), file);
   }
+  if (auto b = g.find("before"); b != g.end() && !b->is_null()) {
+    if (!b->is_object() || b->size() > kMaxKnobsPerDecision)
+      return Error::invalid(fmt::format("{}.before is not an object of at most {} knobs", where,
+                                        kMaxKnobsPerDecision),
+                            file);
+    auto& before = out.before.emplace();
+    for (const auto& [k, v] : b->items()) {
+      if (!(v.is_string() || v.is_null()) || k.size() > kMaxDecisionText ||
+          (v.is_string() && v.get_ref<const std::string&>().size() > kMaxDecisionText))
+        return Error::invalid(fmt::format("{}.before[\"{}\"] is not a value (a string or null) "
+                                          "within {} bytes",
+                                          where, bounded_text(k), kMaxDecisionText),
+                              file);
+      before[k] = v.is_null() ? std::nullopt : std::optional<std::string>(v.get<std::string>());
+    }
+    knobs += before.size();
+    if (knobs > kMaxKnobsPerDecision)
+      return Error::invalid(fmt::format("more than {} knobs", kMaxKnobsPerDecision), file);
+  }
   if (auto stats = g.find("stats"); stats != g.end() && stats->is_object()) {
     out.effect = number_member(*stats, "effect");
     out.p = number_member(*stats, "p");
@@ -241,6 +260,34 @@ bool class_check(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts
   return false;
 }
 
+/// g.before from the canaries' records: set when every record has before-values and
+/// they agree; "" then (or when a record has none: g.before stays absent). Otherwise
+/// what differs, for the decision's why: "sysctl:x 60 on a, 10 on b".
+std::string merge_before(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts) {
+  auto text = [](const std::optional<std::string>& v) { return v ? *v : std::string("unread"); };
+  std::map<std::string, std::optional<std::string>> before;
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    if (!verdicts[i]->before) return "";
+    for (const auto& [knob, value] : *verdicts[i]->before) {
+      auto [it, fresh] = before.try_emplace(knob, value);
+      if (!fresh && it->second != value) {
+        std::size_t first = 0;
+        while (first < i && (!verdicts[first]->before->count(knob))) ++first;
+        return fmt::format("{} {} on {}, {} on {}", knob, text(it->second), g.canaries[first].node,
+                           text(value), g.canaries[i].node);
+      }
+    }
+  }
+  // A knob one canary changed and another did not (it was already there): two starts.
+  for (std::size_t i = 0; i < verdicts.size(); ++i)
+    for (const auto& [knob, value] : before)
+      if (!verdicts[i]->before->count(knob))
+        return fmt::format("{} {} on one, already as planned on {}", knob, text(value),
+                           g.canaries[i].node);
+  g.before = std::move(before);
+  return "";
+}
+
 /// The group's decision from its canaries (sorted by node), with why.
 void decide(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts,
             const verify::ClassCheckConfig& check, std::optional<double> min_effect) {
@@ -260,6 +307,8 @@ void decide(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts,
         conflict = fmt::format("the canaries wrote {} differently ({} on {})", knob, value,
                                g.canaries[i].node);
     }
+  // Where they started: every canary's before-values, which must agree.
+  std::string started_apart = merge_before(g, verdicts);
   const std::size_t n = g.canaries.size();
   if (n < kMinCanaries) {
     g.decision = "insufficient";
@@ -268,6 +317,12 @@ void decide(MergedGroup& g, const std::vector<const CanaryGroup*>& verdicts,
   } else if (!kept.empty() && !back.empty()) {
     g.decision = "disagree";
     g.why = fmt::format("{} kept it, {} rolled it back", few(kept), few(back));
+  } else if (!started_apart.empty()) {
+    // Two experiments from two starting points: neither is the class's (issue 41).
+    g.decision = "insufficient";
+    g.why = fmt::format("the canaries started from different values ({}): no class evidence "
+                        "for either start; each node verifies",
+                        started_apart);
   } else if (back.empty() && !unmeasured.empty()) {
     // Kept with no measurement (no benchmark, no peer: the soak alone, or nothing) is
     // no evidence for the class (issue 41): each node decides for itself.
@@ -461,6 +516,17 @@ std::vector<ClassDecision> merge_decisions(const std::vector<DecisionRecord>& re
   return out;
 }
 
+namespace {
+
+json before_json(const std::optional<std::map<std::string, std::optional<std::string>>>& before) {
+  if (!before) return nullptr;
+  json out = json::object();
+  for (const auto& [knob, value] : *before) out[knob] = optional_text(value);
+  return out;
+}
+
+}  // namespace
+
 json class_decision_json(const ClassDecision& c) {
   auto number = [](const std::optional<double>& v) {
     return v && std::isfinite(*v) ? json(*v) : json(nullptr);
@@ -480,6 +546,7 @@ json class_decision_json(const ClassDecision& c) {
                       {"decision", g.decision},
                       {"chosen", optional_text(g.chosen)},
                       {"knobs", json(g.knobs)},
+                      {"before", before_json(g.before)},
                       {"canaries", canaries},
                       {"check", check_json(g.check)}});
   }

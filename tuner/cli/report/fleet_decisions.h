@@ -31,6 +31,9 @@ struct CanaryGroup {
   /// group is no search.
   std::optional<std::string> chosen;
   std::map<std::string, std::string> knobs;  // knob id -> value written
+  /// knob id -> the value the canary started from (nullopt: unreadable); absent in a
+  /// record of an older tuner.
+  std::optional<std::map<std::string, std::optional<std::string>>> before;
   /// stats.effect (relative, positive = better) and stats.p, when measured.
   std::optional<double> effect, p;
   /// The lower end of stats.ci and stats.ci_level, when measured; stats.scale and
@@ -73,6 +76,11 @@ struct MergedGroup {
   /// The knobs the canaries wrote (kept and rolled_back: every canary's, which agree);
   /// a knob two canaries wrote differently makes the group disagree.
   std::map<std::string, std::string> knobs;
+  /// Where every canary started (knob id -> value, nullopt: unreadable): a node whose
+  /// planned knobs or current values differ verifies the group itself (issue 41).
+  /// Absent when a canary's record has none; canaries that started from different
+  /// values make the group insufficient.
+  std::optional<std::map<std::string, std::optional<std::string>>> before;
   struct Canary {
     std::string node, decision, reason;
     std::optional<std::string> chosen;

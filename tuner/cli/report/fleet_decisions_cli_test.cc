@@ -77,6 +77,9 @@ TEST_CASE("decision record: min_effect and the node's identity are written") {
   CHECK(doc["min_effect"] == 0.02);
   CHECK(doc["identity"]["hostname"] == "c1");
   CHECK(doc["identity"]["machine_id"].is_null());  // none given
+  // Where the canary started, per knob: a node elsewhere verifies (issue 41).
+  CHECK(doc["groups"][0]["before"] == json{{"sysctl:net.core.rmem_max", "212992"}});
+  CHECK(doc["groups"][1]["before"] == json{{"nic:eth0:rx-ring", "1024"}});
   TempDir dir;
   dir.write("id", "0123456789abcdef0123456789abcdef\n");
   CHECK(verify::read_machine_id(dir / "id") == "0123456789abcdef0123456789abcdef");

@@ -1,5 +1,7 @@
 #include "tuner/cli/report/plan_json.h"
 
+#include <fmt/core.h>
+
 namespace tuner {
 
 nlohmann::ordered_json plan_to_json(const Plan& plan) {
@@ -44,6 +46,38 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
           {"changes", std::move(changes)}, {"groups", std::move(groups)},
           {"unchanged", plan.unchanged},   {"unchanged_knobs", plan.unchanged_knobs},
           {"notes", plan.notes},           {"searches", std::move(searches)}};
+}
+
+nlohmann::ordered_json plan_to_json(const Plan& plan, const PlanClassActions& actions) {
+  nlohmann::ordered_json out = plan_to_json(plan);
+  for (auto& g : out["groups"]) {
+    auto it = actions.groups.find(g["name"].get<std::string>());
+    if (it == actions.groups.end()) continue;
+    const verify::ClassAction& a = it->second;
+    g["class_decision"] = {{"decision", a.decision},
+                           {"action", verify::class_action_name(a.action)},
+                           {"why", a.why.empty() ? nlohmann::ordered_json(nullptr)
+                                                 : nlohmann::ordered_json(a.why)}};
+  }
+  out["class_decisions"] = {{"file", actions.file},
+                            {"class", actions.class_key},
+                            {"found", actions.found},
+                            {"require_decision", actions.require_decision}};
+  return out;
+}
+
+std::string class_actions_text(const PlanClassActions& actions) {
+  std::string out =
+      fmt::format("Class decisions ({}, class {}{}):\n", actions.file, actions.class_key,
+                  actions.found ? "" : ": none for this class and these profiles");
+  for (const auto& [group, a] : actions.groups) {
+    const char* what = a.action == verify::ClassAction::Action::write  ? "written, soak only"
+                       : a.action == verify::ClassAction::Action::skip ? "not written"
+                                                                       : "verified here";
+    out += fmt::format("  group {}: {} (class: {}){}\n", group, what, a.decision,
+                       a.why.empty() ? "" : "; " + a.why);
+  }
+  return out;
 }
 
 }  // namespace tuner

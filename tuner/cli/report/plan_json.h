@@ -1,14 +1,34 @@
 // tuner.plan/1: the plan for tools (DESIGN.md "JSON").
 #pragma once
 
+#include <map>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "tuner/plan/plan.h"
+#include "tuner/verify/verified_apply.h"
 
 namespace tuner {
 
 /// Keys in the order shown: {"schema":"tuner.plan/1","profiles":[..],"changes":[{"knob","group","current",
 /// "desired","reason"}],"unchanged":N,"unchanged_knobs":[knob ids],"notes":[..]}; an unknown current is null.
 nlohmann::ordered_json plan_to_json(const Plan& plan);
+
+/// What `plan --decisions` adds: the class the node is of, the file, and per group what
+/// the run will do with the class's decision (verify::class_action).
+struct PlanClassActions {
+  std::string file, class_key;
+  bool found = false;  // the file has a decision for this class and these profiles
+  bool require_decision = false;
+  std::map<std::string, verify::ClassAction> groups;
+};
+
+/// plan_to_json, and a top-level "class_decisions" {file, class, found,
+/// require_decision} with each group's "class_decision" {decision, action, why}.
+nlohmann::ordered_json plan_to_json(const Plan& plan, const PlanClassActions& actions);
+
+/// For the text plan: "Class decisions (FILE, class hw-...): ..." one line per group.
+std::string class_actions_text(const PlanClassActions& actions);
 
 }  // namespace tuner

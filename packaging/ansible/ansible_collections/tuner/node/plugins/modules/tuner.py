@@ -229,9 +229,11 @@ notes:
   - In check mode with I(exclusive=true) the diff shows the settings that are not in
     the new profiles going back and the planned changes; settings both set, which a
     real run rolls back and applies again, are not listed.
-  - In check mode with I(decisions) the plan lists every change the profiles make;
-    the real run leaves out the groups the class rolled back or disagrees on, so it can
-    change less than check mode predicts, never more.
+  - In check mode with I(decisions) the prediction is C(tuner plan --decisions): the
+    groups the class rolled back or disagrees on (and, with I(require_decision), those it
+    did not decide) are left out, as the real run leaves them; a group verified on the
+    node may still be rolled back by the real run, so it can change less than check mode
+    predicts, never more. I(decisions_content) is read from a private temporary file.
   - In check mode with I(state=rolled_back) the diff shows the value each kept
     setting had before the newest run that set it (what C(tuner status) reports); a
     setting changed by several kept runs goes back further, to its value before the
@@ -475,6 +477,7 @@ stderr:
 
 import json
 import os
+import shutil
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
@@ -591,6 +594,30 @@ def note_left(module, result, left, would):
         module.warn(result['msg'])
 
 
+def plan_of(module, tuner):
+    """tuner plan --json; in check mode with decisions, plan --decisions as the run would
+    read them (decisions_content in a private temporary file, since check mode writes
+    nothing on the node), so the prediction leaves out what the class will not write."""
+    p = module.params
+    args = ['--json'] + profile_args(p)
+    if not (module.check_mode and p['decisions']):
+        return tuner.run_json('plan', args, 'tuner.plan/1')
+    tmpdir = None
+    path = p['decisions']
+    try:
+        if p['decisions_content'] is not None:
+            tmpdir = tempfile.mkdtemp(prefix='tuner-check.')
+            path = os.path.join(tmpdir, 'decisions.json')
+            write_decisions(module, path, p['decisions_content'])
+        args += ['--decisions', path]
+        if p['require_decision']:
+            args.append('--require-decision')
+        return tuner.run_json('plan', args, 'tuner.plan/1')
+    finally:
+        if tmpdir:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+
 def applied(module, tuner):
     p = module.params
     label = ', '.join(p['profile']) or 'best match'
@@ -598,7 +625,7 @@ def applied(module, tuner):
     plan = None
     before = []  # changes of the rollback exclusive makes first
     if module.check_mode or p['exclusive']:
-        plan = tuner.run_json('plan', ['--json'] + profile_args(p), 'tuner.plan/1')
+        plan = plan_of(module, tuner)
     if p['exclusive']:
         status = status_of(tuner)
         if not isinstance(plan.get('unchanged_knobs'), list):
@@ -620,8 +647,11 @@ def applied(module, tuner):
             result['reports'] = []
             result['left'] = []
     if module.check_mode:
+        # The groups the class decisions leave unwritten (plan --decisions): not changes.
+        skipped = set(g['name'] for g in plan.get('groups', [])
+                      if (g.get('class_decision') or {}).get('action') == 'skip')
         changes = [{'knob': c['knob'], 'before': c['current'], 'after': c['desired']}
-                   for c in plan['changes']]
+                   for c in plan['changes'] if c['group'] not in skipped]
         result.update(plan=plan, changes=merge_changes(before, changes))
         result['changed'] = bool(result['changes']) or result.get('changed', False)
         header = 'planned by tuner (profile %s)' % label
