@@ -88,8 +88,14 @@ class ApplyRun {
   /// (before: the value the run found) comes first, so the journal lists every
   /// candidate written and a crash at any point leaves a journal that rollback undoes;
   /// a live knob is written now and read back (a done record). The knob must have been
-  /// written by write_group.
+  /// written by write_group, or refused by the kernel there (a search's first candidate:
+  /// then only its after value changes; write_refused writes it).
   Status retarget(const std::string& knob, const std::string& after);
+  /// The group's knobs the kernel refused in write_group, written again at their after
+  /// values (retargeted since: a search's next candidate), each under a fresh intent;
+  /// their changes become applied. A refusal again is an Error of kind refused, the knob
+  /// still unwritten. (The verify loop's value search.)
+  Status write_refused(const std::string& group);
   /// set_live(group, {}): the baseline arm, or a rejected group.
   Status undo_group(const std::string& group);
   /// set_live(group, written_knobs(group)): the candidate arm after an undo.

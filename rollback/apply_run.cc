@@ -210,12 +210,17 @@ Status ApplyRun::set_live(const std::string& group, const std::vector<std::strin
 Status ApplyRun::retarget(const std::string& knob, const std::string& after) {
   Impl& m = *impl_;
   auto it = std::find_if(m.steps.begin(), m.steps.end(),
-                         [&](const Step& s) { return s.knob_id == knob && s.written; });
-  if (it == m.steps.end()) return Error::invalid("not a written knob of this run", knob);
+                         [&](const Step& s) { return s.knob_id == knob; });
+  if (it == m.steps.end()) return Error::invalid("not a knob of this run", knob);
   Step& step = *it;
   auto canonical = step.knob->canonical(after);
   if (!canonical.ok()) return canonical.error();
   if (*canonical == step.after) return Ok{};
+  if (!step.written) {
+    // Refused in write_group: write_refused journals and writes the new value.
+    step.after = *canonical;
+    return Ok{};
+  }
   JournalRecord r = record(RecordType::intent, knob);
   r.group = step.group;
   r.before = step.before;
@@ -229,6 +234,46 @@ Status ApplyRun::retarget(const std::string& knob, const std::string& after) {
   JournalRecord done = record(RecordType::done, knob);
   done.readback = step.knob->read().value_or(step.after);
   return m.journal->append(done, false);
+}
+
+Status ApplyRun::write_refused(const std::string& group) {
+  Impl& m = *impl_;
+  GroupReport& gr = m.group_report(group);
+  for (Step* step : m.group_steps(group)) {
+    if (step->written) continue;
+    JournalRecord r = record(RecordType::intent, step->knob_id);
+    r.group = group;
+    r.before = step->before;
+    r.after = step->after;
+    if (auto s = m.journal->append(r); !s.ok()) return s.error();
+    Status s = m.write(*step, step->after);
+    auto change = std::find_if(gr.changes.begin(), gr.changes.end(),
+                               [&](const ChangeReport& c) { return c.knob == step->knob_id; });
+    if (!s.ok()) {
+      JournalRecord failed = record(RecordType::failed, step->knob_id);
+      failed.error = s.error().message();
+      failed.refused = s.error().is(ErrorKind::refused);
+      (void)m.journal->append(failed);
+      if (change != gr.changes.end()) {
+        change->after = step->after;
+        change->error = s.error().message();
+      }
+      return s;
+    }
+    JournalRecord done = record(RecordType::done, step->knob_id);
+    done.readback = step->knob->read().value_or(step->after);
+    if (auto js = m.journal->append(done, false); !js.ok()) return js.error();
+    step->written = step->live = true;
+    m.report.changed = true;
+    if (change != gr.changes.end()) {
+      change->after = step->after;
+      change->status = ChangeStatus::applied;
+      change->error.clear();
+    } else {
+      gr.changes.push_back({step->knob_id, step->before, step->after, ChangeStatus::applied, ""});
+    }
+  }
+  return Ok{};
 }
 
 Status ApplyRun::undo_group(const std::string& group) { return set_live(group, {}); }

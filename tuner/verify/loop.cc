@@ -438,6 +438,12 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
 
   std::map<std::string, uint64_t> before_write = carrier_changes();
   if (Status s = run_.write_group(g.name); !s.ok()) return s.error();
+  std::map<std::size_t, std::string> refused;
+  if (g.search) {
+    auto r = write_search_start(g);
+    if (!r.ok()) return r.error();
+    refused = std::move(r).value();
+  }
   std::vector<std::string> written = run_.written_knobs(g.name);
   live_ = written;
   // The group's first write has its settle window too: a first candidate trial follows
@@ -455,7 +461,7 @@ Result<GroupOutcome> VerifyLoop::verify_group(const GroupPlan& g) {
   if (g.keep_if_neutral) whole_cfg.power_effect = 0.0;  // stop early only on proven harm
 
   if (g.search) {
-    auto chosen = screen(g, written, out.search);
+    auto chosen = screen(g, written, refused, out.search);
     if (!chosen.ok()) return chosen.error();
     if (!*chosen) {
       // Every candidate went in screening (or it could not finish): nothing to confirm.

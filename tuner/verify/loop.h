@@ -160,8 +160,14 @@ class VerifyLoop {
   /// A value search's screening (loop_search.cc): sets the searched knobs to the
   /// candidate it sends to confirmation and returns true, or false when every
   /// candidate went (the group then ends no_gain). `report` gets the JSON `search`.
+  /// `refused`: candidates (index into the search's values) the kernel would not take
+  /// at the group's first write (write_search_start); they start out of the race.
   Result<bool> screen(const GroupPlan& group, const std::vector<std::string>& written,
-                      nlohmann::json& report);
+                      const std::map<std::size_t, std::string>& refused, nlohmann::json& report);
+  /// After write_group of a search: while the kernel refused a searched knob's value,
+  /// the next candidate is written instead (ApplyRun::write_refused). Returns the
+  /// candidates refused, with why; every one when none could be written.
+  Result<std::map<std::size_t, std::string>> write_search_start(const GroupPlan& group);
   /// Puts the group at one screening arm: 0 the baseline, i the candidate i - 1.
   Status set_arm(const GroupPlan& group, const std::vector<std::string>& written, std::size_t arm);
   /// After a rejection: the knobs that hurt, and the rest kept when it earns it.

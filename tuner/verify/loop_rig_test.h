@@ -7,11 +7,13 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,8 @@ namespace tuner::verify::loop_test {
 struct Machine {
   std::map<std::string, std::string> values;
   std::vector<std::string> writes;
+  /// "knob=value" writes the kernel refuses (EINVAL): a value plan could not rule out.
+  std::set<std::string> refuse;
 };
 
 class MachineKnob : public Knob {
@@ -35,6 +39,8 @@ class MachineKnob : public Knob {
   Result<std::string> read() override { return m_.values.at(id_); }
   Result<std::string> canonical(const std::string& d) override { return d; }
   Status write(const std::string& v) override {
+    if (m_.refuse.count(id_ + "=" + v))
+      return Error::refused("the kernel refused '" + v + "' (Invalid argument)", id_, EINVAL);
     m_.writes.push_back(id_ + "=" + v);
     m_.values[id_] = v;
     return Ok{};

@@ -30,10 +30,12 @@ nlohmann::json screen_json(const SearchPlan& sp, const Screen& s, unsigned unit)
         {"trials", a.blocks * unit},
         {"dropped_at", a.dropped_at ? nlohmann::json(*a.dropped_at * unit) : nullptr}};
     if (a.dropped_at)
-      c["dropped_for"] = !a.guard.empty() ? "guard"
-                         : a.behind_best  ? "behind_best"
-                                          : "short_of_min_effect";
+      c["dropped_for"] = !a.refused.empty() ? "refused"
+                         : !a.guard.empty() ? "guard"
+                         : a.behind_best    ? "behind_best"
+                                            : "short_of_min_effect";
     if (!a.guard.empty()) c["guard"] = a.guard;
+    if (!a.refused.empty()) c["refused"] = a.refused;
     cands.push_back(std::move(c));
   }
   return {{"knob", sp.setting},
@@ -72,19 +74,72 @@ Status VerifyLoop::set_arm(const GroupPlan& g, const std::vector<std::string>& w
   return Ok{};
 }
 
+Result<std::map<std::size_t, std::string>> VerifyLoop::write_search_start(const GroupPlan& g) {
+  const SearchPlan& sp = *g.search;
+  std::map<std::size_t, std::string> refused;
+  // Why write_group left a searched knob unwritten: its change's error.
+  auto first_refusal = [&]() -> std::string {
+    for (const GroupReport& gr : run_.report().groups)
+      if (gr.name == g.name)
+        for (const ChangeReport& c : gr.changes)
+          if (c.status != ChangeStatus::applied && !c.error.empty()) return c.error;
+    return "refused";
+  };
+  auto is_refusal = [](const Error& e) {
+    return e.is(ErrorKind::refused) || e.is(ErrorKind::invalid);
+  };
+  std::string why;
+  for (std::size_t next = 0; run_.written_knobs(g.name).size() < sp.knobs.size();) {
+    refused[next] = why.empty() ? first_refusal() : why;
+    if (++next >= sp.values.size()) break;
+    why.clear();
+    for (std::size_t k = 0; k < sp.knobs.size() && why.empty(); ++k)
+      if (Status s = run_.retarget(sp.knobs[k], sp.desired[next][k]); !s.ok()) {
+        if (!is_refusal(s.error())) return s.error();
+        why = s.error().message();
+      }
+    if (!why.empty()) continue;
+    if (Status s = run_.write_refused(g.name); !s.ok()) {
+      if (!is_refusal(s.error())) return s.error();
+      why = s.error().message();
+    }
+  }
+  return refused;
+}
+
 Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::string>& written,
+                                const std::map<std::size_t, std::string>& refused,
                                 nlohmann::json& report) {
   const SearchPlan& sp = *g.search;
   ScreenConfig sc = screen_config_for(ScreenConfig{}, g.design);
   sc.min_effect = options_.decision.min_effect;
   unsigned unit = unit_trials(g.design, options_.block);
   Screen screen = start_screen(sp.values.size());
+  for (const auto& [i, why] : refused) {
+    screen.arms[i].refused = why;
+    screen.arms[i].dropped_at = 0;
+  }
+  if (arms_in_race(screen).size() == 1) {
+    // The kernel took none of them: nothing to screen or confirm.
+    report = screen_json(sp, screen, unit);
+    return false;
+  }
   if (sp.values.size() == 1) {
     // One candidate besides the value the machine has: nothing to screen, it is verified
     // directly, as a stated value would be.
     screen.best = 0;
+    Status s = set_arm(g, written, 1);
+    if (!s.ok() && (s.error().is(ErrorKind::refused) || s.error().is(ErrorKind::invalid))) {
+      // The kernel will not take the one candidate: nothing to verify, the group back.
+      screen.arms[0].refused = s.error().message();
+      screen.arms[0].dropped_at = 0;
+      screen.best.reset();
+      report = screen_json(sp, screen, unit);
+      if (Status back = set_arm(g, written, 0); !back.ok()) return back.error();
+      return false;
+    }
     report = screen_json(sp, screen, unit);
-    if (Status s = set_arm(g, written, 1); !s.ok()) return s.error();
+    if (!s.ok()) return s.error();
     return true;
   }
   std::vector<std::vector<double>> values(sp.values.size() + 1);
@@ -102,7 +157,20 @@ Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::strin
   };
   while (!screen.done) {
     for (std::size_t arm : block_order(arms_in_race(screen), seed + screen.blocks)) {
-      if (Status s = set_arm(g, written, arm); !s.ok()) return s.error();
+      if (Status s = set_arm(g, written, arm); !s.ok()) {
+        // A candidate the kernel will not take (plan checked it as it checks a stated
+        // value; the kernel has the last word) leaves the race with a note, the group
+        // back at the baseline; anything else (the journal, the baseline) ends the run.
+        bool refused = s.error().is(ErrorKind::refused) || s.error().is(ErrorKind::invalid);
+        if (arm == 0 || !refused) return s.error();
+        ScreenArm& a = screen.arms[arm - 1];
+        a.refused = s.error().message();
+        a.dropped_at = screen.blocks;
+        if (screen.best == arm - 1) screen.best.reset();
+        if (Status back = set_arm(g, written, 0); !back.ok()) return back.error();
+        if (arms_in_race(screen).size() == 1) break;  // every candidate refused
+        continue;
+      }
       double sum = 0;
       for (unsigned u = 0; u < unit; ++u) {
         if (Status s = check_interrupt(); !s.ok()) return s.error();
@@ -146,6 +214,7 @@ Result<bool> VerifyLoop::screen(const GroupPlan& g, const std::vector<std::strin
       }
       values[arm].push_back(sum / unit);
     }
+    if (arms_in_race(screen).size() == 1) break;  // every candidate refused
     for (std::size_t arm : arms_in_race(screen)) {
       if (arm == 0) continue;
       auto trips = guard_trips(guards[0], guards[arm], options_.guards, options_.guard_test);

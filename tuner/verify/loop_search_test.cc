@@ -215,3 +215,47 @@ TEST_CASE("value search: the run's budget running out in screening is outcome bu
   CHECK(r.outcome.search["error"] == "the budget ran out while screening the candidates");
   CHECK(rig.m.values.at("sysctl:t.x") == "default");
 }
+
+TEST_CASE("value search: a candidate the kernel refuses leaves the race, the others race on") {
+  Rig rig;
+  rig.m.refuse = {"sysctl:t.x=b"};
+  ValueBench bench(rig, {{"c", 0.10}}, 11);
+  SearchRun r = search(rig, bench, 7);
+  CHECK(r.outcome.decision == GroupDecision::kept);
+  CHECK(rig.m.values.at("sysctl:t.x") == "c");
+  const auto& b = r.outcome.search["candidates"][1];
+  CHECK(b["value"] == "b");
+  CHECK(b["dropped_for"] == "refused");
+  CHECK(b["refused"].get<std::string>().find("refused 'b'") != std::string::npos);
+  CHECK(b["trials"] == 0);
+  // Never written, never measured: the machine never held it.
+  CHECK(std::count(rig.m.writes.begin(), rig.m.writes.end(), "sysctl:t.x=b") == 0);
+}
+
+TEST_CASE("value search: a refused first candidate hands the group's first write to the next") {
+  Rig rig;
+  rig.m.refuse = {"sysctl:t.x=a"};
+  ValueBench bench(rig, {{"c", 0.10}}, 11);
+  SearchRun r = search(rig, bench, 7);
+  CHECK(r.outcome.decision == GroupDecision::kept);
+  CHECK(rig.m.values.at("sysctl:t.x") == "c");
+  CHECK(r.outcome.search["candidates"][0]["dropped_for"] == "refused");
+  CHECK(r.outcome.search["candidates"][0]["dropped_at"] == 0);
+  // The journal still undoes it: rolled back, the machine holds what it had.
+  auto runs = list_runs(rig.dir);
+  REQUIRE(runs.ok());
+  REQUIRE(rollback_run(rig.dir, runs->back(), rig.factory(), {}).ok());
+  CHECK(rig.m.values.at("sysctl:t.x") == "default");
+}
+
+TEST_CASE("value search: when the kernel refuses every candidate nothing is kept, the run goes on") {
+  Rig rig;
+  rig.m.refuse = {"sysctl:t.x=a", "sysctl:t.x=b"};
+  ValueBench bench(rig, {{"b", 0.10}}, 11);
+  SearchRun r = search(rig, bench, 7, {"a", "b"});
+  CHECK(r.outcome.decision == GroupDecision::rolled_back);
+  CHECK(rig.m.values.at("sysctl:t.x") == "default");
+  CHECK(r.outcome.search["candidates"][1]["dropped_for"] == "refused");
+  CHECK(r.outcome.search["chosen"].is_null());
+  CHECK(bench.runs_ == 0);
+}

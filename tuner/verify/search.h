@@ -60,6 +60,9 @@ struct ScreenArm {
   /// A guard tripped on its trials (the loop's text of the trip): the next look drops
   /// it whatever its standing, as a guard rolls back a single value.
   std::string guard;
+  /// The kernel refused to take the value (a write failed, or it is not a value of the
+  /// knob): it left the race when it was to run, with a note, and the rest raced on.
+  std::string refused;
 };
 
 /// The screening so far. `values[0]` is the baseline, `values[i]` candidate i; each

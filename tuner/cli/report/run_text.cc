@@ -91,6 +91,7 @@ std::string format_search(const nlohmann::json& s, const Term& term) {
       std::string why = string_field(c, "dropped_for");
       why = why == "behind_best" ? "behind the best"
             : why == "guard"     ? "guard tripped: " + string_field(c, "guard")
+            : why == "refused"   ? "refused by the kernel: " + string_field(c, "refused")
                                  : "short of min_effect";
       if (at != c.end() && at->is_number_unsigned())
         gone = fmt::format(", out after {} ({})", at->get<unsigned>(), why);
