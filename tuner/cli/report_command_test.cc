@@ -14,6 +14,7 @@
 #include "probes/inventory_json.h"
 #include "probes/probe.h"
 #include "rollback/run_report.h"
+#include "tuner/cli/report/fleet.h"
 #include "tests/support/cli.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_dir.h"
@@ -295,7 +296,8 @@ TEST_CASE("report: fact values are cut at 1 KiB, facts past 256 a node left out,
   auto r = run_tuner("report " + dir.path);
   REQUIRE_MESSAGE(r.code == 0, r.err);
   CHECK(r.out.find("2 nodes: 0 runs (0 failed), 2 probes") != std::string::npos);
-  CHECK(r.out.find(std::string(1024, 'k') + "... [truncated, 100000 bytes]") != std::string::npos);
+  CHECK(r.out.find(std::string(1024, 'k') + "... [truncated, 100000 bytes, fnv1a64:") !=
+        std::string::npos);
   CHECK(r.out.find(std::string(1025, 'k')) == std::string::npos);
   // 256 facts of big, in the document's order: "hostname", "kernel", z0000..z0253; the
   // rest are counted in a warning.
@@ -362,3 +364,12 @@ TEST_CASE("report: the microcode line's neighbour names the nodes the kernel cal
 }
 
 }  // namespace tuner
+
+TEST_CASE("report: values cut at 1 KiB still compare by their whole text") {
+  // Two kernels' command lines that differ only past the cut: not one value (issue 41).
+  std::string a = std::string(2000, 'x') + "a", b = std::string(2000, 'x') + "b";
+  CHECK(tuner::bounded_text(a) != tuner::bounded_text(b));
+  CHECK(tuner::bounded_text(a) == tuner::bounded_text(std::string(a)));
+  CHECK(tuner::bounded_text(a).size() < 1100);
+  CHECK(tuner::bounded_text("short") == "short");
+}

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "base/hash.h"
 #include "tuner/cli/report/fleet.h"
 
 namespace tuner {
@@ -219,7 +220,10 @@ std::string bounded_text(std::string_view text) {
   if (text.size() <= kMaxReportText) return std::string(text);
   std::size_t cut = kMaxReportText;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return fmt::format("{}... [truncated, {} bytes]", text.substr(0, cut), text.size());
+  // The whole text's hash: two values that differ only past the cut still compare
+  // unequal (a fleet's facts are compared as read; issue 41).
+  return fmt::format("{}... [truncated, {} bytes, fnv1a64:{}]", text.substr(0, cut), text.size(),
+                     hex64(fnv1a64(text)));
 }
 
 Result<NodeReport> read_node_report(const json& doc, const std::string& file) {
