@@ -11,6 +11,7 @@
 #include "base/result.h"
 #include "rollback/apply.h"
 #include "rollback/state.h"
+#include "tuner/knobs/knob_id.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/run_glue.h"
 #include "tuner/plan/planner.h"
@@ -50,6 +51,15 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
   // in state.json (it comes back when its object does), the rest restored.
   std::vector<ChangeReport> gone;
   for (const auto& [id, k] : state->knobs) {
+    // An IRQ kept by number (no MSI index when it was planned): after a reboot the
+    // number may be another device's, so it is not re-applied blind (issue 41).
+    if (auto parsed = parse_knob_id(id);
+        parsed.ok() && parsed->kind == KnobKind::irq_affinity && !parsed->by_owner()) {
+      gone.push_back({id, std::nullopt, k.value, ChangeStatus::skipped,
+                      "named by IRQ number (no MSI index when planned), which may be another "
+                      "device's after a reboot: not restored; 'tuner apply' plans it again"});
+      continue;
+    }
     auto knob = knobs.make(id);
     std::optional<Error> why;
     if (!knob.ok()) why = knob.error();

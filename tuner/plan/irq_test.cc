@@ -34,7 +34,9 @@ std::map<std::string, std::string> desired(const Plan& plan) {
 std::vector<std::string> notes(const Plan& plan) {
   std::vector<std::string> out;
   for (const std::string& n : plan.notes)
-    if (n.find("left alone, control vectors") == std::string::npos) out.push_back(n);
+    if (n.find("left alone, control vectors") == std::string::npos &&
+        n.find("no MSI index on this kernel") == std::string::npos)
+      out.push_back(n);
   return out;
 }
 
@@ -56,6 +58,28 @@ TEST_CASE("planner irq: numa-local spreads queues over the NIC's node, a core ea
   CHECK(plan->changes[3].reason == "eth2 is on NUMA node 1; queue 3 -> CPU 7");
   CHECK(plan->changes[0].current == "0-15");
   CHECK(plan->changes[0].group == "irq");
+}
+
+TEST_CASE("planner irq: IRQs named by number are said to be unstable; by owner, not") {
+  Inventory inv = testing::smt_machine(2, 4);
+  testing::add_nic(inv, "eth2", 1, 2, 100);
+  FakeCurrent cur;
+  auto plan = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE_FALSE(plan->notes.empty());
+  CHECK(plan->notes.back().find("2 IRQs (irq:100:affinity, ...) have no MSI index on this "
+                                "kernel, so they are named by number") == 0);
+  CHECK(plan->notes.back().find("'tuner restore' does not re-apply them") != std::string::npos);
+  // With their MSI vectors known they are named by owner, which a reboot keeps.
+  for (Irq& irq : inv.irqs) {
+    irq.pci = "0000:3b:00.0";
+    irq.msi_index = irq.number - 100;
+  }
+  auto owned = make_plan_with(irq_profile("numa-local"), inv, cur);
+  REQUIRE(owned.ok());
+  REQUIRE_FALSE(owned->changes.empty());
+  CHECK(owned->changes[0].knob == "irq:0000:3b:00.0/msi0:affinity");
+  for (const std::string& n : owned->notes) CHECK(n.find("MSI index") == std::string::npos);
 }
 
 TEST_CASE("planner irq: numa-local on a socket split into nodes takes the socket's cores next") {
@@ -205,7 +229,12 @@ TEST_CASE("planner irq: virtual NICs, NICs without queue IRQs and managed IRQs g
   REQUIRE(plan->changes.size() == 1);
   CHECK(plan->changes[0].knob == "irq:41:affinity");
   CHECK(plan->changes[0].desired == "0");  // the managed IRQ does not use up a core
-  REQUIRE(plan->notes.size() == 4);
+  REQUIRE(plan->notes.size() == 5);
+  // A synthetic IRQ has no MSI index: its id is its number, said once (issue 41).
+  CHECK(plan->notes[4] ==
+        "1 IRQ (irq:41:affinity) has no MSI index on this kernel, so it is named by number, "
+        "which can belong to another device after a reboot: 'tuner restore' does not re-apply "
+        "it");
   CHECK(plan->notes[0] ==
         "eth0: left alone, control vectors (link, mailbox, events): IRQ 42 (eth0)");
   CHECK(plan->notes[1] ==
@@ -236,7 +265,8 @@ TEST_CASE("planner irq: control and ambiguous vectors stay where they are, with 
   REQUIRE(plan.ok());
   CHECK(desired(*plan) ==
         std::map<std::string, std::string>{{"irq:40:affinity", "0"}, {"irq:41:affinity", "1"}});
-  REQUIRE(plan->notes.size() == 2);
+  REQUIRE(plan->notes.size() == 3);
+  CHECK(plan->notes[2].find("2 IRQs (irq:40:affinity, ...) have no MSI index") == 0);
   CHECK(plan->notes[0] == "eth0: left alone, control vectors (link, mailbox, events): IRQs 42 "
                           "(eth0), 50 (i40e-0000:3b:00.0:misc)");
   CHECK(plan->notes[1] == "eth0: left alone, IRQ 51 (mlx4-1@0000:3b:00.0): named by PCI "

@@ -204,6 +204,22 @@ Result<Plan> planner_detail::plan_settings(const Profile& profile, const Invento
     Status s = step(b);
     if (!s.ok()) return s.error();
   }
+  // IRQs named by number (no MSI index on this kernel: legacy INTx, or a kernel that
+  // does not say): the number may belong to another device after a reboot (issue 41).
+  std::vector<std::string> by_number;
+  for (const Change& c : b.plan.changes)
+    if (auto id = parse_knob_id(c.knob);
+        id.ok() && id->kind == KnobKind::irq_affinity && !id->by_owner())
+      by_number.push_back(c.knob);
+  if (!by_number.empty())
+    b.note("", fmt::format("{} IRQ{} ({}{}) ha{} no MSI index on this kernel, so {} named by "
+                           "number, which can belong to another device after a reboot: "
+                           "'tuner restore' does not re-apply {}",
+                           by_number.size(), by_number.size() == 1 ? "" : "s", by_number.front(),
+                           by_number.size() > 1 ? ", ..." : "",
+                           by_number.size() == 1 ? "s" : "ve",
+                           by_number.size() == 1 ? "it is" : "they are",
+                           by_number.size() == 1 ? "it" : "them"));
   b.flush_notes();
   order_changes(b.plan.changes);
   std::sort(b.plan.unchanged_knobs.begin(), b.plan.unchanged_knobs.end(), natural_less);
