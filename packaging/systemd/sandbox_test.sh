@@ -89,6 +89,24 @@ t as_unit tuner-status.service "$tuner" status --prometheus "$work/status.prom" 
 [[ $? == 3 ]] || fail "status under the sandbox: expected 3 (drift): $(cat "$work/out")"
 grep -q '^tuner_drifted_settings 3$' "$work/status.prom" || fail "status: $(cat "$work/status.prom")"
 
+# The textfile directory as node_exporter's packages leave it: the exporter's user owns
+# it (prometheus, mode 2775 or 0755). The service's root has no CAP_DAC_OVERRIDE but
+# what its unit grants: it must still write there (issue 41), and without the
+# capability it fails with exit 5, naming the file.
+textfiles=$work/node-exporter
+mkdir -m 2775 "$textfiles"
+chown nobody:nogroup "$textfiles"
+t as_unit tuner-status.service "$tuner" status --prometheus "$textfiles/tuner-status.prom" >"$work/out" 2>&1
+[[ $? == 3 ]] || fail "status into an exporter-owned 2775 directory: $(cat "$work/out")"
+[[ $(stat -c '%a %U' "$textfiles/tuner-status.prom") == "644 root" ]] ||
+  fail "the textfile: $(stat -c '%a %U' "$textfiles/tuner-status.prom")"
+sed 's/^CapabilityBoundingSet=.*/CapabilityBoundingSet=CAP_SYS_PTRACE/' \
+  "$units/tuner-status.service" >"$work/no-dac.service"
+t as_unit "$work/no-dac.service" "$tuner" status --prometheus "$textfiles/other.prom" >"$work/out" 2>&1
+[[ $? == 5 ]] || fail "status without CAP_DAC_OVERRIDE: expected 5: $(cat "$work/out")"
+grep -q "$textfiles/other.prom.*Permission denied\|Permission denied.*$textfiles" "$work/out" ||
+  fail "status without CAP_DAC_OVERRIDE does not say why: $(cat "$work/out")"
+
 t as_unit tuner-restore.service "$tuner" restore >"$work/out" 2>&1
 rc=$?
 [[ $rc == 0 ]] || fail "restore under tuner-restore.service's sandbox: exit $rc: $(cat "$work/out")"
