@@ -85,13 +85,17 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
       nohz && !nohz->empty())
     host.nohz_full = *nohz;
   host.other_net_namespaces = other_net_namespaces(root);
-  if (auto self = root.readlink("proc/self/ns/net"); self.ok())
+  // The kernel shows the global net.core.netdev_max_backlog only in the initial network
+  // namespace, somaxconn in all: that is the answer wherever /proc/sys shows them. pid
+  // 1's link is not: in a container with its own PID namespace pid 1 shares the
+  // container's network namespace (issue 41: `balanced` then planned global sysctls
+  // that are not there, exit 2), and it may be unreadable (ptrace rules).
+  if (root.exists("proc/sys/net/core/somaxconn")) {
+    host.initial_net_namespace = root.exists("proc/sys/net/core/netdev_max_backlog");
+  } else if (auto self = root.readlink("proc/self/ns/net"); self.ok()) {
     if (auto init = root.readlink("proc/1/ns/net"); init.ok())
       host.initial_net_namespace = *self == *init;
-  // pid 1's link may be unreadable (ptrace rules in containers): the kernel shows the
-  // global net.core.netdev_max_backlog only in the initial namespace, somaxconn in all.
-  if (!host.initial_net_namespace && root.exists("proc/sys/net/core/somaxconn"))
-    host.initial_net_namespace = root.exists("proc/sys/net/core/netdev_max_backlog");
+  }
   if (auto irqbalance = irqbalance_process_running(root); irqbalance.ok())
     host.irqbalance_running = *irqbalance;
   else note(errors, irqbalance.error());

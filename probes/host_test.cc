@@ -195,6 +195,26 @@ TEST_CASE("host: other network namespaces are counted from proc/PID/ns/net") {
   CHECK(other_net_namespaces(root) == 2u);
 }
 
+TEST_CASE("host: the initial network namespace is told by its global sysctls, not by pid 1") {
+  testing::TempDir tmp;
+  auto link = [&](const std::string& path, const std::string& target) {
+    std::filesystem::create_directories(std::filesystem::path(tmp.path + "/" + path).parent_path());
+    std::filesystem::create_symlink(target, tmp.path + "/" + path);
+  };
+  // A container with its own PID namespace: its pid 1 shares its network namespace, and
+  // /proc/sys/net/core has somaxconn but not the initial namespace's netdev_max_backlog.
+  link("proc/self/ns/net", "net:[4026532301]");
+  link("proc/1/ns/net", "net:[4026532301]");
+  tmp.write("proc/sys/net/core/somaxconn", "4096\n");
+  std::vector<ProbeError> errors;
+  CHECK(probe_host(Root::open(tmp.path).value(), errors).initial_net_namespace == false);
+  tmp.write("proc/sys/net/core/netdev_max_backlog", "1000\n");
+  CHECK(probe_host(Root::open(tmp.path).value(), errors).initial_net_namespace == true);
+  // Without /proc/sys (a capture), pid 1's link decides.
+  std::filesystem::remove_all(tmp.path + "/proc/sys");
+  CHECK(probe_host(Root::open(tmp.path).value(), errors).initial_net_namespace == true);
+}
+
 TEST_CASE("host: a process in a new network namespace is seen (root)") {
   if (::geteuid() != 0) return;
   int ready[2];
