@@ -28,7 +28,7 @@ int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
       "say what 'apply --decisions FILE' will do with each group: write it (the class kept "
       "it), skip it, or verify it here")(
       "require-decision", "with --decisions: as 'apply --require-decision' (exit 2 when FILE "
-      "has no decision for this node's class)");
+                          "has no decision for this node's class)");
   add_selection_options(desc);
   add_target_options(desc);
   add_class_label_option(desc);
@@ -65,11 +65,13 @@ int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (!o.class_decision && o.require_decision)
     fail_input("--require-decision: " + decisions->why_not_found(cls.key, planned.profile.digest));
   std::vector<std::string> unknown;
-  Plan plan = o.class_decision ? verify::with_class_choices(planned.plan, *o.class_decision, unknown)
-                               : planned.plan;
-  PlanClassActions actions{o.decisions_file, cls.key, o.class_decision != nullptr,
-                           o.require_decision, {}};
-  for (const PlanGroup& pg : plan.groups) actions.groups[pg.name] = verify::class_action(o, plan, pg.name);
+  Plan plan = o.class_decision
+                  ? verify::with_class_choices(planned.plan, *o.class_decision, unknown)
+                  : planned.plan;
+  PlanClassActions actions{
+      o.decisions_file, cls.key, o.class_decision != nullptr, o.require_decision, {}};
+  for (const PlanGroup& pg : plan.groups)
+    actions.groups[pg.name] = verify::class_action(o, plan, pg.name);
   if (vm.count("json")) {
     print_document(plan_to_json(plan, actions));
   } else {

@@ -14,10 +14,10 @@
 #include "probes/inventory_json.h"
 #include "probes/probe.h"
 #include "rollback/run_report.h"
-#include "tuner/cli/report/fleet.h"
 #include "tests/support/cli.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_dir.h"
+#include "tuner/cli/report/fleet.h"
 
 namespace tuner {
 namespace {

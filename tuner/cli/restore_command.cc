@@ -11,9 +11,9 @@
 #include "base/result.h"
 #include "rollback/apply.h"
 #include "rollback/state.h"
-#include "tuner/knobs/knob_id.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/run_glue.h"
+#include "tuner/knobs/knob_id.h"
 #include "tuner/plan/planner.h"
 
 namespace po = boost::program_options;

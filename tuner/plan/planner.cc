@@ -216,8 +216,7 @@ Result<Plan> planner_detail::plan_settings(const Profile& profile, const Invento
                            "number, which can belong to another device after a reboot: "
                            "'tuner restore' does not re-apply {}",
                            by_number.size(), by_number.size() == 1 ? "" : "s", by_number.front(),
-                           by_number.size() > 1 ? ", ..." : "",
-                           by_number.size() == 1 ? "s" : "ve",
+                           by_number.size() > 1 ? ", ..." : "", by_number.size() == 1 ? "s" : "ve",
                            by_number.size() == 1 ? "it is" : "they are",
                            by_number.size() == 1 ? "it" : "them"));
   b.flush_notes();

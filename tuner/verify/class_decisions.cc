@@ -108,8 +108,8 @@ ClassGroupDecision read_group(Reader& in, const json& g, const std::string& path
   }
   if (auto it = g.find("knobs"); it != g.end() && !it->is_null()) {
     if (!it->is_object() || it->size() > kMaxDecisionKnobs)
-      in.fail(path + ".knobs", fmt::format("expected an object of at most {} knobs",
-                                           kMaxDecisionKnobs));
+      in.fail(path + ".knobs",
+              fmt::format("expected an object of at most {} knobs", kMaxDecisionKnobs));
     else
       for (const auto& [k, v] : it->items()) {
         if (!v.is_string()) {
@@ -121,8 +121,8 @@ ClassGroupDecision read_group(Reader& in, const json& g, const std::string& path
   }
   if (auto it = g.find("before"); it != g.end() && !it->is_null()) {
     if (!it->is_object() || it->size() > kMaxDecisionKnobs) {
-      in.fail(path + ".before", fmt::format("expected an object of at most {} knobs or null",
-                                            kMaxDecisionKnobs));
+      in.fail(path + ".before",
+              fmt::format("expected an object of at most {} knobs or null", kMaxDecisionKnobs));
     } else {
       auto& before = d.before.emplace();
       for (const auto& [k, v] : it->items()) {
@@ -255,9 +255,8 @@ Result<ClassDecisions> read_class_decisions(const std::string& file) {
   return parse_class_decisions(doc, file);
 }
 
-std::string class_start_mismatch(
-    const ClassGroupDecision& decision,
-    const std::map<std::string, std::optional<std::string>>& planned) {
+std::string class_start_mismatch(const ClassGroupDecision& decision,
+                                 const std::map<std::string, std::optional<std::string>>& planned) {
   auto text = [](const std::optional<std::string>& v) { return v ? *v : std::string("unread"); };
   if (!decision.before)
     return "the class decision has no before-values (merged from records of an older tuner), "

@@ -45,9 +45,8 @@ struct ClassGroupDecision {
 /// Why this node's start does not fit a class decision's (its planned knobs of the group,
 /// knob id -> current value, nullopt when unreadable): "" when it fits; else, for the
 /// report, "sysctl:net.ipv4.tcp_fin_timeout is 10 here, the canaries started from 60".
-std::string class_start_mismatch(
-    const ClassGroupDecision& decision,
-    const std::map<std::string, std::optional<std::string>>& planned);
+std::string class_start_mismatch(const ClassGroupDecision& decision,
+                                 const std::map<std::string, std::optional<std::string>>& planned);
 
 struct ClassDecision {
   std::string key;             // "hw-..."

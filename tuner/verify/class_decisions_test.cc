@@ -217,8 +217,8 @@ TEST_CASE("class decisions: a node that starts elsewhere verifies the group itse
   fin["before"] = {{"sysctl:net.ipv4.tcp_fin_timeout", "60"}};
   auto d = parse_class_decisions(file, "d.json");
   REQUIRE_MESSAGE(d.ok(), d.error().message());
-  const ClassGroupDecision& g = d->find("hw-00000000000000aa", "fnv1a64:1111111111111111")
-                                   ->groups.at("buffers");
+  const ClassGroupDecision& g =
+      d->find("hw-00000000000000aa", "fnv1a64:1111111111111111")->groups.at("buffers");
   REQUIRE(g.before);
   CHECK(g.knobs.at("sysctl:net.ipv4.tcp_fin_timeout") == "34");
   using Start = std::map<std::string, std::optional<std::string>>;
@@ -235,8 +235,8 @@ TEST_CASE("class decisions: a node that starts elsewhere verifies the group itse
   CHECK(class_start_mismatch(g, Start{}).find("which this node does not plan") !=
         std::string::npos);
   // A file merged from older records has no before-values: nothing shows a fit.
-  const ClassGroupDecision& old = d->find("hw-00000000000000aa", "fnv1a64:1111111111111111")
-                                      ->groups.at("budget");
+  const ClassGroupDecision& old =
+      d->find("hw-00000000000000aa", "fnv1a64:1111111111111111")->groups.at("budget");
   CHECK_FALSE(old.before);
   CHECK(class_start_mismatch(old, Start{}).find("no before-values") != std::string::npos);
 

@@ -248,7 +248,8 @@ TEST_CASE("value search: a refused first candidate hands the group's first write
   CHECK(rig.m.values.at("sysctl:t.x") == "default");
 }
 
-TEST_CASE("value search: when the kernel refuses every candidate nothing is kept, the run goes on") {
+TEST_CASE(
+    "value search: when the kernel refuses every candidate nothing is kept, the run goes on") {
   Rig rig;
   rig.m.refuse = {"sysctl:t.x=a", "sysctl:t.x=b"};
   ValueBench bench(rig, {{"b", 0.10}}, 11);

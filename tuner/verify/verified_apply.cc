@@ -243,10 +243,10 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
     if (why.empty()) continue;
     start_mismatch[group] = why;
     run->report().warnings.push_back(
-        {fmt::format("class decision for group {} ({}) not reused: {}; {}", group,
-                     class_verdict_name(options.class_decision->groups.at(group).verdict), why,
-                     options.require_decision ? "--require-decision: not written"
-                                              : "verified here"),
+        {fmt::format(
+             "class decision for group {} ({}) not reused: {}; {}", group,
+             class_verdict_name(options.class_decision->groups.at(group).verdict), why,
+             options.require_decision ? "--require-decision: not written" : "verified here"),
          "", ""});
   }
   auto reuse = [&](const std::string& group) {

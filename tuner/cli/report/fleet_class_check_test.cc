@@ -210,9 +210,9 @@ TEST_CASE("fleet decisions: canaries' before-values travel, and two starts decid
   MergedGroup unknown = only_group(merge_decisions({from("a1", "212992"), old}));
   CHECK(unknown.decision == "kept");
   CHECK_FALSE(unknown.before);
-  CHECK(decisions_json(merge_decisions({from("a1", "212992"), old}), "t")["classes"][0]["groups"][0]
-            ["before"]
-                .is_null());
+  CHECK(decisions_json(merge_decisions({from("a1", "212992"), old}),
+                       "t")["classes"][0]["groups"][0]["before"]
+            .is_null());
 }
 
 TEST_CASE("fleet decisions: a record's before-values are read, and refused when malformed") {

@@ -54,10 +54,10 @@ nlohmann::ordered_json plan_to_json(const Plan& plan, const PlanClassActions& ac
     auto it = actions.groups.find(g["name"].get<std::string>());
     if (it == actions.groups.end()) continue;
     const verify::ClassAction& a = it->second;
-    g["class_decision"] = {{"decision", a.decision},
-                           {"action", verify::class_action_name(a.action)},
-                           {"why", a.why.empty() ? nlohmann::ordered_json(nullptr)
-                                                 : nlohmann::ordered_json(a.why)}};
+    g["class_decision"] = {
+        {"decision", a.decision},
+        {"action", verify::class_action_name(a.action)},
+        {"why", a.why.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(a.why)}};
   }
   out["class_decisions"] = {{"file", actions.file},
                             {"class", actions.class_key},
@@ -67,9 +67,9 @@ nlohmann::ordered_json plan_to_json(const Plan& plan, const PlanClassActions& ac
 }
 
 std::string class_actions_text(const PlanClassActions& actions) {
-  std::string out =
-      fmt::format("Class decisions ({}, class {}{}):\n", actions.file, actions.class_key,
-                  actions.found ? "" : ": none for this class and these profiles");
+  std::string out = fmt::format("Class decisions ({}, class {}{}):\n", actions.file,
+                                actions.class_key,
+                                actions.found ? "" : ": none for this class and these profiles");
   for (const auto& [group, a] : actions.groups) {
     const char* what = a.action == verify::ClassAction::Action::write  ? "written, soak only"
                        : a.action == verify::ClassAction::Action::skip ? "not written"
