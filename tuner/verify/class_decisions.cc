@@ -271,7 +271,7 @@ std::string class_start_mismatch(const ClassGroupDecision& decision,
                          text(it->second));
   }
   for (const auto& [knob, value] : before)
-    if (!planned.count(knob))
+    if (!planned.contains(knob))
       return fmt::format("the canaries changed {} (from {}), which this node does not plan", knob,
                          text(value));
   return "";

@@ -39,7 +39,7 @@ class MachineKnob : public Knob {
   Result<std::string> read() override { return m_.values.at(id_); }
   Result<std::string> canonical(const std::string& d) override { return d; }
   Status write(const std::string& v) override {
-    if (m_.refuse.count(id_ + "=" + v))
+    if (m_.refuse.contains(id_ + "=" + v))
       return Error::refused("the kernel refused '" + v + "' (Invalid argument)", id_, EINVAL);
     m_.writes.push_back(id_ + "=" + v);
     m_.values[id_] = v;

@@ -272,7 +272,7 @@ std::string merge_before(MergedGroup& g, const std::vector<const CanaryGroup*>& 
       auto [it, fresh] = before.try_emplace(knob, value);
       if (!fresh && it->second != value) {
         std::size_t first = 0;
-        while (first < i && (!verdicts[first]->before->count(knob))) ++first;
+        while (first < i && !verdicts[first]->before->contains(knob)) ++first;
         return fmt::format("{} {} on {}, {} on {}", knob, text(it->second), g.canaries[first].node,
                            text(value), g.canaries[i].node);
       }
@@ -281,7 +281,7 @@ std::string merge_before(MergedGroup& g, const std::vector<const CanaryGroup*>& 
   // A knob one canary changed and another did not (it was already there): two starts.
   for (std::size_t i = 0; i < verdicts.size(); ++i)
     for (const auto& [knob, value] : before)
-      if (!verdicts[i]->before->count(knob))
+      if (!verdicts[i]->before->contains(knob))
         return fmt::format("{} {} on one, already as planned on {}", knob, text(value),
                            g.canaries[i].node);
   g.before = std::move(before);
