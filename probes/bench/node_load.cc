@@ -87,7 +87,7 @@ Result<LoadSample> sample_load(const Root& root) {
 LoadDelta load_delta(const LoadSample& before, const LoadSample& after, const Measurement& m) {
   LoadDelta d;
   const CpuTimes &b = before.stat.all, &a = after.stat.all;
-  double hz = static_cast<double>(after.ticks_per_s > 0 ? after.ticks_per_s : 100);
+  auto hz = static_cast<double>(after.ticks_per_s > 0 ? after.ticks_per_s : 100);
   unsigned cpus = after.stat.cpus > 0 ? after.stat.cpus : 1;
   d.seconds = static_cast<double>(increase(b.total(), a.total())) / hz / cpus;
   double busy = static_cast<double>(increase(b.busy(), a.busy())) / hz;

@@ -110,10 +110,10 @@ std::vector<ProcessUse> process_use(const ProcessSample& before, const ProcessSa
   }
   std::map<std::pair<int, uint64_t>, uint64_t> was;
   for (const PidStat& p : before.processes) was[{p.pid, p.starttime}] = p.ticks();
-  double hz = static_cast<double>(after.ticks_per_s > 0 ? after.ticks_per_s : 100);
+  auto hz = static_cast<double>(after.ticks_per_s > 0 ? after.ticks_per_s : 100);
   std::vector<ProcessUse> out;
   for (const PidStat& p : after.processes) {
-    if (ours.count(p.pid)) continue;
+    if (ours.contains(p.pid)) continue;
     auto it = was.find({p.pid, p.starttime});
     uint64_t from = it == was.end() ? 0 : it->second;
     if (p.ticks() <= from) continue;

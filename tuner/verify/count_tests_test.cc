@@ -203,9 +203,10 @@ TEST_CASE("rank_upper_p: past 60 x 60 the normal approximation, close to the exa
   // first), the same shift gives close p-values; 1000 trials per arm take no time.
   auto arms = [](std::size_t nb, std::size_t nc, double shift) {
     std::vector<double> b, c;
-    for (std::size_t i = 0; i < nb; ++i) b.push_back(static_cast<double>((i * 37) % nb) / nb);
+    for (std::size_t i = 0; i < nb; ++i)
+      b.push_back(static_cast<double>((i * 37) % nb) / static_cast<double>(nb));
     for (std::size_t i = 0; i < nc; ++i)
-      c.push_back(static_cast<double>((i * 41) % nc) / nc + shift);
+      c.push_back(static_cast<double>((i * 41) % nc) / static_cast<double>(nc) + shift);
     return std::pair{b, c};
   };
   auto [b60, c60] = arms(60, 60, 0.12);

@@ -87,11 +87,10 @@ json fixture(const std::string& name) {
 }  // namespace
 
 TEST_CASE("outcome: every reason and step outcome has one name that parses back") {
-  for (Reason r :
-       {Reason::gain, Reason::neutral_kept, Reason::no_gain, Reason::harm, Reason::inconclusive,
-        Reason::guard, Reason::bench_failed, Reason::budget, Reason::not_measurable,
-        Reason::not_measurable_kept, Reason::partly_kept, Reason::soak_undecided,
-        Reason::interference})
+  for (Reason r : {Reason::gain, Reason::neutral_kept, Reason::no_gain, Reason::harm,
+                   Reason::inconclusive, Reason::guard, Reason::bench_failed, Reason::budget,
+                   Reason::not_measurable, Reason::not_measurable_kept, Reason::partly_kept,
+                   Reason::soak_undecided, Reason::interference})
     CHECK(parse_reason(reason_name(r)) == r);
   for (StepOutcome s : {StepOutcome::harm, StepOutcome::guard, StepOutcome::no_harm,
                         StepOutcome::bench_failed, StepOutcome::budget, StepOutcome::interference})
@@ -335,7 +334,7 @@ TEST_CASE("outcome: an interference round-trips, a hostile name as valid UTF-8")
   CHECK(ij["cpu"]["unit"] == "CPUs");
   CHECK(ij["cpu"]["proven"] == true);
   CHECK(ij["cpu"]["trials"]["baseline"] == 5);
-  CHECK_FALSE(ij["traffic"].contains("p"));  // not judged: no numbers
+  CHECK_FALSE(ij["traffic"].contains("p"));                              // not judged: no numbers
   CHECK(ij["consumers"][0]["comm"] == "x) 1 R\n\033[2J 9\xef\xbf\xbd");  // U+FFFD
   CHECK(ij["consumers"][1]["uid"].is_null());
   CHECK_NOTHROW(j.dump());
