@@ -779,4 +779,30 @@ for h in ('p1', 'p2', 'p4'):
     assert not any('bench' in g['stats'] for g in r['groups']), (h, r['groups'])
 PY
 
+note "   tuner_quiet: a class's canaries only among its marked nodes; a class with none marked as before"
+peer_reset
+peer_inventory p2 tuner_quiet=true p3 tuner_quiet=true
+class_rollout quiet --check
+rc_is 0
+grep -q 'canaries p2,p3 (from its 2 tuner_quiet nodes)' "$WORK/quiet.err" ||
+  fail "rack-a's canaries are not its quiet p2, p3: $(grep -A8 'Show the classes' "$WORK/quiet.err")"
+# p4, alone and unmarked in rack-b, is its class's canary as before; p1 is none.
+check "$LAST" 'Pick the canaries of every class' p1 \
+  'sorted(r["ansible_facts"]["tuner_canary_nodes"]) == ["p2", "p3", "p4"]'
+check "$LAST" 'Sort the nodes into canaries and the rest' p1 \
+  'sorted(x["item"] for x in r["results"] if x["add_host"]["groups"] == ["tuner_rollout_rest"]) == ["p1"]'
+peer_inventory p3 tuner_quiet=true
+class_rollout quiet-one --check
+rc_is 0
+grep -q 'canaries p3 (from its 1 tuner_quiet node: fewer than tuner_canaries_per_class)' \
+  "$WORK/quiet-one.err" || fail "one quiet node: $(grep -A8 'Show the classes' "$WORK/quiet-one.err")"
+peer_inventory
+class_rollout quiet-none --check
+rc_is 0
+check "$LAST" 'Pick the canaries of every class' p1 \
+  'sorted(r["ansible_facts"]["tuner_canary_nodes"]) == ["p1", "p2", "p4"]'
+! grep -q 'tuner_quiet node' "$WORK/quiet-none.err" || fail "no node is quiet, yet the classes line says so"
+for h in $PHOSTS; do [ ! -e "$WORK/$h/state/runs" ] || [ -z "$(ls "$WORK/$h/state/runs")" ] ||
+  fail "check mode wrote a run on $h"; done
+
 echo "PASS: ansible"

@@ -8,6 +8,7 @@
 
 #include "base/enum_names.h"
 #include "base/strings.h"
+#include "probes/bench/net_dev.h"
 #include "probes/ifname.h"
 
 namespace tuner::bench {
@@ -70,33 +71,17 @@ Result<TcpCounters> parse_snmp_tcp(std::string_view snmp) {
 }
 
 Result<std::map<std::string, NicCounters>> parse_net_dev(std::string_view text) {
-  // " eth0: rx bytes packets errs drop fifo frame compressed multicast tx bytes packets
-  // errs drop fifo colls carrier compressed", after two header lines.
+  auto rows = parse_net_dev_rows(text);
+  if (!rows.ok()) return rows.error();
   std::map<std::string, NicCounters> out;
-  int line_no = 0;
-  for (std::string_view line : split(text, '\n')) {
-    ++line_no;
-    auto colon = line.find(':');
-    if (line_no <= 2 || trim(line).empty()) continue;
-    if (colon == std::string_view::npos)
-      return Error::invalid(fmt::format("line {}: no 'name:'", line_no), "/proc/net/dev");
-    std::vector<std::string_view> f = split_ws(line.substr(colon + 1));
-    std::optional<uint64_t> v[16];
-    if (f.size() != 16)
-      return Error::invalid(fmt::format("line {}: {} counters, expected 16", line_no, f.size()),
-                            "/proc/net/dev");
-    for (std::size_t i = 0; i < 16; ++i)
-      if (!(v[i] = parse_u64(f[i])))
-        return Error::invalid(fmt::format("line {}: '{}' is not a counter", line_no, f[i]),
-                              "/proc/net/dev");
-    NicCounters c;
-    c.rx_packets = *v[1];
-    c.tx_packets = *v[9];
-    c.rx_errors = *v[2];
-    c.rx_dropped = *v[3];
-    c.tx_errors = *v[10];
-    c.tx_dropped = *v[11];
-    out[std::string(trim(line.substr(0, colon)))] = c;
+  for (const auto& [name, r] : *rows) {
+    NicCounters& c = out[name];
+    c.rx_packets = r.rx_packets();
+    c.tx_packets = r.tx_packets();
+    c.rx_errors = r.rx_errors();
+    c.rx_dropped = r.rx_dropped();
+    c.tx_errors = r.tx_errors();
+    c.tx_dropped = r.tx_dropped();
   }
   return out;
 }

@@ -100,6 +100,31 @@ set +e
 "$TUNER" history --json --state-dir /proc/self | keep error-state-dir
 set -e
 
+note "a verified apply: the verify loop's numbers, guards and interference test"
+noop=$WORK/schema-verified.toml
+cat >"$noop" <<EOF
+[profile]
+name = "schema-verified"
+
+[sysctl]
+"net.ipv4.tcp_keepalive_probes" = "$(other_value net.ipv4.tcp_keepalive_probes)"
+
+[verify]
+bench = ["tcp-short"]
+max_trials = 5
+
+[bench.tcp-short]
+kind = "tcp"
+duration = "200ms"
+rr_duration = "100ms"
+EOF
+t apply --profile "$noop" --yes --json --report "$WORK/verified.json" >/dev/null
+keep apply-verified <"$WORK/verified.json"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["groups"][0]["stats"]; assert s["interference"]["cpu"]["judged"], s' \
+  "$WORK/verified.json" || fail "no interference test in a verified run: $(cat "$WORK/verified.json")"
+if python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["groups"][0]["decision"] != "kept")' \
+  "$WORK/verified.json"; then t rollback --last >/dev/null; fi
+
 note "check: this machine (no sampling window), every capture and topology"
 ck() { set +e; "$TUNER" check --json "$@"; local rc=$?; set -e; [ "$rc" -le 1 ] || fail "check $*: exit $rc"; }
 ck --window 0 | keep check-live

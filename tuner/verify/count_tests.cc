@@ -10,6 +10,9 @@ namespace {
 constexpr int kMaxIter = 1'000'000;
 constexpr double kEps = 1e-15;
 constexpr double kTiny = 1e-300;
+/// rank_upper_p's exact law up to this many pairs (60 trials per arm): past it, the
+/// normal approximation.
+constexpr std::size_t kExactRankPairs = 3600;
 
 /// Regularized lower incomplete gamma P(a, x), a > 0 (series below a + 1, else the
 /// continued fraction of Q).
@@ -165,29 +168,48 @@ double rate_rank_p(const std::vector<TrialCount>& baseline,
     if (t.t > 0) b.push_back(static_cast<double>(t.x) / t.t);
   for (const TrialCount& t : candidate)
     if (t.t > 0) c.push_back(static_cast<double>(t.x) / t.t - add);
+  return rank_upper_p(b, c);
+}
+
+double rank_two_sided_p(const std::vector<double>& a, const std::vector<double>& b) {
+  return std::min(1.0, 2 * std::min(rank_upper_p(a, b), rank_upper_p(b, a)));
+}
+
+double rank_upper_p(const std::vector<double>& b, const std::vector<double>& c) {
   const std::size_t m = c.size(), n = b.size();
   if (m < 2 || n < 2) return 1.0;
   std::size_t u = 0;
   for (double ci : c)
     for (double bj : b) u += ci > bj ? 1 : 0;
+  if (m * n > kExactRankPairs) {
+    // Past the exact law's reach (its memory grows as m n^2, its counts past a double):
+    // the normal approximation with a continuity correction, ties still against the
+    // candidate (conservative).
+    double mean = 0.5 * static_cast<double>(m * n);
+    double sd = std::sqrt(static_cast<double>(m * n) * static_cast<double>(m + n + 1) / 12.0);
+    return std::min(1.0,
+                    0.5 * std::erfc((static_cast<double>(u) - 0.5 - mean) / (sd * std::sqrt(2.0))));
+  }
   // The null law of U: arrangements of m c's and n b's by the pairs (c before b in the
   // order of values) they make, f(a, k, v) = f(a - 1, k, v - k) + f(a, k - 1, v), over
-  // all C(m + n, m) equally likely arrangements.
-  std::vector<std::vector<std::vector<double>>> f(m + 1, std::vector<std::vector<double>>(n + 1));
-  for (std::size_t a = 0; a <= m; ++a)
+  // all C(m + n, m) equally likely arrangements; two rows of a at a time.
+  std::vector<std::vector<double>> prev(n + 1), cur(n + 1);
+  for (std::size_t a = 0; a <= m; ++a) {
     for (std::size_t k = 0; k <= n; ++k) {
-      std::vector<double>& cur = f[a][k];
-      cur.assign(a * k + 1, 0.0);
+      std::vector<double>& f = cur[k];
+      f.assign(a * k + 1, 0.0);
       if (a == 0 || k == 0) {
-        cur[0] = 1;
+        f[0] = 1;
         continue;
       }
-      const std::vector<double>& up = f[a - 1][k];  // the largest value is a c: k pairs
-      for (std::size_t v = 0; v < up.size(); ++v) cur[v + k] += up[v];
-      const std::vector<double>& left = f[a][k - 1];  // the largest value is a b: none
-      for (std::size_t v = 0; v < left.size(); ++v) cur[v] += left[v];
+      const std::vector<double>& up = prev[k];  // the largest value is a c: k pairs
+      for (std::size_t v = 0; v < up.size(); ++v) f[v + k] += up[v];
+      const std::vector<double>& left = cur[k - 1];  // the largest value is a b: none
+      for (std::size_t v = 0; v < left.size(); ++v) f[v] += left[v];
     }
-  const std::vector<double>& law = f[m][n];
+    std::swap(prev, cur);
+  }
+  const std::vector<double>& law = prev[n];
   double total = 0, tail = 0;
   for (std::size_t v = 0; v < law.size(); ++v) {
     total += law[v];

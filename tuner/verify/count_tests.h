@@ -59,6 +59,15 @@ double rate_ratio_p(const Counts& c, double ratio = 1.0, double phi = 1.0);
 double rate_rank_p(const std::vector<TrialCount>& baseline,
                    const std::vector<TrialCount>& candidate, double add);
 
+/// The exact Mann-Whitney law behind rate_rank_p, on plain values: P(U >= u) for U =
+/// #{(i, j): candidate_i > baseline_j} (ties counted against the candidate) over the
+/// C(m + n, m) equally likely arrangements of exchangeable arms. 1 when an arm has fewer
+/// than 2 values.
+double rank_upper_p(const std::vector<double>& baseline, const std::vector<double>& candidate);
+/// Two-sided: twice the smaller of the two one-sided tails, at most 1 (the interference
+/// test, interference.h: the other load moved either way between the arms).
+double rank_two_sided_p(const std::vector<double>& a, const std::vector<double>& b);
+
 /// The null boundary of a margin test: rate_c <= min(rate_b + add, ratio * rate_b + floor).
 struct Margin {
   double add = 0;  // absolute increase allowed, per unit of exposure

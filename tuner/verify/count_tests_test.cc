@@ -183,3 +183,40 @@ TEST_CASE("rate_rank_p: proves a rise the dispersed counts cannot, and keeps its
   }
   CHECK(trips <= reps * 0.005);
 }
+
+TEST_CASE("rank_upper_p and rank_two_sided_p: the same law on plain values, either way") {
+  std::vector<double> low = {-0.02, 0.01, 0.0, 0.03, 0.02}, high = {1.4, 1.5, 1.45, 1.6, 1.38};
+  // 5 and 5 fully apart: 1 of C(10, 5) = 252 orders; two-sided, twice that.
+  CHECK(rank_upper_p(low, high) == doctest::Approx(1.0 / 252));
+  CHECK(rank_upper_p(high, low) == 1.0);
+  CHECK(rank_two_sided_p(low, high) == doctest::Approx(2.0 / 252));
+  CHECK(rank_two_sided_p(high, low) == doctest::Approx(2.0 / 252));
+  // One value out of place: 2 of 252 on its side.
+  std::vector<double> mixed = {-0.02, 0.01, 0.0, 0.03, 1.39};  // above 1.38 only
+  CHECK(rank_two_sided_p(mixed, high) == doctest::Approx(4.0 / 252));
+  CHECK(rank_two_sided_p(low, low) == 1.0);
+  CHECK(rank_two_sided_p({1.0}, high) == 1.0);
+}
+
+TEST_CASE("rank_upper_p: past 60 x 60 the normal approximation, close to the exact law") {
+  // At 60 and 60 (the exact law's last size) and at 61 and 60 (the approximation's
+  // first), the same shift gives close p-values; 1000 trials per arm take no time.
+  auto arms = [](std::size_t nb, std::size_t nc, double shift) {
+    std::vector<double> b, c;
+    for (std::size_t i = 0; i < nb; ++i)
+      b.push_back(static_cast<double>((i * 37) % nb) / static_cast<double>(nb));
+    for (std::size_t i = 0; i < nc; ++i)
+      c.push_back(static_cast<double>((i * 41) % nc) / static_cast<double>(nc) + shift);
+    return std::pair{b, c};
+  };
+  auto [b60, c60] = arms(60, 60, 0.12);
+  auto [b61, c61] = arms(61, 60, 0.12);
+  double exact = rank_upper_p(b60, c60), approx = rank_upper_p(b61, c61);
+  CHECK(exact > 0.001);
+  CHECK(exact < 0.05);
+  CHECK(approx == doctest::Approx(exact).epsilon(0.25));
+  auto [b1k, c1k] = arms(1000, 1000, 0.0);
+  CHECK(rank_upper_p(b1k, c1k) > 0.3);
+  auto [b1k2, c1k2] = arms(1000, 1000, 0.2);
+  CHECK(rank_upper_p(b1k2, c1k2) < 1e-6);
+}

@@ -53,6 +53,9 @@ void credit(std::map<std::string, uint64_t>& from, std::map<std::string, uint64_
 std::pair<GroupDecision, Reason> classify(const VerifyLoop::Measured& m, bool keep_if_neutral) {
   using D = GroupDecision;
   if (!m.failure.empty()) return {D::rolled_back, Reason::bench_failed};
+  // Before anything the numbers say: with the rest of the node's load following the
+  // arms they say nothing (also for a keep_if_neutral group).
+  if (m.interfered()) return {D::rolled_back, Reason::interference};
   if (m.tripped()) return {D::rolled_back, Reason::guard};
   if (m.decision.verdict == Verdict::keep) return {D::kept, Reason::gain};
   if (m.decision.verdict == Verdict::harm) return {D::rolled_back, Reason::harm};
@@ -135,6 +138,7 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
   credit(settle_flaps_,
          arm == Arm::baseline ? arms.expected_flaps_baseline : arms.expected_flaps_candidate);
   const char* side = arm == Arm::baseline ? "baseline" : "candidate";
+  LoadReading load0 = read_load_before(root_, options_.interference);
   auto before = bench::sample_guards(root_, options_.guard_interfaces);
   auto b0 = clock_.now();
   auto m = g.bench->run();
@@ -143,6 +147,7 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     for (bench::Benchmark* w : g.watches) watched.push_back(w->run());
   auto b1 = clock_.now();
   auto after = bench::sample_guards(root_, options_.guard_interfaces);
+  LoadReading load1 = read_load_after(root_, options_.interference);
   if (!m.ok()) {
     *failure = fmt::format("benchmark {} failed on the {}: {}", g.bench->name(), side,
                            m.error().message());
@@ -195,6 +200,8 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     arms.candidate.push_back(main.value);
     arms.guards_candidate += d;
   }
+  (arm == Arm::baseline ? arms.other_baseline : arms.other_candidate)
+      .add(load0, load1, *m, root_, options_.interference);
   Clock::duration settled = *flipped ? last_settle_ : Clock::duration{};
   auto own = (clock_.now() - t0) - (b1 - b0) - settled;
   overhead_ms_.push_back(std::chrono::duration<double, std::milli>(own).count());
@@ -256,8 +263,13 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
       // A keep needs every watching benchmark shown non-inferior at the same look; until
       // then the trials go on (an intersection-union test: no share of the rate spent).
       // (Proven harm on a watch, or the last look, ends it: check_watches then trips.)
+      // So does a load on the rest of the node that differs between the arms by a
+      // floor or more without proof yet: more trials tell a steer from chance.
       if (out.decision.verdict == Verdict::keep &&
-          out.decision.stats.look < out.decision.stats.looks && watches_pending(cfg, out))
+          out.decision.stats.look < out.decision.stats.looks &&
+          (watches_pending(cfg, out) ||
+           interference_pending(out.arms.other_baseline, out.arms.other_candidate,
+                                options_.interference)))
         out.decision.verdict = Verdict::more_trials;
     }
     if (progress_)
@@ -271,67 +283,10 @@ Result<Measured> VerifyLoop::measure(const GroupPlan& g, const std::vector<std::
     out.trips = guard_trips(out.arms.guards_baseline, out.arms.guards_candidate, options_.guards,
                             options_.guard_test);
     check_watches(cfg, out);
+    out.interference = judge_interference(out.arms.other_baseline, out.arms.other_candidate,
+                                          options_.interference);
   }
   return out;
-}
-
-Config VerifyLoop::watch_config(Config cfg, Direction direction) const {
-  // Non-inferiority: H0 "the watch loses at least the margin" against "it loses less".
-  cfg.direction = direction;
-  cfg.min_effect =
-      -(options_.watch_margin >= 0 ? options_.watch_margin : options_.decision.min_effect);
-  return cfg;
-}
-
-bool VerifyLoop::watches_pending(const Config& cfg, const Measured& out) const {
-  unsigned n = out.decision.stats.trials;
-  bool pending = false;
-  for (const Arms::Watch& w : out.arms.watches) {
-    if (w.baseline.size() < n || w.candidate.size() < n) return false;
-    std::span<const double> a = std::span(w.baseline).first(n), b = std::span(w.candidate).first(n);
-    Config harm_cfg = cfg;
-    harm_cfg.direction = w.direction;
-    auto h = decide(harm_cfg, a, b);
-    if (h.ok() && h->verdict == Verdict::harm) return false;  // proven worse: stop now
-    auto d = decide(watch_config(cfg, w.direction), a, b);
-    if (!d.ok() || d->stats.p > d->stats.alpha_look) pending = true;
-  }
-  return pending;
-}
-
-void VerifyLoop::check_watches(Config cfg, Measured& out) const {
-  // The same test as the main metric, at the same trials, asked whether the watch's
-  // loss is shown smaller than the margin: a watch need not improve, but a keep needs
-  // it shown non-inferior, and proven harm on it (or a keep it could not back) rolls
-  // the group back like a guard.
-  unsigned n = out.decision.stats.trials;
-  for (const Arms::Watch& w : out.arms.watches) {
-    std::size_t have = std::min(w.baseline.size(), w.candidate.size());
-    unsigned use = n ? std::min<unsigned>(n, static_cast<unsigned>(have))
-                     : static_cast<unsigned>(have);
-    if (use < cfg.min_trials) continue;
-    Config wc = watch_config(cfg, w.direction);
-    std::span<const double> a(w.baseline.data(), use), b(w.candidate.data(), use);
-    auto d = decide(wc, a, b);
-    if (!d.ok()) continue;
-    bool non_inferior = d->stats.p <= d->stats.alpha_look;
-    Config harm_cfg = cfg;
-    harm_cfg.direction = w.direction;
-    auto h = decide(harm_cfg, a, b);
-    bool harm = h.ok() && h->verdict == Verdict::harm;
-    bool blocks_keep = out.decision.verdict == Verdict::keep && !non_inferior;
-    auto watch = bench_stats<WatchResult>(*d, w.bench, w.unit);
-    watch.margin = -wc.min_effect;
-    watch.non_inferior = non_inferior;
-    watch.tripped = harm || blocks_keep;
-    out.watches.push_back(std::move(watch));
-    if (harm || blocks_keep)
-      out.watch_harm.push_back(
-          fmt::format("benchmark {}: effect {:+.1f}% [{:+.1f}%, {:+.1f}%], {}", w.bench,
-                      100 * d->stats.effect, 100 * d->stats.ci_low, 100 * d->stats.ci_high,
-                      harm ? "proven worse"
-                           : fmt::format("a loss of {:.1f}% not ruled out", 100 * -wc.min_effect)));
-  }
 }
 
 std::string class_decision_text(const nlohmann::json& info) {

@@ -23,6 +23,7 @@
 #include "rollback/apply.h"
 #include "tuner/verify/decision.h"
 #include "tuner/verify/guard_decision.h"
+#include "tuner/verify/interference.h"
 #include "tuner/verify/outcome.h"
 #include "tuner/verify/schedule.h"
 #include "tuner/verify/soak.h"
@@ -101,6 +102,9 @@ struct LoopOptions {
   /// A watching benchmark must be shown to lose less than this to allow a keep;
   /// negative: decision.min_effect.
   double watch_margin = -1;
+  /// The rest of the node's load, read around every trial: proven to follow the arms,
+  /// it rolls the group back (`interference`, README.md "Interference").
+  InterferenceConfig interference;
 };
 
 /// "class hw-... (FILE): canaries a, b kept it: written, and watched by the soak only":

@@ -68,12 +68,15 @@ Result<GroupOutcome> VerifyLoop::bisect(const GroupPlan& g, const Config& cfg, G
     auto step = comparison_of<BisectStep>(*m, g.bench->name(), g.design);
     step.knobs = subset;
     using S = StepOutcome;
-    step.outcome = m->hurts()            ? (m->trips.empty() ? S::harm : S::guard)
+    // A part whose trials the rest of the node's load followed neither hurts nor not:
+    // the halving stops there and the group goes back whole.
+    step.outcome = m->interfered()       ? S::interference
+                   : m->hurts()          ? (m->trips.empty() ? S::harm : S::guard)
                    : !m->failure.empty() ? S::bench_failed
                    : m->over_budget      ? S::budget
                                          : S::no_harm;
     b.steps.push_back(std::move(step));
-    if (!m->failure.empty() || m->over_budget) {
+    if (!m->failure.empty() || m->over_budget || m->interfered()) {
       stopped = step_outcome_name(b.steps.back().outcome);
       return std::optional<bool>();
     }

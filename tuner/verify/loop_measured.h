@@ -30,6 +30,8 @@ struct VerifyLoop::Arms {
   /// Carrier changes inside the settle window after each write to this arm (flips and
   /// washes), by NIC: expected, not in the guards' counts.
   std::map<std::string, uint64_t> expected_flaps_baseline, expected_flaps_candidate;
+  /// The rest of the node's CPU and traffic in each arm's trials (interference.h).
+  OtherLoad other_baseline, other_candidate;
   std::string unit;
   bool direction_known = false;
   /// A watching benchmark's first metric, per arm.
@@ -48,6 +50,7 @@ struct VerifyLoop::Measured {
   std::vector<bench::GuardTrip> trips;
   std::vector<WatchResult> watches;     // each watch's numbers
   std::vector<std::string> watch_harm;  // "benchmark NAME: effect ..." for proven harm
+  Interference interference;            // judged when the trials end
   std::string failure;                  // the benchmark failed: why
   bool over_budget = false;
   bool capped = false;     // a keep_if_neutral group's share of the budget ran out
@@ -57,6 +60,8 @@ struct VerifyLoop::Measured {
   Config config;           // the keep test's (its direction known after the first trial)
 
   bool tripped() const { return !trips.empty() || !watch_harm.empty(); }
+  /// The rest of the node's load followed the arms: the numbers cannot be trusted.
+  bool interfered() const { return failure.empty() && interference.flagged; }
   bool hurts() const { return failure.empty() && (decision.verdict == Verdict::harm || tripped()); }
 };
 
@@ -71,6 +76,7 @@ T comparison_of(const VerifyLoop::Measured& m, const std::string& bench, Design 
   c.guards = guard_results(m.arms.guards_baseline, m.arms.guards_candidate, m.trips);
   note_expected_flaps(c.guards, m.arms.expected_flaps_baseline, m.arms.expected_flaps_candidate);
   c.watches = m.watches;
+  if (!m.order.empty() && m.failure.empty()) c.interference = m.interference;
   c.seed = m.seed;
   c.order = m.order;
   c.washes = m.washes;
@@ -88,11 +94,14 @@ T comparison_of(const VerifyLoop::Measured& m, const std::string& bench, Design 
   c.power_effect = power_effect(m.config);
   if (!m.failure.empty()) {
     c.error = m.failure;
-  } else if (m.tripped()) {
+  } else if (m.interfered() || m.tripped()) {
     std::string text;
     for (const auto& t : m.trips) text += (text.empty() ? "" : "; ") + t.text;
     for (const auto& t : m.watch_harm) text += (text.empty() ? "" : "; ") + t;
-    c.error = "guard tripped: " + text;
+    if (!text.empty()) text = "guard tripped: " + text;
+    if (m.interfered())
+      text = "interference: " + m.interference.text + (text.empty() ? "" : "; " + text);
+    c.error = text;
   }
   return c;
 }

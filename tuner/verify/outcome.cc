@@ -2,10 +2,9 @@
 
 #include <array>
 #include <cmath>
-#include <limits>
-#include <tuple>
 
 #include "base/enum_names.h"
+#include "base/strings.h"
 
 namespace tuner::verify {
 
@@ -17,7 +16,7 @@ nlohmann::json number_or_null(double v) {
 
 namespace {
 
-constexpr std::array<EnumName<Reason>, 16> kReasons = {{
+constexpr std::array<EnumName<Reason>, 17> kReasons = {{
     {Reason::gain, "gain"},
     {Reason::neutral_kept, "neutral_kept"},
     {Reason::no_gain, "no_gain"},
@@ -34,15 +33,17 @@ constexpr std::array<EnumName<Reason>, 16> kReasons = {{
     {Reason::class_disagree, "class_disagree"},
     {Reason::class_undecided, "class_undecided"},
     {Reason::soak_undecided, "soak_undecided"},
+    {Reason::interference, "interference"},
 }};
 static_assert(in_enum_order(kReasons));
 
-constexpr std::array<EnumName<StepOutcome>, 5> kStepOutcomes = {{
+constexpr std::array<EnumName<StepOutcome>, 6> kStepOutcomes = {{
     {StepOutcome::harm, "harm"},
     {StepOutcome::guard, "guard"},
     {StepOutcome::no_harm, "no_harm"},
     {StepOutcome::bench_failed, "bench_failed"},
     {StepOutcome::budget, "budget"},
+    {StepOutcome::interference, "interference"},
 }};
 static_assert(in_enum_order(kStepOutcomes));
 
@@ -76,6 +77,37 @@ void add_unit_stats(json& j, const Stats& s) {
     j["power_at_max"] = s.power_at_max;
     j["trials_needed"] = s.trials_needed;
   }
+}
+
+json load_test_json(const LoadTest& t, const char* unit) {
+  json j = {{"unit", unit}, {"judged", t.judged}, {"floor", t.floor}};
+  if (t.judged) {
+    j["baseline"] = number_or_null(t.baseline);
+    j["candidate"] = number_or_null(t.candidate);
+    j["p"] = number_or_null(t.p);
+    j["trials"] = {{"baseline", t.trials_baseline}, {"candidate", t.trials_candidate}};
+    j["proven"] = t.proven;
+  }
+  if (!t.note.empty()) j["note"] = t.note;
+  return j;
+}
+
+json interference_json(const Interference& in) {
+  json consumers = json::array();
+  for (const LoadConsumer& c : in.consumers)
+    consumers.push_back({{"pid", c.pid},
+                         {"comm", valid_utf8(c.comm)},  // a name is any bytes; JSON is UTF-8
+                         {"uid", c.uid ? json(*c.uid) : json()},
+                         {"kernel_thread", c.kernel_thread},
+                         {"baseline", number_or_null(c.baseline)},
+                         {"candidate", number_or_null(c.candidate)}});
+  json j = {{"flagged", in.flagged},
+            {"level", in.level},
+            {"cpu", load_test_json(in.cpu, "CPUs")},
+            {"traffic", load_test_json(in.traffic, "bytes/s")},
+            {"consumers", std::move(consumers)}};
+  if (!in.text.empty()) j["text"] = in.text;
+  return j;
 }
 
 json comparison_json(const Comparison& c) {
@@ -129,6 +161,7 @@ json comparison_json(const Comparison& c) {
       j["watches"].push_back(std::move(wj));
     }
   }
+  if (c.interference) j["interference"] = interference_json(*c.interference);
   if (!c.error.empty()) j["error"] = c.error;
   return j;
 }
@@ -151,209 +184,6 @@ json bisect_json(const Bisect& b) {
   }
   return out;
 }
-
-/// Reads typed values out of a JSON document; the first wrong one is kept as the error
-/// and every read after it does nothing.
-class Reader {
- public:
-  std::optional<Error> error;
-
-  /// The member `key` of `o` when it is there and not null.
-  const json* find(const json& o, const char* key) const {
-    if (error || !o.is_object()) return nullptr;
-    auto it = o.find(key);
-    return it == o.end() || it->is_null() ? nullptr : &*it;
-  }
-  void fail(const std::string& path, const std::string& what) {
-    if (!error) error = Error::invalid(what, path);
-  }
-  bool object(const json& v, const std::string& path) {
-    if (!v.is_object()) fail(path, "not an object");
-    return !error;
-  }
-  void text(const json& o, const char* key, const std::string& path, std::string& out) {
-    if (const json* v = find(o, key)) {
-      if (v->is_string()) out = v->get<std::string>();
-      else fail(path + "." + key, "not a string");
-    }
-  }
-  /// null is NaN: the writers write NaN and infinities as null.
-  void number(const json& o, const char* key, const std::string& path, double& out) {
-    if (error || !o.is_object() || !o.contains(key)) return;
-    const json& v = o.at(key);
-    if (v.is_null()) out = std::numeric_limits<double>::quiet_NaN();
-    else if (v.is_number()) out = v.get<double>();
-    else fail(path + "." + key, "not a number");
-  }
-  void count(const json& o, const char* key, const std::string& path, unsigned& out) {
-    if (const json* v = find(o, key)) {
-      if (v->is_number_unsigned() && v->get<std::uint64_t>() <= UINT32_MAX)
-        out = v->get<unsigned>();
-      else fail(path + "." + key, "not a count");
-    }
-  }
-  void seed(const json& o, const char* key, const std::string& path, std::uint64_t& out) {
-    if (const json* v = find(o, key)) {
-      if (v->is_number_integer() && v->get<std::int64_t>() >= 0) out = v->get<std::uint64_t>();
-      else fail(path + "." + key, "not a seed");
-    }
-  }
-  void flag(const json& o, const char* key, const std::string& path, bool& out) {
-    if (const json* v = find(o, key)) {
-      if (v->is_boolean()) out = v->get<bool>();
-      else fail(path + "." + key, "not true or false");
-    }
-  }
-  void strings(const json& v, const std::string& path, std::vector<std::string>& out) {
-    if (!v.is_array()) return fail(path, "not an array");
-    for (const json& s : v) {
-      if (!s.is_string()) return fail(path, "holds a non-string");
-      out.push_back(s.get<std::string>());
-    }
-  }
-  /// An array of numbers, null as NaN.
-  void numbers(const json& o, const char* key, const std::string& path, std::vector<double>& out) {
-    const json* v = find(o, key);
-    if (!v) return;
-    if (!v->is_array()) return fail(path + "." + key, "not an array");
-    for (const json& x : *v) {
-      if (!x.is_null() && !x.is_number()) return fail(path + "." + key, "holds a non-number");
-      out.push_back(x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>());
-    }
-  }
-  /// A closed set's name, e.g. a verdict, read by its parse function.
-  template <typename E>
-  void name(const json& o, const char* key, const std::string& path, E& out,
-            std::optional<E> (*parse)(std::string_view)) {
-    std::string s;
-    text(o, key, path, s);
-    if (error || !find(o, key)) return;
-    if (auto e = parse(s)) out = *e;
-    else fail(path + "." + key, "unknown value \"" + s + "\"");
-  }
-  /// Calls read(element, its path) for each element of the array `key`.
-  template <typename F>
-  void each(const json& o, const char* key, const std::string& path, F read) {
-    const json* v = find(o, key);
-    if (!v) return;
-    if (!v->is_array()) return fail(path + "." + key, "not an array");
-    for (std::size_t i = 0; i < v->size() && !error; ++i)
-      read((*v)[i], path + "." + key + "[" + std::to_string(i) + "]");
-  }
-
-  void bench_stats(const json& o, const std::string& path, BenchStats& b) {
-    Stats& s = b.stats;
-    text(o, "bench", path, b.bench);
-    text(o, "unit", path, b.unit);
-    name(o, "verdict", path, b.verdict, parse_verdict);
-    number(o, "baseline", path, s.baseline_median);
-    number(o, "candidate", path, s.candidate_median);
-    number(o, "effect", path, s.effect);
-    if (const json* ci = find(o, "ci")) {
-      if (!ci->is_array() || ci->size() != 2) return fail(path + ".ci", "not [low, high]");
-      json pair = {{"low", (*ci)[0]}, {"high", (*ci)[1]}};
-      number(pair, "low", path + ".ci", s.ci_low);
-      number(pair, "high", path + ".ci", s.ci_high);
-    }
-    number(o, "ci_level", path, s.ci_level);
-    number(o, "p", path, s.p);
-    if (const json* t = find(o, "trials"); t && object(*t, path + ".trials")) {
-      count(*t, "baseline", path + ".trials", b.trials_baseline);
-      count(*t, "candidate", path + ".trials", b.trials_candidate);
-    }
-    count(o, "look", path, s.look);
-    count(o, "looks", path, s.looks);
-    number(o, "alpha_spent", path, s.alpha_spent);
-    name(o, "scale", path, s.scale, parse_scale);
-  }
-
-  void comparison(const json& o, const std::string& path, Comparison& c) {
-    if (!object(o, path)) return;
-    bench_stats(o, path, c);
-    name(o, "design", path, c.design, parse_design);
-    seed(o, "seed", path, c.seed);
-    text(o, "order", path, c.order);
-    count(o, "washes", path, c.washes);
-    numbers(o, "values", path, c.values);
-    if (!error && !c.values.empty() && c.values.size() != c.order.size())
-      fail(path + ".values", std::to_string(c.values.size()) + " values for an order of " +
-                                 std::to_string(c.order.size()) + " trials");
-    if (find(o, "direction"))
-      name(o, "direction", path, c.direction.emplace(), bench::parse_direction);
-    if (find(o, "min_effect")) number(o, "min_effect", path, c.min_effect.emplace());
-    if (find(o, "power_effect")) number(o, "power_effect", path, c.power_effect.emplace());
-    count(o, "units", path, c.stats.units);
-    count(o, "outlier_units", path, c.stats.outliers);
-    number(o, "mean_effect", path, c.stats.mean_effect);
-    number(o, "p_mean", path, c.stats.p_mean);
-    number(o, "power_at_max", path, c.stats.power_at_max);
-    count(o, "trials_needed", path, c.stats.trials_needed);
-    each(o, "guards", path, [&](const json& g, const std::string& at) {
-      GuardResult r;
-      if (!object(g, at)) return;
-      name(g, "metric", at, r.metric, bench::parse_guard_metric);
-      text(g, "interface", at, r.interface);
-      number(g, "baseline", at, r.baseline);
-      number(g, "candidate", at, r.candidate);
-      flag(g, "tripped", at, r.tripped);
-      number(g, "limit", at, r.limit);
-      text(g, "text", at, r.text);
-      text(g, "source", at, r.source);
-      if (find(g, "dispersion")) number(g, "dispersion", at, r.dispersion.emplace());
-      text(g, "note", at, r.note);
-      if (find(g, "p")) number(g, "p", at, r.p.emplace());
-      if (const json* c = find(g, "counts"); c && object(*c, at + ".counts")) {
-        Counts& n = r.counts.emplace();
-        for (auto [arm, x, t] :
-             {std::tuple{"baseline", &n.x_b, &n.t_b}, std::tuple{"candidate", &n.x_c, &n.t_c}}) {
-          std::string where = at + ".counts." + arm;
-          const json* side = find(*c, arm);
-          if (!side || !object(*side, where)) continue;
-          seed(*side, "events", where, *x);
-          number(*side, "exposure", where, *t);
-        }
-      }
-      if (const json* e = find(g, "expected"); e && object(*e, at + ".expected")) {
-        ExpectedFlaps& x = r.expected.emplace();
-        seed(*e, "baseline", at + ".expected", x.baseline);
-        seed(*e, "candidate", at + ".expected", x.candidate);
-      }
-      c.guards.push_back(std::move(r));
-    });
-    each(o, "watches", path, [&](const json& w, const std::string& at) {
-      WatchResult r;
-      if (!object(w, at)) return;
-      bench_stats(w, at, r);
-      flag(w, "tripped", at, r.tripped);
-      if (find(w, "margin")) number(w, "margin", at, r.margin.emplace());
-      flag(w, "non_inferior", at, r.non_inferior);
-      c.watches.push_back(std::move(r));
-    });
-    text(o, "error", path, c.error);
-  }
-
-  void bisect(const json& o, const std::string& path, Bisect& b) {
-    if (!object(o, path)) return;
-    each(o, "steps", path, [&](const json& s, const std::string& at) {
-      BisectStep step;
-      if (auto it = s.find("soak"); it != s.end()) step.soak = *it;
-      else comparison(s, at, step);
-      if (const json* k = find(s, "knobs")) strings(*k, at + ".knobs", step.knobs);
-      name(s, "outcome", at, step.outcome, parse_step_outcome);
-      b.steps.push_back(std::move(step));
-    });
-    flag(o, "complete", path, b.complete);
-    if (const json* c = find(o, "culprit")) strings(*c, path + ".culprit", b.culprit.emplace());
-    if (const json* r = find(o, "rest")) {
-      BisectRest& rest = b.rest.emplace();
-      if (auto it = r->find("soak"); it != r->end()) rest.soak = *it;
-      else comparison(*r, path + ".rest", rest);
-      if (const json* k = find(*r, "knobs")) strings(*k, path + ".rest.knobs", rest.knobs);
-      name(*r, "outcome", path + ".rest", rest.outcome, parse_reason);
-    }
-    text(o, "note", path, b.note);
-  }
-};
 
 }  // namespace
 
@@ -395,40 +225,6 @@ json to_json(const GroupOutcome& o) {
   if (o.alpha_share) j["alpha_share"] = *o.alpha_share;
   if (!o.class_decision.is_null()) j["class_decision"] = o.class_decision;
   return j;
-}
-
-Result<GroupOutcome> outcome_from_json(const json& stats) {
-  const std::string path = "stats";
-  Reader in;
-  GroupOutcome o;
-  if (!in.object(stats, path)) return *in.error;
-  const json* outcome = in.find(stats, "outcome");
-  if (!outcome) return Error::invalid("no outcome", path);
-  in.name(stats, "outcome", path, o.reason, parse_reason);
-  o.decision = decision_of(o.reason);
-  // Numbers are there when a benchmark measured the group (tuner has always written
-  // "bench" with them); a group no benchmark can measure has a "reason" instead.
-  if (stats.contains("bench")) in.comparison(stats, path, o.measured.emplace());
-  in.text(stats, "reason", path, o.unmeasured);
-  if (!o.measured) in.text(stats, "error", path, o.error);
-  if (const json* b = in.find(stats, "bisect")) in.bisect(*b, path + ".bisect", o.bisect.emplace());
-  if (const json* v = in.find(stats, "overhead_ms"); v && in.object(*v, path + ".overhead_ms")) {
-    Overhead& oh = o.overhead_ms.emplace();
-    in.number(*v, "median", path + ".overhead_ms", oh.median);
-    in.number(*v, "max", path + ".overhead_ms", oh.max);
-  }
-  if (const json* v = in.find(stats, "time_cap"); v && in.object(*v, path + ".time_cap")) {
-    TimeCap& cap = o.time_cap.emplace();
-    in.number(*v, "seconds", path + ".time_cap", cap.seconds);
-    in.flag(*v, "reached", path + ".time_cap", cap.reached);
-  }
-  if (auto it = stats.find("soak"); it != stats.end()) o.soak = *it;
-  if (auto it = stats.find("search"); it != stats.end()) o.search = *it;
-  if (auto it = stats.find("class_decision"); it != stats.end()) o.class_decision = *it;
-  if (in.find(stats, "run_seed")) in.seed(stats, "run_seed", path, o.run_seed.emplace());
-  if (in.find(stats, "alpha_share")) in.number(stats, "alpha_share", path, o.alpha_share.emplace());
-  if (in.error) return *in.error;
-  return o;
 }
 
 }  // namespace tuner::verify

@@ -42,16 +42,22 @@ enum class Reason {
   /// kept as chosen: no benchmark can see it (keep_if_neutral) and its guard soak saw no
   /// workload traffic, so nothing was judged: undecided, not shown harmless
   soak_undecided,
+  /// rolled back: the rest of the node's CPU or traffic was proven to differ between
+  /// the arms (someone steering the measurement, or the change moving other load):
+  /// never a keep (interference.h)
+  interference,
 };
 const char* reason_name(Reason r);
 /// nullopt for a name this version does not know.
 std::optional<Reason> parse_reason(std::string_view name);
 /// kept for gain, neutral_kept, not_measurable_kept, partly_kept, class_kept and
-/// soak_undecided; else rolled_back.
+/// soak_undecided; else rolled_back (interference included).
 GroupDecision decision_of(Reason r);
 
 /// What one half of a bisect did alone (JSON `bisect.steps[].outcome`).
-enum class StepOutcome { harm, guard, no_harm, bench_failed, budget };
+/// interference: the part's trials proved the rest of the node's load followed the
+/// arms, so whether it hurts cannot be told and the bisect stops.
+enum class StepOutcome { harm, guard, no_harm, bench_failed, budget, interference };
 const char* step_outcome_name(StepOutcome s);
 std::optional<StepOutcome> parse_step_outcome(std::string_view name);
 
@@ -106,6 +112,37 @@ struct WatchResult : BenchStats {
   bool non_inferior = false;
 };
 
+/// One test of the rest of the node's load between the arms (interference.h): per
+/// trial, its CPU (CPUs: CPU-seconds per wall second) or its traffic through the
+/// interfaces but lo (bytes per second).
+struct LoadTest {
+  bool judged = false;
+  double baseline = 0, candidate = 0;  // the arms' medians per trial
+  double p = 1;                        // exact two-sided Mann-Whitney
+  double floor = 0;                    // the medians must differ by this much
+  unsigned trials_baseline = 0, trials_candidate = 0;
+  bool proven = false;  // p at most the level and the medians at least the floor apart
+  std::string note;     // why it was not judged
+};
+
+/// A process that used the CPU in the trials: its CPU-seconds over each arm's seconds.
+struct LoadConsumer {
+  int pid = 0;
+  std::string comm;  // as the process named itself: escape it to show it
+  std::optional<uint32_t> uid;
+  bool kernel_thread = false;
+  double baseline = 0, candidate = 0;
+};
+
+/// Whether the rest of the node's load followed the arms (JSON `interference`).
+struct Interference {
+  double level = 0.01;
+  LoadTest cpu, traffic;
+  std::vector<LoadConsumer> consumers;  // the most asymmetric, at most 3
+  bool flagged = false;                 // cpu or traffic proven: never a keep
+  std::string text;                     // the report's line
+};
+
 /// One measurement of a candidate (the group, a bisect half, the rest of a group)
 /// against the baseline: the main benchmark's numbers, guards, watches, and why it
 /// failed or what tripped.
@@ -126,7 +163,9 @@ struct Comparison : BenchStats {
   std::optional<double> min_effect, power_effect;
   std::vector<GuardResult> guards;
   std::vector<WatchResult> watches;  // JSON: only when there are some
-  std::string error;                 // a benchmark failed, or "guard tripped: ..."
+  /// The rest of the node's load per arm; nullopt in documents of versions before it.
+  std::optional<Interference> interference;
+  std::string error;  // a benchmark failed, "interference: ...", or "guard tripped: ..."
 };
 
 // NOLINTNEXTLINE(bugprone-exception-escape): json's noexcept move, seen through its asserts

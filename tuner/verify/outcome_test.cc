@@ -87,13 +87,13 @@ json fixture(const std::string& name) {
 }  // namespace
 
 TEST_CASE("outcome: every reason and step outcome has one name that parses back") {
-  for (Reason r :
-       {Reason::gain, Reason::neutral_kept, Reason::no_gain, Reason::harm, Reason::inconclusive,
-        Reason::guard, Reason::bench_failed, Reason::budget, Reason::not_measurable,
-        Reason::not_measurable_kept, Reason::partly_kept, Reason::soak_undecided})
+  for (Reason r : {Reason::gain, Reason::neutral_kept, Reason::no_gain, Reason::harm,
+                   Reason::inconclusive, Reason::guard, Reason::bench_failed, Reason::budget,
+                   Reason::not_measurable, Reason::not_measurable_kept, Reason::partly_kept,
+                   Reason::soak_undecided, Reason::interference})
     CHECK(parse_reason(reason_name(r)) == r);
   for (StepOutcome s : {StepOutcome::harm, StepOutcome::guard, StepOutcome::no_harm,
-                        StepOutcome::bench_failed, StepOutcome::budget})
+                        StepOutcome::bench_failed, StepOutcome::budget, StepOutcome::interference})
     CHECK(parse_step_outcome(step_outcome_name(s)) == s);
   CHECK_FALSE(parse_reason("kept").has_value());
   CHECK_FALSE(parse_reason("").has_value());
@@ -102,6 +102,7 @@ TEST_CASE("outcome: every reason and step outcome has one name that parses back"
   CHECK(decision_of(Reason::soak_undecided) == GroupDecision::kept);  // kept as chosen
   CHECK(std::string(reason_name(Reason::soak_undecided)) == "soak_undecided");
   CHECK(decision_of(Reason::inconclusive) == GroupDecision::rolled_back);
+  CHECK(decision_of(Reason::interference) == GroupDecision::rolled_back);  // never a keep
 }
 
 TEST_CASE("outcome: what the writer writes reads back to the same document") {
@@ -310,4 +311,49 @@ TEST_CASE("outcome: each trial's value in the order run, and what the test was a
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().where == where);
   }
+}
+
+TEST_CASE("outcome: an interference round-trips, a hostile name as valid UTF-8") {
+  GroupOutcome o;
+  o.reason = Reason::interference;
+  Comparison& c = o.measured.emplace();
+  c.bench = "tcp";
+  Interference& in = c.interference.emplace();
+  in.flagged = true;
+  in.cpu = {true, 1.52, 0.03, 0.0079, 0.1, 5, 5, true, ""};
+  in.traffic.floor = 1e6;
+  in.traffic.note = "not judged: the benchmark does not say that its own traffic stays on lo";
+  in.consumers = {{2010, "x) 1 R\n\033[2J 9\xff", 65534U, false, 1.49, 0.0},
+                  {14, "ksoftirqd/0", std::nullopt, true, 0.02, 0.01}};
+  in.text = "other CPU ...";
+  json j = to_json(o);
+  INFO(j.dump(1));
+  CHECK(j["outcome"] == "interference");
+  const json& ij = j["interference"];
+  CHECK(ij["flagged"] == true);
+  CHECK(ij["cpu"]["unit"] == "CPUs");
+  CHECK(ij["cpu"]["proven"] == true);
+  CHECK(ij["cpu"]["trials"]["baseline"] == 5);
+  CHECK_FALSE(ij["traffic"].contains("p"));                              // not judged: no numbers
+  CHECK(ij["consumers"][0]["comm"] == "x) 1 R\n\033[2J 9\xef\xbf\xbd");  // U+FFFD
+  CHECK(ij["consumers"][1]["uid"].is_null());
+  CHECK_NOTHROW(j.dump());
+  auto back = outcome_from_json(j);
+  REQUIRE_MESSAGE(back.ok(), back.error().message());
+  CHECK(back->decision == GroupDecision::rolled_back);
+  REQUIRE(back->measured->interference);
+  const Interference& r = *back->measured->interference;
+  CHECK(r.flagged);
+  CHECK(r.cpu.p == doctest::Approx(0.0079));
+  CHECK(r.cpu.trials_candidate == 5);
+  CHECK(r.consumers[0].uid == 65534U);
+  CHECK_FALSE(r.consumers[1].uid.has_value());
+  CHECK(r.consumers[1].kernel_thread);
+  CHECK(to_json(*back).dump() == j.dump());
+  // Damaged: a consumer that is not an object names where.
+  json bad = j;
+  bad["interference"]["consumers"][0] = 7;
+  auto e = outcome_from_json(bad);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().message() == "stats.interference.consumers[0]: not an object");
 }

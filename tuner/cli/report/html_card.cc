@@ -55,7 +55,7 @@ std::string numbers_line(const Comparison& c) {
 const char* kind_of(verify::Reason r) {
   using verify::Reason;
   if (verify::decision_of(r) == GroupDecision::kept) return "good";
-  return r == Reason::harm || r == Reason::guard ? "bad" : "";
+  return r == Reason::harm || r == Reason::guard || r == Reason::interference ? "bad" : "";
 }
 
 std::string guards_table(const std::vector<verify::GuardResult>& guards) {

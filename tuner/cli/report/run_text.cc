@@ -48,6 +48,32 @@ std::string soak_decision(const nlohmann::json& soak) {
   return d == "no_traffic" ? "no traffic: undecided" : d;
 }
 
+/// A proven interference: each test that proved it, then the processes that used the
+/// CPU most unevenly between the arms (their names escaped: a process names itself).
+std::string format_interference(const verify::Interference& in, const Term& term) {
+  std::string out;
+  auto test = [&](const char* what, const verify::LoadTest& t, const std::string& b,
+                  const std::string& c, const std::string& floor) {
+    if (!t.proven) return;
+    out += fmt::format("    {}: other {} {} -> {} (medians per trial, baseline -> candidate; p {}, "
+                       "{} apart needed)\n",
+                       term.red("interference"), what, b, c, num(t.p), floor);
+  };
+  test("CPU", in.cpu, fmt::format("{:.2f}", in.cpu.baseline),
+       fmt::format("{:.2f} CPUs", in.cpu.candidate), fmt::format("{:g} CPU", in.cpu.floor));
+  test("traffic", in.traffic, fmt::format("{:.3g}", in.traffic.baseline / 1e6),
+       fmt::format("{:.3g} MB/s", in.traffic.candidate / 1e6),
+       fmt::format("{:g} MB/s", in.traffic.floor / 1e6));
+  for (const verify::LoadConsumer& c : in.consumers)
+    out += fmt::format("      pid {} {} ({}{}): {:.2f} -> {:.2f} CPUs\n", c.pid,
+                       escape_controls(c.comm),
+                       c.uid ? fmt::format("uid {}", *c.uid) : std::string("uid unknown"),
+                       c.kernel_thread ? ", kernel thread" : "", c.baseline, c.candidate);
+  out += "    the rest of the node's load followed the arms: the measurement cannot be trusted, "
+         "rolled back\n";
+  return out;
+}
+
 /// One line per bisect measurement: which knobs, what they did alone, the effect.
 std::string format_bisect(const verify::Bisect& b, const Term& term) {
   std::string out = "    " + term.bold("bisect") + ": ";
@@ -155,8 +181,10 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
             "    link_flaps {}: {} and {} carrier changes in the settle windows after writes "
             "(baseline, candidate): expected, not counted\n",
             gd.interface, gd.expected->baseline, gd.expected->candidate);
-    // A tripped guard's error repeats the lines above.
-    if (!m->error.empty() && !(tripped && o.reason == verify::Reason::guard))
+    bool interfered = m->interference && m->interference->flagged;
+    if (interfered) out += format_interference(*m->interference, term);
+    // A tripped guard's error, or a proven interference's, repeats the lines above.
+    if (!m->error.empty() && !(tripped && o.reason == verify::Reason::guard) && !interfered)
       out += "    " + m->error + "\n";
   }
   if (o.time_cap && o.time_cap->reached)

@@ -205,3 +205,38 @@ TEST_CASE("run text: a link's expected carrier changes after writes are shown, n
     "tripped": false}]})")
             .find("carrier changes") == std::string::npos);
 }
+
+TEST_CASE("run text: an interference names its numbers and the processes, names escaped") {
+  // The shape VerifyLoop journals (tuner/verify/loop_interference_test.cc checks it);
+  // the burner named itself with a newline and an escape code.
+  std::string text = group_text(R"({
+    "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 1.5e9, "effect": 0.5,
+    "ci": [0.4, 0.6], "p": 0.001, "trials": {"baseline": 5, "candidate": 5},
+    "verdict": "keep", "outcome": "interference",
+    "interference": {"flagged": true, "level": 0.01,
+      "cpu": {"unit": "CPUs", "judged": true, "floor": 0.1, "baseline": 1.52,
+              "candidate": 0.03, "p": 0.0079, "trials": {"baseline": 5, "candidate": 5},
+              "proven": true},
+      "traffic": {"unit": "bytes/s", "judged": true, "floor": 1e6, "baseline": 0,
+                  "candidate": 0, "p": 1, "proven": false},
+      "consumers": [{"pid": 2010, "comm": "x) 1 R\n\u001b[2J 9", "uid": 65534,
+                     "kernel_thread": false, "baseline": 1.49, "candidate": 0.0},
+                    {"pid": 14, "comm": "ksoftirqd/0", "uid": null, "kernel_thread": true,
+                     "baseline": 0.02, "candidate": 0.01}],
+      "text": "other CPU ..."},
+    "error": "interference: other CPU ..."})");
+  INFO(text);
+  CHECK(text.find("    interference: other CPU 1.52 -> 0.03 CPUs (medians per trial, baseline -> "
+                  "candidate; p 0.0079, 0.1 CPU apart needed)\n") != std::string::npos);
+  CHECK(text.find("      pid 2010 x) 1 R\\n\\x1b[2J 9 (uid 65534): 1.49 -> 0.00 CPUs\n") !=
+        std::string::npos);
+  CHECK(text.find("      pid 14 ksoftirqd/0 (uid unknown, kernel thread): 0.02 -> 0.01 CPUs\n") !=
+        std::string::npos);
+  CHECK(text.find("other traffic") == std::string::npos);  // not proven: not shown
+  CHECK(text.find("error") == std::string::npos);          // the lines above say it
+  CHECK(text.find('\033') == std::string::npos);
+  // A group whose load did not follow the arms shows none of it.
+  CHECK(group_text(R"({"bench": "tcp", "outcome": "no_gain", "interference": {"flagged": false,
+    "level": 0.01, "cpu": {"unit": "CPUs", "judged": true, "floor": 0.1}, "consumers": []}})")
+            .find("interference") == std::string::npos);
+}

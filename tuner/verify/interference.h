@@ -1,0 +1,91 @@
+// Trials that notice interference (README.md "Interference"). Which arm is live is
+// world-readable (/proc/sys, /sys/class/net/*/mtu, /proc/irq/*): a local user who burns
+// CPU, or sends traffic, only while one arm is live biases the benchmark as far as the
+// statistics allow any systematic effect (a no-effect change measured +463%, p 0.002).
+// So every trial also measures the rest of the node's load (probes/bench/node_load.h:
+// CPU and interface traffic less tuner's and its benchmark's own), and the arms' per
+// trial loads are compared like a guard: an exact two-sided Mann-Whitney test at 1%
+// AND a material difference of the medians (0.1 CPU; 1 MB/s). A proven asymmetry makes
+// the measurement untrustworthy: never a keep, the group is rolled back as
+// `interference`, with the processes that used the CPU asymmetrically named.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "probes/bench/bench.h"
+#include "probes/bench/node_load.h"
+#include "probes/bench/processes.h"
+#include "probes/root.h"
+#include "tuner/verify/outcome.h"
+
+namespace tuner::verify {
+
+struct InterferenceConfig {
+  bool enabled = true;
+  /// Two-sided level of each test (CPU, traffic).
+  double level = 0.01;
+  /// The arms' median per-trial other CPU must differ by this many CPUs: a steady
+  /// background (a build, a daemon) differs by less between randomised arms, and a
+  /// tenth of a CPU taken from a benchmark moves it by a few percent at most.
+  double cpu_floor = 0.1;
+  /// The same for traffic through the interfaces but lo, bytes per second: a node's own
+  /// chatter (ARP, LLDP, NDP, ssh, a metrics scrape) is well under 0.1 MB/s, and a
+  /// competing flow of 1 MB/s is under 1% of a 1 Gb/s link (README.md "Interference").
+  double traffic_floor = 1e6;
+  std::size_t consumers = 3;   // processes named in the report
+  std::size_t per_trial = 16;  // processes taken from each trial, largest first
+  std::size_t tracked = 64;    // processes kept per arm
+};
+
+/// The node's load read before or after a trial; either part may be missing (a captured
+/// root has no proc/stat), and then the trial adds nothing.
+struct LoadReading {
+  std::optional<bench::LoadSample> load;
+  std::optional<bench::ProcessSample> processes;
+  std::string error;
+};
+/// Before a trial: the processes, then the load (the load's window the tighter).
+LoadReading read_load_before(const Root& root, const InterferenceConfig& cfg);
+/// After a trial: the load, then the processes.
+LoadReading read_load_after(const Root& root, const InterferenceConfig& cfg);
+
+/// The rest of the node's load over one arm's trials.
+struct OtherLoad {
+  std::vector<double> cpu;       // per trial: CPU-seconds per wall second
+  std::vector<double> traffic;   // per trial whose benchmark kept off the interfaces: bytes/s
+  double seconds = 0;            // the trials' windows, summed
+  unsigned traffic_unknown = 0;  // trials whose benchmark's own traffic may cross them
+  unsigned unmeasured = 0;       // trials whose load could not be read
+  std::string error;             // the first such reading's
+  struct Process {
+    std::string comm;
+    std::optional<uint32_t> uid;
+    bool kernel_thread = false;
+    double cpu_s = 0;
+  };
+  std::map<std::pair<int, uint64_t>, Process> processes;  // by pid and start time
+  /// Adds one trial: its load between the readings and the processes' CPU in it.
+  void add(const LoadReading& before, const LoadReading& after, const bench::Measurement& m,
+           const Root& root, const InterferenceConfig& cfg);
+  /// Adds one trial's numbers (add() reads them; tests give them).
+  void add(const bench::LoadDelta& d, const std::vector<bench::ProcessUse>& uses,
+           const InterferenceConfig& cfg);
+};
+
+/// Judges whether the rest of the node's load followed the arms: each of CPU and
+/// traffic proven when p <= level and the medians differ by the floor or more.
+Interference judge_interference(const OtherLoad& baseline, const OtherLoad& candidate,
+                                const InterferenceConfig& cfg = {});
+
+/// True while the arms' medians differ by a floor or more but the test has not proven
+/// it: a keep at an early look waits for more trials (the loop's next look).
+bool interference_pending(const OtherLoad& baseline, const OtherLoad& candidate,
+                          const InterferenceConfig& cfg = {});
+
+}  // namespace tuner::verify
