@@ -1,8 +1,11 @@
 #include "probes/bench/node_load.h"
 
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -58,6 +61,16 @@ Result<ProcStat> parse_proc_stat(std::string_view text) {
   return out;
 }
 
+Result<double> parse_uptime(std::string_view text) {
+  std::vector<std::string_view> f = split_ws(text);
+  std::string first = f.empty() ? std::string() : std::string(f[0]);
+  char* end = nullptr;
+  double v = first.empty() ? -1 : std::strtod(first.c_str(), &end);
+  if (first.empty() || end != first.c_str() + first.size() || !(v >= 0))
+    return Error::invalid(fmt::format("'{}' is not seconds since boot", first), "/proc/uptime");
+  return v;
+}
+
 Result<LoadSample> sample_load(const Root& root) {
   LoadSample s;
   auto stat_text = root.read("proc/stat");
@@ -65,6 +78,18 @@ Result<LoadSample> sample_load(const Root& root) {
   auto stat = parse_proc_stat(*stat_text);
   if (!stat.ok()) return stat.error();
   s.stat = *stat;
+  if (root.is_live()) {
+    timespec now{};
+    if (::clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+      return errno_error("clock_gettime", "CLOCK_MONOTONIC");
+    s.clock_s = static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+  } else {
+    auto uptime_text = root.read("proc/uptime");
+    if (!uptime_text.ok()) return uptime_text.error();
+    auto uptime = parse_uptime(*uptime_text);
+    if (!uptime.ok()) return uptime.error();
+    s.clock_s = *uptime;
+  }
   auto dev_text = root.read("proc/net/dev");
   if (!dev_text.ok()) return dev_text.error();
   auto rows = parse_net_dev_rows(*dev_text);
@@ -86,11 +111,12 @@ Result<LoadSample> sample_load(const Root& root) {
 
 LoadDelta load_delta(const LoadSample& before, const LoadSample& after, const Measurement& m) {
   LoadDelta d;
-  const CpuTimes &b = before.stat.all, &a = after.stat.all;
   auto hz = static_cast<double>(after.ticks_per_s > 0 ? after.ticks_per_s : 100);
   unsigned cpus = after.stat.cpus > 0 ? after.stat.cpus : 1;
-  d.seconds = static_cast<double>(increase(b.total(), a.total())) / hz / cpus;
-  double busy = static_cast<double>(increase(b.busy(), a.busy())) / hz;
+  d.seconds = std::max(0.0, after.clock_s - before.clock_s);
+  double idle =
+      static_cast<double>(increase(before.stat.all.idle_all(), after.stat.all.idle_all())) / hz;
+  double busy = cpus * d.seconds - idle;
   d.other_cpu_s = busy - (after.self_s - before.self_s) - (after.children_s - before.children_s);
   for (const auto& [name, bytes] : after.interface_bytes) {
     auto was = before.interface_bytes.find(name);

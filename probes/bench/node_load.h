@@ -3,11 +3,18 @@
 // guards, so the verify loop can tell a load that follows the arms (a local user who
 // reads which arm is live and burns CPU only on one) from the change it measures
 // (tuner/verify/README.md "Interference"). Read through a Root, parsed from text:
-//   /proc/stat      the aggregate "cpu" line: busy time, USER_HZ ticks, all CPUs
+//   /proc/stat      the aggregate "cpu" line: idle and iowait, USER_HZ ticks, all CPUs
 //   /proc/net/dev   rx and tx bytes of every interface but lo (this network namespace)
+//   /proc/uptime    the clock, on a captured root (the live root: CLOCK_MONOTONIC)
 // and, on the live root only, getrusage: tuner's own CPU (RUSAGE_SELF, every thread,
 // so the in-process tcp, membw and latency benchmarks) and its reaped children's
 // (RUSAGE_CHILDREN: an exec benchmark is reaped before its run() returns).
+// The CPUs' busy time is the window's length times the online CPUs less their idle and
+// iowait time, which a tickless kernel accounts exactly, as getrusage does a task's.
+// /proc/stat's own busy columns are sampled at the tick, and a tick that falls while a
+// CPU sleeps between a benchmark's wake-ups is lost: with the tcp benchmark running
+// they counted 10-15% fewer ticks than the wall clock, so "busy less tuner's exact
+// CPU" read -0.1 to -0.2 CPU, by how often the benchmark slept (probes/bench/README.md).
 #pragma once
 
 #include <cstdint>
@@ -25,10 +32,8 @@ namespace tuner::bench {
 /// already inside user and nice, and are not read.
 struct CpuTimes {
   uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  /// Time some task, interrupt or the hypervisor (steal) held a CPU.
-  uint64_t busy() const { return user + nice + system + irq + softirq + steal; }
-  /// Every tick of every CPU: the window's length times the CPUs.
-  uint64_t total() const { return busy() + idle + iowait; }
+  /// Time no task, interrupt or hypervisor (steal) held a CPU.
+  uint64_t idle_all() const { return idle + iowait; }
 };
 
 struct ProcStat {
@@ -39,25 +44,33 @@ struct ProcStat {
 /// The "cpu" line and the count of "cpuN" lines of /proc/stat text.
 Result<ProcStat> parse_proc_stat(std::string_view text);
 
+/// The first field of /proc/uptime text: seconds since boot.
+Result<double> parse_uptime(std::string_view text);
+
 /// One reading of the node's load.
 struct LoadSample {
   ProcStat stat;
   long ticks_per_s = 100;  // USER_HZ (sysconf _SC_CLK_TCK)
+  /// Seconds: CLOCK_MONOTONIC on the live root, /proc/uptime on a captured one.
+  double clock_s = 0;
   /// tuner's own CPU and its reaped children's, seconds; 0 on a captured root.
   double self_s = 0, children_s = 0;
   /// rx + tx bytes of each interface but lo.
   std::map<std::string, uint64_t> interface_bytes;
 };
 
-/// Reads proc/stat and proc/net/dev through `root`, and getrusage when it is live.
+/// Reads proc/stat and proc/net/dev through `root`, and the clock and getrusage when it
+/// is live (proc/uptime when it is not).
 Result<LoadSample> sample_load(const Root& root);
 
 /// What the rest of the node did between two samples.
 struct LoadDelta {
-  /// The window: /proc/stat's ticks over its CPUs (0: the samples are the same).
+  /// The window, by the clock (0: the samples are the same).
   double seconds = 0;
-  /// Busy CPU time less tuner's and its children's, seconds. Tick-sampled busy time
-  /// less exact rusage: a trial of a quiet node can come out a little below 0.
+  /// The CPUs' time not idle less tuner's and its children's, seconds. It holds what
+  /// no task is charged with too: interrupts on a CPU woken from idle, the benchmark's
+  /// own included (about 0.1 CPU with the tcp benchmark on a 2-vCPU VM). Quantised at
+  /// the tick: a quiet trial can come out a little below 0.
   double other_cpu_s = 0;
   /// Bytes through every interface but lo.
   uint64_t interface_bytes = 0;

@@ -52,6 +52,12 @@ Result<PidStat> parse_pid_stat(std::string_view text) {
   return s;
 }
 
+std::optional<uint64_t> parse_schedstat_wait(std::string_view text) {
+  std::vector<std::string_view> f = split_ws(text);
+  if (f.size() < 2) return std::nullopt;
+  return parse_u64(f[1]);
+}
+
 std::optional<uint32_t> parse_status_uid(std::string_view text) {
   for (std::string_view line : split(text, '\n')) {
     if (!starts_with(line, "Uid:")) continue;
@@ -66,6 +72,7 @@ std::optional<uint32_t> parse_status_uid(std::string_view text) {
 
 Result<ProcessSample> sample_processes(const Root& root, std::size_t cap) {
   ProcessSample s;
+  std::size_t threads = 0;
   auto names = root.list("proc");
   if (!names.ok()) return names.error();
   for (const std::string& name : *names) {
@@ -80,6 +87,18 @@ Result<ProcessSample> sample_processes(const Root& root, std::size_t cap) {
     if (!text.ok()) continue;  // exited since the listing, or hidden (hidepid)
     auto stat = parse_pid_stat(*text);
     if (!stat.ok()) continue;
+    auto tasks = threads < kMaxThreads
+                     ? root.list("proc/" + name + "/task")
+                     : Result<std::vector<std::string>>(std::vector<std::string>{});
+    if (threads >= kMaxThreads) s.capped = true;
+    for (const std::string& tid : tasks.ok() ? *tasks : std::vector<std::string>{}) {
+      if (++threads > kMaxThreads) break;
+      auto sched = root.read("proc/" + name + "/task/" + tid + "/schedstat");
+      std::optional<uint64_t> wait = sched.ok() ? parse_schedstat_wait(*sched) : std::nullopt;
+      if (!wait) continue;
+      stat->wait_ns += *wait;
+      s.waits = true;
+    }
     s.processes.push_back(std::move(stat).value());
   }
   std::sort(s.processes.begin(), s.processes.end(),
@@ -91,40 +110,70 @@ Result<ProcessSample> sample_processes(const Root& root, std::size_t cap) {
   return s;
 }
 
-std::vector<ProcessUse> process_use(const ProcessSample& before, const ProcessSample& after,
-                                    std::size_t limit) {
-  // Tuner and its descendants, by the parent links of both samples.
+namespace {
+
+/// `self` and its descendants, by the parent links of both samples.
+std::set<int> tree_of(int self, const ProcessSample& before, const ProcessSample& after) {
+  std::set<int> ours;
+  if (self <= 0) return ours;
   std::multimap<int, int> children;
   for (const auto* sample : {&before, &after})
     for (const PidStat& p : sample->processes) children.emplace(p.ppid, p.pid);
-  std::set<int> ours;
-  if (after.self > 0) {
-    std::vector<int> todo = {after.self};
-    while (!todo.empty()) {
-      int pid = todo.back();
-      todo.pop_back();
-      if (!ours.insert(pid).second) continue;
-      auto [from, to] = children.equal_range(pid);
-      for (auto it = from; it != to; ++it) todo.push_back(it->second);
-    }
+  std::vector<int> todo = {self};
+  while (!todo.empty()) {
+    int pid = todo.back();
+    todo.pop_back();
+    if (!ours.insert(pid).second) continue;
+    auto [from, to] = children.equal_range(pid);
+    for (auto it = from; it != to; ++it) todo.push_back(it->second);
   }
-  std::map<std::pair<int, uint64_t>, uint64_t> was;
-  for (const PidStat& p : before.processes) was[{p.pid, p.starttime}] = p.ticks();
-  auto hz = static_cast<double>(after.ticks_per_s > 0 ? after.ticks_per_s : 100);
-  std::vector<ProcessUse> out;
+  return ours;
+}
+
+/// Each process of `after` outside tuner's tree with what it was in `before` (nullptr:
+/// new since).
+template <typename F>
+void each_other(const ProcessSample& before, const ProcessSample& after, F f) {
+  std::set<int> ours = tree_of(after.self, before, after);
+  std::map<std::pair<int, uint64_t>, const PidStat*> was;
+  for (const PidStat& p : before.processes) was[{p.pid, p.starttime}] = &p;
   for (const PidStat& p : after.processes) {
     if (ours.contains(p.pid)) continue;
     auto it = was.find({p.pid, p.starttime});
-    uint64_t from = it == was.end() ? 0 : it->second;
-    if (p.ticks() <= from) continue;
-    out.push_back({p.pid, p.starttime, p.comm, p.kernel_thread(),
-                   static_cast<double>(p.ticks() - from) / hz, std::nullopt});
+    f(p, it == was.end() ? nullptr : it->second);
   }
+}
+
+uint64_t grown(uint64_t before, uint64_t after) { return after > before ? after - before : 0; }
+
+}  // namespace
+
+std::vector<ProcessUse> process_use(const ProcessSample& before, const ProcessSample& after,
+                                    std::size_t limit) {
+  auto hz = static_cast<double>(after.ticks_per_s > 0 ? after.ticks_per_s : 100);
+  std::vector<ProcessUse> out;
+  each_other(before, after, [&](const PidStat& p, const PidStat* was) {
+    uint64_t ticks = grown(was ? was->ticks() : 0, p.ticks());
+    uint64_t wait = grown(was ? was->wait_ns : 0, p.wait_ns);
+    if (ticks == 0 && wait == 0) return;
+    out.push_back({p.pid, p.starttime, p.comm, p.kernel_thread(), static_cast<double>(ticks) / hz,
+                   static_cast<double>(wait) / 1e9, std::nullopt});
+  });
   std::sort(out.begin(), out.end(), [](const ProcessUse& a, const ProcessUse& b) {
-    return a.cpu_s != b.cpu_s ? a.cpu_s > b.cpu_s : a.pid < b.pid;
+    return a.demand_s() != b.demand_s() ? a.demand_s() > b.demand_s() : a.pid < b.pid;
   });
   if (out.size() > limit) out.resize(limit);
   return out;
+}
+
+double others_wait_s(const ProcessSample& before, const ProcessSample& after) {
+  uint64_t ns = 0;
+  each_other(before, after, [&](const PidStat& p, const PidStat* was) {
+    // A kernel thread's wait is the benchmark's too (ksoftirqd runs its deferred
+    // network work and queues behind it); its use is in /proc/stat's either way.
+    if (!p.kernel_thread()) ns += grown(was ? was->wait_ns : 0, p.wait_ns);
+  });
+  return static_cast<double>(ns) / 1e9;
 }
 
 void read_uids(const Root& root, std::vector<ProcessUse>& uses) {

@@ -1,5 +1,6 @@
-// Which processes used the CPU (processes.h), on /proc/PID/stat and status captured on a
-// 2-vCPU VM (tests/fixtures/bench/root-vm/proc): pid 1, ksoftirqd/0 (pid 14), and pid
+// Which processes used or waited for the CPU (processes.h), on /proc/PID/stat, status
+// and task/TID/schedstat captured on a 2-vCPU VM (tests/fixtures/bench/root-vm/proc):
+// pid 1 (40 threads), ksoftirqd/0 (pid 14), and pid
 // 2010, a process of uid 65534 that named itself "x) 1 R\n\e[2J 9" (prctl PR_SET_NAME):
 // a ')' and fields of its own, a newline and an escape code that clears a terminal.
 #include "probes/bench/processes.h"
@@ -76,6 +77,14 @@ TEST_CASE("processes: a stat line that is not one is an error") {
   CHECK_FALSE(parse_pid_stat("7 (a) S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 5 x)").ok());
 }
 
+TEST_CASE("processes: a thread's run queue wait in /proc/PID/task/TID/schedstat") {
+  // "runtime run_delay timeslices", nanoseconds: ksoftirqd/0 waited 251 s in all.
+  CHECK(parse_schedstat_wait(captured("14/task/14/schedstat")) == 251162722473ULL);
+  CHECK(parse_schedstat_wait("5 6 7\n") == 6U);
+  CHECK_FALSE(parse_schedstat_wait("5\n").has_value());
+  CHECK_FALSE(parse_schedstat_wait("5 x 7").has_value());
+}
+
 TEST_CASE("processes: the real uid of /proc/PID/status, the hostile name's included") {
   CHECK(parse_status_uid(captured("2010/status")) == 65534U);
   CHECK(parse_status_uid(captured("1/status")) == 0U);
@@ -94,6 +103,12 @@ TEST_CASE("processes: a captured root's every process, and their uids") {
   CHECK(s->processes[2].pid == 2010);
   CHECK(s->self == 0);  // no tuner in a capture
   CHECK_FALSE(s->capped);
+  // Each process's threads' waits, summed: pid 1's 40, ksoftirqd's one; pid 2010's
+  // threads were not captured.
+  CHECK(s->waits);
+  CHECK(s->processes[0].wait_ns == 44271002748ULL);
+  CHECK(s->processes[1].wait_ns == 251162722473ULL);
+  CHECK(s->processes[2].wait_ns == 0);
   auto capped = sample_processes(*root, 2);
   REQUIRE(capped.ok());
   CHECK(capped->processes.size() == 2);
@@ -132,16 +147,25 @@ TEST_CASE("processes: CPU between two samples, tuner and its children left out, 
                      with_ticks(ksoftirqd, ksoftirqd.utime, ksoftirqd.stime + 30),
                      with_ticks(tuner_p, 99999), with_ticks(bench_child, 500),
                      with_ticks(reused, 40)};
+  // Run queue waits: init's threads 0.5 s more, tuner's and its child's not counted.
+  after.processes[0].wait_ns = init.wait_ns + 500'000'000;
+  after.processes[2].wait_ns = tuner_p.wait_ns + 9'000'000'000;
+  after.processes[3].wait_ns = 7'000'000'000;
   auto uses = process_use(before, after, 16);
   REQUIRE(uses.size() == 3);
-  // Largest first: the new pid 2010 counts from 0 (40 ticks), ksoftirqd 30, init 1.
-  CHECK(uses[0].pid == 2010);
-  CHECK(uses[0].cpu_s == doctest::Approx(0.40));
-  CHECK(uses[0].comm == "x) 1 R\n\033[2J 9");
-  CHECK(uses[1].pid == 14);
-  CHECK(uses[1].kernel_thread);
-  CHECK(uses[1].cpu_s == doctest::Approx(0.30));
-  CHECK(uses[2].pid == 1);
+  // Largest demand first: init (below), the new pid 2010 counting from 0 (40 ticks),
+  // ksoftirqd 30.
+  CHECK(uses[1].pid == 2010);
+  CHECK(uses[1].cpu_s == doctest::Approx(0.40));
+  CHECK(uses[1].comm == "x) 1 R\n\033[2J 9");
+  CHECK(uses[2].pid == 14);
+  CHECK(uses[2].kernel_thread);
+  CHECK(uses[2].cpu_s == doctest::Approx(0.30));
+  // init used 1 tick and waited 0.5 s: its demand, 0.51 s, the largest.
+  CHECK(uses[0].pid == 1);
+  CHECK(uses[0].demand_s() == doctest::Approx(0.51));
+  CHECK(uses[0].wait_s == doctest::Approx(0.5));
+  CHECK(others_wait_s(before, after) == doctest::Approx(0.5));
   CHECK(process_use(before, after, 1).size() == 1);
   // Without a self (a capture), tuner's pid counts like any other.
   after.self = 0;

@@ -129,7 +129,7 @@ jq -e '.groups[0].decision == "rolled_back" and .groups[0].stats.interference.fl
   fail "the interference in the document: $(jq -c '.groups[0].stats | {interference, error}' "$WORK/flagged.json")"
 grep -q 'group .* (rolled_back: interference)' "$WORK/flagged.txt" || fail "no outcome in the text:
 $(cat "$WORK/flagged.txt")"
-grep -Eq 'interference: other CPU [0-9.]+ -> [0-9.]+ CPUs' "$WORK/flagged.txt" || fail "no numbers in the text:
+grep -Eq 'interference: other CPU use [0-9.]+ -> [0-9.]+ CPUs' "$WORK/flagged.txt" || fail "no numbers in the text:
 $(cat "$WORK/flagged.txt")"
 grep -Eq 'pid [0-9]+ steer-burner \(uid 65534\)' "$WORK/flagged.txt" || fail "the burner is not named:
 $(cat "$WORK/flagged.txt")"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "probes/bench/bench.h"
+#include "probes/bench/exec.h"
 #include "probes/bench/node_load.h"
 #include "probes/bench/processes.h"
 #include "probes/root.h"
@@ -55,31 +56,58 @@ LoadReading read_load_before(const Root& root, const InterferenceConfig& cfg);
 /// After a trial: the load, then the processes.
 LoadReading read_load_after(const Root& root, const InterferenceConfig& cfg);
 
+/// One trial's numbers: what OtherLoad::add reads around a trial, or what a test gives.
+struct TrialLoad {
+  bench::LoadDelta load;
+  /// Seconds the other processes' threads waited on a run queue; `waits`: they were
+  /// read (CONFIG_SCHED_INFO).
+  double wait_s = 0;
+  bool waits = false;
+  std::vector<bench::ProcessUse> uses;
+  /// The trial ran a command (an exec benchmark, deciding or watching): its program may
+  /// drive processes outside tuner's tree (an iperf3 server, a database) whose CPU
+  /// follows its speed, so a busier candidate is no sign of a steer.
+  bool commands = false;
+};
+
 /// The rest of the node's load over one arm's trials.
 struct OtherLoad {
-  std::vector<double> cpu;       // per trial: CPU-seconds per wall second
+  /// Per trial: CPU-seconds the rest of the node used per wall second, and (trials
+  /// whose run queue waits were read) used or waited for: its demand. On a busy node
+  /// the benchmark's own share moves the first of an always-runnable neighbour and the
+  /// waits of one that sleeps in between; a steer moves both.
+  std::vector<double> cpu, demand;
   std::vector<double> traffic;   // per trial whose benchmark kept off the interfaces: bytes/s
   double seconds = 0;            // the trials' windows, summed
   unsigned traffic_unknown = 0;  // trials whose benchmark's own traffic may cross them
   unsigned unmeasured = 0;       // trials whose load could not be read
-  std::string error;             // the first such reading's
+  unsigned command_trials = 0;   // trials that ran a command (TrialLoad::commands)
+  std::string error;             // the first unreadable reading's
   struct Process {
     std::string comm;
     std::optional<uint32_t> uid;
     bool kernel_thread = false;
-    double cpu_s = 0;
+    double demand_s = 0;  // used or waited for
   };
   std::map<std::pair<int, uint64_t>, Process> processes;  // by pid and start time
-  /// Adds one trial: its load between the readings and the processes' CPU in it.
+  /// Adds one trial: its load between the readings and the processes' CPU in it;
+  /// `commands`: it ran an exec benchmark (runs_a_command).
   void add(const LoadReading& before, const LoadReading& after, const bench::Measurement& m,
-           const Root& root, const InterferenceConfig& cfg);
-  /// Adds one trial's numbers (add() reads them; tests give them).
-  void add(const bench::LoadDelta& d, const std::vector<bench::ProcessUse>& uses,
-           const InterferenceConfig& cfg);
+           bool commands, const Root& root, const InterferenceConfig& cfg);
+  /// Adds one trial's numbers.
+  void add(const TrialLoad& t, const InterferenceConfig& cfg);
 };
 
-/// Judges whether the rest of the node's load followed the arms: each of CPU and
-/// traffic proven when p <= level and the medians differ by the floor or more.
+/// Whether a benchmark runs a command (exec), which may drive processes outside tuner's
+/// process tree. Its CPU test then judges one way only: the rest of the node busier in
+/// the baseline's trials, the steer that makes a candidate look better (README.md
+/// "Interference").
+bool runs_a_command(const bench::Benchmark& b);
+
+/// Judges whether the rest of the node's load followed the arms: traffic, and CPU use
+/// and demand, each proven when p <= level and the medians differ by the floor or more
+/// (CPU with a command in the trials: only when the baseline's trials were the busier);
+/// CPU counts when its use is proven and, where waits were read, its demand the same way.
 Interference judge_interference(const OtherLoad& baseline, const OtherLoad& candidate,
                                 const InterferenceConfig& cfg = {});
 

@@ -200,8 +200,11 @@ Result<bool> VerifyLoop::run_trial(const GroupPlan& g, const std::vector<std::st
     arms.candidate.push_back(main.value);
     arms.guards_candidate += d;
   }
+  bool commands = runs_a_command(*g.bench) ||
+                  std::any_of(g.watches.begin(), g.watches.end(),
+                              [](const bench::Benchmark* w) { return runs_a_command(*w); });
   (arm == Arm::baseline ? arms.other_baseline : arms.other_candidate)
-      .add(load0, load1, *m, root_, options_.interference);
+      .add(load0, load1, *m, commands, root_, options_.interference);
   Clock::duration settled = *flipped ? last_settle_ : Clock::duration{};
   auto own = (clock_.now() - t0) - (b1 - b0) - settled;
   overhead_ms_.push_back(std::chrono::duration<double, std::milli>(own).count());

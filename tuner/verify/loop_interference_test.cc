@@ -21,7 +21,7 @@ using namespace tuner::verify::loop_test;
 namespace {
 
 /// KnobsBench on a node with a neighbour: each run is a 1 s window of 2 CPUs in the
-/// fake proc/stat, where the neighbour (pid 777, uid 65534) uses `steady` CPUs, and
+/// fake proc/stat and proc/uptime, where the neighbour (pid 777, uid 65534) uses `steady` CPUs, and
 /// `steer` CPUs more while no knob is tuned (the baseline), which slows the benchmark
 /// by `slowdown`. The benchmark's own CPU is tuner's (rusage), not in the fake busy time.
 class NeighbourBench : public KnobsBench {
@@ -55,6 +55,7 @@ class NeighbourBench : public KnobsBench {
     }
     busy_ += static_cast<uint64_t>(std::llround(other * 100));
     total_ += 200;
+    uptime_ += 1.0;
     burner_ticks_ += static_cast<uint64_t>(std::llround(other * 100));
     write_load();
     m->loopback = bench::ConnectionCounters{};  // its own traffic stayed on lo
@@ -71,6 +72,8 @@ class NeighbourBench : public KnobsBench {
                                fmt::format("cpu  {} 0 0 {} 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n"
                                            "cpu1 0 0 0 0 0 0 0 0 0 0\n",
                                            busy_, idle));
+    tuner::testing::write_file(rig_.root_dir() + "/proc/uptime",
+                               fmt::format("{:.2f} 1000.00\n", uptime_));
     tuner::testing::write_file(
         rig_.root_dir() + "/proc/777/stat",
         fmt::format("777 (burn) R 1 777 777 0 -1 4194304 0 0 0 0 {} 0 0 0 20 0 1 0 4242 0 0",
@@ -78,6 +81,7 @@ class NeighbourBench : public KnobsBench {
   }
   Rig& rig_;
   uint64_t busy_ = 100000, total_ = 400000, burner_ticks_ = 0;
+  double uptime_ = 2000.0;
 };
 
 }  // namespace
@@ -102,7 +106,8 @@ TEST_CASE("verify loop interference: a burner on the baseline steers no more: ro
   CHECK(in.consumers[0].pid == 777);
   CHECK(in.consumers[0].comm == "burn");
   CHECK(in.consumers[0].uid == 65534U);
-  CHECK(out->measured->error.rfind("interference: other CPU 1.52 CPUs", 0) == 0);
+  CHECK(out->measured->error.rfind("interference: other CPU use 1.52 CPUs", 0) == 0);
+  CHECK_FALSE(in.demand.judged);  // the fake /proc has no schedstat: use alone decides
   // The journal and the run document say so.
   JournalRecord d = rig.decision_record();
   CHECK(d.decision == GroupDecision::rolled_back);

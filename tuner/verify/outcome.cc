@@ -104,6 +104,7 @@ json interference_json(const Interference& in) {
   json j = {{"flagged", in.flagged},
             {"level", in.level},
             {"cpu", load_test_json(in.cpu, "CPUs")},
+            {"demand", load_test_json(in.demand, "CPUs")},
             {"traffic", load_test_json(in.traffic, "bytes/s")},
             {"consumers", std::move(consumers)}};
   if (!in.text.empty()) j["text"] = in.text;

@@ -137,7 +137,9 @@ struct LoadConsumer {
 /// Whether the rest of the node's load followed the arms (JSON `interference`).
 struct Interference {
   double level = 0.01;
-  LoadTest cpu, traffic;
+  /// cpu: the others' CPU use; demand: use and run queue waits (not judged without
+  /// schedstat); CPU is proven when both are, the same way (interference.h).
+  LoadTest cpu, demand, traffic;
   std::vector<LoadConsumer> consumers;  // the most asymmetric, at most 3
   bool flagged = false;                 // cpu or traffic proven: never a keep
   std::string text;                     // the report's line

@@ -215,6 +215,7 @@ class Reader {
     flag(o, "flagged", path, in.flagged);
     number(o, "level", path, in.level);
     if (const json* t = find(o, "cpu")) load_test(*t, path + ".cpu", in.cpu);
+    if (const json* t = find(o, "demand")) load_test(*t, path + ".demand", in.demand);
     if (const json* t = find(o, "traffic")) load_test(*t, path + ".traffic", in.traffic);
     each(o, "consumers", path, [&](const json& c, const std::string& at) {
       LoadConsumer r;

@@ -59,8 +59,11 @@ std::string format_interference(const verify::Interference& in, const Term& term
                        "{} apart needed)\n",
                        term.red("interference"), what, b, c, num(t.p), floor);
   };
-  test("CPU", in.cpu, fmt::format("{:.2f}", in.cpu.baseline),
+  test("CPU use", in.cpu, fmt::format("{:.2f}", in.cpu.baseline),
        fmt::format("{:.2f} CPUs", in.cpu.candidate), fmt::format("{:g} CPU", in.cpu.floor));
+  if (in.cpu.proven && in.demand.judged)
+    out += fmt::format("      used or waited for: {:.2f} -> {:.2f} CPUs (p {})\n",
+                       in.demand.baseline, in.demand.candidate, num(in.demand.p));
   test("traffic", in.traffic, fmt::format("{:.3g}", in.traffic.baseline / 1e6),
        fmt::format("{:.3g} MB/s", in.traffic.candidate / 1e6),
        fmt::format("{:g} MB/s", in.traffic.floor / 1e6));

@@ -217,6 +217,9 @@ TEST_CASE("run text: an interference names its numbers and the processes, names 
       "cpu": {"unit": "CPUs", "judged": true, "floor": 0.1, "baseline": 1.52,
               "candidate": 0.03, "p": 0.0079, "trials": {"baseline": 5, "candidate": 5},
               "proven": true},
+      "demand": {"unit": "CPUs", "judged": true, "floor": 0.1, "baseline": 2.01,
+              "candidate": 0.05, "p": 0.0079, "trials": {"baseline": 5, "candidate": 5},
+              "proven": true},
       "traffic": {"unit": "bytes/s", "judged": true, "floor": 1e6, "baseline": 0,
                   "candidate": 0, "p": 1, "proven": false},
       "consumers": [{"pid": 2010, "comm": "x) 1 R\n\u001b[2J 9", "uid": 65534,
@@ -226,8 +229,9 @@ TEST_CASE("run text: an interference names its numbers and the processes, names 
       "text": "other CPU ..."},
     "error": "interference: other CPU ..."})");
   INFO(text);
-  CHECK(text.find("    interference: other CPU 1.52 -> 0.03 CPUs (medians per trial, baseline -> "
-                  "candidate; p 0.0079, 0.1 CPU apart needed)\n") != std::string::npos);
+  CHECK(text.find("    interference: other CPU use 1.52 -> 0.03 CPUs (medians per trial, "
+                  "baseline -> candidate; p 0.0079, 0.1 CPU apart needed)\n") != std::string::npos);
+  CHECK(text.find("      used or waited for: 2.01 -> 0.05 CPUs (p 0.0079)\n") != std::string::npos);
   CHECK(text.find("      pid 2010 x) 1 R\\n\\x1b[2J 9 (uid 65534): 1.49 -> 0.00 CPUs\n") !=
         std::string::npos);
   CHECK(text.find("      pid 14 ksoftirqd/0 (uid unknown, kernel thread): 0.02 -> 0.01 CPUs\n") !=
