@@ -5,8 +5,9 @@
 # large gain. The verify loop reads the rest of the node's CPU around every trial and
 # rolls such a group back as `interference`, naming the process.
 #  1. The steer: a group of net.ipv4.tcp_keepalive_probes (no effect on the loopback tcp
-#     benchmark), STEER_RUNS verifying applies (default 3: about 30 s here; 20 by hand:
-#     STEER_RUNS=20 bash tests/integration/interference_test.sh build/tuner). Every run's
+#     benchmark), STEER_RUNS verifying applies (default 3; the whole test about 85 s on
+#     2 vCPUs; 20 by hand: STEER_RUNS=20 STEADY_RUNS=5 bash
+#     tests/integration/interference_test.sh build/tuner, about 6 min). Every run's
 #     steered numbers say keep (so the test fails if the steer stops working or the
 #     detection breaks), none is kept: outcome interference, the burner named with its
 #     uid in the JSON and the text report.
