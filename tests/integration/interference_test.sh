@@ -5,11 +5,13 @@
 # large gain. The verify loop reads the rest of the node's CPU around every trial and
 # rolls such a group back as `interference`, naming the process.
 #  1. The steer: a group of net.ipv4.tcp_keepalive_probes (no effect on the loopback tcp
-#     benchmark), STEER_RUNS verifying applies (default 3: about 30 s here; 20 by hand:
-#     STEER_RUNS=20 bash tests/integration/interference_test.sh build/tuner). Every run's
-#     steered numbers say keep (so the test fails if the steer stops working or the
-#     detection breaks), none is kept: outcome interference, the burner named with its
-#     uid in the JSON and the text report.
+#     benchmark), STEER_RUNS verifying applies (default 3; the whole test about 85 s on
+#     2 vCPUs; 20 by hand: STEER_RUNS=20 STEADY_RUNS=5 bash
+#     tests/integration/interference_test.sh build/tuner, about 6 min). None is kept;
+#     at least half measure the no-op past min_effect (a keep, where other load leaves
+#     the noise low enough) and at least half are rolled back as interference (so the
+#     test fails if the steer stops working or the detection breaks); the burner named
+#     with its uid in the JSON and the text report.
 #  2. Steady load: the same burner burning all the time: not flagged (STEADY_RUNS,
 #     default 2), and a real gain beside it (large TCP buffers over crippled ones) is
 #     still kept.
@@ -91,7 +93,7 @@ summary() {
 
 note "1. nobody burns every CPU while the baseline value is live: $STEER_RUNS runs, none kept"
 start_burner steer
-kept=0 flagged=0 steered=0
+kept=0 flagged=0 steered=0 said_keep=0
 : >"$WORK/steer.log"
 for i in $(seq "$STEER_RUNS"); do
   apply "$noop"
@@ -104,20 +106,26 @@ for i in $(seq "$STEER_RUNS"); do
     cp "$WORK/run.json" "$WORK/flagged.json"
     cp "$WORK/run.txt" "$WORK/flagged.txt"
   fi
-  [ "$(jq -r .verdict <<<"$s")" = keep ] && steered=$((steered + 1))
+  # Steered: the candidate measured past min_effect (verdict keep where the background
+  # is quiet enough to prove it within max_trials).
+  jq -e '.effect > 0.05' <<<"$s" >/dev/null && steered=$((steered + 1))
+  [ "$(jq -r .verdict <<<"$s")" = keep ] && said_keep=$((said_keep + 1))
   jq -e '.groups[0].changes[0].status == "rolled_back"' "$WORK/run.json" >/dev/null ||
     fail "run $i: the change was not rolled back: $(jq -c '.groups[0].changes' "$WORK/run.json")"
   [ "$(sysctl_get $KNOB)" = "$before" ] || fail "run $i: $KNOB is $(sysctl_get $KNOB)"
 done
 stop_burner
-note "   $kept of $STEER_RUNS kept; $flagged rolled back as interference; the steered numbers said keep in $steered"
+note "   $kept of $STEER_RUNS kept; $flagged rolled back as interference; the steered numbers past min_effect in $steered, saying keep in $said_keep"
 [ "$kept" = 0 ] || fail "a steered no-effect change was kept in $kept of $STEER_RUNS runs:
 $(cat "$WORK/steer.log")"
-# The steer works (a test of the detection, not of a weak attack): most runs' numbers
-# were steered into a keep, and each of those was caught.
-[ "$steered" -ge $(((STEER_RUNS + 1) / 2)) ] || fail "the steer worked in only $steered of $STEER_RUNS runs:
+# The steer works (a test of the detection, not of a weak attack): most runs measured
+# the no-op past min_effect (a keep, where other load leaves the noise low enough), and
+# most were caught: a detection that stopped working is a failure here even when a
+# busy machine's noise keeps the steered numbers from a keep.
+half=$(((STEER_RUNS + 1) / 2))
+[ "$steered" -ge "$half" ] || fail "the steer worked in only $steered of $STEER_RUNS runs:
 $(cat "$WORK/steer.log")"
-[ "$flagged" -ge "$steered" ] || fail "$steered steered keeps, $flagged flagged:
+[ "$flagged" -ge "$half" ] && [ "$flagged" -ge "$said_keep" ] || fail "$flagged of $STEER_RUNS flagged ($said_keep steered to a keep):
 $(cat "$WORK/steer.log")"
 # A flagged run names the burner, with its uid, in the document and the text.
 [ -f "$WORK/flagged.json" ] || fail "no run flagged"

@@ -2,10 +2,12 @@
 // world-readable (/proc/sys, /sys/class/net/*/mtu, /proc/irq/*): a local user who burns
 // CPU, or sends traffic, only while one arm is live biases the benchmark as far as the
 // statistics allow any systematic effect (a no-effect change measured +463%, p 0.002).
-// So every trial also measures the rest of the node's load (probes/bench/node_load.h:
-// CPU and interface traffic less tuner's and its benchmark's own), and the arms' per
-// trial loads are compared like a guard: an exact two-sided Mann-Whitney test at 1%
-// AND a material difference of the medians (0.1 CPU; 1 MB/s). A proven asymmetry makes
+// So every trial also measures the rest of the node's load (probes/bench/node_load.h,
+// processes.h: CPU use, CPU demand (use and run queue waits) and interface traffic,
+// less tuner's and its benchmark's own), and the arms' per-trial loads are compared
+// like a guard: an exact two-sided Mann-Whitney test at 1% AND a material difference
+// of the medians (0.1 CPU; 1 MB/s); CPU needs its use and its demand proven the same
+// way (one way only beside an exec benchmark). A proven asymmetry makes
 // the measurement untrustworthy: never a keep, the group is rolled back as
 // `interference`, with the processes that used the CPU asymmetrically named.
 #pragma once
