@@ -229,11 +229,13 @@ notes:
   - In check mode with I(exclusive=true) the diff shows the settings that are not in
     the new profiles going back and the planned changes; settings both set, which a
     real run rolls back and applies again, are not listed.
-  - In check mode with I(decisions) the prediction is C(tuner plan --decisions): the
-    groups the class rolled back or disagrees on (and, with I(require_decision), those it
-    did not decide) are left out, as the real run leaves them; a group verified on the
-    node may still be rolled back by the real run, so it can change less than check mode
-    predicts, never more. I(decisions_content) is read from a private temporary file.
+  - In check mode with I(decisions) the prediction is C(tuner plan --decisions), which
+    leaves out the groups the class rolled back or disagrees on (and, with
+    I(require_decision), those it did not decide), as the real run leaves them; a group
+    verified on the node may still be rolled back by the real run, so it can change less
+    than check mode predicts, never more. I(decisions_content) is read from a private
+    temporary file; when neither it nor the I(decisions) file is there yet (a rollout
+    that copies the file first, in check mode), every planned change is predicted.
   - In check mode with I(state=rolled_back) the diff shows the value each kept
     setting had before the newest run that set it (what C(tuner status) reports); a
     setting changed by several kept runs goes back further, to its value before the
@@ -604,6 +606,12 @@ def plan_of(module, tuner):
         return tuner.run_json('plan', args, 'tuner.plan/1')
     tmpdir = None
     path = p['decisions']
+    if p['decisions_content'] is None and not os.path.exists(path):
+        # Check mode of a rollout whose copy of the file was skipped: nothing to read
+        # yet, so every planned change is predicted (the real run reads the file).
+        module.warn('decisions %s is not there yet: check mode predicts every planned '
+                    'change' % path)
+        return tuner.run_json('plan', args, 'tuner.plan/1')
     try:
         if p['decisions_content'] is not None:
             tmpdir = tempfile.mkdtemp(prefix='tuner-check.')
