@@ -9,8 +9,9 @@
 # Four classes, told apart by tuner_class_label (rack-a..rack-d, hosts dealt round-robin
 # in inventory order, so h001..h008 are the canaries). The profile: net.* sysctls in one
 # group (tcp buffers and ip_default_ttl = 63), verified with a short tcp benchmark on
-# loopback, a tcp_retrans_pct guard, a 1 s soak. Every canary's namespace starts with
-# crippled tcp buffers (the group is a proven gain there), and where named, nftables
+# loopback, a tcp_retrans_pct guard, a 1 s soak. Every namespace starts with crippled
+# tcp buffers (the group is a proven gain there; the rest start where the canaries did),
+# and where named, nftables
 # drops 1% of the TCP data segments that arrive with TTL 63 (the guard trips):
 #   rack-a  both canaries keep         the class keeps; h009 (not a canary) drops 5% at
 #                                      TTL 63, has iperf3 traffic: its soak trips, the group
@@ -153,7 +154,7 @@ rollout() {  # rollout NAME INVENTORY ARGS...: reports under $WORK/reports-NAME/
 # ---------------------------------------------------------------------------------
 note "a failing canary stops the rollout before the rest (6 hosts, 2 classes)"
 for i in 1 2 3 4 5 6; do host "f00$i"; done
-for h in f001 f002 f003 f004; do cripple_ns "$h"; done
+for h in f001 f002 f003 f004 f005 f006; do cripple_ns "$h"; done
 printf '#!/bin/sh\n[ "$1" != apply ] || { echo "tuner: planted canary failure" >&2; exit 1; }\nexec %s "$@"\n' \
   "$WORK/hosts/f002/tuner" >"$WORK/hosts/f002/tuner-failing"
 chmod +x "$WORK/hosts/f002/tuner-failing"
@@ -231,7 +232,9 @@ note "$N hosts in four classes, forks $FORKS: setting up the namespaces"
 t0=$(date +%s)
 for i in $(seq 1 "$N"); do host "$(printf 'h%03d' "$i")"; done
 # Canaries: h001 h005 rack-a, h002 h006 rack-b, h003 h007 rack-c, h004 h008 rack-d.
-for h in h001 h002 h003 h004 h005 h006 h007 h008; do cripple_ns "$h"; done
+# Every node of a class starts where its canaries did (crippled tcp buffers): a class
+# decision is about a change from there, and a node elsewhere verifies the group itself.
+for i in $(seq 1 "$N"); do cripple_ns "$(printf 'h%03d' "$i")"; done
 for h in h007 h004 h008; do drop_ttl63 "$h"; done
 # h009 (rack-a, the first of the rest): drops TTL 63 and carries traffic through its soak.
 # 5%: a 1 s soak on a loaded machine sees a few retransmits before the change too, and

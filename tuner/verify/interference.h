@@ -6,7 +6,7 @@
 // processes.h: CPU use, CPU demand (use and run queue waits) and interface traffic,
 // less tuner's and its benchmark's own), and the arms' per-trial loads are compared
 // like a guard: an exact two-sided Mann-Whitney test at 1% AND a material difference
-// of the medians (0.1 CPU; 1 MB/s); CPU needs its use and its demand proven the same
+// of the medians (0.25 CPU; 1 MB/s); CPU needs its use and its demand proven the same
 // way (one way only beside an exec benchmark). A proven asymmetry makes
 // the measurement untrustworthy: never a keep, the group is rolled back as
 // `interference`, with the processes that used the CPU asymmetrically named.
@@ -36,7 +36,7 @@ struct InterferenceConfig {
   /// The arms' median per-trial other CPU must differ by this many CPUs: a steady
   /// background (a build, a daemon) differs by less between randomised arms, and a
   /// tenth of a CPU taken from a benchmark moves it by a few percent at most.
-  double cpu_floor = 0.1;
+  double cpu_floor = 0.25;
   /// The same for traffic through the interfaces but lo, bytes per second: a node's own
   /// chatter (ARP, LLDP, NDP, ssh, a metrics scrape) is well under 0.1 MB/s, and a
   /// competing flow of 1 MB/s is under 1% of a 1 Gb/s link (README.md "Interference").

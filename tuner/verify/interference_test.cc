@@ -115,7 +115,7 @@ TEST_CASE("interference: a proven difference below the floor is not flagged") {
   for (double x : {0.01, 0.012, 0.008, 0.011, 0.009, 0.01}) b.add(trial(x, 0.1), cfg);
   Interference in = judge_interference(a, b, cfg);
   CHECK(in.cpu.p < cfg.level);  // apart in every trial...
-  CHECK_FALSE(in.cpu.proven);   // ...by 0.05 CPU, under the 0.1 floor
+  CHECK_FALSE(in.cpu.proven);   // ...by 0.05 CPU, under the 0.25 floor
   CHECK(in.traffic.p < cfg.level);
   CHECK_FALSE(in.traffic.proven);  // 0.3 MB/s, under 1 MB/s
   CHECK_FALSE(in.flagged);
@@ -198,7 +198,7 @@ TEST_CASE("interference: beside a command, only a busier baseline is a steer") {
   InterferenceConfig cfg;
   OtherLoad a, b;
   for (double x : {0.30, 0.31, 0.29, 0.32, 0.30, 0.31}) a.add(beside_a_command(trial(x)), cfg);
-  for (double x : {0.52, 0.50, 0.55, 0.49, 0.51, 0.53}) b.add(beside_a_command(trial(x)), cfg);
+  for (double x : {0.62, 0.60, 0.65, 0.59, 0.61, 0.63}) b.add(beside_a_command(trial(x)), cfg);
   Interference in = judge_interference(a, b, cfg);
   CHECK(in.cpu.p < cfg.level);
   CHECK_FALSE(in.cpu.proven);
@@ -210,7 +210,7 @@ TEST_CASE("interference: beside a command, only a busier baseline is a steer") {
   // Without a command both ways count.
   OtherLoad c, d;
   for (double x : {0.30, 0.31, 0.29, 0.32, 0.30, 0.31}) c.add(trial(x), cfg);
-  for (double x : {0.52, 0.50, 0.55, 0.49, 0.51, 0.53}) d.add(trial(x), cfg);
+  for (double x : {0.62, 0.60, 0.65, 0.59, 0.61, 0.63}) d.add(trial(x), cfg);
   CHECK(judge_interference(c, d, cfg).flagged);
 }
 
