@@ -127,6 +127,36 @@ void precheck(Stats& st, const std::vector<double>& contrasts, double shift, dou
   st.trials_needed = static_cast<unsigned>(std::min(1e6, std::ceil(need))) * unit;
 }
 
+// The same for the mean test (a t test's normal approximation on the relative raw
+// contrasts, every unit in): outliers that the signed-rank test leaves out still widen
+// the mean's spread, and a keep needs both. The smaller power and the larger need win.
+void precheck_mean(Stats& st, std::span<const double> a, std::span<const double> b, unsigned unit,
+                   double gain, double alpha_look, unsigned max_units) {
+  unsigned units = static_cast<unsigned>(std::min(a.size(), b.size()) / unit);
+  if (units < 3 || !(gain > 0) || !std::isfinite(st.power_at_max)) return;
+  double base = 0;
+  for (std::size_t i = 0; i < units * unit; ++i) base += a[i] / (units * unit);
+  if (!(base != 0)) return;
+  std::vector<double> d;
+  for (unsigned u = 0; u < units; ++u) {
+    double c = 0;
+    for (std::size_t i = u * unit; i < (u + 1) * unit; ++i) c += (b[i] - a[i]) / unit;
+    d.push_back(c / std::fabs(base));
+  }
+  double mean = 0, ss = 0;
+  for (double c : d) mean += c / units;
+  for (double c : d) ss += (c - mean) * (c - mean);
+  double sd = std::sqrt(ss / (units - 1));
+  if (!(sd > 0)) return;
+  double z_alpha = normal_quantile(1 - std::clamp(alpha_look, 1e-9, 0.5));
+  double z_power = normal_quantile(0.8);
+  double power = normal_upper(z_alpha - gain / sd * std::sqrt(max_units));
+  double need = std::pow((z_alpha + z_power) * sd / gain, 2);
+  st.power_at_max = std::min(st.power_at_max, power);
+  st.trials_needed =
+      std::max(st.trials_needed, static_cast<unsigned>(std::min(1e6, std::ceil(need))) * unit);
+}
+
 }  // namespace
 
 Status validate(const Config& c) {
@@ -342,6 +372,9 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   st.ci_high = scale.effect_of(futile.upper_bound(tail));
   precheck(st, kept_k, futile_at, thresholds(config.keep_spending, alpha).back(),
            static_cast<unsigned>(kept_k.size()), unit_points.back(), config.unit);
+  if (config.mean_test)
+    precheck_mean(st, a, b, config.unit, power_effect(config) - config.min_effect,
+                  thresholds(config.keep_spending, alpha).back(), unit_points.back());
 
   // Keep needs both (an intersection-union test: each at the look's threshold, no
   // share of the rate spent on the second): the typical trial gains more than

@@ -68,8 +68,12 @@ struct Config {
   /// the arithmetic means must also reject "mean gain <= min_effect" at the look's
   /// threshold. false: the signed-rank test alone (median-type, blind to stalls).
   bool mean_test = true;
-  /// Which units the mean test leaves out.
-  MeanOutliers mean_outliers = MeanOutliers::balanced;
+  /// Which units the mean test leaves out: none by default. `balanced` (the rule before
+  /// 2026-12: outlier units for the candidate, and as many against it) keeps +5% under
+  /// symmetric outliers more often, but keeps a candidate that adds stalls to a baseline
+  /// with some 17% of the time at the threshold (README.md, "Stalls: what no rule can
+  /// do"): pairing removes the variance of the two arms' stall counts.
+  MeanOutliers mean_outliers = MeanOutliers::all_in;
   /// The mean test keeps from this many units on (0: from the first look that can).
   /// Later looks see more of a rare stall; they cost trials (README.md, "Stalls").
   unsigned mean_min_units = 0;

@@ -9,14 +9,16 @@
 // miss rate (a bisection: slow).
 // Design experiments (README.md, "Choices"): [--keep-spending F] [--futility-spending F]
 // (F: obrien_fleming, pocock, quadratic) [--power-effect E] [--miss-rate R]
-// [--look-every N] [--union-bound] (no calibration) [--outlier-k K] (0: no unit left out)
+// [--look-every N] [--max-trials N] [--union-bound] (no calibration) [--outlier-k K] (0: no unit left out)
 // [--no-mean-test] (the signed-rank test alone) [--mean-all-in] (the mean test on every
-// unit) [--mean-min-units N] (the mean test keeps from N units on) [--fixed N] (the larger fixed-size test) [--effect E] (only scenarios with that
+// unit: the default) [--mean-balanced] (the rule before 2026-12: outlier units paired out) [--mean-min-units N] (the mean test keeps from N units on) [--fixed N] (the larger fixed-size test) [--effect E] (only scenarios with that
 // true effect) [--noise NAME] (only scenarios with that noise). --looks prints the look
 // schedule and thresholds instead.
 // --search K: the value search over K candidates instead (README.md, "Value search"),
 // with [--screen-blocks N] [--screen-min N] [--drop-z Z] [--futility-z Z]; exits 1
 // when a target is missed.
+// --stall-bound: what no rule can do against a candidate that adds stalls to a baseline
+// with some (README.md, "Stalls: what no rule can do"), for the config's min_effect.
 // --fleet: decisions for a fleet of hardware classes (README.md, "Fleet decisions"),
 // on the shipped config, with [--classes C] [--nodes N] (per class) [--canaries K]
 // [--effect-sd E] (a node's true effect around its class's); exits 1 when a target is
@@ -33,6 +35,7 @@
 
 #include "tuner/verify/calibration.h"
 #include "tuner/verify/sim.h"
+#include "tuner/verify/sim_bound.h"
 #include "tuner/verify/sim_fleet.h"
 #include "tuner/verify/sim_search.h"
 #include "tuner/verify/sim_table.h"
@@ -47,9 +50,12 @@ using namespace tuner::verify;
       "tuner_decision_sim: %s\nusage: tuner_decision_sim [--reps N] [--seed S] "
       "[--markdown] [--shipped] [--fixed-n] [--keep-spending F] [--futility-spending F] "
       "[--power-effect E] "
-      "[--miss-rate R] [--look-every N] [--union-bound] [--outlier-k K] [--no-mean-test] "
-      "[--mean-all-in] [--mean-min-units N] [--fixed N] [--effect E] [--noise NAME] "
-      "[--looks] [--search K [--screen-blocks N] [--screen-min N] [--drop-z Z] [--futility-z Z]]\n"
+      "[--miss-rate R] [--look-every N] [--max-trials N] [--union-bound] [--outlier-k K] "
+      "[--no-mean-test] "
+      "[--mean-all-in] [--mean-balanced] [--mean-min-units N] [--fixed N] [--effect E] [--noise "
+      "NAME] "
+      "[--looks] [--stall-bound] [--search K [--screen-blocks N] [--screen-min N] [--drop-z Z] "
+      "[--futility-z Z]]\n"
       "       [--fleet [--classes C] [--nodes N] [--canaries K] [--effect-sd E] [--canary-bias B]\n"
       "        [--class-spread S] [--class-bias B]]\n"
       "F: obrien_fleming, pocock, quadratic\n",
@@ -97,11 +103,11 @@ struct Summary {
   void add(const Scenario& s, const MethodOutcome& q, const Config& c, unsigned fixed_n,
            const std::string& name) {
     // Stalls whose mean gain is at most min_effect: kept at most false_keep_rate.
-    if (s.noise == Noise::stalls && s.effect <= c.min_effect + 1e-12 &&
-        q.keep_rate() > c.false_keep_rate)
+    bool stalls = s.noise == Noise::stalls || s.noise == Noise::more_stalls;
+    if (stalls && s.effect <= c.min_effect + 1e-12 && q.keep_rate() > c.false_keep_rate)
       missed.push_back(name + ": stalls kept " + pct(q.keep_rate()) + "% > " +
                        pct(c.false_keep_rate) + "%");
-    if (s.noise == Noise::stalls) {
+    if (stalls) {
       stalls_rows += s.effect <= c.min_effect + 1e-12;
       worst_stalls = std::max(worst_stalls, s.effect <= c.min_effect + 1e-12 ? q.keep_rate() : 0);
       return;  // its own targets: the effect is the mean's, not the typical trial's
@@ -169,6 +175,25 @@ void print_looks(const Config& c, bool md) {
   }
 }
 
+// --stall-bound: against `more-stalls`, the best any rule can do at n trials per arm.
+void print_stall_bound(const Config& c, bool md) {
+  const double power = 0.93;
+  double p_keep = more_stalls_rate(0.05), p_back = more_stalls_rate(c.min_effect);
+  std::printf("%sstall rate %.1f%% (mean +5%%, kept) against %.1f%% (mean at min_effect %g, "
+              "rolled back); power %g, false keeps %g\n\n",
+              md ? "" : "# ", 100 * p_keep, 100 * p_back, c.min_effect, power, c.false_keep_rate);
+  row(md, {"trials per arm", "least false keeps at 93% power", "most power at the bound"}, 1, 14,
+      32);
+  if (md) row(md, {"---:", "---:", "---:"}, 1, 14, 32);
+  for (unsigned n : {15u, 20u, 30u, 40u, 60u, 80u, 120u, 160u, 240u}) {
+    StallBound b = stall_bound(n, p_keep, p_back, power, c.false_keep_rate);
+    row(md, {std::to_string(n), pct(b.least_false_keeps) + "%", pct(b.most_power) + "%"}, 1, 14,
+        32);
+  }
+  std::printf("\n%sfewest trials per arm at which any rule meets both: %u\n", md ? "" : "# ",
+              stall_trials_needed(p_keep, p_back, power, c.false_keep_rate));
+}
+
 // --search K: the value search over K candidates in every noise scenario.
 }  // namespace
 
@@ -183,6 +208,7 @@ int main(int argc, char** argv) {
   double only_effect = NAN;
   std::string only_noise;
   bool looks_only = false;
+  bool bound_only = false;
   bool fixed_n = false;
   unsigned search = 0;
   ScreenConfig screen;
@@ -201,15 +227,18 @@ int main(int argc, char** argv) {
     else if (arg == "--power-effect") c.power_effect = parse_real(value());
     else if (arg == "--miss-rate") c.miss_rate = parse_real(value());
     else if (arg == "--look-every") c.look_every = trial_count(value());
+    else if (arg == "--max-trials") c.max_trials = trial_count(value());
     else if (arg == "--union-bound") c.calibrate = false;
     else if (arg == "--outlier-k") c.outlier_k = parse_real(value());
     else if (arg == "--no-mean-test") c.mean_test = false;
     else if (arg == "--mean-all-in") c.mean_outliers = MeanOutliers::all_in;
+    else if (arg == "--mean-balanced") c.mean_outliers = MeanOutliers::balanced;
     else if (arg == "--mean-min-units") c.mean_min_units = trial_count(value());
     else if (arg == "--noise") only_noise = value();
     else if (arg == "--fixed") options.fixed_large = trial_count(value());
     else if (arg == "--effect") only_effect = parse_real(value());
     else if (arg == "--looks") looks_only = true;
+    else if (arg == "--stall-bound") bound_only = true;
     else if (arg == "--shipped") c = shipped_config();
     else if (arg == "--fixed-n") fixed_n = true;
     else if (arg == "--search")
@@ -232,6 +261,10 @@ int main(int argc, char** argv) {
   if (c.outlier_k < 0) usage("--outlier-k: expected 0 or more");
   if (looks_only) {
     print_looks(c, md);
+    return 0;
+  }
+  if (bound_only) {
+    print_stall_bound(c, md);
     return 0;
   }
   if (search) {

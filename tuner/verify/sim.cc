@@ -64,7 +64,7 @@ void run_trials(const Scenario& s, std::uint64_t seed, unsigned trials_per_arm,
 
 namespace {
 
-constexpr std::array<EnumName<Noise>, 18> kNoises = {{
+constexpr std::array<EnumName<Noise>, 19> kNoises = {{
     {Noise::normal, "normal"},
     {Noise::student_t3, "t3"},
     {Noise::drift, "drift"},
@@ -81,6 +81,7 @@ constexpr std::array<EnumName<Noise>, 18> kNoises = {{
     {Noise::period4_locked, "period4@0"},
     {Noise::block_offset, "blockoff"},
     {Noise::stalls, "stalls"},
+    {Noise::more_stalls, "more-stalls"},
     {Noise::cv_step, "cv-step"},
     {Noise::cv_step_down, "cv-step-down"},
 }};
@@ -136,6 +137,8 @@ std::vector<Scenario> standard_scenarios(double min_effect) {
   out.push_back({Noise::spread, 0.03, 0.01, Direction::higher});
   for (double e : {stalls_mean_effect(0.05), 0.0, min_effect, 0.05})
     out.push_back({Noise::stalls, 0.03, e, Direction::higher});
+  for (double e : {0.0, min_effect, 0.05})
+    out.push_back({Noise::more_stalls, 0.03, e, Direction::higher});
   for (Noise n : {Noise::cv_step, Noise::cv_step_down})
     for (double e : {0.0, min_effect, 0.05, -0.05}) out.push_back({n, 0.03, e, Direction::higher});
   return out;

@@ -37,6 +37,12 @@ enum class Noise {
   /// candidate causes). The scenario's effect is the gain in the arithmetic mean: the
   /// typical trial gains (1 + effect) / 0.94 - 1 (+5% typical: mean -1.3%).
   stalls,
+  /// `outlier` in both arms (each trial with probability 1/10 is 30% slow), and the
+  /// candidate's typical trial gains +5% but it stalls more often: its slow rate is the
+  /// one that puts its mean gain at the scenario's effect ((1 - (1 + effect) x 0.97 /
+  /// 1.05) / 0.3: 22.3% at +1%, 10% at +5%, which is `outlier +5%` exactly). A
+  /// candidate that adds stalls to a baseline that has some (README.md, "Stalls").
+  more_stalls,
   /// normal, but the noise level steps up during the run: cv / 3 for the first 40
   /// trials (20 per arm), cv after (issue 40: calibration across looks).
   cv_step,
@@ -46,7 +52,7 @@ enum class Noise {
 
 /// "normal", "t3", "drift", "drift0.5", "outlier", "bimodal", "bursts", "spread",
 /// "quantized", "flip", "period3", "period4", "period3@0", "period4@0", "blockoff",
-/// "stalls", "cv-step", "cv-step-down".
+/// "stalls", "more-stalls", "cv-step", "cv-step-down".
 std::string_view noise_name(Noise n);
 
 /// Trials per arm in a unit of the blocked design, in the simulation and the loop's
@@ -112,6 +118,9 @@ Config config_for(Config c, Design design);
 /// wider candidate spread with no effect, and candidate stalls at mean effects
 /// {-1.3% (+5% typical), 0, min_effect, +5%}, and the noise level stepping up mid-run.
 std::vector<Scenario> standard_scenarios(double min_effect = 0.01);
+
+/// The slow rate of the `more_stalls` candidate whose mean gains `effect`.
+double more_stalls_rate(double effect);
 
 /// The mean effect of the `stalls` scenario whose typical (unstalled) trial gains
 /// `typical`: (1 + typical) (1 - 0.2 x 0.3) - 1.

@@ -1,5 +1,7 @@
 #include "tuner/verify/sim_noise.h"
 
+#include <algorithm>
+
 namespace tuner::verify::sim {
 namespace {
 
@@ -9,6 +11,7 @@ constexpr double kOutlierRate = 0.1, kOutlierSlowdown = 0.3;
 constexpr double kBurstStart = 0.05, kBurstSlowdown = 0.15;
 constexpr unsigned kBurstLength = 5;
 constexpr double kStallRate = 0.2, kStallSlowdown = 0.3;
+constexpr double kMoreStallsTypical = 0.05;
 constexpr std::size_t kStepAt = 40;  // cv_step: trials at the lower noise level
 
 unsigned period_of(Noise n) {
@@ -76,6 +79,11 @@ double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, dou
         effect *= better;
       }
       break;
+    case Noise::more_stalls:  // typical +5% in the candidate; its slow rate sets the mean
+      if (draw.uniform() < (wide ? more_stalls_rate(effect) : kOutlierRate))
+        v *= 1 - better * kOutlierSlowdown;
+      if (wide) effect = better * kMoreStallsTypical;
+      break;
     default:
       if (unsigned p = period_of(s.noise); p && t % p == m.phase) v *= 1 - better * 2 * s.cv;
       break;
@@ -88,6 +96,12 @@ double trial_value(const Scenario& s, Draw& draw, Machine& m, std::size_t t, dou
 }  // namespace tuner::verify::sim
 
 namespace tuner::verify {
+
+double more_stalls_rate(double effect) {
+  double base = 1 - sim::kOutlierRate * sim::kOutlierSlowdown;  // the baseline's mean, 0.97
+  double rate = (1 - (1 + effect) * base / (1 + sim::kMoreStallsTypical)) / sim::kOutlierSlowdown;
+  return std::clamp(rate, 0.0, 1.0);
+}
 
 double stalls_mean_effect(double typical) {
   return (1 + typical) * (1 - sim::kStallRate * sim::kStallSlowdown) - 1;

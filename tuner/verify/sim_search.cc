@@ -76,7 +76,8 @@ std::vector<SearchScenario> search_scenarios(unsigned candidates) {
   std::vector<SearchScenario> out;
   for (const Scenario& s : standard_scenarios()) {
     if (s.effect != 0 || (s.cv != 0.03 && s.design == Design::interleaved) ||
-        s.noise == Noise::stalls || s.noise == Noise::cv_step || s.noise == Noise::cv_step_down)
+        s.noise == Noise::stalls || s.noise == Noise::more_stalls || s.noise == Noise::cv_step ||
+        s.noise == Noise::cv_step_down)
       continue;
     for (auto [best, other] : {std::pair{0.0, 0.0}, {0.01, 0.01}, {0.05, 0.0}})
       out.push_back({s, candidates, best, other});
