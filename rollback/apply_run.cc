@@ -19,6 +19,12 @@ struct Step {
   std::string before, after;
   bool written = false;  // applied (not skipped, not failed)
   bool live = false;     // holds its after value now
+  /// Change::written_after, when that knob is a step of this run too: this knob is
+  /// built (if it could not be yet), read and journaled just before its own write, and
+  /// is live only while that one is.
+  std::string written_after = {};
+  bool deferred = false;  // its before-value is still to be read
+  bool nothing = false;   // found as desired, or absent, when its turn came: not written
 };
 
 JournalRecord record(RecordType t, const std::string& knob = "") {
@@ -54,6 +60,24 @@ struct ApplyRun::Impl {
     report.groups.push_back({group, GroupDecision::applied, {}, nlohmann::json::object()});
     return report.groups.back();
   }
+  /// A deferred step at its turn: its knob built if it was not, its value read. False
+  /// when there is nothing to write (already as desired); an Error of kind missing when
+  /// its object is still not there.
+  Result<bool> settle(Step& step) {
+    step.deferred = false;
+    if (!step.knob) {
+      auto knob = make(step.knob_id);
+      if (!knob.ok()) return knob.error();
+      step.knob = std::move(knob).value();
+      auto after = step.knob->canonical(step.after);
+      if (!after.ok()) return after.error();
+      step.after = *after;
+    }
+    auto before = step.knob->read();
+    if (!before.ok()) return before.error();
+    step.before = *before;
+    return step.before != step.after;
+  }
   /// Every knob write goes through here, so the fault hook covers each of them.
   Status write(Step& step, const std::string& value) {
     Status s = step.knob->write(value);
@@ -78,6 +102,26 @@ Result<ApplyRun> ApplyRun::prepare(const Plan& plan, const StateDir& dir, KnobFa
   impl->report.profiles = plan.profiles;
   for (const Change& c : plan.changes) {
     auto knob = impl->make(c.knob);
+    bool after_step = !c.written_after.empty() &&
+                      std::any_of(impl->steps.begin(), impl->steps.end(),
+                                  [&](const Step& s) { return s.knob_id == c.written_after; });
+    if (after_step) {
+      // Its object may not exist before that write (a queue a channel change makes),
+      // and its value now says nothing about its value then (a driver rewrites its
+      // XPS map): checked now where it can be, read when its turn comes.
+      if (!knob.ok() && !knob.error().is(ErrorKind::missing)) return knob.error();
+      std::string after = c.desired;
+      if (knob.ok()) {
+        auto canonical = (*knob)->canonical(c.desired);
+        if (!canonical.ok()) return canonical.error();
+        after = *canonical;
+      }
+      Step step{c.knob, c.group, knob.ok() ? std::move(knob).value() : nullptr, "", after};
+      step.written_after = c.written_after;
+      step.deferred = true;
+      impl->steps.push_back(std::move(step));
+      continue;
+    }
     if (!knob.ok()) return knob.error();
     auto after = (*knob)->canonical(c.desired);
     if (!after.ok()) return after.error();
@@ -133,6 +177,7 @@ Status ApplyRun::write_group(const std::string& group) {
   std::vector<Step*> steps = m.group_steps(group);
   std::vector<JournalRecord> intents;
   for (Step* s : steps) {
+    if (s->deferred) continue;  // journaled at its turn, once its before-value is read
     JournalRecord r = record(RecordType::intent, s->knob_id);
     r.group = group;
     r.before = s->before;
@@ -143,6 +188,27 @@ Status ApplyRun::write_group(const std::string& group) {
   if (auto s = m.journal->append(intents); !s.ok()) return s.error();
   GroupReport& gr = m.group_report(group);
   for (Step* step : steps) {
+    if (step->deferred) {
+      auto due = m.settle(*step);
+      if (due.ok() && *due) {
+        JournalRecord r = record(RecordType::intent, step->knob_id);
+        r.group = group;
+        r.before = step->before;
+        r.after = step->after;
+        if (auto js = m.journal->append(r); !js.ok()) return js.error();
+      }
+      if (!due.ok() || !*due) {
+        step->nothing = true;
+        if (due.ok()) continue;
+        bool absent = due.error().is(ErrorKind::missing);
+        gr.changes.push_back(
+            {step->knob_id, std::nullopt, step->after,
+             absent ? ChangeStatus::skipped : ChangeStatus::failed,
+             due.error().message() + (absent ? " (after " + step->written_after + ")" : "")});
+        if (absent) continue;
+        return due.error();
+      }
+    }
     Status s = m.write(*step, step->after);
     ChangeReport c{step->knob_id, step->before, step->after, ChangeStatus::applied, ""};
     if (s.ok()) {
@@ -177,8 +243,16 @@ std::vector<std::string> ApplyRun::written_knobs(const std::string& group) const
 Status ApplyRun::set_live(const std::string& group, const std::vector<std::string>& live) {
   Impl& m = *impl_;
   std::vector<Step*> steps = m.group_steps(group);
+  auto listed = [&](const std::string& id) {
+    return std::find(live.begin(), live.end(), id) != live.end();
+  };
+  // A knob written after another of the group (a queue's mask after the channel change
+  // that makes the queue) is live only with it.
   auto wanted = [&](const Step* s) {
-    return std::find(live.begin(), live.end(), s->knob_id) != live.end();
+    bool with = s->written_after.empty() || listed(s->written_after) ||
+                std::none_of(steps.begin(), steps.end(),
+                             [&](const Step* o) { return o->knob_id == s->written_after; });
+    return listed(s->knob_id) && with;
   };
   // Newest first; a knob the kernel refuses to put back while another still holds the
   // candidate's value (an energy preference under the performance governor) is tried
@@ -213,6 +287,7 @@ Status ApplyRun::retarget(const std::string& knob, const std::string& after) {
                          [&](const Step& s) { return s.knob_id == knob; });
   if (it == m.steps.end()) return Error::invalid("not a knob of this run", knob);
   Step& step = *it;
+  if (!step.knob) return Error::invalid("not built yet: written after " + step.written_after, knob);
   auto canonical = step.knob->canonical(after);
   if (!canonical.ok()) return canonical.error();
   if (*canonical == step.after) return Ok{};
@@ -240,7 +315,7 @@ Status ApplyRun::write_refused(const std::string& group) {
   Impl& m = *impl_;
   GroupReport& gr = m.group_report(group);
   for (Step* step : m.group_steps(group)) {
-    if (step->written) continue;
+    if (step->written || step->nothing || step->deferred) continue;
     JournalRecord r = record(RecordType::intent, step->knob_id);
     r.group = group;
     r.before = step->before;
@@ -300,8 +375,11 @@ Status ApplyRun::decide(const std::string& group, GroupDecision decision,
       if (c.status == ChangeStatus::applied) c.status = ChangeStatus::rolled_back;
     if (gr.changes.empty())  // rejected before anything was written
       for (Step* step : m.group_steps(group))
-        gr.changes.push_back(
-            {step->knob_id, step->before, step->after, ChangeStatus::not_applied, ""});
+        if (!step->nothing)
+          gr.changes.push_back(
+              {step->knob_id,
+               step->deferred ? std::nullopt : std::optional<std::string>(step->before),
+               step->after, ChangeStatus::not_applied, ""});
   } else {
     for (Step* step : m.group_steps(group)) {
       if (!step->written || step->live) continue;

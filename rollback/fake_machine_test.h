@@ -21,6 +21,8 @@ struct FakeMachine {
   /// A refusal that depends on the machine's state, as the kernel's may.
   std::function<std::optional<Error>(const std::string& id, const std::string& value)> refuse;
   std::vector<std::string> log;  // "id=value" for every write asked for
+  /// What else a successful write does to the machine (a channel change makes queues).
+  std::function<void(const std::string& id, const std::string& value)> on_write;
 };
 
 class FakeKnob : public Knob {
@@ -39,6 +41,7 @@ class FakeKnob : public Knob {
       if (auto e = m_.refuse(id_, v)) return *e;
     if (!m_.values.contains(id_)) return errno_error("no such knob", id_, ENOENT);
     m_.values[id_] = v;
+    if (m_.on_write) m_.on_write(id_, v);
     return Ok{};
   }
 

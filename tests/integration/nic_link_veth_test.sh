@@ -44,6 +44,29 @@ assert nics[\"tv0\"][\"mtu_range\"] == {\"min\": 68, \"max\": 65535}, nics[\"tv0
   [ "$(cat /sys/class/net/tv0/mtu)" = 9000 ] || { echo "apply left MTU $(cat /sys/class/net/tv0/mtu)"; exit 1; }
   "$1" rollback --last --state-dir "$work/state" > /dev/null
   [ "$(cat /sys/class/net/tv0/mtu)" = 1500 ] || { echo "rollback left MTU $(cat /sys/class/net/tv0/mtu)"; exit 1; }
+  # Channels and XPS in one plan: the masks are planned for the queues there are after
+  # the channel change and written after it, so one apply converges (the next plan is
+  # empty, exit 0 with --detailed-exitcode), fewer queues or more.
+  q=/sys/class/net/tv0/queues
+  txq() { ls -d $q/tx-* | wc -l; }
+  for f in $q/tx-*/xps_cpus; do echo 1 > "$f"; done
+  printf "[profile]\nname = \"fewer\"\n\n[nic.tv0]\nchannels = { tx = 2 }\nxps = \"off\"\n" > "$work/fewer.toml"
+  printf "[profile]\nname = \"more\"\n\n[nic.tv0]\nchannels = { tx = 3 }\nxps = \"off\"\n" > "$work/more.toml"
+  "$1" plan --profile "$work/fewer.toml" --json > "$work/plan.json"
+  python3 -c "import json, sys
+knobs = [c[\"knob\"] for c in json.load(open(sys.argv[1]))[\"changes\"]]
+assert knobs == [\"nic:tv0:channels\", \"nic:tv0:xps:tx-0\", \"nic:tv0:xps:tx-1\"], knobs" "$work/plan.json"
+  for p in fewer more; do
+    [ $p = more ] && echo 1 > $q/tx-0/xps_cpus
+    "$1" apply --profile "$work/$p.toml" --no-verify --yes --state-dir "$work/state" > /dev/null
+    rc=0; "$1" plan --profile "$work/$p.toml" --detailed-exitcode > "$work/again" || rc=$?
+    [ "$rc" = 0 ] || { echo "plan after one apply of $p: exit $rc"; cat "$work/again"; exit 1; }
+    [ "$(cat $q/tx-0/xps_cpus)" = 0 ] || { echo "$p: tx-0 xps_cpus $(cat $q/tx-0/xps_cpus)"; exit 1; }
+  done
+  [ "$(txq)" = 3 ] || { echo "apply left $(txq) TX queues, not 3"; exit 1; }
+  "$1" rollback --last --state-dir "$work/state" > /dev/null
+  [ "$(txq)" = 2 ] || { echo "rollback left $(txq) TX queues, not 2"; exit 1; }
+  [ "$(cat $q/tx-0/xps_cpus)" = 1 ] || { echo "rollback left tx-0 xps_cpus $(cat $q/tx-0/xps_cpus)"; exit 1; }
   rm -rf "$work"
 ' "$tests" "$tuner"
 echo PASS

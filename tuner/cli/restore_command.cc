@@ -64,11 +64,22 @@ int restore_command(GlobalOptions& g, const std::vector<std::string>& args) {
     std::optional<Error> why;
     if (!knob.ok()) why = knob.error();
     else if (auto v = (*knob)->read(); !v.ok()) why = v.error();
-    if (why && why->is(ErrorKind::missing)) {
+    // A queue's mask is written after its NIC's kept channel count (when that is to be
+    // written too): the channel write makes the queue, or resets a driver's XPS map.
+    std::string after;
+    if (auto parsed = parse_knob_id(id); parsed.ok())
+      if (auto parent = made_by(*parsed); parent && state->knobs.contains(parent->str())) {
+        auto channels = knobs.make(parent->str());
+        auto now = channels.ok() ? (*channels)->read() : Result<std::string>(channels.error());
+        if (now.ok() && *now != state->knobs.at(parent->str()).value) after = parent->str();
+      }
+    if (why && why->is(ErrorKind::missing) && after.empty()) {
       gone.push_back({id, std::nullopt, k.value, ChangeStatus::gone, why->message()});
       continue;
     }
-    plan.changes.push_back({id, k.group, std::nullopt, k.value, "kept by run " + k.run_id});
+    Change change{id, k.group, std::nullopt, k.value, "kept by run " + k.run_id};
+    change.written_after = after;
+    plan.changes.push_back(std::move(change));
   }
   // An entry whose id does not parse (a damaged state.json) cannot be restored either:
   // reported skipped, the others restored.

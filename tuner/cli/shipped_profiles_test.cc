@@ -390,11 +390,23 @@ TEST_CASE("shipped profiles: NIC rules on an NPS4 node: socket-sized, lowered on
     }
     CHECK(first16.size() == 16);
     for (const auto& [irq, cpu] : ens1_irq_cpus) CHECK(CpuSet::parse(cpu)->is_subset_of(socket1));
-    // XPS follows the placed IRQs where the queues stay (ens2); ens1's waits for its
-    // channel change (a note says so).
-    CHECK(desired.contains("nic:ens2:xps:tx-0"));
-    CHECK(desired["nic:ens2:xps:tx-0"] == desired["irq:200:affinity"]);
-    CHECK_FALSE(desired.contains("nic:ens1:xps:tx-0"));
+    // XPS follows the placed IRQs, and every CPU of the machine is in some TX queue's
+    // map: ens2's 8 queues, and ens1's 16 after its channel change (written after it).
+    auto xps = [&](const std::string& nic) {
+      CpuSet all;
+      unsigned queues = 0;
+      for (const Change& c : plan->changes)
+        if (c.knob.starts_with("nic:" + nic + ":xps:tx-")) {
+          all = all.unite(*CpuSet::parse(c.desired));
+          ++queues;
+          CHECK(c.written_after == (nic == "ens1" ? "nic:ens1:channels" : ""));
+        }
+      return std::pair(all, queues);
+    };
+    CHECK(CpuSet::parse(desired["irq:200:affinity"])
+              ->is_subset_of(*CpuSet::parse(desired["nic:ens2:xps:tx-0"])));
+    CHECK(xps("ens2") == std::pair(inv.topology.all_pus, 8u));
+    CHECK(xps("ens1") == std::pair(inv.topology.all_pus, 16u));
     // inference pins nothing, so it leaves NUMA balancing alone.
     if (std::string(name) == "inference")
       CHECK_FALSE(desired.contains("sysctl:kernel.numa_balancing"));

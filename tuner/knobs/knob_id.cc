@@ -191,6 +191,11 @@ Result<KnobId> KnobId::cpu_resume_latency(unsigned cpu) {
 KnobId KnobId::mm_thp() { return KnobId{KnobKind::mm_thp, "", 0, 0}; }
 KnobId KnobId::mm_thp_defrag() { return KnobId{KnobKind::mm_thp_defrag, "", 0, 0}; }
 
+std::optional<KnobId> made_by(const KnobId& id) {
+  if (id.kind != KnobKind::nic_rps && id.kind != KnobKind::nic_xps) return std::nullopt;
+  return KnobId{KnobKind::nic_channels, id.name, 0, 0};
+}
+
 std::string KnobId::str() const {
   switch (kind) {
     case KnobKind::sysctl: return "sysctl:" + name;

@@ -15,6 +15,7 @@
 // no second opinion on what a unit name or a cgroup path is.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,6 +100,11 @@ struct KnobId {
   std::string str() const;
   bool operator==(const KnobId&) const = default;
 };
+
+/// The knob whose write makes, removes or resets this one's object: a NIC's channels
+/// for the RPS and XPS masks of its queues (a channel change makes or removes queues,
+/// and drivers rewrite their XPS maps: virtio, ice, i40e). nullopt for other kinds.
+std::optional<KnobId> made_by(const KnobId& id);
 
 /// An IRQ as irqbalance:banned lists it: the middle of its irq_affinity id ("57",
 /// "0000:3b:00.0/msi5"), and back.

@@ -45,35 +45,6 @@ Profile numa_local_profile() {
   return p;
 }
 
-/// Gives every physical NIC without queue IRQs 2 x (CPUs of its node) + 3 of them,
-/// enough to wrap around every CPU.
-void add_queue_irqs(Inventory& inv) {
-  unsigned next = 1000;
-  for (const Irq& irq : inv.irqs) next = std::max(next, irq.number + 1);
-  for (Nic& nic : inv.nics) {
-    if (nic.is_virtual) continue;
-    bool has = std::any_of(inv.irqs.begin(), inv.irqs.end(), [&](const Irq& i) {
-      return i.device == nic.name && i.kind == IrqKind::queue;
-    });
-    if (has) continue;
-    const NumaNode* node = nic.numa_node ? inv.find_node(*nic.numa_node) : nullptr;
-    std::size_t n = 2 * (node ? node->cpus.size() : inv.topology.all_pus.size()) + 3;
-    for (std::size_t q = 0; q < n; ++q) {
-      Irq irq;
-      irq.number = next++;
-      irq.name = nic.name + "-TxRx-" + std::to_string(q);
-      irq.queue = "TxRx-" + std::to_string(q);
-      irq.kind = IrqKind::queue;
-      irq.queue_index = static_cast<unsigned>(q);
-      irq.queue_type = QueueType::combined;
-      irq.device = nic.name;
-      irq.affinity = inv.topology.all_pus.to_string();
-      nic.irqs.push_back(irq.number);
-      inv.irqs.push_back(irq);
-    }
-  }
-}
-
 /// Core of every PU; a PU no core lists (an XML without cores) is a core of its own.
 std::map<unsigned, unsigned> core_of(const Topology& t) {
   std::map<unsigned, unsigned> out;
@@ -130,7 +101,7 @@ std::size_t check_placement(const Inventory& inv, const Plan& plan) {
 void check_machine(Inventory inv, const std::string& what) {
   CAPTURE(what);
   REQUIRE(!inv.topology.all_pus.empty());
-  add_queue_irqs(inv);
+  testing::add_queue_irqs(inv);
   inv.host.irqbalance_running = false;
   FakeCurrent cur;
   cur.values_["sysctl:net.core.somaxconn"] = "128";
@@ -215,7 +186,7 @@ TEST_CASE("planner fixtures: spread reaches every NUMA node with a NIC's first I
     CAPTURE(xml);
     Target target{Root::live(), xml};
     Inventory inv = probe_target(target);
-    add_queue_irqs(inv);
+    testing::add_queue_irqs(inv);
     inv.host.irqbalance_running = false;
     std::size_t nodes = 0;
     std::map<unsigned, unsigned> node_of;

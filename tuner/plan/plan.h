@@ -15,6 +15,11 @@ struct Change {
   std::optional<std::string> current;  // nullopt when it could not be read (shown as null)
   std::string desired;
   std::string reason;  // for a person: "eth2 is on NUMA node 1; queue 3 -> CPU 11"
+  /// The knob of an earlier change of this plan that makes or resets this one's object
+  /// (a channel change and the masks of the queues it makes or the driver rewrites):
+  /// apply builds this knob, reads its before-value and writes it only after that one
+  /// is written, and keeps it live only while that one is. Empty for most changes.
+  std::string written_after = {};
 };
 
 /// How a group of the plan will be verified (tuner/profile/group_policy.h).

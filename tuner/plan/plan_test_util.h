@@ -3,6 +3,7 @@
 // round trip, through the knobs, apply and rollback, is tests/support/roundtrip_*.)
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -112,8 +113,39 @@ inline Nic& add_nic(Inventory& inv, const std::string& name, std::optional<int> 
   return inv.nics.back();
 }
 
+/// Gives every physical NIC without queue IRQs 2 x (CPUs of its node) + 3 combined
+/// ones ("NAME-TxRx-i"), enough to wrap around every CPU (the captures have none).
+inline void add_queue_irqs(Inventory& inv) {
+  unsigned next = 1000;
+  for (const Irq& irq : inv.irqs) next = std::max(next, irq.number + 1);
+  for (Nic& nic : inv.nics) {
+    if (nic.is_virtual) continue;
+    bool has = std::any_of(inv.irqs.begin(), inv.irqs.end(), [&](const Irq& i) {
+      return i.device == nic.name && i.kind == IrqKind::queue;
+    });
+    if (has) continue;
+    const NumaNode* node = nic.numa_node ? inv.find_node(*nic.numa_node) : nullptr;
+    std::size_t n = 2 * (node ? node->cpus.size() : inv.topology.all_pus.size()) + 3;
+    for (std::size_t q = 0; q < n; ++q) {
+      Irq irq;
+      irq.number = next++;
+      irq.name = nic.name + "-TxRx-" + std::to_string(q);
+      irq.queue = "TxRx-" + std::to_string(q);
+      irq.kind = IrqKind::queue;
+      irq.queue_index = static_cast<unsigned>(q);
+      irq.queue_type = QueueType::combined;
+      irq.device = nic.name;
+      irq.affinity = inv.topology.all_pus.to_string();
+      nic.irqs.push_back(irq.number);
+      inv.irqs.push_back(irq);
+    }
+  }
+}
+
 /// Writes every change's desired value into inv (IRQs, NICs, irqbalance) or current
-/// (sysctl, numa, irqbalance ban list), as a perfect apply would.
+/// (sysctl, numa, irqbalance ban list, RPS and XPS masks), as a perfect apply would. A
+/// channel change makes or removes queues as drivers do: a queue per combined channel
+/// plus one per channel of that direction.
 inline void apply_plan(const Plan& plan, Inventory& inv, FakeCurrent& current) {
   auto fields = [](const std::string& v) {
     std::map<std::string, std::string> out;
@@ -130,19 +162,33 @@ inline void apply_plan(const Plan& plan, Inventory& inv, FakeCurrent& current) {
     if (parts[0] == "irq") {
       for (Irq& irq : inv.irqs)
         if (std::to_string(irq.number) == parts[1]) irq.affinity = c.desired;
+    } else if (parts[0] == "nic" && parts.size() == 4) {
+      current.values_[c.knob] = c.desired;
     } else if (parts[0] == "nic") {
       for (Nic& nic : inv.nics) {
         if (nic.name != parts[1]) continue;
+        if (parts[2] == "channels") {
+          if (!nic.channels) nic.channels = Channels{};
+          Channels& ch = *nic.channels;
+          auto count = [&](std::optional<uint32_t> own) {
+            return own.value_or(0) + ch.combined.value_or(0);
+          };
+          bool rx_follows = nic.rx_queues == count(ch.rx),
+               tx_follows = nic.tx_queues == count(ch.tx);
+          for (const auto& [k, v] : fields(c.desired)) {
+            if (k == "rx") ch.rx = u32(v);
+            if (k == "tx") ch.tx = u32(v);
+            if (k == "combined") ch.combined = u32(v);
+          }
+          if (rx_follows) nic.rx_queues = count(ch.rx);
+          if (tx_follows) nic.tx_queues = count(ch.tx);
+          continue;
+        }
         for (const auto& [k, v] : fields(c.desired)) {
           if (parts[2] == "link") {
             if (k == "autoneg") nic.link.autoneg = v == "on";
             if (k == "speed") nic.link.speed_mbps = u32(v);
             if (k == "duplex") nic.link.duplex = parse_duplex(v);
-          } else if (parts[2] == "channels") {
-            if (!nic.channels) nic.channels = Channels{};
-            if (k == "rx") nic.channels->rx = u32(v);
-            if (k == "tx") nic.channels->tx = u32(v);
-            if (k == "combined") nic.channels->combined = u32(v);
           } else if (parts[2] == "rings") {
             if (!nic.rings) nic.rings = Rings{};
             if (k == "rx") nic.rings->rx = u32(v);

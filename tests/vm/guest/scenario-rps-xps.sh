@@ -1,7 +1,8 @@
 # shellcheck shell=dash disable=SC2154,SC3043
 # Scenario part 4: RPS and XPS on the guest's multi-queue virtio NIC (4 queue pairs on
 # node 1, whose 2 CPUs are 2 cores). With [irq] numa-local, xps = "follow-irq" must give
-# each TX queue the CPUs of its output.N IRQ as placed, and rps = "numa-local" must plan
+# each TX queue the CPUs of its output.N IRQ as placed (with SMT siblings and the
+# nearest other CPUs: every CPU is in a map), and rps = "numa-local" must plan
 # nothing (a queue per core already) and say so. Then rps/xps = "off" take away masks
 # set by hand. Each apply is read back from sysfs and rolled back with rollback --last.
 KNOBS="tuner/knobs/nic_queue_cpus.cc"
@@ -55,17 +56,34 @@ check rpsxps.plan.rc "${RC:-x}" = 3 "plan --detailed-exitcode: 3, changes pendin
 planned() {  # FILE KNOB: the desired value of KNOB's change, or "" when none
   jq -r --arg k "$2" '.changes[]? | select(.knob == $k) | .desired' "$1"
 }
-xps_follows_plan() {  # each tx-N: the plan's (or current) XPS = its IRQ's planned (or current) CPUs
-  local q i want got bad=
+cpus_of() {  # a cpulist "0-2,5" -> "0 1 2 5"
+  echo "$1" | tr , '\n' | while IFS=- read -r lo hi; do [ -n "$lo" ] && seq "$lo" "${hi:-$lo}"; done | tr '\n' ' '
+}
+xps_holds() {  # Q WANT GOT: tx-Q's map GOT holds its IRQ's CPUs WANT; adds to bad and all
+  local c
+  for c in $(cpus_of "$2"); do
+    case " $(cpus_of "$3") " in *" $c "*) ;; *) bad="$bad tx-$1:$3(irq:$2)"; break ;; esac
+  done
+  all="$all $(cpus_of "$3")"
+}
+xps_covers() {  # every online CPU is in some TX queue's map (all)
+  local c
+  for c in $(cpus_of "$(cat /sys/devices/system/cpu/online)"); do
+    case " $all " in *" $c "*) ;; *) bad="$bad cpu$c:in-no-map" ;; esac
+  done
+}
+xps_follows_plan() {  # each tx-N: the plan's (or current) XPS holds its IRQ's planned (or current) CPUs
+  local q i want got bad='' all=''
   for q in $(seq 0 $((NTX - 1))); do
     i=$(out_irq $q)
     want=$(planned /tmp/rpsxps.plan.out "$(irq_id "$i")"); [ -n "$want" ] || want=$(cat /proc/irq/$i/smp_affinity_list)
     got=$(planned /tmp/rpsxps.plan.out "nic:$VIRT:xps:tx-$q"); [ -n "$got" ] || got=$(mask_list "$(cat $Q/tx-$q/xps_cpus)")
-    [ "$got" = "$want" ] || bad="$bad tx-$q:$got(irq $i:$want)"
+    xps_holds $q "$want" "$got"
   done
+  xps_covers
   echo "${bad:+mismatch:$bad}"; [ -z "$bad" ]
 }
-verify rpsxps.plan.xps "xps tx-N = CPUs of IRQ output.N as placed" xps_follows_plan
+verify rpsxps.plan.xps "xps tx-N holds the CPUs of IRQ output.N as placed; every CPU mapped" xps_follows_plan
 verify rpsxps.plan.xps_changes "at least one TX queue moves with its IRQ" \
   jq -e --arg p "nic:$VIRT:xps:" '[.changes[]? | select(.knob | startswith($p))] | length >= 1' /tmp/rpsxps.plan.out
 if [ "$NRX" -ge 2 ]; then
@@ -80,16 +98,17 @@ verify rpsxps.plan.changed_nothing "after plan" rpsxps_same /tmp/rpsxps.before
 RC=
 [ -z "$SKIP" ] && run_step rpsxps.apply tuner apply --profile $P --no-verify --yes --json
 check rpsxps.apply.rc "${RC:-x}" = 0 "apply --no-verify --yes exit status"
-xps_on_irq_cpus() {  # each tx-N's xps_cpus = its output.N IRQ's smp_affinity_list
-  local q i want got bad=
+xps_on_irq_cpus() {  # each tx-N's xps_cpus holds its output.N IRQ's smp_affinity_list
+  local q i want got bad='' all=''
   for q in $(seq 0 $((NTX - 1))); do
     i=$(out_irq $q); want=$(cat /proc/irq/$i/smp_affinity_list)
     got=$(mask_list "$(cat $Q/tx-$q/xps_cpus)")
-    [ "$got" = "$want" ] || bad="$bad tx-$q:$got(irq $i:$want)"
+    xps_holds $q "$want" "$got"
   done
+  xps_covers
   echo "${bad:+mismatch:$bad}"; [ -z "$bad" ]
 }
-verify rpsxps.apply.xps "xps_cpus of each TX queue = its IRQ's CPUs" xps_on_irq_cpus
+verify rpsxps.apply.xps "xps_cpus of each TX queue holds its IRQ's CPUs; every CPU mapped" xps_on_irq_cpus
 RC=
 [ -z "$SKIP" ] && run_step rpsxps.replan tuner plan --profile $P --json --detailed-exitcode
 check rpsxps.replan.rc "${RC:-x}" = 0 "plan after apply: 0, nothing pending"
