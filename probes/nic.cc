@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "base/strings.h"
+#include "probes/nic_capture.h"
 
 namespace tuner {
 namespace {
@@ -132,6 +133,7 @@ std::vector<Nic> probe_nics(const Root& root, Netlink* nl, std::vector<ProbeErro
       }
     }
     if (nl) add_netlink(*nl, nic, errors);
+    else add_capture_nic_facts(root, nic);
     nics.push_back(std::move(nic));
   }
   return nics;

@@ -14,7 +14,8 @@ namespace tuner {
 
 /// Lists /sys/class/net and fills each Nic from sysfs. When nl is non-null (live
 /// machine), adds link info, link modes, link state, channels, rings and interrupt
-/// coalescing through it.
+/// coalescing through it; without it (a capture), the link's state, speed and duplex
+/// from sysfs and a capture's channels and rings (probes/nic_capture.h).
 /// Operations a driver does not support (EOPNOTSUPP) leave their fields empty; other
 /// netlink failures are reported as ProbeError{"netlink", ...} naming the interface.
 std::vector<Nic> probe_nics(const Root& root, Netlink* nl, std::vector<ProbeError>& errors);

@@ -98,7 +98,12 @@ TEST_CASE("nic probe: captured machines match their own sysfs files") {
         for (const auto& q : fs::directory_iterator(dir / "queues"))
           rx += starts_with(q.path().filename().string(), "rx-");
       CHECK(nic.rx_queues == rx);
-      CHECK(nic.link.speed_mbps == std::nullopt);  // no netlink: sysfs speed is not used
+      // No netlink: the link as the capture's sysfs files say (an empty speed file is a
+      // link that was down when captured).
+      auto speed = parse_i64(file_text(dir / "speed"));
+      if (speed && *speed > 0) CHECK(nic.link.speed_mbps == static_cast<uint32_t>(*speed));
+      else CHECK_FALSE(nic.link.speed_mbps.has_value());
+      CHECK(nic.link.up == (file_text(dir / "operstate") == "up"));
       ++pci_nics;
     }
   }
@@ -117,6 +122,19 @@ TEST_CASE("nic probe: known values of the Dell R910 capture") {
   CHECK(by_name["eth2"].driver == "bnx2");
   CHECK(by_name["ib0"].pci == "0000:43:00.0");
   CHECK(by_name["ib0"].driver == "ib_qib");
+  // Its link facts from sysfs: eth0 a 1 GbE link that is up, eth1-3 down (the
+  // capture's speed files are empty: reading them failed), ib0 an IPoIB port whose 2013
+  // kernel gave no speed.
+  CHECK(by_name["eth0"].link.up == true);
+  CHECK(by_name["eth0"].link.speed_mbps == 1000u);
+  CHECK(by_name["eth0"].link.duplex == Duplex::full);
+  CHECK(by_name["eth1"].link.up == false);
+  CHECK_FALSE(by_name["eth1"].link.speed_mbps.has_value());
+  CHECK_FALSE(by_name["eth1"].link.duplex.has_value());
+  CHECK(by_name["ib0"].link_type == 32u);
+  CHECK(by_name["ib0"].link.up == true);
+  CHECK_FALSE(by_name["ib0"].link.speed_mbps.has_value());
+  CHECK_FALSE(by_name["eth0"].channels.has_value());  // the capture has no ethtool files
   REQUIRE(by_name.count("lo"));
   CHECK(by_name["lo"].is_virtual);  // its link into devices/virtual dangles in the capture
   CHECK_FALSE(by_name["lo"].pci.has_value());

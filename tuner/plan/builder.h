@@ -36,21 +36,35 @@ struct PlanBuilder {
 bool is_queue_irq(const Irq& irq);
 /// The probe tied irq to nic (Irq::device, or listed in Nic::irqs).
 bool owned_by(const Irq& irq, const Nic& nic);
-/// Why an [irq] or [nic] rule whose glob matched nic leaves it alone, for the plan's
-/// note; nullopt when the rule applies. An IPoIB port (link type 32: an InfiniBand
-/// fabric's, not an Ethernet data port) only when the glob names it without a wildcard;
-/// with min_speed, only a link known to run at least that fast (a 1 GbE management
-/// port is not a data port; a link that is down or a topology file says no speed);
-/// with rdma = false, not a port with an RDMA device (a RoCE fabric's); with ports, only
-/// the ports named, which are in scope even when IPoIB or RDMA.
-std::optional<std::string> out_of_scope(const Nic& nic, const std::string& glob,
-                                        std::optional<uint32_t> min_speed_mbps,
-                                        std::optional<bool> rdma,
-                                        const std::vector<std::string>& ports);
-/// The same for an IrqRule or a NicRule.
+/// Which ports a rule covers, besides its glob: the port-scope keys of an IrqRule or
+/// a NicRule.
+struct PortScope {
+  std::string glob;
+  std::optional<uint32_t> min_speed_mbps;
+  std::optional<bool> rdma;
+  std::vector<std::string> ports;
+  std::optional<LinkKind> link_type;
+};
 template <typename Rule>
-std::optional<std::string> out_of_scope(const Nic& nic, const Rule& rule) {
-  return out_of_scope(nic, rule.glob, rule.min_speed_mbps, rule.rdma, rule.ports);
+PortScope port_scope(const Rule& r) {
+  return {r.glob, r.min_speed_mbps, r.rdma, r.ports, r.link_type};
+}
+/// Why an [irq] or [nic] rule whose glob matched nic leaves it alone, for the plan's
+/// note; nullopt when the rule applies. `nics` are every port of the machine. An IPoIB
+/// port (link type 32: an InfiniBand fabric's) is for a rule that says link_type =
+/// "infiniband", names it (without a wildcard, or in ports), or whose wildcard glob
+/// matches only IPoIB ports here (`ib*`); never for `*` alone, which is for Ethernet
+/// ports, nor for a glob that also matches one (`eth*`). With link_type, only ports of
+/// that kind. With min_speed, only a link known to run at least that fast (a 1 GbE
+/// management port is not a data port; a link that is down or a topology file says no
+/// speed); with rdma = false, not a port with an RDMA device (a RoCE fabric's); with
+/// ports, only the ports named, which are in scope even when IPoIB or RDMA.
+std::optional<std::string> out_of_scope(const Nic& nic, const PortScope& rule,
+                                        const std::vector<Nic>& nics);
+template <typename Rule>
+std::optional<std::string> out_of_scope(const Nic& nic, const Rule& rule,
+                                        const std::vector<Nic>& nics) {
+  return out_of_scope(nic, port_scope(rule), nics);
 }
 
 Status plan_sysctls(PlanBuilder& b);

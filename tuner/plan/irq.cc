@@ -259,7 +259,7 @@ Status plan_irqs(PlanBuilder& b) {
       b.note(nic->name, "virtual, no IRQs to place (irq rule '" + rule->glob + "')");
       continue;
     }
-    if (auto why = out_of_scope(*nic, *rule)) {
+    if (auto why = out_of_scope(*nic, *rule, b.inventory.nics)) {
       b.note(nic->name, *why);
       continue;
     }

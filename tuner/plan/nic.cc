@@ -405,7 +405,7 @@ Status plan_nics(PlanBuilder& b) {
              name.error().what + ": no knob can name it, nic rule '" + rule->glob + "' skipped");
       continue;
     }
-    if (auto why = out_of_scope(*nic, *rule)) {
+    if (auto why = out_of_scope(*nic, *rule, b.inventory.nics)) {
       b.note(nic->name, *why);
       continue;
     }

@@ -132,19 +132,44 @@ Result<bool> plan_table_knob(PlanBuilder& b, const KnobId& knob, const TableSett
 
 using namespace planner_detail;
 
-std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const std::string& glob,
-                                                        std::optional<uint32_t> min_speed_mbps,
-                                                        std::optional<bool> rdma,
-                                                        const std::vector<std::string>& ports) {
+namespace {
+
+bool is_ipoib(const Nic& nic) { return nic.link_type == link_kind_arphrd(LinkKind::infiniband); }
+
+/// Why a wildcard rule without link_type leaves an IPoIB port out; nullopt when every
+/// port its glob matches here is IPoIB (the rule was written for them: `ib*`).
+std::optional<std::string> ipoib_left_out(const std::string& glob, const std::vector<Nic>& nics) {
+  std::string other;  // a port of another kind the glob matches
+  for (const Nic& n : nics)
+    if (!is_ipoib(n) && glob_match(glob, n.name) && (other.empty() || natural_less(n.name, other)))
+      other = n.name;
+  bool catch_all = glob.find_first_not_of('*') == std::string::npos;
+  if (!catch_all && other.empty()) return std::nullopt;
+  std::string why = catch_all ? "it matches every name"
+                              : fmt::format("it also matches {}, not IPoIB", other);
+  return fmt::format("an IPoIB port (InfiniBand): rule '{}' is for Ethernet ports ({}); "
+                     "set link_type = \"infiniband\" or name the port to include it",
+                     glob, why);
+}
+
+}  // namespace
+
+std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const PortScope& scope,
+                                                        const std::vector<Nic>& nics) {
+  const std::string& glob = scope.glob;
   bool wildcard = glob.find_first_of("*?[") != std::string::npos;
-  bool named = std::find(ports.begin(), ports.end(), nic.name) != ports.end();
-  if (!ports.empty() && !named) return fmt::format("not among the ports rule '{}' names", glob);
-  if (named) wildcard = false;
-  if (nic.link_type == 32u && wildcard)
-    return fmt::format("an IPoIB port (InfiniBand): rule '{}' is for Ethernet ports; name it "
-                       "without a wildcard to include it",
-                       glob);
-  if (rdma == false && nic.rdma_device && !named)
+  bool named = std::find(scope.ports.begin(), scope.ports.end(), nic.name) != scope.ports.end();
+  if (!scope.ports.empty() && !named)
+    return fmt::format("not among the ports rule '{}' names", glob);
+  if (scope.link_type && nic.link_type != link_kind_arphrd(*scope.link_type))
+    return fmt::format("{}: rule '{}' says link_type = \"{}\", skipped",
+                       nic.link_type ? fmt::format("link type {}", *nic.link_type)
+                                     : std::string("link type unknown"),
+                       glob, link_kind_name(*scope.link_type));
+  if (is_ipoib(nic) && wildcard && !named && !scope.link_type)
+    if (auto why = ipoib_left_out(glob, nics)) return why;
+  const auto& min_speed_mbps = scope.min_speed_mbps;
+  if (scope.rdma == false && nic.rdma_device && !named)
     return fmt::format("an RDMA port ({}): rule '{}' says rdma = false, skipped", *nic.rdma_device,
                        glob);
   if (!min_speed_mbps) return std::nullopt;

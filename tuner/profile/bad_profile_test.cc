@@ -147,6 +147,8 @@ const BadCase kCases[] = {
   {"nic_ports_twice.toml", "nic_ports_twice.toml:3:18", "'ports' in [nic.\"*\"] names 'ens1' twice"},
   {"nic_ports_bad_name.toml", "nic_ports_bad_name.toml:3:10", "'ports' in [nic.\"*\"]: "},
   {"nic_ports_glob.toml", "nic_ports_glob.toml:3:10", "'ports' in [nic.\"*\"] names 'ens*', a glob: ports are exact interface names"},
+  {"irq_link_type_word.toml", "irq_link_type_word.toml:3:13", "'link_type' in [irq.\"ib*\"] is 'ib': expected \"ethernet\" or \"infiniband\" (IPoIB)"},
+  {"nic_link_type_number.toml", "nic_link_type_number.toml:2:13", "'link_type' in [nic.\"*\"] must be a string, not an integer"},
   {"mm_thp_bool.toml", "mm_thp_bool.toml:2:7", "'thp' in [mm] must be a string, not a boolean"},
   {"mm_dirty_max_small.toml", "mm_dirty_max_small.toml:2:19", "'dirty_max_bytes' in [mm] (bytes) = 4096 is out of range"},
   {"mm_dirty_max_string.toml", "mm_dirty_max_string.toml:2:19", "'dirty_max_bytes' in [mm] (bytes) must be"},

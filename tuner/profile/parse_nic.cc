@@ -78,7 +78,7 @@ class NicParser : public TomlReader {
   NicRule parse(const std::string& glob, const toml::table& t, const std::string& ctx) const {
     check_keys(t, ctx,
                {"speed", "duplex", "autoneg", "mtu", "channels", "combined", "rings", "coalesce",
-                "rps", "xps", "min_speed", "rdma", "ports", "group"});
+                "rps", "xps", "min_speed", "rdma", "ports", "link_type", "group"});
     NicRule r;
     r.glob = glob;
     r.group = "nic";
@@ -131,7 +131,7 @@ class NicParser : public TomlReader {
           else r.tx_channels = n;
         }
         if (c.empty()) fail(v.source(), cctx + " is empty");
-      } else if (port_scope_key(k.str(), v, what, r)) {  // min_speed, rdma, ports
+      } else if (port_scope_key(k.str(), v, what, r)) {  // min_speed, rdma, ports, link_type
       } else if (k.str() == "rings") {
         const toml::table& c = table(v, what);
         std::string cctx = fmt::format("'rings' in {}", ctx);

@@ -57,6 +57,14 @@ std::optional<IrqPolicy> parse_irq_policy(std::string_view name);
 const char* irqbalance_action_name(IrqbalanceAction a);
 std::optional<IrqbalanceAction> parse_irqbalance_action(std::string_view name);
 
+/// What kind of port an [irq] or [nic] rule is for ("link_type"): an Ethernet port
+/// (ARPHRD_ETHER, sys/class/net/IF/type 1) or an IPoIB one (ARPHRD_INFINIBAND, 32).
+enum class LinkKind { ethernet, infiniband };
+const char* link_kind_name(LinkKind k);
+std::optional<LinkKind> parse_link_kind(std::string_view name);
+/// The ARPHRD_* number of sys/class/net/IF/type that a LinkKind stands for.
+unsigned link_kind_arphrd(LinkKind k);
+
 struct IrqRule {
   std::string glob;  // NIC name glob: "mlx5*", "eth*"
   IrqPolicy policy = IrqPolicy::numa_local;
@@ -70,6 +78,9 @@ struct IrqRule {
   /// Non-empty: only these interfaces (of those the glob matches); a port named here is
   /// in scope even when IPoIB or with an RDMA device.
   std::vector<std::string> ports;
+  /// Only ports of this kind (IPoIB included with a wildcard glob); unset: Ethernet
+  /// ports, and IPoIB ones where the glob names them (tuner/plan/builder.h out_of_scope).
+  std::optional<LinkKind> link_type;
   std::string group;  // "irq" unless claimed
   SourceLoc loc;
 };
@@ -105,10 +116,11 @@ struct NicRule {
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
   std::optional<uint32_t> min_speed_mbps;
-  std::optional<bool> rdma;        // as IrqRule::rdma
-  std::vector<std::string> ports;  // as IrqRule::ports
-  SourceLoc rps_loc, xps_loc;      // where each was written
-  std::string group;               // "nic" unless claimed
+  std::optional<bool> rdma;           // as IrqRule::rdma
+  std::vector<std::string> ports;     // as IrqRule::ports
+  std::optional<LinkKind> link_type;  // as IrqRule::link_type
+  SourceLoc rps_loc, xps_loc;         // where each was written
+  std::string group;                  // "nic" unless claimed
   SourceLoc loc;
 };
 

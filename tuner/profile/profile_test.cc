@@ -395,3 +395,22 @@ TEST_CASE("profile: an included profile's search is replaced by the child's stat
   CHECK(sysctl(*p, "net.core.netdev_budget")->value == "900");
   CHECK(searched_settings(*p).empty());
 }
+
+TEST_CASE("profile: link_type says which kind of port a rule is for; a later rule replaces it") {
+  auto f = parse_profile_file("[irq.\"ib*\"]\npolicy = \"numa-local\"\nlink_type = \"infiniband\"\n"
+                              "[nic.\"*\"]\ncombined = 8\nlink_type = \"ethernet\"\n",
+                              "site.toml");
+  REQUIRE_MESSAGE(f.ok(), f.error().message());
+  REQUIRE(f->profile.irqs.size() == 1);
+  CHECK(f->profile.irqs[0].link_type == LinkKind::infiniband);
+  REQUIRE(f->profile.nics.size() == 1);
+  CHECK(f->profile.nics[0].link_type == LinkKind::ethernet);
+  CHECK(link_kind_name(LinkKind::infiniband) == std::string("infiniband"));
+  // A child's rule for the same glob replaces the whole rule, link_type included.
+  auto child = parse_profile_file("[irq.\"ib*\"]\npolicy = \"spread\"\n", "child.toml");
+  REQUIRE(child.ok());
+  Profile merged = merge_profiles({f->profile, child->profile});
+  REQUIRE(merged.irqs.size() == 1);
+  CHECK(merged.irqs[0].policy == IrqPolicy::spread);
+  CHECK_FALSE(merged.irqs[0].link_type);
+}

@@ -143,7 +143,7 @@ class TomlReader {
     return names;
   }
   /// The keys that choose which ports an [irq] or [nic] rule covers (min_speed, rdma,
-  /// ports), read into the rule; false for any other key.
+  /// ports, link_type), read into the rule; false for any other key.
   template <typename Rule>
   bool port_scope_key(std::string_view key, const toml::node& v, const std::string& what,
                       Rule& r) const {
@@ -152,8 +152,17 @@ class TomlReader {
           static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
     else if (key == "rdma") r.rdma = boolean(v, what);
     else if (key == "ports") r.ports = port_names(v, what);
+    else if (key == "link_type") r.link_type = link_kind(v, what);
     else return false;
     return true;
+  }
+  LinkKind link_kind(const toml::node& v, const std::string& what) const {
+    std::string word = string(v, what);
+    auto kind = parse_link_kind(word);
+    if (!kind)
+      fail(v.source(),
+           fmt::format("{} is '{}': expected \"ethernet\" or \"infiniband\" (IPoIB)", what, word));
+    return *kind;
   }
   /// An array of benchmark names ([verify] bench, [group.NAME] bench), each checked.
   std::vector<std::string> bench_names(const toml::node& n, const std::string& what) const {

@@ -28,6 +28,12 @@ constexpr std::array<EnumName<IrqbalanceAction>, 3> kIrqbalanceActions = {{
 }};
 static_assert(in_enum_order(kIrqbalanceActions));
 
+constexpr std::array<EnumName<LinkKind>, 2> kLinkKinds = {{
+    {LinkKind::ethernet, "ethernet"},
+    {LinkKind::infiniband, "infiniband"},
+}};
+static_assert(in_enum_order(kLinkKinds));
+
 }  // namespace
 
 const char* irq_policy_name(IrqPolicy p) { return enum_name(kIrqPolicies, p); }
@@ -38,6 +44,11 @@ const char* irqbalance_action_name(IrqbalanceAction a) { return enum_name(kIrqba
 std::optional<IrqbalanceAction> parse_irqbalance_action(std::string_view name) {
   return enum_from_name(kIrqbalanceActions, name);
 }
+const char* link_kind_name(LinkKind k) { return enum_name(kLinkKinds, k); }
+std::optional<LinkKind> parse_link_kind(std::string_view name) {
+  return enum_from_name(kLinkKinds, name);
+}
+unsigned link_kind_arphrd(LinkKind k) { return k == LinkKind::infiniband ? 32u : 1u; }
 
 namespace {
 

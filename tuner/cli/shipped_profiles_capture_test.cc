@@ -1,0 +1,158 @@
+// The shipped profiles' NIC rules on real machines' captures (issue 42, item 7): a
+// capture's sysfs says each link's speed, so min_speed decides there as on the machine,
+// and `tuner plan --root` shows the NIC half of a plan.
+//
+// The VE host (tests/fixtures/machines/sysfs/32intel64-2p8co2t+8ve) has an X722 port,
+// enp96s0f0 (i40e, node 0), captured up at 1000 Mb/s, and enp96s0f1 down. The overlay
+// tests/fixtures/irq/x722 adds its queue IRQs, queues and `ethtool -l`/`-g` output as a
+// Debian 12 kernel shows them (reconstructed, tests/fixtures/irq/README.md).
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/cpuset.h"
+#include "base/strings.h"
+#include "tests/support/cli.h"
+#include "tests/support/files.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
+
+using namespace tuner;
+using testing::run_tuner;
+using testing::shell_quote;
+
+namespace {
+
+const std::string kShipped = TUNER_SOURCE_PROFILES;
+const std::string kX722Net =
+    "/sys/devices/pci0000:5d/0000:5d:02.0/0000:5e:00.0/0000:5f:03.0/0000:60:00.0/net/enp96s0f0";
+
+struct PlanOut {
+  std::map<std::string, std::string> desired;  // knob -> desired
+  std::vector<std::string> notes;
+  /// A note about port (notes with the same text name all their ports: "a, b: ...")
+  /// that holds text.
+  bool noted(const std::string& port, const std::string& text) const {
+    for (const std::string& n : notes) {
+      std::size_t colon = n.find(": ");
+      if (colon == std::string::npos || n.find(text, colon) == std::string::npos) continue;
+      for (std::string_view s : split(std::string_view(n).substr(0, colon), ','))
+        if (trim(s) == port) return true;
+    }
+    return false;
+  }
+};
+
+PlanOut plan(const std::string& root, const std::string& profile,
+             const std::string& profile_path = kShipped) {
+  auto r = run_tuner("plan --json --profile-path " + shell_quote(profile_path) + " --profile " +
+                     profile + " --root " + shell_quote(root));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  PlanOut out;
+  for (const auto& c : j["changes"]) out.desired[c["knob"]] = c["desired"];
+  for (const auto& n : j["notes"]) out.notes.push_back(n);
+  return out;
+}
+
+testing::ScopedFixture x722() {
+  return testing::ScopedFixture("32intel64-2p8co2t+8ve.tar.bz2",
+                                std::string(TUNER_TEST_DATA) + "/irq/x722");
+}
+
+/// The IRQ knobs the plan places: "irq:53:affinity" -> 53.
+std::set<unsigned> placed_irqs(const PlanOut& p) {
+  std::set<unsigned> out;
+  for (const auto& [knob, want] : p.desired)
+    if (knob.rfind("irq:", 0) == 0 && knob.ends_with(":affinity"))
+      out.insert(static_cast<unsigned>(std::stoul(knob.substr(4))));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("shipped profiles on a capture: a 10G data port gets the NIC rules") {
+  testing::ScopedFixture fx = x722();
+  // As if the port were cabled to a 10 Gb/s switch port, the X722's own speed.
+  testing::write_file(fx.root() + kX722Net + "/speed", "10000\n");
+  const CpuSet node0 = CpuSet::parse("0-7,16-23").value();
+  for (const char* name : {"network-throughput", "latency", "inference", "dl-training"}) {
+    CAPTURE(name);
+    PlanOut p = plan(fx.root(), name);
+    // Its 32 queue IRQs (53-84) on its own node, each of the first 8 on a core of its own;
+    // the misc vector (52) and the down port's (159) left alone.
+    std::set<unsigned> irqs = placed_irqs(p);
+    REQUIRE(irqs.size() == 32);
+    CHECK(*irqs.begin() == 53);
+    CHECK(*irqs.rbegin() == 84);
+    std::set<std::string> first8;
+    for (unsigned irq = 53; irq < 85; ++irq) {
+      std::string cpus = p.desired["irq:" + std::to_string(irq) + ":affinity"];
+      CHECK(CpuSet::parse(cpus)->is_subset_of(node0));
+      if (irq < 61) first8.insert(cpus);
+    }
+    CHECK(first8.size() == 8);
+    // One combined queue per physical core of its socket: 8 of the 32 it has now
+    // (from the capture's `ethtool -l`).
+    CHECK(p.desired["nic:enp96s0f0:channels"] == "combined=8");
+    CHECK(p.noted("enp96s0f0", "channels combined = \"local-cores\": 8 physical cores"));
+    // XPS waits for the channel change, which makes new queues.
+    CHECK_FALSE(p.desired.contains("nic:enp96s0f0:xps:tx-0"));
+    // The port that is down: left alone, saying why.
+    for (const auto& [knob, want] : p.desired) CHECK(knob.find("enp96s0f1") == std::string::npos);
+    CHECK(p.noted("enp96s0f1", "link speed unknown (down, or not probed)"));
+  }
+}
+
+TEST_CASE("shipped profiles on a capture: the captured 1 GbE link and a link that is down") {
+  testing::ScopedFixture fx = x722();
+  // As captured: up at 1000 Mb/s, below every shipped min_speed.
+  PlanOut p = plan(fx.root(), "network-throughput");
+  CHECK(placed_irqs(p).empty());
+  CHECK_FALSE(p.desired.contains("nic:enp96s0f0:channels"));
+  CHECK(p.noted("enp96s0f0", "1000 Mb/s, below the min_speed 10000 Mb/s of rule '*': skipped"));
+  // speed -1 (SPEED_UNKNOWN), operstate down: the note of a link that is down.
+  testing::write_file(fx.root() + kX722Net + "/speed", "-1\n");
+  testing::write_file(fx.root() + kX722Net + "/operstate", "down\n");
+  PlanOut down = plan(fx.root(), "network-throughput");
+  CHECK(placed_irqs(down).empty());
+  CHECK(down.noted("enp96s0f0", "link speed unknown (down, or not probed): rule '*' asks "
+                                "min_speed 10000 Mb/s, skipped"));
+  // Garbage or an overflow where the speed should be: unknown, a plan all the same.
+  testing::write_file(fx.root() + kX722Net + "/operstate", "up\n");
+  for (const char* text : {"\x1b[31m10000\n", "99999999999999999999\n", "10000.0\n"}) {
+    CAPTURE(text);
+    testing::write_file(fx.root() + kX722Net + "/speed", text);
+    PlanOut odd = plan(fx.root(), "network-throughput");
+    CHECK(placed_irqs(odd).empty());
+    CHECK(odd.noted("enp96s0f0", "link up, but its driver reports no speed"));
+  }
+}
+
+TEST_CASE("shipped profiles on a capture: an IPoIB port is for a rule written for it") {
+  // The R910's ib0 (QLogic QDR HCA, node 2), with the speed a 6.1 kernel's IPoIB reports
+  // for a QDR 4x link; its qib vectors are not queue vectors, so a rule that takes it
+  // finds nothing to place, and says so.
+  testing::ScopedFixture fx("40intel64-2g2n4c+pci.tar.bz2",
+                            std::string(TUNER_TEST_DATA) + "/irq/r910");
+  testing::write_file(fx.root() + "/sys/devices/pci0000:40/0000:40:03.0/0000:43:00.0/net/ib0/speed",
+                      "40000\n");
+  PlanOut shipped = plan(fx.root(), "network-throughput");
+  CHECK(shipped.noted("ib0", "an IPoIB port (InfiniBand): rule '*' is for Ethernet ports"));
+  CHECK(shipped.noted("eth0", "1000 Mb/s, below the min_speed 10000 Mb/s of rule '*'"));
+  testing::TempDir site;
+  testing::write_file(site.path + "/site.toml", "[profile]\nname = \"site\"\n"
+                                                "include = [\"network-throughput\"]\n"
+                                                "[irq.\"ib*\"]\npolicy = \"numa-local\"\n"
+                                                "min_speed = 10000\n");
+  PlanOut ib = plan(fx.root(), "site", site.path + ":" + kShipped);
+  CHECK(ib.noted("ib0", "no queue IRQs to place (irq rule 'ib*')"));
+  CHECK(ib.noted("ib0", "matches irq rules '*', 'ib*'; the last one ('ib*') is used"));
+  CHECK_FALSE(ib.noted("ib0", "rule 'ib*' is for Ethernet ports"));
+  // network-throughput's [nic."*"] still leaves it out.
+  CHECK(ib.noted("ib0", "an IPoIB port (InfiniBand): rule '*' is for Ethernet ports"));
+}
