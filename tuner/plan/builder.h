@@ -68,6 +68,11 @@ std::optional<std::string> out_of_scope(const Nic& nic, const Rule& rule,
 }
 
 Status plan_sysctls(PlanBuilder& b);
+/// A writeback key's exact value against the one in force (sysctl_writeback.cc): true
+/// when the change is to be made (its reason then says the effective limit before and
+/// after); false, with a plan note, where a site's limit is as strict or stricter.
+bool writeback_allowed(PlanBuilder& b, const SysctlSetting& s, Change& change,
+                       std::optional<uint64_t> memory);
 Status plan_irqs(PlanBuilder& b);
 Status plan_nics(PlanBuilder& b);
 /// A [nic] rule's rps and xps (nic_queues.cc), after plan_irqs: XPS follows the IRQ

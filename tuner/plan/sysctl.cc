@@ -1,7 +1,8 @@
 // Sysctl settings: exact values, ">=N" (raise only) and "<=N" (lower only). The
 // current value is the sysctl knob's read(), whitespace-normalised. With [mm]
 // dirty_max_bytes, a writeback ratio that stands for more dirty page cache than that on
-// this node's memory is planned as the byte limit instead.
+// this node's memory is planned as the byte limit instead; a writeback limit a site set
+// stricter is kept (sysctl_writeback.cc).
 #include <algorithm>
 #include <cerrno>
 
@@ -198,6 +199,9 @@ Status plan_sysctls(PlanBuilder& b) {
       change.desired = *bounded;
       done = same_value(cur.value, change.desired);
     }
+    if (!done && writeback_partner(s.key) &&
+        !writeback_allowed(b, s, change, memory_bytes(b.inventory)))
+      continue;
     if (!done) {
       // What the kernel would refuse (a read-only key, a vector's field count, a leading
       // zero, a value out of the handler's range): here, not after apply's other writes.

@@ -79,8 +79,9 @@ TEST_CASE("sysctl writeback pair: a ratio site reads as before") {
 }
 
 TEST_CASE("planner: a writeback pair is one setting") {
-  Node n("0", "1073741824");
-  Inventory inv;
+  Node n("0", "68719476736");  // the site's 64 GiB; the profile's 40% of 32 GiB is less
+  Inventory inv = testing::smt_machine(2, 4);
+  for (NumaNode& node : inv.topology.numa_nodes) node.memory_bytes = 16ull << 30;
   KnobCurrentValues current(n.ctx, true, false);
   Profile p;
   p.sysctls.push_back(
@@ -88,7 +89,7 @@ TEST_CASE("planner: a writeback pair is one setting") {
   auto plan = make_plan_with(p, inv, current);
   REQUIRE_MESSAGE(plan.ok(), plan.error().message());
   REQUIRE(plan->changes.size() == 1);
-  CHECK(plan->changes[0].current == "vm.dirty_bytes=1073741824");
+  CHECK(plan->changes[0].current == "vm.dirty_bytes=68719476736");
   CHECK(plan->changes[0].desired == "40");
   CHECK(plan->changes[0].reason.find("vm.dirty_bytes is in force: this replaces it") !=
         std::string::npos);
@@ -165,5 +166,77 @@ TEST_CASE("planner: [mm] dirty_max_bytes turns a large node's ratios into byte l
     CHECK(std::ranges::any_of(plan->notes, [](const std::string& s) {
       return s.find("memory size unknown") != std::string::npos;
     }));
+  }
+}
+
+namespace {
+
+// The plan of one exact writeback value on a node of `gib` GiB (0: memory unknown)
+// whose vm.dirty_ratio / vm.dirty_bytes files hold `ratio` / `bytes`.
+struct WritebackPlan {
+  std::optional<Change> change;
+  std::vector<std::string> notes;
+};
+
+WritebackPlan plan_writeback(const char* ratio, const char* bytes, const char* want, uint64_t gib) {
+  Node n(ratio, bytes);
+  Inventory inv = testing::smt_machine(2, 4);
+  if (gib)
+    for (NumaNode& node : inv.topology.numa_nodes) node.memory_bytes = (gib << 30) / 2;
+  KnobCurrentValues current(n.ctx, true, false);
+  Profile p;
+  p.sysctls.push_back(
+      {"vm.dirty_ratio", SysctlSetting::Op::set, want, "sysctl", testing::loc(7), {}});
+  auto plan = make_plan_with(p, inv, current);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  WritebackPlan out;
+  out.notes = plan->notes;
+  if (!plan->changes.empty()) out.change = plan->changes.front();
+  return out;
+}
+
+bool noted(const WritebackPlan& p, const std::string& text) {
+  return std::ranges::any_of(
+      p.notes, [&](const std::string& s) { return s.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("planner: a writeback limit a site set stricter is kept, weighed as bytes") {
+  SUBCASE("dirty_bytes = 1 GiB on 96 GiB: latency's 10% would be 9.6 GiB") {
+    auto p = plan_writeback("0", "1073741824", "10", 96);
+    CHECK_FALSE(p.change);
+    CHECK(noted(p, "the site's limit is as strict or stricter than the profile's "
+                   "(vm.dirty_bytes = 1073741824 (1.0 GiB) -> vm.dirty_ratio = 10% (9.6 GiB)): "
+                   "kept"));
+  }
+  SUBCASE("dirty_bytes = 64 GiB on 96 GiB: 10% is stricter, so it is written") {
+    auto p = plan_writeback("0", "68719476736", "10", 96);
+    REQUIRE(p.change);
+    CHECK(p.change->desired == "10");
+    CHECK(p.change->reason.find("effective limit vm.dirty_bytes = 68719476736 (64.0 GiB) -> "
+                                "vm.dirty_ratio = 10% (9.6 GiB)") != std::string::npos);
+  }
+  SUBCASE("the kernel's 20%: the profile moves it either way") {
+    auto up = plan_writeback("20", "0", "40", 96);
+    REQUIRE(up.change);
+    CHECK(up.change->reason.find("effective limit vm.dirty_ratio = 20% (19.2 GiB) -> "
+                                 "vm.dirty_ratio = 40% (38.4 GiB)") != std::string::npos);
+    CHECK(plan_writeback("20", "0", "10", 96).change);
+  }
+  SUBCASE("a site's ratio: lowered where looser, kept where stricter") {
+    CHECK(plan_writeback("30", "0", "10", 96).change);
+    auto strict = plan_writeback("5", "0", "10", 96);
+    CHECK_FALSE(strict.change);
+    CHECK(noted(strict, "vm.dirty_ratio = 5% (4.8 GiB) -> vm.dirty_ratio = 10% (9.6 GiB)"));
+    // Memory unknown: two ratios still compare.
+    CHECK_FALSE(plan_writeback("5", "0", "10", 0).change);
+    CHECK(plan_writeback("30", "0", "10", 0).change);
+  }
+  SUBCASE("memory unknown: a site's bytes cannot be weighed against a ratio, so they stay") {
+    auto p = plan_writeback("0", "1073741824", "10", 0);
+    CHECK_FALSE(p.change);
+    CHECK(noted(p, "memory size unknown: the site's vm.dirty_bytes = 1073741824 (1.0 GiB) "
+                   "cannot be weighed against the profile's vm.dirty_ratio = 10%: kept"));
   }
 }

@@ -101,6 +101,8 @@ const BadCase kCases[] = {
   {"bind_near_and_node.toml", "bind_near_and_node.toml:1:1", "needs exactly one of 'near'"},
   {"bind_duplicate.toml", "bind_duplicate.toml:5:1", "binds unit trainer.service again (first bound at "},
   {"bind_not_array.toml", "bind_not_array.toml:1:1", "must be written [[numa.bind]]"},
+  {"sysctl_leave_false.toml", "sysctl_leave_false.toml:2:30", "sysctl 'vm.dirty_ratio': leave = true is the only form"},
+  {"sysctl_leave_extra.toml", "sysctl_leave_extra.toml:2:36", "unknown key 'value' in sysctl 'vm.dirty_ratio'"},
   {"verify_min_effect_5.toml", "verify_min_effect_5.toml:2:14", "'min_effect' in [verify] = 5 is a fraction"},
   {"verify_watch_margin.toml", "verify_watch_margin.toml:2:16", "'watch_margin' in [verify] = 1.5 is a fraction"},
   {"verify_false_keep_rate.toml", "verify_false_keep_rate.toml:2:19", "must be above 0 and below 0.5"},

@@ -190,6 +190,8 @@ Result<Profile> load_profile(const std::string& name_or_path,
   if (!profile.ok()) return profile;
   Status grouped = apply_group_members(*profile, loader.claims());
   if (!grouped.ok()) return grouped.error();
+  // After the groups: a parent's group may still list a key its child leaves.
+  std::erase_if(profile->sysctls, [](const SysctlSetting& s) { return s.leave; });
   if (Status s = check_bench_names(*profile); !s.ok()) return s.error();
   if (Status s = check_one_search_per_group(*profile); !s.ok()) return s.error();
   profile->digest = "fnv1a64:" + hex64(loader.digest());

@@ -167,7 +167,8 @@ class Parser : public TomlReader {
   void parse_sysctls(const toml::table& t, const std::string& prefix) {
     for (auto&& [k, v] : t) {
       std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-      if (v.is_table() && !is_search(v)) {
+      bool leave = v.is_table() && v.as_table()->contains("leave");
+      if (v.is_table() && !is_search(v) && !leave) {
         parse_sysctls(*v.as_table(), key);
         continue;
       }
@@ -175,7 +176,17 @@ class Parser : public TomlReader {
       if (!syntax.ok())
         fail(k.source(), fmt::format("bad sysctl key '{}': {}", key, syntax.error().what));
       SysctlSetting s;
-      if (is_search(v)) {
+      if (leave) {
+        // { leave = true }: the kernel's value; drops what an included profile sets.
+        std::string what = fmt::format("sysctl '{}'", key);
+        check_keys(*v.as_table(), what, {"leave"});
+        const toml::node& flag = *v.as_table()->get("leave");
+        if (!flag.is_boolean() || !flag.as_boolean()->get())
+          fail(flag.source(), fmt::format("{}: leave = true is the only form (it drops what an "
+                                          "included profile sets; to set a value, write it)",
+                                          what));
+        s.leave = true;
+      } else if (is_search(v)) {
         s.search = candidates(v, fmt::format("sysctl '{}'", key), [&](const toml::node& c) {
           SysctlSetting one = sysctl_value(key, c);
           if (one.op != SysctlSetting::Op::set)

@@ -45,6 +45,9 @@ struct SysctlSetting {
   SourceLoc loc;
   /// A value search: the candidates (op set), the first also in `value`; empty: none.
   std::vector<std::string> search;
+  /// `{ leave = true }`: the kernel's value. It replaces an included profile's setting
+  /// of the key when files merge, and load_profile() then drops it: nothing is planned.
+  bool leave = false;
 };
 
 /// Where an [irq] rule places a NIC's queue IRQs: "numa-local", "spread", "pin".

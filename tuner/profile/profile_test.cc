@@ -414,3 +414,24 @@ TEST_CASE("profile: link_type says which kind of port a rule is for; a later rul
   CHECK(merged.irqs[0].policy == IrqPolicy::spread);
   CHECK_FALSE(merged.irqs[0].link_type);
 }
+
+TEST_CASE("profile: { leave = true } drops what an included profile sets") {
+  testing::TempDir dir("tuner-profile-leave");
+  dir.write("base.toml",
+            "[sysctl]\n\"vm.dirty_ratio\" = 40\n\"vm.swappiness\" = 10\n"
+            "[group.vm]\nmembers = [\"sysctl:vm.dirty_ratio\", \"sysctl:vm.swappiness\"]\n");
+  dir.write("top.toml", "[profile]\ninclude = [\"base\"]\n"
+                        "[sysctl]\n\"vm.dirty_ratio\" = { leave = true }\n"
+                        "[sysctl.vm]\ndirty_background_ratio = { leave = true }\n");
+  auto p = load_profile(dir / "top.toml", {});
+  REQUIRE_MESSAGE(p.ok(), p.error().message());
+  // The left key is gone (the parent's group still lists it: no error); the rest stays.
+  CHECK(sysctl(*p, "vm.dirty_ratio") == nullptr);
+  CHECK(sysctl(*p, "vm.dirty_background_ratio") == nullptr);
+  REQUIRE(sysctl(*p, "vm.swappiness") != nullptr);
+  CHECK(sysctl(*p, "vm.swappiness")->group == "vm");
+  // The parent alone still sets it.
+  auto base = load_profile(dir / "base.toml", {});
+  REQUIRE(base.ok());
+  CHECK(sysctl(*base, "vm.dirty_ratio") != nullptr);
+}
