@@ -136,7 +136,7 @@ void precheck_mean(Stats& st, std::span<const double> a, std::span<const double>
   if (units < 3 || !(gain > 0) || !std::isfinite(st.power_at_max)) return;
   double base = 0;
   for (std::size_t i = 0; i < units * unit; ++i) base += a[i] / (units * unit);
-  if (!(base != 0)) return;
+  if (base == 0) return;
   std::vector<double> d;
   for (unsigned u = 0; u < units; ++u) {
     double c = 0;

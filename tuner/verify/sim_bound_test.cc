@@ -24,7 +24,7 @@ TEST_CASE("stall bound: the most powerful count test, replayed on drawn counts")
   // what the closed form says (3 standard errors at most 0.2 points).
   const double p_keep = more_stalls_rate(0.05), p_back = more_stalls_rate(0.01);
   StallBound b = stall_bound(40, p_keep, p_back, 0.93, 0.01);
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(7);  // NOLINT(cert-msc32-c,cert-msc51-cpp): a reproducible test
   std::binomial_distribution<int> keep_count(40, p_keep), back_count(40, p_back);
   // The boundary for 93% power under p_keep: keep below c, with chance g at c.
   int c = 0;

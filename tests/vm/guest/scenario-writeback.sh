@@ -2,7 +2,8 @@
 # Scenario part 5: the writeback pairs on the guest's real kernel. vm.dirty_ratio and
 # vm.dirty_bytes are one setting (writing one zeroes the other): on a node whose site
 # uses byte limits, a profile's dirty_ratio must show the bytes as the current value,
-# and rollback must put the bytes back, not write ratio 0 (which left both at 0).
+# and rollback must put the bytes back, not write ratio 0 (which left both at 0). A
+# site limit stricter than the profile's is kept.
 KNOBS="tuner/knobs/sysctl.cc"
 VMD=/proc/sys/vm
 wb_snapshot() { echo "ratio=$(cat $VMD/dirty_ratio) bytes=$(cat $VMD/dirty_bytes)"; }
@@ -36,6 +37,16 @@ RC=
 [ -z "$SKIP" ] && run_step wb.rollback tuner rollback --last --json
 check wb.rollback.rc "${RC:-x}" = 0 "rollback --last exit status"
 check wb.rollback.state "$(wb_snapshot)" = "ratio=0 bytes=1073741824" "the bytes are back, not ratio 0"
+
+# A site limit stricter than the profile's: 64 MiB against 40% of the guest's 1 GiB.
+# The plan keeps it and says so (tuner/plan/sysctl_writeback.cc).
+echo 67108864 > $VMD/dirty_bytes
+RC=
+[ -z "$SKIP" ] && run_step wb.strict tuner plan --profile $P --json
+check wb.strict.rc "${RC:-x}" = 0 "plan exit status"
+verify wb.strict.kept "a stricter site limit is kept, with a note" jq -e \
+  '([.changes[] | select(.knob == "sysctl:vm.dirty_ratio")] | length == 0) and ([.notes[] | tostring | select(test("stricter than the profile"))] | length == 1)' \
+  /tmp/wb.strict.out
 
 # The guest's own values again.
 case "$WB_BEFORE" in
