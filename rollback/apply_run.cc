@@ -63,7 +63,7 @@ struct ApplyRun::Impl {
   /// A deferred step at its turn: its knob built if it was not, its value read. False
   /// when there is nothing to write (already as desired); an Error of kind missing when
   /// its object is still not there.
-  Result<bool> settle(Step& step) {
+  Result<bool> settle(Step& step) const {
     step.deferred = false;
     if (!step.knob) {
       auto knob = make(step.knob_id);

@@ -59,7 +59,7 @@ PortScope port_scope(const Rule& r) {
 /// management port is not a data port; a link that is down or a topology file says no
 /// speed); with rdma = false, not a port with an RDMA device (a RoCE fabric's); with
 /// ports, only the ports named, which are in scope even when IPoIB or RDMA.
-std::optional<std::string> out_of_scope(const Nic& nic, const PortScope& rule,
+std::optional<std::string> out_of_scope(const Nic& nic, const PortScope& scope,
                                         const std::vector<Nic>& nics);
 template <typename Rule>
 std::optional<std::string> out_of_scope(const Nic& nic, const Rule& rule,

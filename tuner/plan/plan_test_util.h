@@ -162,9 +162,7 @@ inline void apply_plan(const Plan& plan, Inventory& inv, FakeCurrent& current) {
     if (parts[0] == "irq") {
       for (Irq& irq : inv.irqs)
         if (std::to_string(irq.number) == parts[1]) irq.affinity = c.desired;
-    } else if (parts[0] == "nic" && parts.size() == 4) {
-      current.values_[c.knob] = c.desired;
-    } else if (parts[0] == "nic") {
+    } else if (parts[0] == "nic" && parts.size() != 4) {  // not a queue's: nic:IF:xps:tx-N
       for (Nic& nic : inv.nics) {
         if (nic.name != parts[1]) continue;
         if (parts[2] == "channels") {
@@ -205,7 +203,7 @@ inline void apply_plan(const Plan& plan, Inventory& inv, FakeCurrent& current) {
       }
     } else if (c.knob == "irqbalance:service") {
       inv.host.irqbalance_running = c.desired == "active";
-    } else {
+    } else {  // sysctls, queue masks, cpu and mm settings: what the fake reads back
       current.values_[c.knob] = c.desired;
     }
   }

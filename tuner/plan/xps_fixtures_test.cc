@@ -90,7 +90,8 @@ std::size_t check_xps(Inventory inv, const std::string& what) {
         cpu_of[*irq.queue_index] = cpu;
         irq_cpus.add(cpu);
       }
-    for (const auto& [q, mask] : masks) {
+    for (const auto& [queue, mask] : masks) {
+      unsigned q = queue;  // a copy: CAPTURE's lambda cannot take a structured binding (clang 14)
       CAPTURE(q);
       all = all.unite(mask);
       // Its IRQ's CPU and that CPU's siblings (those no other queue's IRQ is on).

@@ -134,11 +134,12 @@ void precheck_mean(Stats& st, std::span<const double> a, std::span<const double>
                    double gain, double alpha_look, unsigned max_units) {
   unsigned units = static_cast<unsigned>(std::min(a.size(), b.size()) / unit);
   if (units < 3 || !(gain > 0) || !std::isfinite(st.power_at_max)) return;
+  const std::size_t trials = std::size_t{units} * unit;
   double base = 0;
-  for (std::size_t i = 0; i < units * unit; ++i) base += a[i] / (units * unit);
+  for (std::size_t i = 0; i < trials; ++i) base += a[i] / static_cast<double>(trials);
   if (base == 0) return;
   std::vector<double> d;
-  for (unsigned u = 0; u < units; ++u) {
+  for (std::size_t u = 0; u < units; ++u) {
     double c = 0;
     for (std::size_t i = u * unit; i < (u + 1) * unit; ++i) c += (b[i] - a[i]) / unit;
     d.push_back(c / std::fabs(base));
