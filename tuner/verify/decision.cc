@@ -107,33 +107,44 @@ double mean_p(std::span<const double> a, std::span<const double> b, unsigned uni
   return sign_flip_upper(d);
 }
 
-// Will a gain of power_effect be kept by max_trials at this noise? The normal
-// approximation of the signed-rank test (efficiency 3/pi of the t test at normal noise)
-// with the contrasts' spread so far and the last look's threshold: rough, but it warns
-// before the budget is spent, not after.
-void precheck(Stats& st, const std::vector<double>& contrasts, double shift, double alpha_look,
-              unsigned units, unsigned max_units, unsigned unit) {
-  if (units < 3 || shift <= 0) return;
+// The power at max_units, and the trials per arm for 80%, of a one-sample test that
+// finds a mean shift of `shift` in `contrasts` at one-sided level alpha_look: the normal
+// approximation with their spread so far, `efficiency` of the t test's. False when the
+// spread is not known yet.
+bool normal_power(const std::vector<double>& contrasts, double shift, double alpha_look,
+                  unsigned max_units, unsigned unit, double efficiency, double& power,
+                  unsigned& needed) {
+  std::size_t units = contrasts.size();
+  if (units < 3 || !(shift > 0)) return false;
   double mean = 0, ss = 0;
-  for (double c : contrasts) mean += c / units;
+  for (double c : contrasts) mean += c / static_cast<double>(units);
   for (double c : contrasts) ss += (c - mean) * (c - mean);
-  double sd = std::sqrt(ss / (units - 1));
-  if (!(sd > 0)) return;
+  double sd = std::sqrt(ss / static_cast<double>(units - 1));
+  if (!(sd > 0)) return false;
   double z_alpha = normal_quantile(1 - std::clamp(alpha_look, 1e-9, 0.5));
   double z_power = normal_quantile(0.8);
-  double efficiency = 3 / std::numbers::pi;
-  st.power_at_max = normal_upper(z_alpha - shift / sd * std::sqrt(efficiency * max_units));
+  power = normal_upper(z_alpha - shift / sd * std::sqrt(efficiency * max_units));
   double need = std::pow((z_alpha + z_power) * sd / shift, 2) / efficiency;
-  st.trials_needed = static_cast<unsigned>(std::min(1e6, std::ceil(need))) * unit;
+  needed = static_cast<unsigned>(std::min(1e6, std::ceil(need))) * unit;
+  return true;
 }
 
-// The same for the mean test (a t test's normal approximation on the relative raw
-// contrasts, every unit in): outliers that the signed-rank test leaves out still widen
-// the mean's spread, and a keep needs both. The smaller power and the larger need win.
+// Will a gain of power_effect be kept by max_trials at this noise? The signed-rank test
+// (efficiency 3/pi of the t test at normal noise) on the contrasts it keeps, at the last
+// look's threshold: rough, but it warns before the budget is spent, not after.
+void precheck(Stats& st, const std::vector<double>& contrasts, double shift, double alpha_look,
+              unsigned max_units, unsigned unit) {
+  normal_power(contrasts, shift, alpha_look, max_units, unit, 3 / std::numbers::pi, st.power_at_max,
+               st.trials_needed);
+}
+
+// The same for the mean test (a t test on the relative raw contrasts, every unit in):
+// outliers that the signed-rank test leaves out still widen the mean's spread, and a
+// keep needs both. The smaller power and the larger need win.
 void precheck_mean(Stats& st, std::span<const double> a, std::span<const double> b, unsigned unit,
                    double gain, double alpha_look, unsigned max_units) {
   unsigned units = static_cast<unsigned>(std::min(a.size(), b.size()) / unit);
-  if (units < 3 || !(gain > 0) || !std::isfinite(st.power_at_max)) return;
+  if (units < 3 || !std::isfinite(st.power_at_max)) return;
   const std::size_t trials = std::size_t{units} * unit;
   double base = 0;
   for (std::size_t i = 0; i < trials; ++i) base += a[i] / static_cast<double>(trials);
@@ -144,18 +155,11 @@ void precheck_mean(Stats& st, std::span<const double> a, std::span<const double>
     for (std::size_t i = u * unit; i < (u + 1) * unit; ++i) c += (b[i] - a[i]) / unit;
     d.push_back(c / std::fabs(base));
   }
-  double mean = 0, ss = 0;
-  for (double c : d) mean += c / units;
-  for (double c : d) ss += (c - mean) * (c - mean);
-  double sd = std::sqrt(ss / (units - 1));
-  if (!(sd > 0)) return;
-  double z_alpha = normal_quantile(1 - std::clamp(alpha_look, 1e-9, 0.5));
-  double z_power = normal_quantile(0.8);
-  double power = normal_upper(z_alpha - gain / sd * std::sqrt(max_units));
-  double need = std::pow((z_alpha + z_power) * sd / gain, 2);
+  double power = 0;
+  unsigned needed = 0;
+  if (!normal_power(d, gain, alpha_look, max_units, unit, 1, power, needed)) return;
   st.power_at_max = std::min(st.power_at_max, power);
-  st.trials_needed =
-      std::max(st.trials_needed, static_cast<unsigned>(std::min(1e6, std::ceil(need))) * unit);
+  st.trials_needed = std::max(st.trials_needed, needed);
 }
 
 }  // namespace
@@ -372,7 +376,7 @@ Result<Decision> decide(const Config& config, std::span<const double> baseline,
   st.ci_low = scale.effect_of(keep.lower_bound(tail));
   st.ci_high = scale.effect_of(futile.upper_bound(tail));
   precheck(st, kept_k, futile_at, thresholds(config.keep_spending, alpha).back(),
-           static_cast<unsigned>(kept_k.size()), unit_points.back(), config.unit);
+           unit_points.back(), config.unit);
   if (config.mean_test)
     precheck_mean(st, a, b, config.unit, power_effect(config) - config.min_effect,
                   thresholds(config.keep_spending, alpha).back(), unit_points.back());
