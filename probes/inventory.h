@@ -176,6 +176,10 @@ struct Nic {
   /// The RDMA device of its PCI function (sys/class/net/IF/device/infiniband/NAME):
   /// "mlx5_0" on a RoCE-capable port; nullopt when there is none.
   std::optional<std::string> rdma_device;
+  /// A default route (IPv4 or IPv6, the main table) goes out of this port: most often
+  /// the management or front-end port (probes/default_route.h). Unknown in a capture
+  /// without proc/net/route and proc/net/ipv6_route.
+  std::optional<bool> default_route;
   std::vector<unsigned> irqs;
   LinkInfo link;
   std::optional<Channels> channels;

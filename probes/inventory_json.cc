@@ -129,6 +129,7 @@ json nic_json(const Nic& n) {
                                     : json(nullptr)},
           {"link_type", opt(n.link_type)},
           {"rdma_device", opt(n.rdma_device)},
+          {"default_route", opt(n.default_route)},
           {"mac", opt(n.mac)},
           {"virtual", n.is_virtual},
           {"rx_queues", n.rx_queues},

@@ -1,6 +1,7 @@
 #include "probes/probe.h"
 
 #include "probes/cpufreq.h"
+#include "probes/default_route.h"
 #include "probes/drvinfo.h"
 #include "probes/host.h"
 #include "probes/irq.h"
@@ -100,7 +101,9 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
     else inv.errors.push_back({"netlink", opened.error().message()});
   }
   inv.nics = probe_nics(root, nl.get(), inv.errors);
+  auto routed = probe_default_route_ports(root);
   for (Nic& n : inv.nics) {
+    if (routed) n.default_route = routed->contains(n.name);
     for (const Irq& i : inv.irqs)
       if (i.device && *i.device == n.name) n.irqs.push_back(i.number);
     // One answer per device: the PCI record's (sysfs numa_node, else hwloc's

@@ -8,6 +8,7 @@
 // Debian 12 kernel shows them (reconstructed, tests/fixtures/irq/README.md).
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -112,7 +113,48 @@ TEST_CASE("shipped profiles on a capture: a 10G data port gets the NIC rules") {
     // The port that is down: left alone, saying why.
     for (const auto& [knob, want] : p.desired) CHECK(knob.find("enp96s0f1") == std::string::npos);
     CHECK(p.noted("enp96s0f1", "link speed unknown (down, or not probed)"));
+    // i40e resets the link when its channels change; the capture has no routes.
+    CHECK(p.noted("enp96s0f0", "changing channels resets the link on i40e"));
+    CHECK(p.noted("enp96s0f0", "the routes are not known here (no proc/net/route)"));
   }
+}
+
+TEST_CASE("shipped profiles on a capture: the port with the default route is left alone") {
+  testing::ScopedFixture fx = x722();
+  testing::write_file(fx.root() + kX722Net + "/speed", "10000\n");
+  // The 10G port is the one the operator reaches the node by: the management LOM.
+  auto route_via = [&](const std::string& port) {
+    testing::write_file(fx.root() + "/proc/net/route",
+                        "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU"
+                        "\tWindow\tIRTT\n" +
+                            port + "\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n");
+  };
+  route_via("enp96s0f0");
+  for (const char* name : {"network-throughput", "latency", "inference", "dl-training"}) {
+    CAPTURE(name);
+    PlanOut p = plan(fx.root(), name);
+    CHECK(placed_irqs(p).empty());
+    for (const auto& [knob, want] : p.desired) CHECK(knob.find("enp96s0f0") == std::string::npos);
+    CHECK(p.noted("enp96s0f0", "holds the default route (the management or front-end port): "
+                               "rule '*' says default_route = false, skipped"));
+  }
+  // A local profile that names it takes it back.
+  testing::TempDir dir("tuner-shipped-mgmt");
+  dir.write("site.toml", "[profile]\nname = \"site\"\ninclude = [\"network-throughput\"]\n"
+                         "[irq.\"*\"]\npolicy = \"numa-local\"\nmin_speed = 10000\n"
+                         "ports = [\"enp96s0f0\"]\n");
+  PlanOut named = plan(fx.root(), "site", dir.path + ":" + kShipped);
+  CHECK(placed_irqs(named).size() == 32);
+  // The default route through another port (IPv6 only here): a data port again.
+  std::filesystem::remove(fx.root() + "/proc/net/route");
+  std::string zero(32, '0');
+  testing::write_file(
+      fx.root() + "/proc/net/ipv6_route",
+      zero + " 00 " + zero + " 00 " + zero + " 00000400 00000003 00000000 00000003     eno1\n");
+  PlanOut data = plan(fx.root(), "network-throughput");
+  CHECK(placed_irqs(data).size() == 32);
+  CHECK(data.desired["nic:enp96s0f0:channels"] == "combined=8");
+  CHECK_FALSE(data.noted("enp96s0f0", "the routes are not known here"));
 }
 
 TEST_CASE("shipped profiles on a capture: the captured 1 GbE link and a link that is down") {

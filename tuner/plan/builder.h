@@ -42,12 +42,13 @@ struct PortScope {
   std::string glob;
   std::optional<uint32_t> min_speed_mbps;
   std::optional<bool> rdma;
+  std::optional<bool> default_route;
   std::vector<std::string> ports;
   std::optional<LinkKind> link_type;
 };
 template <typename Rule>
 PortScope port_scope(const Rule& r) {
-  return {r.glob, r.min_speed_mbps, r.rdma, r.ports, r.link_type};
+  return {r.glob, r.min_speed_mbps, r.rdma, r.default_route, r.ports, r.link_type};
 }
 /// Why an [irq] or [nic] rule whose glob matched nic leaves it alone, for the plan's
 /// note; nullopt when the rule applies. `nics` are every port of the machine. An IPoIB
@@ -58,13 +59,23 @@ PortScope port_scope(const Rule& r) {
 /// that kind. With min_speed, only a link known to run at least that fast (a 1 GbE
 /// management port is not a data port; a link that is down or a topology file says no
 /// speed); with rdma = false, not a port with an RDMA device (a RoCE fabric's); with
-/// ports, only the ports named, which are in scope even when IPoIB or RDMA.
+/// default_route = false, not a port a default route goes out of (the management or
+/// front-end port; where the routes are unknown, a capture without them, the port is
+/// in scope and `unknown_route` says so); with ports, only the ports named, which are
+/// in scope even when IPoIB, RDMA or routed.
 std::optional<std::string> out_of_scope(const Nic& nic, const PortScope& scope,
                                         const std::vector<Nic>& nics);
 template <typename Rule>
 std::optional<std::string> out_of_scope(const Nic& nic, const Rule& rule,
                                         const std::vector<Nic>& nics) {
   return out_of_scope(nic, port_scope(rule), nics);
+}
+/// What the plan should say about a port a rule covers but could not fully judge: a
+/// rule with default_route = false on a root whose routes are unknown.
+std::optional<std::string> unknown_route(const Nic& nic, const PortScope& scope);
+template <typename Rule>
+std::optional<std::string> unknown_route(const Nic& nic, const Rule& rule) {
+  return unknown_route(nic, port_scope(rule));
 }
 
 Status plan_sysctls(PlanBuilder& b);

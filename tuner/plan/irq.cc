@@ -263,6 +263,7 @@ Status plan_irqs(PlanBuilder& b) {
       b.note(nic->name, *why);
       continue;
     }
+    if (auto caveat = unknown_route(*nic, *rule)) b.note(nic->name, *caveat);
     note_left_alone(b, *nic);
     std::vector<const Irq*> all = queue_irqs(b.inventory, *nic);
     std::vector<const Irq*> irqs;

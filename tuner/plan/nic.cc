@@ -35,6 +35,8 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "base/strings.h"
 #include "tuner/knobs/nic_value.h"
 #include "tuner/plan/builder.h"
@@ -293,6 +295,52 @@ void note_irqs_before_channels(PlanBuilder& b, const Nic& nic) {
                      "and apply after this one");
 }
 
+/// What a channel change does beyond the queues, per driver (its ethtool_ops
+/// set_channels): i40e, ice and bnxt_en rebuild the port's queues and reset its link, so
+/// traffic stops for seconds; bnxt_en also drops the port's user ntuple filters and RSS
+/// contexts, which no rollback recreates (the expert review of issue 42). A driver not
+/// listed (mlx5_core swaps its channels in place) has neither effect said.
+struct ChannelEffects {
+  std::string_view driver;
+  bool resets_link;
+  bool drops_filters;
+};
+constexpr ChannelEffects kChannelEffects[] = {
+    {"i40e", true, false},
+    {"ice", true, false},
+    {"bnxt_en", true, true},
+};
+
+const ChannelEffects* channel_effects(const Nic& nic) {
+  if (!nic.driver) return nullptr;
+  for (const ChannelEffects& e : kChannelEffects)
+    if (e.driver == *nic.driver) return &e;
+  return nullptr;
+}
+
+/// After the channel change is added (the last change, when there is one): a driver
+/// that drops filters keeps its channels unless the rule accepts that; one that resets
+/// the link says so.
+void check_channel_effects(PlanBuilder& b, const Nic& nic, const NicRule& rule) {
+  const ChannelEffects* e = channel_effects(nic);
+  std::string knob = nic_knob(KnobKind::nic_channels, nic);
+  if (!e || b.plan.changes.empty() || b.plan.changes.back().knob != knob) return;
+  if (e->drops_filters && !rule.accept_filter_loss) {
+    b.plan.changes.pop_back();
+    b.note(nic.name, fmt::format("channels left as they are: {} deletes the port's ntuple "
+                                 "filters and RSS contexts when they change, and rollback "
+                                 "cannot recreate them; accept_filter_loss = true in nic rule "
+                                 "'{}' changes them anyway",
+                                 e->driver, rule.glob));
+    return;
+  }
+  if (e->resets_link)
+    b.note(nic.name,
+           fmt::format("changing channels resets the link on {} (seconds without traffic, on "
+                       "this port's sessions too): apply from a console or another port",
+                       e->driver));
+}
+
 Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule,
                      const std::string& group) {
   if (!rule.combined && !rule.combined_local_cores && !rule.rx_channels && !rule.tx_channels)
@@ -322,6 +370,7 @@ Status plan_channels(PlanBuilder& b, const Nic& nic, const NicRule& rule,
     if (!s.ok()) return s;
   add_counts(b, nic, rule, group, "channels", desired,
              {{"rx", ch.rx}, {"tx", ch.tx}, {"other", ch.other}, {"combined", ch.combined}});
+  check_channel_effects(b, nic, rule);
   note_irqs_before_channels(b, nic);
   return Ok{};
 }
@@ -409,6 +458,7 @@ Status plan_nics(PlanBuilder& b) {
       b.note(nic->name, *why);
       continue;
     }
+    if (auto caveat = unknown_route(*nic, *rule)) b.note(nic->name, *caveat);
     std::string group = rule->group.empty() ? "nic" : rule->group;
     for (auto step :
          {plan_link, plan_mtu, plan_channels, plan_rings, plan_coalesce, plan_nic_queues}) {

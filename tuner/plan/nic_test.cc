@@ -432,3 +432,42 @@ TEST_CASE("planner nic: IRQ placement beside a channel change says to plan again
   REQUIRE(resized.ok());
   CHECK_FALSE(noted(*resized));
 }
+
+TEST_CASE("planner nic: a channel change that resets the link says so; one that drops filters "
+          "needs accept_filter_loss") {
+  auto plan_for_driver = [](const std::string& driver, bool accept) {
+    Inventory inv = testing::smt_machine(1, 4);
+    Nic& nic = sfp_nic(inv);
+    nic.driver = driver;
+    nic.channels = Channels{};
+    nic.channels->combined = 8;
+    nic.channels->combined_max = 16;
+    FakeCurrent cur;
+    NicRule rule;
+    rule.combined = 4;
+    rule.accept_filter_loss = accept;
+    auto plan = make_plan_with(nic_profile(rule), inv, cur);
+    REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+    return *plan;
+  };
+  auto has_note = [](const Plan& p, const std::string& text) {
+    return std::any_of(p.notes.begin(), p.notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  Plan i40e = plan_for_driver("i40e", false);
+  REQUIRE(i40e.changes.size() == 1);
+  CHECK(has_note(i40e, "eth0: changing channels resets the link on i40e"));
+  Plan mlx5 = plan_for_driver("mlx5_core", false);
+  REQUIRE(mlx5.changes.size() == 1);
+  CHECK_FALSE(has_note(mlx5, "resets the link"));
+
+  Plan bnxt = plan_for_driver("bnxt_en", false);
+  CHECK(bnxt.changes.empty());
+  CHECK(has_note(bnxt, "eth0: channels left as they are: bnxt_en deletes the port's ntuple "
+                       "filters and RSS contexts"));
+  CHECK(has_note(bnxt, "accept_filter_loss = true in nic rule 'eth*'"));
+  Plan accepted = plan_for_driver("bnxt_en", true);
+  REQUIRE(accepted.changes.size() == 1);
+  CHECK(accepted.changes[0].desired == "combined=4");
+  CHECK(has_note(accepted, "changing channels resets the link on bnxt_en"));
+}

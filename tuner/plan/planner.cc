@@ -172,6 +172,10 @@ std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const Po
   if (scope.rdma == false && nic.rdma_device && !named)
     return fmt::format("an RDMA port ({}): rule '{}' says rdma = false, skipped", *nic.rdma_device,
                        glob);
+  if (scope.default_route == false && nic.default_route == true && !named)
+    return fmt::format("holds the default route (the management or front-end port): rule '{}' "
+                       "says default_route = false, skipped; name it in ports to include it",
+                       glob);
   if (!min_speed_mbps) return std::nullopt;
   const auto& speed = nic.link.speed_mbps;
   // Up with no speed is a driver that reports none (virtio_net on a cloud GPU node,
@@ -188,6 +192,14 @@ std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const Po
     return fmt::format("{} Mb/s, below the min_speed {} Mb/s of rule '{}': skipped", *speed,
                        *min_speed_mbps, glob);
   return std::nullopt;
+}
+
+std::optional<std::string> planner_detail::unknown_route(const Nic& nic, const PortScope& scope) {
+  if (scope.default_route != false || nic.default_route) return std::nullopt;
+  if (std::find(scope.ports.begin(), scope.ports.end(), nic.name) != scope.ports.end())
+    return std::nullopt;
+  return "the routes are not known here (no proc/net/route): default_route = false cannot "
+         "tell whether this is the management port, planned as a data port";
 }
 
 CurrentValue CurrentValue::from(const Result<std::string>& read, const std::string& knob_id) {

@@ -163,3 +163,47 @@ TEST_CASE("port scope: [nic] rules follow the same kinds") {
   REQUIRE(all->changes.size() == 1);
   CHECK(all->changes[0].knob == "nic:ens1:channels");
 }
+
+TEST_CASE("port scope: default_route = false leaves the management port out unless named") {
+  // ens1 holds the default route (the in-band management port an operator reaches the
+  // node by); ens2 is a data port at the same speed.
+  Inventory inv = testing::smt_machine(2, 4);
+  for (auto [name, irq] : {std::pair{"ens1", 100u}, std::pair{"ens2", 200u}}) {
+    Nic& n = testing::add_nic(inv, name, 0, 4, irq);
+    n.link_type = 1;
+    n.link.up = true;
+    n.link.speed_mbps = 10000;
+    n.default_route = std::string(name) == "ens1";
+  }
+  FakeCurrent cur;
+  Profile p = rule("*");
+  p.irqs[0].default_route = false;
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  std::set<std::string> knobs;
+  for (const Change& c : plan->changes) knobs.insert(c.knob.substr(0, 6));
+  CHECK(knobs == std::set<std::string>{"irq:20"});  // ens2's IRQs 200-203 only
+  CHECK(noted(*plan, "ens1",
+              "holds the default route (the management or front-end port): "
+              "rule '*' says default_route = false, skipped; name it in ports"));
+
+  p.irqs[0].ports = {"ens1", "ens2"};  // named: in scope
+  auto named = make_plan_with(p, inv, cur);
+  REQUIRE(named.ok());
+  CHECK(named->changes.size() == 8);
+
+  p.irqs[0].ports.clear();  // without the key, any port
+  p.irqs[0].default_route.reset();
+  auto any = make_plan_with(p, inv, cur);
+  REQUIRE(any.ok());
+  CHECK(any->changes.size() == 8);
+
+  // Routes unknown (a capture without proc/net/route): planned, and the plan says so.
+  p.irqs[0].default_route = false;
+  for (Nic& n : inv.nics) n.default_route.reset();
+  auto unknown = make_plan_with(p, inv, cur);
+  REQUIRE(unknown.ok());
+  CHECK(unknown->changes.size() == 8);
+  CHECK(noted(*unknown, "ens1", "the routes are not known here"));
+  CHECK(noted(*unknown, "ens2", "the routes are not known here"));
+}

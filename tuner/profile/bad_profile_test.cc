@@ -150,6 +150,8 @@ const BadCase kCases[] = {
   {"nic_ports_bad_name.toml", "nic_ports_bad_name.toml:3:10", "'ports' in [nic.\"*\"]: "},
   {"nic_ports_glob.toml", "nic_ports_glob.toml:3:10", "'ports' in [nic.\"*\"] names 'ens*', a glob: ports are exact interface names"},
   {"irq_link_type_word.toml", "irq_link_type_word.toml:3:13", "'link_type' in [irq.\"ib*\"] is 'ib': expected \"ethernet\" or \"infiniband\" (IPoIB)"},
+  {"irq_default_route_word.toml", "irq_default_route_word.toml:3:17", "'default_route' in [irq.\"*\"] must be true or false, not a string"},
+  {"nic_accept_filter_loss_number.toml", "nic_accept_filter_loss_number.toml:3:22", "'accept_filter_loss' in [nic.\"*\"] must be true or false, not an integer"},
   {"nic_link_type_number.toml", "nic_link_type_number.toml:2:13", "'link_type' in [nic.\"*\"] must be a string, not an integer"},
   {"mm_thp_bool.toml", "mm_thp_bool.toml:2:7", "'thp' in [mm] must be a string, not a boolean"},
   {"mm_dirty_max_small.toml", "mm_dirty_max_small.toml:2:19", "'dirty_max_bytes' in [mm] (bytes) = 4096 is out of range"},

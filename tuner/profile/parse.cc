@@ -220,9 +220,9 @@ class Parser : public TomlReader {
   }
 
   void parse_irq(const std::string& glob, const toml::table& t, const std::string& ctx) {
-    check_keys(
-        t, ctx,
-        {"policy", "cpus", "irqbalance", "min_speed", "rdma", "ports", "link_type", "group"});
+    check_keys(t, ctx,
+               {"policy", "cpus", "irqbalance", "min_speed", "rdma", "default_route", "ports",
+                "link_type", "group"});
     IrqRule r;
     r.glob = glob;
     r.group = "irq";
@@ -253,7 +253,7 @@ class Parser : public TomlReader {
           fail(v.source(),
                fmt::format("{} is '{}': expected \"leave\", \"ban\" or \"stop\"", what, word));
         r.irqbalance = *action;
-      } else if (port_scope_key(k.str(), v, what, r)) {  // min_speed, rdma, ports, link_type
+      } else if (port_scope_key(k.str(), v, what, r)) {  // the port-scope keys
       } else if (k.str() == "group") {
         r.group = group_name(v, ctx);
       }

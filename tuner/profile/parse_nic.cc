@@ -78,7 +78,8 @@ class NicParser : public TomlReader {
   NicRule parse(const std::string& glob, const toml::table& t, const std::string& ctx) const {
     check_keys(t, ctx,
                {"speed", "duplex", "autoneg", "mtu", "channels", "combined", "rings", "coalesce",
-                "rps", "xps", "min_speed", "rdma", "ports", "link_type", "group"});
+                "rps", "xps", "accept_filter_loss", "min_speed", "rdma", "default_route", "ports",
+                "link_type", "group"});
     NicRule r;
     r.glob = glob;
     r.group = "nic";
@@ -107,6 +108,8 @@ class NicParser : public TomlReader {
           fail(v.source(), fmt::format("{} is '{}': expected \"full\" or \"half\"", what, word));
       } else if (k.str() == "autoneg") {
         r.autoneg = boolean(v, what);
+      } else if (k.str() == "accept_filter_loss") {
+        r.accept_filter_loss = boolean(v, what);
       } else if (k.str() == "mtu") {
         // Below 1280 the kernel takes IPv6 off the port; 65536 is loopback's own.
         r.mtu = static_cast<uint32_t>(
@@ -131,7 +134,7 @@ class NicParser : public TomlReader {
           else r.tx_channels = n;
         }
         if (c.empty()) fail(v.source(), cctx + " is empty");
-      } else if (port_scope_key(k.str(), v, what, r)) {  // min_speed, rdma, ports, link_type
+      } else if (port_scope_key(k.str(), v, what, r)) {  // the port-scope keys
       } else if (k.str() == "rings") {
         const toml::table& c = table(v, what);
         std::string cctx = fmt::format("'rings' in {}", ctx);

@@ -78,8 +78,11 @@ struct IrqRule {
   /// false: not ports with an RDMA device (RoCE: a training or storage fabric's ports,
   /// tuned by the fabric's owner), unless `ports` names them. Unset: any.
   std::optional<bool> rdma;
+  /// false: not the port a default route goes out of (the management or front-end port
+  /// an operator reaches the node by), unless `ports` names it. Unset: any.
+  std::optional<bool> default_route;
   /// Non-empty: only these interfaces (of those the glob matches); a port named here is
-  /// in scope even when IPoIB or with an RDMA device.
+  /// in scope even when IPoIB, with an RDMA device or holding the default route.
   std::vector<std::string> ports;
   /// Only ports of this kind (IPoIB included with a wildcard glob); unset: Ethernet
   /// ports, and IPoIB ones where the glob names them (tuner/plan/builder.h out_of_scope).
@@ -104,6 +107,10 @@ struct NicRule {
   std::optional<uint32_t> mtu;                                 // bytes, 1280 to 65536 (nic:IF:mtu)
   std::optional<uint32_t> combined, rx_channels, tx_channels;  // channels
   bool combined_local_cores = false;  // combined = "local-cores": the NIC node's physical cores
+  /// accept_filter_loss = true: change channels even on a driver that deletes the
+  /// port's ntuple filters and RSS contexts when they change (bnxt_en), which rollback
+  /// cannot recreate; otherwise such a port keeps its channels (tuner/plan/nic.cc).
+  bool accept_filter_loss = false;
   std::optional<uint32_t> rx_ring, tx_ring;  // rings; 0 = "max"
   bool rx_ring_max = false, tx_ring_max = false;
   /// Value searches of the ring sizes: the candidates, the first also in rx_ring/tx_ring.
@@ -120,6 +127,7 @@ struct NicRule {
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
   std::optional<uint32_t> min_speed_mbps;
   std::optional<bool> rdma;           // as IrqRule::rdma
+  std::optional<bool> default_route;  // as IrqRule::default_route
   std::vector<std::string> ports;     // as IrqRule::ports
   std::optional<LinkKind> link_type;  // as IrqRule::link_type
   SourceLoc rps_loc, xps_loc;         // where each was written

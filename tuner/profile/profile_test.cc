@@ -415,6 +415,21 @@ TEST_CASE("profile: link_type says which kind of port a rule is for; a later rul
   CHECK_FALSE(merged.irqs[0].link_type);
 }
 
+TEST_CASE("profile: default_route and accept_filter_loss are read into their rules") {
+  auto f = parse_profile_file("[irq.\"*\"]\npolicy = \"numa-local\"\ndefault_route = false\n"
+                              "[nic.\"*\"]\ncombined = 8\ndefault_route = true\n"
+                              "accept_filter_loss = true\n[nic.eth9]\ncombined = 2\n",
+                              "site.toml");
+  REQUIRE_MESSAGE(f.ok(), f.error().message());
+  REQUIRE(f->profile.irqs.size() == 1);
+  CHECK(f->profile.irqs[0].default_route == false);
+  REQUIRE(f->profile.nics.size() == 2);
+  CHECK(f->profile.nics[0].default_route == true);
+  CHECK(f->profile.nics[0].accept_filter_loss);
+  CHECK_FALSE(f->profile.nics[1].default_route.has_value());
+  CHECK_FALSE(f->profile.nics[1].accept_filter_loss);
+}
+
 TEST_CASE("profile: { leave = true } drops what an included profile sets") {
   testing::TempDir dir("tuner-profile-leave");
   dir.write("base.toml",

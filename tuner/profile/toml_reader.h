@@ -143,7 +143,7 @@ class TomlReader {
     return names;
   }
   /// The keys that choose which ports an [irq] or [nic] rule covers (min_speed, rdma,
-  /// ports, link_type), read into the rule; false for any other key.
+  /// default_route, ports, link_type), read into the rule; false for any other key.
   template <typename Rule>
   bool port_scope_key(std::string_view key, const toml::node& v, const std::string& what,
                       Rule& r) const {
@@ -151,6 +151,7 @@ class TomlReader {
       r.min_speed_mbps =
           static_cast<uint32_t>(integer(v, what + " (Mb/s, such as 10000)", 1, 10000000));
     else if (key == "rdma") r.rdma = boolean(v, what);
+    else if (key == "default_route") r.default_route = boolean(v, what);
     else if (key == "ports") r.ports = port_names(v, what);
     else if (key == "link_type") r.link_type = link_kind(v, what);
     else return false;

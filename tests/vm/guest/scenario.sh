@@ -66,4 +66,5 @@ note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"
 . /scenario-check.sh
 . /scenario-coalesce.sh
 . /scenario-rings-search.sh
+. /scenario-ports.sh
 . /scenario-irq-owner.sh

@@ -76,6 +76,9 @@ vm_initramfs_build() {
   cp "$guest/init" "$stage/init"
   cp "$guest"/*.sh "$stage/"
   cp "$guest"/*.toml.in "$stage/etc/tuner/"
+  # The shipped profiles, for scenario-ports.sh (--profile-path /etc/tuner/shipped).
+  mkdir -p "$stage/etc/tuner/shipped"
+  cp "$guest"/../../../profiles/*.toml "$stage/etc/tuner/shipped/"
   chmod 755 "$stage/init" "$stage"/*.sh
   (cd "$stage" && find . -print0 | LC_ALL=C sort -z |
      cpio --null -o -H newc --quiet --owner=0:0) | $compress > "$out.tmp" &&

@@ -1,0 +1,69 @@
+#include "probes/default_route.h"
+
+#include "base/strings.h"
+
+namespace tuner {
+namespace {
+
+// include/uapi/linux/route.h and ipv6_route.h.
+constexpr uint64_t kRtfUp = 0x0001;
+constexpr uint64_t kRtfReject = 0x0200;
+
+std::optional<uint64_t> hex(std::string_view s) {
+  if (s.empty() || s.size() > 16) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0) return std::nullopt;
+    v = v * 16 + static_cast<uint64_t>(d);
+  }
+  return v;
+}
+
+bool all_zero(std::string_view s) {
+  return !s.empty() && s.find_first_not_of('0') == std::string_view::npos;
+}
+
+bool usable(std::string_view flags) {
+  auto f = hex(flags);
+  return f && (*f & kRtfUp) && !(*f & kRtfReject);
+}
+
+}  // namespace
+
+std::set<std::string> parse_ipv4_default_routes(std::string_view text) {
+  // Iface Destination Gateway Flags RefCnt Use Metric Mask MTU Window IRTT; a header row.
+  std::set<std::string> out;
+  for (std::string_view line : split(text, '\n')) {
+    auto f = split_ws(line);
+    if (f.size() < 8 || f[0] == "Iface") continue;
+    if (hex(f[1]) == 0u && hex(f[7]) == 0u && usable(f[3])) out.emplace(f[0]);
+  }
+  return out;
+}
+
+std::set<std::string> parse_ipv6_default_routes(std::string_view text) {
+  // dest plen src plen next_hop metric refcnt use flags iface; no header.
+  std::set<std::string> out;
+  for (std::string_view line : split(text, '\n')) {
+    auto f = split_ws(line);
+    if (f.size() < 10 || f[0].size() != 32) continue;
+    if (all_zero(f[0]) && all_zero(f[1]) && usable(f[8])) out.emplace(f[9]);
+  }
+  return out;
+}
+
+std::optional<std::set<std::string>> probe_default_route_ports(const Root& root) {
+  auto v4 = root.read("proc/net/route");
+  auto v6 = root.read("proc/net/ipv6_route");
+  if (!v4.ok() && !v6.ok()) return std::nullopt;
+  std::set<std::string> out;
+  if (v4.ok()) out = parse_ipv4_default_routes(*v4);
+  if (v6.ok()) out.merge(parse_ipv6_default_routes(*v6));
+  return out;
+}
+
+}  // namespace tuner

@@ -1,0 +1,33 @@
+// Which ports hold a default route: on most nodes the management or front-end port
+// (the in-band LOM an operator reaches the node by, over SSH and Ansible), which NIC
+// rules meant for data ports leave alone (profile key `default_route = false`).
+//
+// Read from proc/net/route (IPv4) and proc/net/ipv6_route (IPv6): the main routing
+// table of the prober's network namespace, as text the kernel has kept stable since
+// 2.2, and what a capture carries, so a plan from a capture sees what the machine saw.
+// Not seen: routes in other tables (policy routing, VRFs), and for an IPv4 multipath
+// route every next hop but the first (the kernel's proc file shows only that one).
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "probes/root.h"
+
+namespace tuner {
+
+/// Ports with an IPv4 default route (destination and mask 0, up, not a reject route),
+/// from proc/net/route's text. Rows that do not parse are skipped.
+std::set<std::string> parse_ipv4_default_routes(std::string_view text);
+
+/// Ports with an IPv6 default route (::/0 from any source, up, not a reject route: the
+/// kernel lists an unreachable ::/0 on lo), from proc/net/ipv6_route's text.
+std::set<std::string> parse_ipv6_default_routes(std::string_view text);
+
+/// Both families' ports under root; nullopt when neither file can be read (a capture
+/// without them), so that "no default route" and "not known" stay apart.
+std::optional<std::set<std::string>> probe_default_route_ports(const Root& root);
+
+}  // namespace tuner

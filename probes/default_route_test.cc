@@ -1,0 +1,71 @@
+// Default routes from the kernel's route files, as captured (tests/fixtures/host/routes):
+// this build VM's (eth0 holds both families' default) and a network namespace with a
+// management port, two data ports, a reject route, a route in another table and a
+// source-specific IPv6 default.
+#include "probes/default_route.h"
+
+#include <doctest/doctest.h>
+
+#include "tests/support/files.h"
+#include "tests/support/temp_dir.h"
+
+namespace tuner {
+
+using Ports = std::set<std::string>;
+
+TEST_CASE("default routes: the build VM's route files name eth0") {
+  CHECK(parse_ipv4_default_routes(testing::read_test_data("host/routes/debian12-ipv4")) ==
+        Ports{"eth0"});
+  // ::/0 via eth0, and the kernel's unreachable ::/0 on lo (flags 0x00200200, reject).
+  CHECK(parse_ipv6_default_routes(testing::read_test_data("host/routes/debian12-ipv6")) ==
+        Ports{"eth0"});
+}
+
+TEST_CASE("default routes: a namespace with a management port and data ports") {
+  // IPv4: default via mgmt0; an `unreachable default` (device "*", RTF_REJECT); data0's
+  // 10.0.0.0/8 is not a default; data1's default is in table 100, which the file does not
+  // show. IPv6: data0 holds a ::/0 and a source-specific ::/0 from 2001:db8::/64.
+  CHECK(parse_ipv4_default_routes(testing::read_test_data("host/routes/netns-ipv4")) ==
+        Ports{"mgmt0"});
+  CHECK(parse_ipv6_default_routes(testing::read_test_data("host/routes/netns-ipv6")) ==
+        Ports{"data0"});
+}
+
+TEST_CASE("default routes: a route that is down, rejected or malformed is no default") {
+  std::string header =
+      "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n";
+  CHECK(parse_ipv4_default_routes(header + "eth1\t00000000\t010200C0\t0002\t0\t0\t0\t00000000\t0"
+                                           "\t0\t0\n")
+            .empty());  // RTF_GATEWAY without RTF_UP
+  CHECK(parse_ipv4_default_routes(header + "eth1\t00000000\t00000000\t0201\t0\t0\t0\t00000000\t0"
+                                           "\t0\t0\n")
+            .empty());  // reject
+  CHECK(parse_ipv4_default_routes(header + "eth1\t00000000\t010200C0\t0003\t0\t0\t0\t0000FFFF\t0"
+                                           "\t0\t0\n")
+            .empty());  // a /16, not a default
+  CHECK(parse_ipv4_default_routes(header + "eth1\t0000000g\t010200C0\t0003\t0\t0\t0\t00000000\t0"
+                                           "\t0\t0\n")
+            .empty());                                                              // not hex
+  CHECK(parse_ipv4_default_routes(header + "eth1\t00000000\t010200C0\n").empty());  // short row
+  CHECK(parse_ipv4_default_routes("").empty());
+  std::string zero(32, '0');
+  CHECK(parse_ipv6_default_routes(zero + " 00 " + zero + " 00 " + zero +
+                                  " 00000400 00000003 00000000 00000002 eth2\n")
+            .empty());  // RTF_GATEWAY without RTF_UP
+  CHECK(parse_ipv6_default_routes(zero.substr(1) + " 00 " + zero + " 00 " + zero +
+                                  " 00000400 00000003 00000000 00000003 eth2\n")
+            .empty());  // a destination of 31 digits
+  CHECK(parse_ipv6_default_routes(zero + " 00 " + zero + " 00 " + zero +
+                                  " 00000400 00000003 00000000 00000003 eth2\n") == Ports{"eth2"});
+}
+
+TEST_CASE("default routes: under a root, either file; neither is unknown") {
+  testing::TempDir dir;
+  CHECK_FALSE(probe_default_route_ports(Root::open(dir.path).value()).has_value());
+  dir.write("proc/net/ipv6_route", testing::read_test_data("host/routes/netns-ipv6"));
+  CHECK(probe_default_route_ports(Root::open(dir.path).value()) == Ports{"data0"});
+  dir.write("proc/net/route", testing::read_test_data("host/routes/netns-ipv4"));
+  CHECK(probe_default_route_ports(Root::open(dir.path).value()) == Ports{"data0", "mgmt0"});
+}
+
+}  // namespace tuner
