@@ -97,7 +97,7 @@ TEST_CASE("profiles cli: the shipped profiles all load") {
   Run r = run_tuner("profiles --json --profile-path " TUNER_SOURCE_PROFILES " --topology " + kDgx2);
   REQUIRE_MESSAGE(r.code == 0, r.err);
   json j = json::parse(r.out);
-  CHECK(j["profiles"].size() == 7);
+  CHECK(j["profiles"].size() == 8);
   for (const json& p : j["profiles"]) CHECK_MESSAGE(p["error"].is_null(), p["error"]);
 }
 

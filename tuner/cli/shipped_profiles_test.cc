@@ -26,9 +26,9 @@ using testing::run_tuner;
 namespace {
 
 const std::string kShipped = TUNER_SOURCE_PROFILES;
-const std::vector<std::string> kNames = {"balanced",      "dl-training",        "inference",
-                                         "latency",       "network-throughput", "throughput",
-                                         "wan-throughput"};
+const std::vector<std::string> kNames = {"balanced",   "dl-training",   "hpc-mpi",
+                                         "inference",  "latency",       "network-throughput",
+                                         "throughput", "wan-throughput"};
 
 Profile shipped(const std::string& name) {
   auto p = load_profile(name, {kShipped});
@@ -240,6 +240,12 @@ TEST_CASE("shipped profiles: the review's rules hold") {
       CHECK_FALSE(r.rx_ring);
       CHECK_FALSE(r.tx_ring);
     }
+    // Wildcard NIC rules are for data ports: never the port the default route goes out
+    // of (the management port an operator reaches the node by), unless a site names it.
+    for (const IrqRule& r : p.irqs)
+      if (r.glob.find_first_of("*?[") != std::string::npos) CHECK(r.default_route == false);
+    for (const NicRule& r : p.nics)
+      if (r.glob.find_first_of("*?[") != std::string::npos) CHECK(r.default_route == false);
     // Workload profiles are the operator's choice: only balanced is picked by itself.
     if (name != "balanced") CHECK(match_specificity(p.match) == 0);
     // Whatever changes NIC behaviour watches NIC drops and link flaps.
@@ -318,7 +324,8 @@ TEST_CASE("shipped profiles: a site's larger limits and budgets are never lowere
                  {"sysctl:net.core.wmem_max", "2147483647"},
                  {"sysctl:net.core.netdev_budget", "5000"},
                  {"sysctl:net.core.netdev_max_backlog", "250000"},
-                 {"sysctl:net.core.somaxconn", "65535"}};
+                 {"sysctl:net.core.somaxconn", "65535"},
+                 {"sysctl:net.ipv4.tcp_mtu_probing", "2"}};
   Inventory inv = testing::smt_machine(2, 4);
   for (const std::string& name : kNames) {
     CAPTURE(name);
