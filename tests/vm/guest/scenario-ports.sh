@@ -54,6 +54,11 @@ check ports.apply.rc "${RC:-x}" = 0 "apply --no-verify --yes exit status"
 check ports.apply.other_irqs "$(ports_irqs "$BPCI2")" = "$B_IRQS" "$VIRT2's vectors as they were"
 check ports.apply.other_queues "$(ports_queues "$VIRT2")" = "$B_QUEUES" "$VIRT2's queues as they were"
 check ports.apply.data_queues "$(ports_queues "$VIRT")" != "$A_QUEUES" "$VIRT's channels changed (were $A_QUEUES)"
+# One apply converges: the channel change, the IRQs and the XPS maps for the queues
+# after it were all written, so a second plan has nothing left.
+RC=
+[ -z "$SKIP" ] && run_step ports.replan tuner --profile-path $SHIPPED plan --profile network-throughput --json --detailed-exitcode
+check ports.replan.rc "${RC:-x}" = 0 "plan --detailed-exitcode after the apply: 0, nothing left"
 RC=
 [ -z "$SKIP" ] && run_step ports.rollback tuner rollback --last --json
 check ports.rollback.rc "${RC:-x}" = 0 "rollback --last exit status"
