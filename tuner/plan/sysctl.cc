@@ -179,9 +179,10 @@ void note_net_namespaces(PlanBuilder& b) {
                         "securityContext.sysctls)",
                         listed(fresh), fresh.size() == 1 ? "" : "s");
   if (per_namespace && others)
-    text += fmt::format("{}the {} other namespace{} with processes here (containers) keep their "
-                        "own values",
-                        fresh.empty() ? "" : "; ", others, others == 1 ? "" : "s");
+    text += fmt::format("{}the {} other namespace{} with processes here (containers) keep{} "
+                        "their own values",
+                        fresh.empty() ? "" : "; ", others, others == 1 ? "" : "s",
+                        others == 1 ? "s" : "");
   if (!fresh.empty() || (per_namespace && others)) b.note("", text);
 }
 
