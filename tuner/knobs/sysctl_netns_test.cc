@@ -101,12 +101,13 @@ TEST_CASE("sysctl netns live: a fresh network namespace has what the table says"
     MESSAGE("skipped: " << skip->second);
     return;
   }
-  REQUIRE_MESSAGE(!fresh.count("error"), fresh["error"]);
-  for (const auto& [key, value] : defaults) {
+  REQUIRE_MESSAGE(!fresh.contains("error"), fresh["error"]);
+  for (const auto& kv : defaults) {
+    const std::string& key = kv.first;  // CAPTURE cannot take a structured binding (clang 14)
     CAPTURE(key);
     CAPTURE(host[key]);
     REQUIRE(new_netns_gets(key) == NewNetns::kernel_default);
-    CHECK(fresh[key] == "rw " + value);
+    CHECK(fresh[key] == "rw " + kv.second);
   }
   for (const std::string& key : copied) {
     CAPTURE(key);
