@@ -3,8 +3,9 @@
 // (--memory preferred: MPOL_PREFERRED, other nodes when it is full), or not bound
 // (--memory none). tuner binds itself and then execs CMD, so CMD keeps tuner's pid (what
 // a systemd unit or a batch system expects) and the exit status is CMD's. Both
-// bindings survive execve. Under CUDA_VISIBLE_DEVICES, gpuN is the N-th GPU the
-// process sees (a rank's LOCAL_RANK), not the machine's N-th.
+// bindings survive execve. Under NVIDIA_VISIBLE_DEVICES (a container's GPUs) and
+// CUDA_VISIBLE_DEVICES, gpuN is the N-th GPU the process sees (a rank's LOCAL_RANK),
+// not the machine's N-th (tuner/plan/visible_gpus.h).
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "tuner/cli/cli.h"
 #include "tuner/plan/near.h"
 #include "tuner/plan/target.h"
+#include "tuner/plan/visible_gpus.h"
 
 namespace po = boost::program_options;
 
@@ -60,28 +62,35 @@ void bind_memory(unsigned node, int mode) {
                      .message());
 }
 
-/// gpuN under CUDA_VISIBLE_DEVICES: the PCI address of the GPU the process sees as N.
-std::string visible_gpu(const Inventory& inv, const Root& root, const std::string& device,
-                        bool verbose) {
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+std::optional<std::string> env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::optional<std::string>(v) : std::nullopt;
+}
+
+/// gpuN under NVIDIA_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES: the PCI address of the GPU
+/// the process sees as N.
+std::string visible_gpu_pci(const Inventory& inv, const Root& root, const std::string& device,
+                            bool verbose) {
+  VisibleDevices visible{env("NVIDIA_VISIBLE_DEVICES"), env("CUDA_VISIBLE_DEVICES")};
   bool gpu_n = starts_with(device, "gpu") && device.size() > 3 &&
                device.find_first_not_of("0123456789", 3) == std::string::npos;
-  if (!visible || !gpu_n) return device;
+  if (!gpu_n || (!visible.nvidia && !visible.cuda)) return device;
   auto n = parse_u64(device.substr(3));
   if (!n || *n > 65535) fail_input("exec --near " + device + ": not a GPU number");
-  auto pci = cuda_visible_gpu(inv, root, visible, static_cast<unsigned>(*n));
-  if (!pci.ok())
-    fail_input("exec --near " + device + ": " + pci.error().message() +
-               " (--ignore-cuda-visible-devices counts the machine's GPUs instead)");
+  auto gpu = visible_gpu(inv, root, visible, static_cast<unsigned>(*n));
+  if (!gpu.ok())
+    fail_input("exec --near " + device + ": " + gpu.error().message() +
+               " (--ignore-visible-devices counts the machine's GPUs instead)");
+  if (!*gpu) return device;
   const char* order = std::getenv("CUDA_DEVICE_ORDER");
   if (verbose)
-    fmt::print(stderr, "tuner: exec: {} under CUDA_VISIBLE_DEVICES={} is PCI {}{}\n", device,
-               escape_controls(visible), *pci,
+    fmt::print(stderr, "tuner: exec: {} {} is PCI {}{}\n", device, escape_controls((*gpu)->how),
+               (*gpu)->pci,
                order && std::string_view(order) == "PCI_BUS_ID"
                    ? ""
                    : " (indexes in PCI order; CUDA's own order is the same on identical GPUs, "
                      "and always with CUDA_DEVICE_ORDER=PCI_BUS_ID)");
-  return *pci;
+  return (*gpu)->pci;
 }
 
 }  // namespace
@@ -99,8 +108,10 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
                      "netdev, PCI address, gpuN, another device name (mlx5_0), or node:N")(
       "memory", po::value<std::string>(&memory)->value_name("POLICY"),
       "bind (default: only the node's memory), preferred (the node's first, others when "
-      "it is full) or none")("ignore-cuda-visible-devices",
-                             "gpuN is the machine's N-th GPU even under CUDA_VISIBLE_DEVICES")(
+      "it is full) or none")(
+      "ignore-visible-devices",
+      "gpuN is the machine's N-th GPU even under NVIDIA_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES")(
+      "ignore-cuda-visible-devices", "the same as --ignore-visible-devices (its older name)")(
       "allow-unbound", "run unbound when the device has no NUMA locality");
   po::variables_map vm;
   if (!parse_options("exec", ours, desc, {}, vm, g)) return 0;
@@ -114,9 +125,10 @@ int exec_command(GlobalOptions& g, const std::vector<std::string>& args) {
   Inventory inv = probe_target(target);
   if (fill_nodes_from_sysfs(target.root, inv) && g.verbose)
     fmt::print(stderr, "tuner: exec: NUMA nodes read from /sys (the topology probe had none)\n");
-  std::string resolved = vm.count("ignore-cuda-visible-devices")
-                             ? device
-                             : visible_gpu(inv, target.root, device, g.verbose);
+  bool ignore_visible = vm.count("ignore-visible-devices") ||
+                        vm.count("ignore-cuda-visible-devices");
+  std::string resolved = ignore_visible ? device
+                                        : visible_gpu_pci(inv, target.root, device, g.verbose);
   auto near = resolve_near(inv, resolved);
   if (!near.ok()) fail_input("exec --near: " + near.error().message());
 

@@ -157,6 +157,27 @@ TEST_CASE("shipped profiles on a capture: the port with the default route is lef
   CHECK_FALSE(data.noted("enp96s0f0", "the routes are not known here"));
 }
 
+TEST_CASE("shipped profiles on a capture: the plan names the sysctls pods will not get") {
+  // A pod's network namespace starts these at the kernel's default (profiles/README.md,
+  // "Review"); tcp_rmem and tcp_wmem it copies, rmem_max it shares: not named.
+  testing::ScopedFixture fx = x722();
+  auto netns_note = [](const PlanOut& p) {
+    for (const std::string& n : p.notes)
+      if (n.starts_with("net.* sysctls are per network namespace")) return n;
+    return std::string();
+  };
+  PlanOut inference = plan(fx.root(), "inference");
+  CHECK(netns_note(inference).find("start net.core.somaxconn and net.ipv4.tcp_notsent_lowat at "
+                                   "the kernel's default") != std::string::npos);
+  PlanOut throughput = plan(fx.root(), "throughput");
+  REQUIRE(throughput.desired.contains("sysctl:net.ipv4.tcp_slow_start_after_idle"));
+  std::string note = netns_note(throughput);
+  CHECK(note.find("net.ipv4.tcp_mtu_probing and net.ipv4.tcp_slow_start_after_idle at the "
+                  "kernel's default") != std::string::npos);
+  for (const char* not_named : {"tcp_rmem", "tcp_wmem", "rmem_max"})
+    CHECK_MESSAGE(note.find(not_named) == std::string::npos, not_named);
+}
+
 TEST_CASE("shipped profiles on a capture: the captured 1 GbE link and a link that is down") {
   testing::ScopedFixture fx = x722();
   // As captured: up at 1000 Mb/s, below every shipped min_speed.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include <fmt/core.h>
 
@@ -10,17 +11,6 @@
 namespace tuner {
 
 namespace {
-
-/// "3B:00.0" -> "0000:3b:00.0"; nullopt when it is not a PCI address.
-std::optional<std::string> normalize_pci(std::string_view s) {
-  std::string out;
-  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (out.size() == 7) out = "0000:" + out;
-  if (out.size() != 12 || out[4] != ':' || out[7] != ':' || out[10] != '.') return std::nullopt;
-  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11})
-    if (!std::isxdigit(static_cast<unsigned char>(out[i]))) return std::nullopt;
-  return out;
-}
 
 const PciDevice* find_pci(const Inventory& inv, const std::string& address) {
   for (const PciDevice& d : inv.topology.pci)
@@ -66,6 +56,26 @@ Result<Near> pci_near(const Inventory& inv, Near near, const PciDevice& d) {
 }
 
 }  // namespace
+
+std::optional<std::string> normalize_pci(std::string_view s) {
+  auto parts = split(s, ':');
+  if (parts.size() == 2) parts.insert(parts.begin(), "0");
+  if (parts.size() != 3) return std::nullopt;
+  auto dot = parts[2].find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto hex = [](std::string_view h, std::size_t digits) -> std::optional<uint32_t> {
+    uint32_t v = 0;
+    auto [p, ec] = std::from_chars(h.data(), h.data() + h.size(), v, 16);
+    if (h.empty() || h.size() > digits || ec != std::errc() || p != h.data() + h.size() ||
+        !std::isxdigit(static_cast<unsigned char>(h[0])))
+      return std::nullopt;
+    return v;
+  };
+  auto domain = hex(parts[0], 8), bus = hex(parts[1], 2);
+  auto dev = hex(parts[2].substr(0, dot), 2), fn = hex(parts[2].substr(dot + 1), 1);
+  if (!domain || !bus || !dev || !fn || *dev > 0x1f || *fn > 7) return std::nullopt;
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", *domain, *bus, *dev, *fn);
+}
 
 std::vector<std::string> known_devices(const Inventory& inv) {
   std::vector<std::string> out;
@@ -149,67 +159,6 @@ bool fill_nodes_from_sysfs(const Root& root, Inventory& inv) {
     inv.topology.numa_nodes.push_back(node);
   }
   return !inv.topology.numa_nodes.empty();
-}
-
-namespace {
-
-/// The UUID of each NVIDIA GPU the driver lists: "GPU UUID:" in
-/// proc/driver/nvidia/gpus/PCI/information, by PCI address.
-std::vector<std::pair<std::string, std::string>> nvidia_uuids(const Root& root) {
-  std::vector<std::pair<std::string, std::string>> out;
-  auto dirs = root.list("proc/driver/nvidia/gpus");
-  if (!dirs.ok()) return out;
-  for (const std::string& pci : *dirs) {
-    auto text = root.read("proc/driver/nvidia/gpus/" + pci + "/information");
-    if (!text.ok()) continue;
-    for (std::string_view line : split(*text, '\n')) {
-      if (!starts_with(line, "GPU UUID:")) continue;
-      out.emplace_back(std::string(trim(line.substr(9))), pci);
-    }
-  }
-  return out;
-}
-
-Error visible_error(std::string what) {
-  return Error::invalid(std::move(what), "CUDA_VISIBLE_DEVICES");
-}
-
-}  // namespace
-
-Result<std::string> cuda_visible_gpu(const Inventory& inv, const Root& root,
-                                     std::string_view visible, unsigned n) {
-  auto gpus = inv.gpus();
-  std::vector<std::string> entries;
-  for (std::string_view e : split(visible, ',')) entries.emplace_back(trim(e));
-  if (entries.empty() || entries.front().empty() || entries.front() == "-1" ||
-      entries.front() == "NoDevFiles")
-    return visible_error("'" + std::string(visible) + "' hides every GPU from this process");
-  if (n >= entries.size())
-    return visible_error(fmt::format("gpu{} asked, but '{}' makes {} GPU{} visible", n, visible,
-                                     entries.size(), entries.size() == 1 ? "" : "s"));
-  const std::string& e = entries[n];
-  if (starts_with(e, "MIG-"))
-    return visible_error("'" + e +
-                         "' is a MIG instance: it shares its GPU's PCI device; name "
-                         "the GPU (gpuN without CUDA_VISIBLE_DEVICES, or its PCI address)");
-  if (starts_with(e, "GPU-")) {
-    std::vector<std::string> found;
-    for (const auto& [uuid, pci] : nvidia_uuids(root))
-      if (starts_with(uuid, e)) found.push_back(pci);
-    if (found.size() == 1) return found.front();
-    return visible_error(found.empty()
-                             ? "no GPU has UUID '" + e + "' (proc/driver/nvidia/gpus/*/information)"
-                             : "'" + e + "' is the start of " + std::to_string(found.size()) +
-                                   " GPUs' UUIDs");
-  }
-  auto index = e.find_first_not_of("0123456789") == std::string::npos ? parse_u64(e) : std::nullopt;
-  if (!index)
-    return visible_error("entry " + std::to_string(n) + " '" + e +
-                         "' is neither a GPU index nor a GPU-UUID (CUDA stops at it)");
-  if (*index >= gpus.size())
-    return visible_error(fmt::format("entry {} names GPU {}, and this machine has {} GPU{}", n,
-                                     *index, gpus.size(), gpus.size() == 1 ? "" : "s"));
-  return gpus[*index]->address;
 }
 
 }  // namespace tuner

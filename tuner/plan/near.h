@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/cpuset.h"
@@ -28,24 +29,17 @@ struct Near {
 enum class NearErrors { list_known, short_reason };
 
 /// Resolves DEVICE: "node:N", "gpuN" (N-th GPU in PCI order), a PCI address
-/// ("0000:3b:00.0" or "3b:00.0"), a network interface, or another OS device name of a
-/// PCI device ("mlx5_0", "nvme0n1"). A device without locality on a machine with a
+/// ("0000:3b:00.0", "3b:00.0", nvidia-smi's "00000000:3B:00.0"), a network interface,
+/// or another OS device name of a PCI device ("mlx5_0", "nvme0n1"). A device without locality on a machine with a
 /// single NUMA node is on that node. An unknown device is an Error (where = device)
 /// listing the known ones, or with short_reason saying only why ("this machine has 2
 /// GPUs").
 Result<Near> resolve_near(const Inventory& inv, const std::string& device,
                           NearErrors errors = NearErrors::list_known);
 
-/// `gpuN` as a process under CUDA_VISIBLE_DEVICES=`visible` means it: the N-th entry of
-/// the list, each an index into the machine's GPUs (PCI order: CUDA's order under
-/// CUDA_DEVICE_ORDER=PCI_BUS_ID, and its default on a node of identical GPUs) or a GPU
-/// UUID ("GPU-8e2f...", a unique prefix is enough), matched through
-/// proc/driver/nvidia/gpus/PCI/information. Returns the GPU's PCI address. Errors
-/// (invalid, where = "CUDA_VISIBLE_DEVICES"): an entry CUDA would stop at, a MIG
-/// instance (no PCI device of its own to be near), an index past the list, a list that
-/// hides every GPU, an unknown or ambiguous UUID.
-Result<std::string> cuda_visible_gpu(const Inventory& inv, const Root& root,
-                                     std::string_view visible, unsigned n);
+/// "3B:00.0", "0000:3b:00.0" or nvidia-smi's "00000000:3B:00.0" -> "0000:3b:00.0";
+/// nullopt when it is not a PCI address.
+std::optional<std::string> normalize_pci(std::string_view s);
 
 /// Every name resolve_near accepts for this inventory, sorted.
 std::vector<std::string> known_devices(const Inventory& inv);

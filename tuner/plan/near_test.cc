@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include "probes/topology.h"
-#include "tests/support/temp_dir.h"
 
 namespace tuner {
 
@@ -80,6 +79,18 @@ TEST_CASE("near: unknown devices list what is known; no locality is not a guess"
   CHECK(gone.error().what.find("does not have") != std::string::npos);
 }
 
+TEST_CASE("near: PCI addresses as lspci, sysfs and nvidia-smi write them") {
+  CHECK(normalize_pci("3B:00.0") == "0000:3b:00.0");
+  CHECK(normalize_pci("0000:3b:00.0") == "0000:3b:00.0");
+  CHECK(normalize_pci("00000000:3B:00.0") == "0000:3b:00.0");  // nvidia-smi's pci.bus_id
+  CHECK(normalize_pci("10000:01:00.1") == "10000:01:00.1");    // a VMD domain
+  for (const char* bad : {"eth0", "3b:00", "3b:00.8", "3b:20.0", "000000000:3b:00.0",
+                          "0000:3b:00.0:1", "+3:00.0", "g0:00.0", "", ":."})
+    CHECK_MESSAGE(!normalize_pci(bad), bad);
+  Inventory inv = supermicro();
+  CHECK(resolve_near(inv, "00000000:84:00.0")->node == 1u);
+}
+
 TEST_CASE("near: nodes from /sys when the topology has none") {
   Inventory inv;
   REQUIRE(fill_nodes_from_sysfs(Root::live(), inv));
@@ -102,51 +113,6 @@ TEST_CASE("near: on the real Supermicro topology export") {
   CHECK(resolve_near(inv, "gpu0")->node == 0u);
   CHECK(resolve_near(inv, "cuda0")->node == 1u);
   CHECK(resolve_near(inv, "node:0")->cpus.to_string() == "0-7,16-23");
-}
-
-}  // namespace tuner
-
-namespace tuner {
-
-// /proc/driver/nvidia/gpus/PCI/information as the 550 driver writes it (tabs and all).
-std::string nvidia_information(const std::string& pci, const std::string& uuid, int minor) {
-  return "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   \t\t 486\nGPU UUID: \t " + uuid +
-         "\nVideo BIOS: \t 96.00.74.00.01\nBus Type: \t PCIe\nDMA Size: \t 52 bits\n"
-         "DMA Mask: \t 0xfffffffffffff\nBus Location: \t " +
-         pci + "\nDevice Minor: \t " + std::to_string(minor) + "\nGPU Excluded:\t No\n";
-}
-
-TEST_CASE("near: gpuN under CUDA_VISIBLE_DEVICES is the N-th GPU the process sees") {
-  Inventory inv = supermicro();  // gpu0 = 0000:03:00.0 (node 0), gpu1 = 0000:84:00.0 (node 1)
-  testing::TempDir dir{"tuner-cuda-visible"};
-  dir.write("proc/driver/nvidia/gpus/0000:03:00.0/information",
-            nvidia_information("0000:03:00.0", "GPU-8e2f1c3a-5b7d-4c2e-9a1f-0123456789ab", 0));
-  dir.write("proc/driver/nvidia/gpus/0000:84:00.0/information",
-            nvidia_information("0000:84:00.0", "GPU-8e2f77aa-0000-4c2e-9a1f-0123456789ab", 1));
-  Root root = Root::open(dir.path).value();
-  // A rank with LOCAL_RANK 0 under "1,0" runs near the machine's second GPU.
-  CHECK(cuda_visible_gpu(inv, root, "1,0", 0).value() == "0000:84:00.0");
-  CHECK(cuda_visible_gpu(inv, root, "1,0", 1).value() == "0000:03:00.0");
-  CHECK(cuda_visible_gpu(inv, root, " 1 ", 0).value() == "0000:84:00.0");
-  CHECK(resolve_near(inv, cuda_visible_gpu(inv, root, "1", 0).value())->node == 1u);
-  // UUIDs, whole or a unique prefix, through the driver's own table.
-  CHECK(cuda_visible_gpu(inv, root, "GPU-8e2f77aa-0000-4c2e-9a1f-0123456789ab", 0).value() ==
-        "0000:84:00.0");
-  CHECK(cuda_visible_gpu(inv, root, "GPU-8e2f1", 0).value() == "0000:03:00.0");
-  auto error = [&](const char* visible, unsigned n) {
-    auto r = cuda_visible_gpu(inv, root, visible, n);
-    REQUIRE_FALSE(r.ok());
-    CHECK(r.error().where == "CUDA_VISIBLE_DEVICES");
-    return r.error().what;
-  };
-  CHECK(error("GPU-8e2f", 0).find("the start of 2 GPUs' UUIDs") != std::string::npos);
-  CHECK(error("GPU-ffff", 0).find("no GPU has UUID") != std::string::npos);
-  CHECK(error("1", 1).find("makes 1 GPU visible") != std::string::npos);
-  CHECK(error("5", 0).find("names GPU 5, and this machine has 2 GPUs") != std::string::npos);
-  CHECK(error("", 0).find("hides every GPU") != std::string::npos);
-  CHECK(error("-1", 0).find("hides every GPU") != std::string::npos);
-  CHECK(error("x1", 0).find("neither a GPU index nor a GPU-UUID") != std::string::npos);
-  CHECK(error("MIG-4f0e8a3c-aaaa", 0).find("MIG instance") != std::string::npos);
 }
 
 }  // namespace tuner

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "tuner/plan/builder.h"
 #include "tuner/plan/plan_test_util.h"
 
@@ -60,7 +62,9 @@ TEST_CASE("planner sysctl: exact values compare as normalised text and as number
 TEST_CASE("planner sysctl: net.* changes note the other network namespaces") {
   Inventory inv = testing::smt_machine(1, 2);
   FakeCurrent cur;
-  cur.values_ = {{"sysctl:net.core.somaxconn", "128"}, {"sysctl:vm.swappiness", "60"}};
+  cur.values_ = {{"sysctl:net.core.somaxconn", "128"},
+                 {"sysctl:net.ipv4.tcp_rmem", "4096 131072 6291456"},
+                 {"sysctl:vm.swappiness", "60"}};
   Profile p = named("t");
   using Op = SysctlSetting::Op;
   auto notes_of = [&](std::vector<SysctlSetting> settings) {
@@ -74,14 +78,75 @@ TEST_CASE("planner sysctl: net.* changes note the other network namespaces") {
   std::string vm_only = "10";
   inv.host.other_net_namespaces = 3;
   CHECK(notes_of({sysctl("net.core.somaxconn", Op::set, "4096")})
-            .find("net.* sysctls are per network namespace: these changes apply to this one; "
-                  "the 3 other namespaces with processes here (containers) keep their own "
+            .find("; the 3 other namespaces with processes here (containers) keep their own "
                   "values") != std::string::npos);
+  // A key new namespaces copy is still one the existing ones keep.
+  CHECK(notes_of({sysctl("net.ipv4.tcp_rmem", Op::set, "4096 131072 33554432")}) ==
+        "net.* sysctls are per network namespace: the 3 other namespaces with processes here "
+        "(containers) keep their own values\n");
   CHECK(notes_of({sysctl("vm.swappiness", Op::set, vm_only)}).find("namespace") ==
         std::string::npos);  // not a net.* change
   inv.host.other_net_namespaces = 0;
-  CHECK(notes_of({sysctl("net.core.somaxconn", Op::set, "4096")}).find("namespace") ==
-        std::string::npos);
+  CHECK(
+      notes_of({sysctl("net.ipv4.tcp_rmem", Op::set, "4096 131072 33554432")}).find("namespace") ==
+      std::string::npos);
+}
+
+TEST_CASE("planner sysctl: the net.* changes pods created later do not get are named") {
+  // Every new network namespace (a pod, a container) starts most net.* keys at the
+  // kernel's default; it copies tcp_rmem and tcp_wmem from the initial namespace, and
+  // shares rmem_max with it (tuner/knobs/sysctl_netns.cc). Said whether or not other
+  // namespaces exist now.
+  Inventory inv = testing::smt_machine(1, 2);
+  inv.host.other_net_namespaces = 0;
+  FakeCurrent cur;
+  cur.values_ = {{"sysctl:net.core.somaxconn", "4096"},
+                 {"sysctl:net.ipv4.tcp_notsent_lowat", "4294967295"},
+                 {"sysctl:net.ipv4.tcp_rmem", "4096 131072 6291456"},
+                 {"sysctl:net.ipv4.tcp_wmem", "4096 16384 4194304"},
+                 {"sysctl:net.core.rmem_max", "212992"},
+                 {"sysctl:net.ipv4.conf.eth0.rp_filter", "1"}};
+  Profile p = named("inference");
+  using Op = SysctlSetting::Op;
+  p.sysctls = {sysctl("net.core.somaxconn", Op::at_least, "8192"),
+               sysctl("net.ipv4.tcp_notsent_lowat", Op::set, "131072"),
+               sysctl("net.ipv4.tcp_rmem", Op::at_least, "4096 131072 33554432"),
+               sysctl("net.ipv4.tcp_wmem", Op::at_least, "4096 16384 16777216"),
+               sysctl("net.core.rmem_max", Op::at_least, "16777216"),
+               sysctl("net.ipv4.conf.eth0.rp_filter", Op::set, "2")};
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->changes.size() == 6);
+  std::vector<std::string> netns;
+  for (const std::string& n : plan->notes)
+    if (n.starts_with("net.* sysctls are per network namespace")) netns.push_back(n);
+  REQUIRE(netns.size() == 1);  // one note, never the same thing twice
+  CHECK(netns[0] ==
+        "net.* sysctls are per network namespace: network namespaces created later (pods, "
+        "containers) start net.core.somaxconn and net.ipv4.tcp_notsent_lowat at the kernel's "
+        "default, not at this plan's values (a pod sets its own: securityContext.sysctls)");
+  for (const char* not_named : {"tcp_rmem", "tcp_wmem", "rmem_max", "rp_filter"})
+    CHECK_MESSAGE(netns[0].find(not_named) == std::string::npos, not_named);
+  // With containers running, the same note says they keep theirs.
+  inv.host.other_net_namespaces = 2;
+  auto with_others = make_plan_with(p, inv, cur);
+  REQUIRE(with_others.ok());
+  CHECK(std::count_if(with_others->notes.begin(), with_others->notes.end(), [](const auto& n) {
+          return n.starts_with("net.* sysctls are per network namespace: network namespaces "
+                               "created later") &&
+                 n.ends_with("; the 2 other namespaces with processes here (containers) keep "
+                             "their own values");
+        }) == 1);
+  // Planned from inside a container, nothing reaches a new namespace from this one.
+  inv.host.initial_net_namespace = false;
+  inv.host.other_net_namespaces = 0;
+  auto inside = make_plan_with(p, inv, cur);
+  REQUIRE(inside.ok());
+  bool named_rmem = false;
+  for (const std::string& n : inside->notes)
+    named_rmem |= n.find("net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_rmem and "
+                         "net.ipv4.tcp_wmem at the kernel's default") != std::string::npos;
+  CHECK(named_rmem);
 }
 
 TEST_CASE("planner sysctl: a global net.* key outside the initial namespace is skipped") {

@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "tuner/knobs/sysctl_netns.h"
 #include "tuner/knobs/sysctl_value.h"
 #include "tuner/plan/builder.h"
 
@@ -144,6 +145,47 @@ std::string describe(const SysctlSetting& s) {
   return "profile sets " + normalize_ws(s.value) + suffix;
 }
 
+std::string listed(const std::vector<std::string>& keys) {
+  std::string out;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == keys.size() ? " and " : ", ") + keys[i];
+  return out;
+}
+
+/// net.* sysctls are per network namespace. The plan names its changes that network
+/// namespaces created later (pods, containers) do not get, starting them at the
+/// kernel's default, and says that the namespaces that exist keep their own values of
+/// every per-namespace change. Keys a new namespace copies from the initial one, keys
+/// the machine shares, and an interface's are not named (tuner/knobs/sysctl_netns.h).
+void note_net_namespaces(PlanBuilder& b) {
+  std::vector<std::string> fresh;
+  bool per_namespace = false;
+  // Outside the initial namespace, a new namespace copies nothing from this one.
+  bool initial = b.inventory.host.initial_net_namespace != false;
+  for (const Change& c : b.plan.changes) {
+    if (c.knob.rfind("sysctl:", 0) != 0) continue;
+    std::string key = c.knob.substr(7);
+    auto gets = new_netns_gets(key);
+    if (gets == NewNetns::kernel_default || (gets == NewNetns::copied && !initial))
+      fresh.push_back(key);
+    per_namespace |= gets == NewNetns::kernel_default || gets == NewNetns::copied;
+  }
+  std::sort(fresh.begin(), fresh.end());
+  unsigned others = b.inventory.host.other_net_namespaces.value_or(0);
+  std::string text = "net.* sysctls are per network namespace: ";
+  if (!fresh.empty())
+    text += fmt::format("network namespaces created later (pods, containers) start {} at the "
+                        "kernel's default, not at this plan's value{} (a pod sets its own: "
+                        "securityContext.sysctls)",
+                        listed(fresh), fresh.size() == 1 ? "" : "s");
+  if (per_namespace && others)
+    text += fmt::format("{}the {} other namespace{} with processes here (containers) keep{} "
+                        "their own values",
+                        fresh.empty() ? "" : "; ", others, others == 1 ? "" : "s",
+                        others == 1 ? "s" : "");
+  if (!fresh.empty() || (per_namespace && others)) b.note("", text);
+}
+
 }  // namespace
 
 Status plan_sysctls(PlanBuilder& b) {
@@ -217,16 +259,7 @@ Status plan_sysctls(PlanBuilder& b) {
     }
     b.add(std::move(change), done);
   }
-  // net.* sysctls are per network namespace: say so where others exist.
-  bool net_change = std::any_of(b.plan.changes.begin(), b.plan.changes.end(), [](const Change& c) {
-    return c.knob.rfind("sysctl:net.", 0) == 0;
-  });
-  unsigned others = b.inventory.host.other_net_namespaces.value_or(0);
-  if (net_change && others)
-    b.note("", fmt::format("net.* sysctls are per network namespace: these changes apply to this "
-                           "one; the {} other namespace{} with processes here (containers) keep "
-                           "their own values",
-                           others, others == 1 ? "" : "s"));
+  note_net_namespaces(b);
   return Ok{};
 }
 

@@ -222,7 +222,8 @@ notes:
     same profiles reports no change. For C(rolled_back) it is true only if a setting
     was put back to a value other than its live one.
   - Most C(net.*) sysctls are per network namespace; tuner changes the namespace it
-    runs in.
+    runs in. Pods and containers started later begin most of them at the kernel's
+    default (the plan's note names which); see docs/operators.md.
   - With I(state=rolled_back), a setting tuner changed but does not keep (the verify
     loop put it back) is taken to be at its old value already; C(tuner status)
     reports live values only for kept settings.
