@@ -179,7 +179,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   // Before anything is planned or asked: a peer run without its key changes nothing.
   bench::tcp::PeerKey peer_key;
   if (vm.count("peer")) peer_key = peer_key_or_fail(vm, vm["peer"].as<std::string>());
-  std::chrono::milliseconds budget = std::chrono::minutes(10);
+  std::chrono::milliseconds budget = kDefaultVerifyBudget;
   if (vm.count("budget")) {
     auto b = parse_duration(vm["budget"].as<std::string>());
     if (!b || b->count() <= 0)
@@ -276,6 +276,9 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     verify::VerifiedApplyOptions vo;
     vo.apply = options;
     vo.bench_override = bench;
+    // Without --budget, the profile's [verify] budget, else the default.
+    if (!vm.count("budget") && planned.profile.verify.budget)
+      budget = *planned.profile.verify.budget;
     vo.loop.budget = std::chrono::duration_cast<std::chrono::seconds>(budget);
     vo.loop.seed = seed;
     vo.loop = verify::loop_options(planned.profile, planned.inventory, plan, vo.loop);

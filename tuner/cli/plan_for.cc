@@ -11,6 +11,7 @@
 #include "tuner/profile/profile.h"
 #include "tuner/verify/loop.h"
 #include "tuner/verify/search.h"
+#include "tuner/verify/time_bound.h"
 
 namespace tuner {
 
@@ -67,6 +68,25 @@ Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>
     s.worst_case_runs = verify::search_worst_case_runs(design, static_cast<std::size_t>(tried),
                                                        merged.verify.max_trials,
                                                        verify::LoopOptions{}.block);
+  }
+  for (PlanGroup& g : plan->groups) {
+    unsigned runs = 2 * merged.verify.max_trials;
+    for (const PlanSearch& s : plan->searches)
+      if (s.group == g.name) runs = std::max(runs, s.worst_case_runs);
+    g.worst_case = std::chrono::ceil<std::chrono::seconds>(
+        verify::group_time_bound(merged, g.name, runs));
+  }
+  if (merged.verify.budget)
+    plan->verify_budget = std::chrono::ceil<std::chrono::seconds>(*merged.verify.budget);
+  if (auto total = verify_worst_case(*plan); total > plan->verify_budget) {
+    auto m = std::chrono::ceil<std::chrono::minutes>(total).count();
+    plan->notes.push_back(fmt::format(
+        "verifying this plan can take up to {} min, more than the {} s apply gives it without "
+        "--budget ({}): the groups kept only on a proven gain are decided first and go back "
+        "as 'budget' when it runs out; those kept unless harmed share what is left. "
+        "apply --budget {}m verifies every group in full",
+        m, plan->verify_budget.count(),
+        merged.verify.budget ? "the profile's [verify] budget" : "the default", m));
   }
   return {std::move(merged), std::move(inventory), std::move(plan).value()};
 }

@@ -1,6 +1,7 @@
 // Plan: the ordered list of changes a profile asks of this machine.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,13 @@ struct PlanGroup {
   bool peer = false;
   /// What decides it, said beside the group in the plan (group_policy.h).
   GroupDecider decided;
+  /// The verify loop's time on it at most (filled by the caller, verify's rule:
+  /// tuner/verify/time_bound.h); zero when nothing measures it.
+  std::chrono::seconds worst_case{0};
 };
+
+/// apply's --budget when none is given: the verify loop's time for the whole run.
+inline constexpr std::chrono::minutes kDefaultVerifyBudget{10};
 
 /// A searched setting (`{ search = [...] }`): every candidate planned as a stated value
 /// would be, so plan/apply parity holds for each. The plan's `changes` carry the first
@@ -63,6 +70,12 @@ struct Plan {
   std::vector<std::string> unchanged_knobs;
   std::vector<std::string> notes;    // things a reviewer should know (fallbacks, skips)
   std::vector<PlanSearch> searches;  // one per searched setting, in plan order of groups
+  /// What `apply` without --budget gives the verify loop: the profile's [verify] budget,
+  /// else kDefaultVerifyBudget (filled by the caller with the groups' worst_case).
+  std::chrono::seconds verify_budget = kDefaultVerifyBudget;
 };
+
+/// Every group's worst_case together: what a verifying apply of the plan can take.
+std::chrono::seconds verify_worst_case(const Plan& plan);
 
 }  // namespace tuner

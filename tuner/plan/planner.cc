@@ -312,3 +312,13 @@ Result<Plan> make_plan(const Profile& profile, const Inventory& inventory, const
 }
 
 }  // namespace tuner
+
+namespace tuner {
+
+std::chrono::seconds verify_worst_case(const Plan& plan) {
+  std::chrono::seconds total{0};
+  for (const PlanGroup& g : plan.groups) total += g.worst_case;
+  return total;
+}
+
+}  // namespace tuner

@@ -77,6 +77,7 @@ void merge_into(Profile& base, const Profile& over) {
     else if (f == "bisect") v.bisect = o.bisect;
     else if (f == "soak") v.soak = o.soak;
     else if (f == "watch_margin") v.watch_margin = o.watch_margin;
+    else if (f == "budget") v.budget = o.budget;
     if (std::find(v.set_fields.begin(), v.set_fields.end(), f) == v.set_fields.end())
       v.set_fields.push_back(f);
   }

@@ -19,7 +19,7 @@ class VerifyParser : public TomlReader {
   VerifySettings parse(const toml::table& t) const {
     check_keys(t, "[verify]",
                {"bench", "min_effect", "false_keep_rate", "max_trials", "guards", "bisect", "soak",
-                "watch_margin"});
+                "watch_margin", "budget"});
     VerifySettings vs;
     for (auto&& [k, v] : t) {
       std::string what = fmt::format("'{}' in [verify]", k.str());
@@ -56,6 +56,14 @@ class VerifyParser : public TomlReader {
         vs.bisect = boolean(v, what);
       } else if (k.str() == "soak") {
         vs.soak = soak(v, what);
+      } else if (k.str() == "budget") {
+        std::string text = string(v, what);
+        auto d = parse_duration(text);
+        if (!d || *d < std::chrono::minutes(1) || *d > std::chrono::hours(24))
+          fail(v.source(), fmt::format("{} = \"{}\": expected a duration from \"1m\" to "
+                                       "\"24h\", such as \"30m\"",
+                                       what, text));
+        vs.budget = *d;
       }
     }
     return vs;

@@ -249,9 +249,13 @@ struct VerifySettings {
   /// Guard soak windows for groups no benchmark measures (each group may override);
   /// 0: none.
   std::chrono::milliseconds soak{30'000};
+  /// The verify loop's time for a run of this profile when `apply --budget` is not
+  /// given (the plan shows what each group can take); unset: kDefaultVerifyBudget
+  /// (tuner/plan/plan.h).
+  std::optional<std::chrono::milliseconds> budget;
   /// The fields a profile set explicitly ("bench", "min_effect", "false_keep_rate",
-  /// "max_trials", "guards", "bisect", "soak", "watch_margin"): only those override a parent's on include
-  /// or merge.
+  /// "max_trials", "guards", "bisect", "soak", "watch_margin", "budget"): only those
+  /// override a parent's on include or merge.
   std::vector<std::string> set_fields;
 };
 

@@ -29,7 +29,8 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
                        {{"by", decider_name(g.decided.by)},
                         {"bench", text_or_null(g.decided.bench)},
                         {"where", text_or_null(g.decided.where)},
-                        {"text", decided_by_text(g.decided)}}}});
+                        {"text", decided_by_text(g.decided)}}},
+                      {"worst_case_s", g.worst_case.count()}});
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
   for (const PlanSearch& ps : plan.searches) {
     nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
@@ -45,7 +46,9 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
   return {{"schema", "tuner.plan/1"},      {"profiles", plan.profiles},
           {"changes", std::move(changes)}, {"groups", std::move(groups)},
           {"unchanged", plan.unchanged},   {"unchanged_knobs", plan.unchanged_knobs},
-          {"notes", plan.notes},           {"searches", std::move(searches)}};
+          {"notes", plan.notes},           {"searches", std::move(searches)},
+          {"verify_worst_case_s", verify_worst_case(plan).count()},
+          {"verify_budget_s", plan.verify_budget.count()}};
 }
 
 nlohmann::ordered_json plan_to_json(const Plan& plan, const PlanClassActions& actions) {

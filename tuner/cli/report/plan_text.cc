@@ -37,13 +37,23 @@ std::string show_value(const std::optional<std::string>& v) {
   return *v;
 }
 
+/// "4 min", "40 s", "1 h 5 min".
+std::string minutes(std::chrono::seconds s) {
+  long long n = s.count();
+  if (n < 60) return std::to_string(n) + " s";
+  long long m = (n + 59) / 60;
+  if (m < 60) return std::to_string(m) + " min";
+  return std::to_string(m / 60) + " h" + (m % 60 ? " " + std::to_string(m % 60) + " min" : "");
+}
+
 /// "decided by: benchmark tcp (loopback); kept only on a proven gain; bisected if
-/// rejected" (group_policy.h decided_by_text).
+/// rejected; verified in 4 min at most" (group_policy.h decided_by_text).
 std::string verification(const Plan& plan, const std::string& group) {
   for (const PlanGroup& g : plan.groups) {
     if (g.name != group) continue;
     std::string out = "decided by: " + decided_by_text(g.decided);
     if (g.bisect) out += "; bisected if rejected";
+    if (g.worst_case.count() > 0) out += "; verified in " + minutes(g.worst_case) + " at most";
     return out;
   }
   return "";
@@ -186,6 +196,9 @@ std::string format_plan(const Plan& plan, const Term& term) {
             ? ""
             : "; " + plural(plan.searches.size(), "value search", "value searches"));
   }
+  if (auto total = verify_worst_case(plan); total.count() > 0)
+    out += "verifying it takes " + minutes(total) + " at most; apply gives it " +
+           minutes(plan.verify_budget) + " without --budget\n";
   if (!plan.notes.empty()) {
     out += "\nnotes:\n";
     for (const std::string& n : plan.notes) out += "  - " + n + "\n";

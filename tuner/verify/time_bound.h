@@ -1,0 +1,29 @@
+// How long a verifying apply can spend on each group: an upper bound the plan shows
+// beside each group, so that `apply --budget` can be set to cover a profile (the
+// default 10 minutes does not cover every shipped one; profiles/README.md).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "tuner/profile/group_policy.h"
+#include "tuner/profile/profile.h"
+
+namespace tuner::verify {
+
+/// One run of benchmark `name` as the profile configures it (a built-in kind's defaults
+/// without a [bench.NAME] table), at most: tcp its stream and request/response phases
+/// plus 1 s to connect and wind down; latency its duration plus 0.5 s; membw its triad
+/// time plus 2 s to allocate and first-touch its arrays; exec its timeout. Zero for a
+/// name the profile does not know (refused before any plan is shown).
+std::chrono::milliseconds bench_run_bound(const Profile& profile, const std::string& name);
+
+/// The verify loop's time on `group` at most, on the measuring path (a peer group with
+/// `apply --peer`): every benchmark of the group run in each of `runs` trials (2 x
+/// max_trials; a value search's worst case), or a guard soak's two windows for a group
+/// no benchmark measures; zero for one a verifying apply leaves out. Settling and
+/// writes are not counted.
+std::chrono::milliseconds group_time_bound(const Profile& profile, const std::string& group,
+                                           unsigned runs);
+
+}  // namespace tuner::verify
