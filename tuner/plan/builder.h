@@ -79,6 +79,9 @@ std::optional<std::string> unknown_route(const Nic& nic, const Rule& rule) {
 }
 
 Status plan_sysctls(PlanBuilder& b);
+/// One sysctl setting, as plan_sysctls plans each of [sysctl]'s; `why` goes before the
+/// setting's own reason ("raise only: profile asks >= N (file:line)").
+Status plan_sysctl(PlanBuilder& b, const SysctlSetting& s, const std::string& why = "");
 /// A writeback key's exact value against the one in force (sysctl_writeback.cc): true
 /// when the change is to be made (its reason then says the effective limit before and
 /// after); false, with a plan note, where a site's limit is as strict or stricter.
