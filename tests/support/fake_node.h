@@ -4,8 +4,8 @@
 // etc/systemd/system, a running irqbalance in proc, two intel_pstate cpufreq policies,
 // CPU PM QoS files and THP), with the fake ethtool netlink behind eth0 (its MTU range
 // too: writes of eth0's mtu outside it are EINVAL), a systemctl that
-// starts and stops that irqbalance, a kernel that answers the cpu and mm files' writes
-// as Linux does (fake_sysfs.h), and a fake clock. Knobs write it because their context
+// starts and stops that irqbalance, a kernel that answers the cpu and mm files' and the
+// RFS flow tables' writes as Linux does (fake_sysfs.h), and a fake clock. Knobs write it because their context
 // says it is a fake machine; the planner reads it as it reads a --root capture.
 #pragma once
 
@@ -28,7 +28,8 @@
 namespace tuner::testing {
 
 /// Two NUMA nodes of 2 cores x 2 threads (node 0: CPUs 0-1,4-5; node 1: 2-3,6-7) and
-/// eth0, a PCI NIC on node 1 with queue IRQs 40-43 (RX and TX queues 0-3, unsteered) and
+/// eth0, a PCI NIC on node 1 with queue IRQs 40-43 (RX and TX queues 0-3, unsteered, no
+/// RFS flow tables, and no socket flow table) and
 /// its link IRQ 44, MTU 1500 (it takes 68 to 9216). cpufreq
 /// policies 0 (CPUs 0-3) and 4 (4-7) at intel_pstate's defaults (powersave,
 /// balance_performance), no resume latency constraint, THP madvise.
@@ -43,6 +44,7 @@ struct FakeNode {
     dir.write("sys/devices/system/cpu/online", "0-7\n");
     dir.write("sys/devices/system/node/online", "0-1\n");
     dir.write("proc/sys/net/core/somaxconn", "4096\n");
+    dir.write("proc/sys/net/core/rps_sock_flow_entries", "0\n");
     dir.write("proc/sys/vm/swappiness", "60\n");
     dir.write("sys/devices/pci0000:00/0000:00:03.0/numa_node", "1\n");
     dir.write("sys/class/net/eth0/operstate", "up\n");
@@ -63,6 +65,7 @@ struct FakeNode {
     dir.write("proc/interrupts", interrupts);
     for (unsigned q = 0; q < 4; ++q) {  // no steering yet
       dir.write("sys/class/net/eth0/queues/rx-" + std::to_string(q) + "/rps_cpus", "00\n");
+      dir.write("sys/class/net/eth0/queues/rx-" + std::to_string(q) + "/rps_flow_cnt", "0\n");
       dir.write("sys/class/net/eth0/queues/tx-" + std::to_string(q) + "/xps_cpus", "00\n");
     }
     std::filesystem::create_directories(dir / "etc/systemd/system");

@@ -1,14 +1,20 @@
-// Test support: the kernel's side of the cpu and mm knobs' files in a fake machine's
-// TempDir. It lays the files out as a real kernel does (cpufreq/policyN with its lists,
-// cpuN/power/pm_qos_resume_latency_us, transparent_hugepage/{enabled,defrag} with the
-// current word bracketed) and, as the KnobContext's fake_kernel, answers writes as the
-// kernel would: a word not offered is EINVAL, a THP write reads back bracketed, and an
+// Test support: the kernel's side of the cpu and mm knobs' files, and of RFS's flow
+// tables, in a fake machine's TempDir. It lays the files out as a real kernel does
+// (cpufreq/policyN with its lists, cpuN/power/pm_qos_resume_latency_us,
+// transparent_hugepage/{enabled,defrag} with the current word bracketed, a netdev's
+// queues/rx-N/rps_flow_cnt) and, as the KnobContext's fake_kernel, answers writes as the
+// kernel would: a word not offered is EINVAL, a THP write reads back bracketed, an
 // energy preference other than performance under the performance governor is EBUSY
-// (intel_pstate, amd-pstate). Every answer is counted in `writes`.
+// (intel_pstate, amd-pstate), and a flow table's size (rps_flow_cnt,
+// net.core.rps_sock_flow_entries) reads back rounded up to a power of two, with Linux
+// 6.18's refusals (EINVAL): a queue's table of 1 or past 2^32, a socket table past 2^29.
+// Every answer is counted in `writes`.
 #pragma once
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -61,6 +67,20 @@ class FakeSysfs {
           value + "\n");
   }
 
+  /// netdev (a folder under sys/devices) with rx queues 0..rx_queues-1, each with
+  /// rps_cpus empty and rps_flow_cnt 0, and sys/class/net/NAME a link to it.
+  void netdev_queues(const std::string& netdev, unsigned rx_queues) const {
+    for (unsigned q = 0; q < rx_queues; ++q) {
+      std::string d = netdev + "/queues/rx-" + std::to_string(q) + "/";
+      dir_.write(d + "rps_cpus", "00\n");
+      dir_.write(d + "rps_flow_cnt", "0\n");
+    }
+    std::string name = netdev.substr(netdev.rfind('/') + 1);
+    std::filesystem::create_directories(dir_ / "sys/class/net");
+    std::filesystem::create_directory_symlink("../../" + netdev.substr(4),
+                                              dir_ / ("sys/class/net/" + name));
+  }
+
   void thp(const std::string& enabled = "always [madvise] never",
            const std::string& defrag = "always defer defer+madvise [madvise] never") const {
     dir_.write(std::string(kThp) + "/enabled", enabled + "\n");
@@ -98,6 +118,18 @@ class FakeSysfs {
     } else if (rel.ends_with("/pm_qos_resume_latency_us")) {
       auto n = parse_u64(text);
       if (text != "n/a" && (!n || *n >= 2147483647)) return EINVAL;
+    } else if (rel.ends_with("/rps_flow_cnt") ||
+               rel.ends_with("proc/sys/net/core/rps_sock_flow_entries")) {
+      // kstrtoul(buf, 0) for a queue's table, proc_dointvec for the socket table; both
+      // round up to a power of two.
+      bool queue = rel.ends_with("/rps_flow_cnt");
+      std::string t(trim(text));
+      auto n = parse_u64(t);
+      if (!n || (t.size() > 1 && t[0] == '0')) return EINVAL;
+      if (queue ? *n == 1 || *n > (uint64_t{1} << 32) : *n > (uint64_t{1} << 29)) return EINVAL;
+      uint64_t size = 1;
+      while (size < *n) size <<= 1;
+      text = std::to_string(*n == 0 ? 0 : size);
     } else if (rel.starts_with(kThp)) {
       auto now = parse_bracketed_choice(sysfs_value(dir_ / rel));
       if (!now.ok() || !offered(now->offered, text)) return EINVAL;

@@ -105,6 +105,11 @@ const Case kCases[] = {
     // nic_rps, nic_xps
     {"nic_rps", "[nic.\"eth*\"]\nrps = \"everywhere\"\n", Expect::refused},
     {"nic_xps", "[nic.\"eth*\"]\nxps = \"numa-local\"\n", Expect::refused},
+    // nic_rfs: the socket table's entries (1 to 2^29, the kernel's limit) or "off"
+    {"nic_rfs", "[nic.\"eth*\"]\nrfs = -4096\n", Expect::refused, "nic:eth0:rfs:rx-0", "-1024"},
+    {"nic_rfs", "[nic.\"eth*\"]\nrfs = \"on\"\n", Expect::refused, "nic:eth0:rfs:rx-0", "on"},
+    {"nic_rfs", "[nic.\"eth*\"]\nrfs = 0\n", Expect::refused},
+    {"nic_rfs", "[nic.\"eth*\"]\nrfs = 1073741824\n", Expect::refused},
     // numa_unit, numa_cgroup
     {"numa_unit", "[[numa.bind]]\nunit = \"trainer.service\"\nnode = 5\n", Expect::refused_or_left,
      "numa:unit:trainer.service", "mems=5"},
@@ -224,6 +229,9 @@ TEST_CASE("plan/apply parity: values at the edges plan accepts, apply accepts") 
       "[nic.\"eth*\"]\nrps = \"off\"\nxps = \"off\"\n",
       "[nic.\"eth*\"]\nmtu = 9216\n",
       "[nic.\"eth*\"]\nmtu = 1280\n",
+      "[nic.\"eth*\"]\nrfs = 536870912\n",
+      "[nic.\"eth*\"]\nrfs = 1\n",
+      "[nic.\"eth*\"]\nrfs = \"off\"\n",
       R"([[numa.bind]]
 unit = "a.service"
 near = "eth0"

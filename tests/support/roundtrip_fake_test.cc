@@ -84,7 +84,7 @@ bool plans(const Plan& p, const std::string& knob) {
   return std::ranges::any_of(p.changes, [&](const Change& c) { return c.knob == knob; });
 }
 
-// RPS and XPS alone: in kProfile they wait for its channel change (a second plan).
+// RPS, XPS and RFS alone: in kProfile they wait for its channel change (a second plan).
 const char* const kQueues = R"(
 [profile]
 name = "roundtrip"
@@ -92,6 +92,7 @@ name = "roundtrip"
 [nic."eth*"]
 rps = "off"
 xps = "follow-irq"
+rfs = 4096
 )";
 
 Profile queues_profile() { return parsed_profile(kQueues); }
@@ -140,13 +141,16 @@ TEST_CASE("roundtrip fake: every kind, apply then plan is empty, rollback then p
   CHECK(!plans(first, "cpu:3:resume_latency"));
 }
 
-TEST_CASE("roundtrip fake: RPS and XPS on eth0's queues") {
+TEST_CASE("roundtrip fake: RPS, XPS and RFS on eth0's queues") {
   Plan first = check_round_trip(queues_profile(), steer_rx);
   for (const char* knob :
-       {"nic:eth0:rps:rx-0", "nic:eth0:rps:rx-3", "nic:eth0:xps:tx-0", "nic:eth0:xps:tx-3"}) {
+       {"nic:eth0:rps:rx-0", "nic:eth0:rps:rx-3", "nic:eth0:xps:tx-0", "nic:eth0:xps:tx-3",
+        "nic:eth0:rfs:rx-0", "nic:eth0:rfs:rx-3", "sysctl:net.core.rps_sock_flow_entries"}) {
     CAPTURE(knob);
     CHECK(plans(first, knob));
   }
+  for (const Change& c : first.changes)
+    if (c.knob.starts_with("nic:eth0:rfs:")) CHECK(c.desired == "1024");  // 4096 / 4 queues
 }
 
 TEST_CASE("roundtrip fake: the round trips cover every kind a profile asks for") {
@@ -185,10 +189,11 @@ TEST_CASE("roundtrip fake: a knob on a captured tree reads but never writes") {
   FakeNode m;
   KnobContext ctx = m.context();
   ctx.fake_machine = false;  // now it is just a tree, as under --root
-  for (const char* id : {"sysctl:vm.swappiness", "irq:40:affinity", "numa:unit:batch.slice",
-                         "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned", "nic:eth0:rings",
-                         "nic:eth0:mtu", "nic:eth0:coalesce", "cpu:policy0:governor",
-                         "cpu:policy4:epp", "cpu:3:resume_latency", "mm:thp", "mm:thp_defrag"}) {
+  for (const char* id :
+       {"sysctl:vm.swappiness", "irq:40:affinity", "numa:unit:batch.slice",
+        "numa:cgroup:/sys/fs/cgroup/jobs", "irqbalance:banned", "nic:eth0:rings", "nic:eth0:mtu",
+        "nic:eth0:coalesce", "nic:eth0:rfs:rx-0", "cpu:policy0:governor", "cpu:policy4:epp",
+        "cpu:3:resume_latency", "mm:thp", "mm:thp_defrag"}) {
     CAPTURE(id);
     auto k = make_knob(id, ctx);
     REQUIRE_MESSAGE(k.ok(), (k.ok() ? "" : k.error().message()));

@@ -110,6 +110,17 @@ TEST_CASE("shipped profiles on a capture: a 10G data port gets the NIC rules") {
     }
     CHECK_FALSE(p.desired.contains("nic:enp96s0f0:xps:tx-8"));
     CHECK(mapped == CpuSet::parse("0-31").value());  // both sockets, SMT siblings too
+    // latency's RFS: scaling.rst's 32768-entry socket table, 4096 for each of the 8 RX
+    // queues there will be; the others steer no flows.
+    bool rfs = std::string(name) == "latency";
+    auto wants = [&](const std::string& knob) {
+      auto it = p.desired.find(knob);
+      return it == p.desired.end() ? std::string("(none)") : it->second;
+    };
+    CHECK(wants("sysctl:net.core.rps_sock_flow_entries") == (rfs ? "32768" : "(none)"));
+    for (unsigned q = 0; q < 8; ++q)
+      CHECK(wants("nic:enp96s0f0:rfs:rx-" + std::to_string(q)) == (rfs ? "4096" : "(none)"));
+    CHECK_FALSE(p.desired.contains("nic:enp96s0f0:rfs:rx-8"));
     // The port that is down: left alone, saying why.
     for (const auto& [knob, want] : p.desired) CHECK(knob.find("enp96s0f1") == std::string::npos);
     CHECK(p.noted("enp96s0f1", "link speed unknown (down, or not probed)"));

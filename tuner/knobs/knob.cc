@@ -81,7 +81,8 @@ Result<std::unique_ptr<Knob>> make_knob(const KnobId& id, KnobContext& ctx) {
     case KnobKind::nic_rings:
     case KnobKind::nic_coalesce: return make_nic_knob(id, ctx);
     case KnobKind::nic_rps:
-    case KnobKind::nic_xps: return make_nic_queue_knob(id, ctx);
+    case KnobKind::nic_xps:
+    case KnobKind::nic_rfs: return make_nic_queue_knob(id, ctx);
     case KnobKind::numa_unit: return make_numa_unit_knob(id, ctx);
     case KnobKind::numa_cgroup: return make_numa_cgroup_knob(id, ctx);
     case KnobKind::numa_pid: return make_numa_process_knob(id, ctx);

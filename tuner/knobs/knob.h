@@ -4,7 +4,7 @@
 //
 // Who owns what (STYLE.md 11): each kind is named and validated in knob_id, and read,
 // made canonical and written in exactly one file here (sysctl.cc, irq_affinity.cc,
-// nic_*.cc (nic_queue_cpus.cc: RPS and XPS), numa_*.cc, irqbalance*.cc, cpu_policy.cc, cpu_latency.cc, thp.cc). The planner, `status` and rollback ask the
+// nic_*.cc (nic_queue_cpus.cc: RPS and XPS; nic_rfs.cc: RFS), numa_*.cc, irqbalance*.cc, cpu_policy.cc, cpu_latency.cc, thp.cc). The planner, `status` and rollback ask the
 // knob (make_knob(id, ctx)->read()); nobody else parses a drop-in, a cpuset file or a
 // sysctl. Every knob reads through ctx.root, so it reads a captured tree (--root) as
 // it reads the machine, and only Knob::write writes.

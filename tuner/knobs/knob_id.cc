@@ -147,7 +147,7 @@ Result<KnobId> KnobId::nic(KnobKind kind, std::string_view ifname) {
 }
 
 Result<KnobId> KnobId::nic_queue(KnobKind kind, std::string_view ifname, unsigned queue) {
-  if (kind != KnobKind::nic_rps && kind != KnobKind::nic_xps)
+  if (kind != KnobKind::nic_rps && kind != KnobKind::nic_xps && kind != KnobKind::nic_rfs)
     return Error::invalid("not a nic queue setting");
   if (auto st = validate_ifname(ifname); !st.ok()) return st.error();
   if (queue > kMaxQueueNumber)
@@ -192,7 +192,8 @@ KnobId KnobId::mm_thp() { return KnobId{KnobKind::mm_thp, "", 0, 0}; }
 KnobId KnobId::mm_thp_defrag() { return KnobId{KnobKind::mm_thp_defrag, "", 0, 0}; }
 
 std::optional<KnobId> made_by(const KnobId& id) {
-  if (id.kind != KnobKind::nic_rps && id.kind != KnobKind::nic_xps) return std::nullopt;
+  if (id.kind != KnobKind::nic_rps && id.kind != KnobKind::nic_xps && id.kind != KnobKind::nic_rfs)
+    return std::nullopt;
   return KnobId{KnobKind::nic_channels, id.name, 0, 0};
 }
 
@@ -209,6 +210,7 @@ std::string KnobId::str() const {
     case KnobKind::nic_coalesce: return "nic:" + name + ":coalesce";
     case KnobKind::nic_rps: return "nic:" + name + ":rps:rx-" + std::to_string(number);
     case KnobKind::nic_xps: return "nic:" + name + ":xps:tx-" + std::to_string(number);
+    case KnobKind::nic_rfs: return "nic:" + name + ":rfs:rx-" + std::to_string(number);
     case KnobKind::numa_unit: return "numa:unit:" + name;
     case KnobKind::numa_cgroup: return "numa:cgroup:" + std::string(kCgroupMount) + "/" + name;
     case KnobKind::numa_pid:

@@ -37,6 +37,7 @@ enum class KnobKind {
   nic_coalesce,        // nic:IF:coalesce
   nic_rps,             // nic:IF:rps:rx-N
   nic_xps,             // nic:IF:xps:tx-N
+  nic_rfs,             // nic:IF:rfs:rx-N
   numa_unit,           // numa:unit:NAME
   numa_cgroup,         // numa:cgroup:/sys/fs/cgroup/PATH
   numa_pid,            // numa:pid:PID@START
@@ -54,7 +55,7 @@ enum class KnobKind {
 /// at most 8192 today; the margin costs nothing.
 inline constexpr unsigned kMaxCpuNumber = 65535;
 
-/// The highest queue number a nic:IF:rps:rx-N or nic:IF:xps:tx-N id may name: the
+/// The highest queue number a nic:IF:rps:rx-N, nic:IF:xps:tx-N or nic:IF:rfs:rx-N id may name: the
 /// kernel's queue counts are unsigned ints, but no driver goes past a few thousand.
 inline constexpr unsigned kMaxQueueNumber = 65535;
 
@@ -82,7 +83,8 @@ struct KnobId {
   bool by_owner() const { return kind == KnobKind::irq_affinity && !name.empty(); }
   /// kind is nic_link, nic_mtu, nic_channels, nic_rings or nic_coalesce.
   static Result<KnobId> nic(KnobKind kind, std::string_view ifname);
-  /// kind is nic_rps (RX queue N's rps_cpus) or nic_xps (TX queue N's xps_cpus).
+  /// kind is nic_rps (RX queue N's rps_cpus), nic_xps (TX queue N's xps_cpus) or nic_rfs
+  /// (RX queue N's rps_flow_cnt).
   static Result<KnobId> nic_queue(KnobKind kind, std::string_view ifname, unsigned queue);
   static Result<KnobId> numa_unit(std::string_view unit);
   /// path: "a/b" or "/sys/fs/cgroup/a/b" (the same cgroup).
@@ -102,8 +104,9 @@ struct KnobId {
 };
 
 /// The knob whose write makes, removes or resets this one's object: a NIC's channels
-/// for the RPS and XPS masks of its queues (a channel change makes or removes queues,
-/// and drivers rewrite their XPS maps: virtio, ice, i40e). nullopt for other kinds.
+/// for the RPS and XPS masks and the RFS flow tables of its queues (a channel change
+/// makes or removes queues, and drivers rewrite their XPS maps: virtio, ice, i40e).
+/// nullopt for other kinds.
 std::optional<KnobId> made_by(const KnobId& id);
 
 /// An IRQ as irqbalance:banned lists it: the middle of its irq_affinity id ("57",

@@ -30,6 +30,7 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
       {"nic:ens1f0np0:coalesce", KnobKind::nic_coalesce, "ens1f0np0", 0},
       {"nic:eth0:rps:rx-0", KnobKind::nic_rps, "eth0", 0},
       {"nic:ens1f0np0:xps:tx-63", KnobKind::nic_xps, "ens1f0np0", 63},
+      {"nic:eth0:rfs:rx-7", KnobKind::nic_rfs, "eth0", 7},
       {"numa:unit:trainer.service", KnobKind::numa_unit, "trainer.service", 0},
       {"numa:unit:batch.slice", KnobKind::numa_unit, "batch.slice", 0},
       {"numa:unit:user@1000.service", KnobKind::numa_unit, "user@1000.service", 0},
@@ -84,6 +85,9 @@ TEST_CASE("knob id: every kind parses into its parts and prints back the same") 
   CHECK(irq_ref_list({}) == "none");
   CHECK(KnobId::nic_queue(KnobKind::nic_rps, "eth0", 3)->str() == "nic:eth0:rps:rx-3");
   CHECK(KnobId::nic_queue(KnobKind::nic_xps, "eth0", 3)->str() == "nic:eth0:xps:tx-3");
+  CHECK(KnobId::nic_queue(KnobKind::nic_rfs, "eth0", 3)->str() == "nic:eth0:rfs:rx-3");
+  // A channel change makes and removes queues: their flow tables go with them.
+  CHECK(made_by(*KnobId::nic_queue(KnobKind::nic_rfs, "eth0", 3))->str() == "nic:eth0:channels");
   CHECK(!KnobId::nic_queue(KnobKind::nic_link, "eth0", 3).ok());
   CHECK(!KnobId::nic_queue(KnobKind::nic_rps, "../x", 3).ok());
   CHECK(!KnobId::nic_queue(KnobKind::nic_rps, "eth0", kMaxQueueNumber + 1).ok());
@@ -109,7 +113,8 @@ TEST_CASE("knob id: each row of the kind table parses its example and claims onl
   CHECK(parse_knob_id("nic:eth0:bogus").error().what ==
         "unknown nic knob 'eth0:bogus' (expected nic:IFNAME:link, nic:IFNAME:mtu, "
         "nic:IFNAME:channels, "
-        "nic:IFNAME:rings, nic:IFNAME:coalesce, nic:IFNAME:rps:rx-N, nic:IFNAME:xps:tx-N)");
+        "nic:IFNAME:rings, nic:IFNAME:coalesce, nic:IFNAME:rps:rx-N, nic:IFNAME:xps:tx-N, "
+        "nic:IFNAME:rfs:rx-N)");
   CHECK(parse_knob_id("mm:thp_enabled").error().what ==
         "unknown mm knob 'thp_enabled' (expected mm:thp, mm:thp_defrag)");
   CHECK(parse_knob_id("bogus:x").error().what ==
@@ -169,6 +174,9 @@ TEST_CASE("knob id: hostile and malformed ids are refused, naming the id") {
                           "nic:../x:rps:rx-0",
                           "nic::xps:tx-0",
                           "nic:eth0:rps:0",
+                          "nic:eth0:rfs:tx-0",
+                          "nic:eth0:rfs:rx-01",
+                          "nic:eth0:rfs",
                           "numa:unit:a/b.service",
                           "numa:unit:../x.service",
                           "numa:unit:trainer",
@@ -221,6 +229,7 @@ TEST_CASE("knob id: hostile and malformed ids are refused, naming the id") {
   // 15 characters is the longest name IFNAMSIZ allows.
   CHECK(parse_knob_id("nic:abcdefghijklmno:link").ok());
   CHECK(parse_knob_id("nic:eth0:rps:tx-0").error().what == "not a queue: 'tx-0' (expected rx-N)");
+  CHECK(parse_knob_id("nic:eth0:rfs:tx-0").error().what == "not a queue: 'tx-0' (expected rx-N)");
   CHECK(parse_knob_id("sysctl:net..core").error().what.find("bad sysctl key 'net..core'") == 0);
 }
 

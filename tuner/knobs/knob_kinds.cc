@@ -55,10 +55,10 @@ Result<KnobId> parse_nic(KnobKind kind, std::string_view id) {
   return with_id(KnobId::nic(kind, split(id, ':')[1]), id);
 }
 
-// nic:IF:rps:rx-N, nic:IF:xps:tx-N.
+// nic:IF:rps:rx-N, nic:IF:xps:tx-N, nic:IF:rfs:rx-N.
 Result<KnobId> parse_nic_queue(KnobKind kind, std::string_view id) {
   auto parts = split(id, ':');
-  auto q = parse_queue_name(parts[3], kind == KnobKind::nic_rps ? "rx-" : "tx-");
+  auto q = parse_queue_name(parts[3], kind == KnobKind::nic_xps ? "tx-" : "rx-");
   if (!q.ok()) return q.error().context(std::string(id));
   return with_id(KnobId::nic_queue(kind, parts[1], *q), id);
 }
@@ -124,6 +124,8 @@ constexpr std::array<KnobKindInfo, kKnobKindCount> kAllKnobKinds = {{
      [](std::string_view id) { return shaped(id, "nic", 4, 2, "rps"); }, parse_nic_queue},
     {K::nic_xps, "nic_xps", "nic", "nic:IFNAME:xps:tx-N", "nic:eth0:xps:tx-0", true, 2,
      [](std::string_view id) { return shaped(id, "nic", 4, 2, "xps"); }, parse_nic_queue},
+    {K::nic_rfs, "nic_rfs", "nic", "nic:IFNAME:rfs:rx-N", "nic:eth0:rfs:rx-0", true, 2,
+     [](std::string_view id) { return shaped(id, "nic", 4, 2, "rfs"); }, parse_nic_queue},
     {K::numa_unit, "numa_unit", "numa", "numa:unit:NAME", "numa:unit:trainer.service", true, 3,
      [](std::string_view id) { return starts_with(id, "numa:unit:"); }, parse_numa_unit},
     {K::numa_cgroup, "numa_cgroup", "numa", "numa:cgroup:PATH", "numa:cgroup:/sys/fs/cgroup/jobs",

@@ -1,7 +1,8 @@
-// Knobs on the real kernel. These cases run only inside the integration scripts
+// Knobs on the real kernel. Most cases run only inside the integration scripts
 // (tests/integration/nic_link_veth_test.sh, numa_binding_test.sh), which create the
 // veth pair in a private network namespace or the temporary cgroup and name it in the
-// environment; elsewhere they say so and do nothing.
+// environment; elsewhere they say so and do nothing. The RFS case makes its own
+// namespace (tests/support/netns.h), as root.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,6 +13,8 @@
 #include "base/cpuset.h"
 #include "base/strings.h"
 #include "tests/support/child.h"
+#include "tests/support/files.h"
+#include "tests/support/netns.h"
 #include "tuner/knobs/knob.h"
 
 namespace tuner {
@@ -114,6 +117,58 @@ TEST_CASE("nic live: veth MTU sets and reads back; one past its range is refused
   CHECK(*(*mtu)->read() == "9000");
   REQUIRE((*mtu)->write(*before).ok());
   CHECK(*(*mtu)->read() == *before);
+}
+
+// RFS on the real kernel, in a private network namespace of the test's own: a veth's
+// RX queues have rps_flow_cnt (CONFIG_RPS), the kernel rounds what is written up to a
+// power of two, and the socket flow table RFS needs, a global sysctl, is not there.
+TEST_CASE("nic live: a veth's RFS flow tables in a private namespace (root)") {
+  if (std::string why = testing::netns_unavailable(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  auto r = testing::run_in_netns([] {
+    testing::Report out;
+    if (std::string e =
+            testing::run_command({"ip", "link", "add", "va", "numtxqueues", "2", "numrxqueues", "2",
+                                  "type", "veth", "peer", "name", "vb"});
+        !e.empty())
+      return testing::Report{{"skip", "cannot create a veth pair: " + e}};
+    KnobContext ctx{Root::live()};
+    auto rfs = make_knob("nic:va:rfs:rx-1", ctx);
+    if (!rfs.ok()) return testing::Report{{"error", rfs.error().message()}};
+    out["before"] = (*rfs)->read().value_or("?");
+    Status w = (*rfs)->write("100");
+    out["write"] = w.ok() ? "ok" : w.error().message();
+    out["after"] = (*rfs)->read().value_or("?");
+    out["sysfs"] = testing::sysfs_value("/sys/class/net/va/queues/rx-1/rps_flow_cnt");
+    out["rx0"] = testing::sysfs_value("/sys/class/net/va/queues/rx-0/rps_flow_cnt");
+    Status one = (*rfs)->write("1");
+    out["one"] = one.ok() ? "ok" : error_kind_name(one.error().kind);
+    out["one.after"] = (*rfs)->read().value_or("?");
+    Status back = (*rfs)->write(out["before"]);
+    out["back"] = back.ok() ? (*rfs)->read().value_or("?") : back.error().message();
+    out["sock_table"] = Root::live().exists("proc/sys/net/core/rps_sock_flow_entries") ? "present"
+                                                                                       : "absent";
+    return out;
+  });
+  if (auto it = r.find("skip"); it != r.end()) {
+    MESSAGE("skipped: " << it->second);
+    return;
+  }
+  REQUIRE_MESSAGE(r.count("error") == 0, r["error"]);
+  CHECK(r["before"] == "0");  // no table until someone sets one
+  CHECK(r["write"] == "ok");
+  CHECK(r["after"] == "128");  // rounded up, by the knob as by the kernel
+  CHECK(r["sysfs"] == "128");
+  CHECK(r["rx0"] == "0");
+  // Linux 6.18 refuses a table of 1 (EINVAL); a kernel that takes it must read it back.
+  MESSAGE("a table of 1: " << r["one"] << ", reads " << r["one.after"]);
+  if (r["one"] == "ok") CHECK(r["one.after"] == "1");
+  else CHECK((r["one"] == "refused" && r["one.after"] == "128"));
+  CHECK(r["back"] == "0");
+  // net.core.rps_sock_flow_entries belongs to the initial namespace only.
+  CHECK(r["sock_table"] == "absent");
 }
 
 TEST_CASE("numa live: cpuset cgroup binds the task in it and is restored") {

@@ -54,5 +54,8 @@ std::unique_ptr<Knob> make_nic_mtu_knob(const KnobId& id, KnobContext& ctx);
 std::unique_ptr<Knob> make_nic_channels_knob(const KnobId& id, KnobContext& ctx);
 std::unique_ptr<Knob> make_nic_rings_knob(const KnobId& id, KnobContext& ctx);
 std::unique_ptr<Knob> make_nic_coalesce_knob(const KnobId& id, KnobContext& ctx);
+/// nic:IF:rfs:rx-N on `file`, the queue's rps_flow_cnt (make_nic_queue_knob checked the
+/// interface, the queue and the file).
+std::unique_ptr<Knob> make_nic_rfs_knob(const KnobId& id, KnobContext& ctx, std::string file);
 
 }  // namespace tuner

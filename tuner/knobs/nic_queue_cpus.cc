@@ -121,6 +121,8 @@ class NicQueueCpusKnob : public FileKnob {
 
 }  // namespace
 
+// The queue knobs' one entry (RPS, XPS, and RFS's flow table, nic_rfs.cc): the
+// interface, the queue and the file are checked the same way for each.
 Result<std::unique_ptr<Knob>> make_nic_queue_knob(const KnobId& id, KnobContext& ctx) {
   if (!ctx.root.exists("sys/class/net/" + id.name))
     return Error::missing("no such network interface '" + id.name + "'", id.str(), ENODEV);
@@ -133,12 +135,14 @@ Result<std::unique_ptr<Knob>> make_nic_queue_knob(const KnobId& id, KnobContext&
         fmt::format("{} has no {} queue {} (it has {})", id.name, xps ? "TX" : "RX", id.number,
                     queue_range(ctx.root, queues, prefix)),
         id.str());
-  std::string file = queue + (xps ? "/xps_cpus" : "/rps_cpus");
+  bool rfs = id.kind == KnobKind::nic_rfs;
+  std::string file = queue + (xps ? "/xps_cpus" : rfs ? "/rps_flow_cnt" : "/rps_cpus");
   if (!ctx.root.exists(file))
     return Error::unsupported(
         fmt::format("this kernel has no {} (built without {})", shown_path(ctx.root, file),
                     xps ? "CONFIG_XPS" : "CONFIG_RPS"),
         id.str());
+  if (rfs) return make_nic_rfs_knob(id, ctx, std::move(file));
   return std::unique_ptr<Knob>(new NicQueueCpusKnob(id, ctx, std::move(file)));
 }
 

@@ -1,5 +1,6 @@
-// The values of the nic knobs (nic:IF:link, :channels, :rings, :coalesce): parsing, canonical
-// text, and how a link's modes are described. The ids are knob_id.h's.
+// The values of the nic knobs (nic:IF:link, :channels, :rings, :coalesce, and the size of
+// an RFS flow table): parsing, canonical text, and how a link's modes are described. The
+// ids are knob_id.h's.
 #pragma once
 
 #include <optional>
@@ -82,5 +83,10 @@ const std::vector<CoalesceField>& coalesce_fields();
 bool coalesce_has(const Coalesce& c, const CoalesceField& f);
 bool coalesce_same(const Coalesce& a, const Coalesce& b, const CoalesceField& f);
 void coalesce_copy(Coalesce& to, const Coalesce& from, const CoalesceField& f);
+
+/// An RFS flow table's size as the kernel keeps it, both a queue's (nic:IF:rfs:rx-N,
+/// rps_flow_cnt) and the global socket table (net.core.rps_sock_flow_entries): n rounded
+/// up to a power of two, 0 (no table) kept (tuner/knobs/nic_rfs.cc).
+uint64_t rfs_table_size(uint64_t n);
 
 }  // namespace tuner

@@ -4,9 +4,11 @@
 // asks the knobs.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "tuner/plan/planner.h"
@@ -21,6 +23,17 @@ struct PlanBuilder {
   Plan plan;
   /// Notes by text, with the things they are about ("eth0", "eth1"), first seen first.
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
+  /// The socket flow table RFS needs (net.core.rps_sock_flow_entries): the largest a
+  /// [nic] rule's rfs asked for on a NIC it planned RFS on (nic_queues.cc), planned once
+  /// after every NIC (plan_rfs_table).
+  struct RfsTable {
+    uint64_t entries = 0;  // rounded up to a power of two, as the kernel keeps it
+    std::string glob;      // the rule's
+    std::string group;
+    SourceLoc loc;
+    std::vector<std::string> nics;  // the NICs whose queues' tables it serves
+  };
+  std::optional<RfsTable> rfs_table;
 
   /// Records a setting: a change when current differs, else one more "unchanged".
   void add(Change change, bool already_desired);
@@ -79,6 +92,9 @@ std::optional<std::string> unknown_route(const Nic& nic, const Rule& rule) {
 }
 
 Status plan_sysctls(PlanBuilder& b);
+/// One sysctl setting, as plan_sysctls plans each of [sysctl]'s; `why` goes before the
+/// setting's own reason ("raise only: profile asks >= N (file:line)").
+Status plan_sysctl(PlanBuilder& b, const SysctlSetting& s, const std::string& why = "");
 /// A writeback key's exact value against the one in force (sysctl_writeback.cc): true
 /// when the change is to be made (its reason then says the effective limit before and
 /// after); false, with a plan note, where a site's limit is as strict or stricter.
@@ -90,6 +106,9 @@ Status plan_nics(PlanBuilder& b);
 /// placement this plan makes.
 Status plan_nic_queues(PlanBuilder& b, const Nic& nic, const NicRule& rule,
                        const std::string& group);
+/// net.core.rps_sock_flow_entries for b.rfs_table, raise only, once every NIC's queues
+/// are planned (nic_queues.cc).
+Status plan_rfs_table(PlanBuilder& b);
 Status plan_numa(PlanBuilder& b);
 Status plan_cpu(PlanBuilder& b);
 Status plan_mm(PlanBuilder& b);

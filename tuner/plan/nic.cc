@@ -30,7 +30,8 @@
 //                    adaptive-tx=on|off", only the fields the rule sets that the NIC
 //                    reports: the kernel leaves out a field its driver cannot change,
 //                    and the knob refuses one, so the plan leaves it out with a note.
-//   nic:IF:rps:rx-N, nic:IF:xps:tx-N  a rule's rps and xps: nic_queues.cc.
+//   nic:IF:rps:rx-N, nic:IF:xps:tx-N, nic:IF:rfs:rx-N  a rule's rps, xps and rfs (with
+//                    the sysctl RFS needs): nic_queues.cc.
 // When two rules match a NIC, the later one wins.
 #include <algorithm>
 #include <set>
@@ -466,7 +467,7 @@ Status plan_nics(PlanBuilder& b) {
       if (!s.ok()) return s;
     }
   }
-  return Ok{};
+  return plan_rfs_table(b);
 }
 
 }  // namespace tuner::planner_detail

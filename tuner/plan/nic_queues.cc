@@ -1,4 +1,5 @@
-// [nic] rps and xps: the CPUs that steer each queue's packets in software.
+// [nic] rps, xps and rfs: the CPUs that steer each queue's packets in software, and the
+// flow tables that steer each flow to the CPU its reader runs on.
 //
 //   rps = "numa-local"  Each RX queue's rps_cpus = the NIC's NUMA node's CPUs (less
 //                       isolcpus/nohz_full, which the kernel drops from RPS maps anyway).
@@ -16,12 +17,26 @@
 //                       one whose completions run near it. Where no TX queue has a known
 //                       IRQ, the driver's map is kept when it covers every CPU already.
 //   "off"               Every queue's mask empty ("none"): no steering.
+//   rfs = N             Receive Flow Steering (networking/scaling.rst, "RFS: Receive Flow
+//                       Steering"): the socket flow table net.core.rps_sock_flow_entries
+//                       raised to N at least (a site's larger table stays), planned once
+//                       for every NIC that asks (plan_rfs_table, in the rule's group:
+//                       the queues' tables do nothing without it), and each RX queue's
+//                       rps_flow_cnt = N / the RX queues, as scaling.rst suggests; both
+//                       rounded up to a power of two as the kernel rounds them, so the
+//                       plan shows what the files will read. The socket table is global,
+//                       kept by the initial network namespace: planned from another one,
+//                       the plan says so and leaves it. rfs = "off": every queue's table
+//                       0 (the socket table, which other NICs may use, stays).
 // Queues are those the NIC has once this plan's channel change (if any) is applied:
-// masks for queues it makes, and XPS maps (which drivers rewrite when channels change),
-// are written after it (Change::written_after), so one apply converges. Values are the
+// masks and flow tables for queues it makes, and XPS maps (which drivers rewrite when
+// channels change), are written after it (Change::written_after), so one apply
+// converges. Values are the
 // knobs' (nic_queue_cpus.cc), so the same value the planner accepts is what apply writes.
 #include <algorithm>
 #include <map>
+
+#include <fmt/core.h>
 
 #include "base/strings.h"
 #include "tuner/knobs/nic_value.h"
@@ -78,7 +93,7 @@ Status add_queue(PlanBuilder& b, KnobKind kind, const Nic& nic, unsigned queue,
   auto id = KnobId::nic_queue(kind, nic.name, queue);
   if (!id.ok()) return error_at(loc, id.error().what);
   bool made = queue >= (kind == KnobKind::nic_xps ? nic.tx_queues : nic.rx_queues);
-  if (channels.empty() || (kind == KnobKind::nic_rps && !made)) {
+  if (channels.empty() || (kind != KnobKind::nic_xps && !made)) {
     std::string why;
     std::size_t before = b.plan.changes.size();
     auto planned = plan_table_knob(b, *id, TableSetting{desired, group, loc, {}}, reason, why);
@@ -276,20 +291,97 @@ Status plan_xps(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::
   return Ok{};
 }
 
+/// rfs: each RX queue's flow table, its share of the socket table.
+Status plan_rfs(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std::string& group,
+                unsigned rx_queues, const std::string& channels) {
+  if (rx_queues == 0) {
+    b.note(nic.name, "has no RX queues in sysfs: rfs of nic rule '" + rule.glob + "' skipped");
+    return Ok{};
+  }
+  std::string desired = "0";
+  std::string why = nic.name + ": profile turns RFS off (its flow tables removed)";
+  if (*rule.rfs != 0) {
+    uint64_t table = rfs_table_size(*rule.rfs);
+    uint64_t share = (table + rx_queues - 1) / rx_queues;
+    // At least 2: Linux 6.18 refuses a table of 1 (EINVAL; nic_rfs.cc).
+    uint64_t per = std::max<uint64_t>(rfs_table_size(share), 2);
+    std::string entries = std::to_string(table) + " entries";
+    if (table != *rule.rfs)
+      entries += fmt::format(" (rfs = {}, rounded up as the kernel does)", *rule.rfs);
+    why = fmt::format("{}: RFS, the socket flow table's {} / {} RX queue{} = {}", nic.name, entries,
+                      rx_queues, rx_queues == 1 ? "" : "s", share);
+    if (per > rfs_table_size(share)) why += ", at least 2";
+    else if (per != share) why += fmt::format(", rounded up as the kernel does: {}", per);
+    desired = std::to_string(per);
+    if (!b.rfs_table)
+      b.rfs_table = PlanBuilder::RfsTable{table, rule.glob, group, rule.rfs_loc, {}};
+    else if (table > b.rfs_table->entries)
+      b.rfs_table = PlanBuilder::RfsTable{table, rule.glob, group, rule.rfs_loc,
+                                          std::move(b.rfs_table->nics)};
+    b.rfs_table->nics.push_back(nic.name);
+  }
+  std::vector<std::string> gone;
+  for (unsigned q = 0; q < rx_queues; ++q)
+    if (Status s = add_queue(b, KnobKind::nic_rfs, nic, q, desired, group, rule.rfs_loc,
+                             why + " (rx queue " + std::to_string(q) + ")", channels, gone);
+        !s.ok())
+      return s;
+  note_gone(b, nic, gone);
+  return Ok{};
+}
+
 }  // namespace
+
+Status plan_rfs_table(PlanBuilder& b) {
+  if (!b.rfs_table) return Ok{};
+  const PlanBuilder::RfsTable& t = *b.rfs_table;
+  const std::string key = "net.core.rps_sock_flow_entries";
+  std::string nics;
+  for (const std::string& n : t.nics) nics += (nics.empty() ? "" : ", ") + n;
+  for (const SysctlSetting& s : b.profile.sysctls)
+    if (s.key == key) {
+      b.note("", fmt::format("[sysctl] sets {} ({}): the RFS of nic rule '{}' ({}) leaves the "
+                             "socket flow table to it",
+                             key, short_loc(s.loc), t.glob, nics));
+      return Ok{};
+    }
+  SysctlSetting s;
+  s.key = key;
+  s.op = SysctlSetting::Op::at_least;
+  s.value = std::to_string(t.entries);
+  s.group = t.group;
+  s.loc = t.loc;
+  std::size_t changes = b.plan.changes.size(), unchanged = b.plan.unchanged;
+  if (Status st = plan_sysctl(
+          b, s, fmt::format("RFS on {} (nic rule '{}'), the socket flow table: ", nics, t.glob));
+      !st.ok())
+    return st;
+  // Left out: the table is registered in the initial network namespace only
+  // (net/core/sysctl_net_core.c), and this is another one. The queues' tables are
+  // planned all the same; the host's table decides whether they steer anything.
+  if (b.plan.changes.size() == changes && b.plan.unchanged == unchanged)
+    b.note("", fmt::format("RFS on {}: the socket flow table ({}) is global, kept by the "
+                           "initial network namespace, not this one, so this plan leaves it: "
+                           "the queues' flow tables planned here steer nothing until the host "
+                           "sets it to {} or more",
+                           nics, key, t.entries));
+  return Ok{};
+}
 
 Status plan_nic_queues(PlanBuilder& b, const Nic& nic, const NicRule& rule,
                        const std::string& group) {
-  if (!rule.rps && !rule.xps) return Ok{};
+  if (!rule.rps && !rule.xps && !rule.rfs) return Ok{};
   QueueCounts after = queues_after(b, nic);
-  if ((rule.rps && !after.rx) || (rule.xps && !after.tx))
-    b.note(nic.name, "rps/xps wait for the channel change of this plan (the queue count after "
-                     "it cannot be told from ethtool's and sysfs's counts now): plan and apply "
-                     "again afterwards");
+  if (((rule.rps || rule.rfs) && !after.rx) || (rule.xps && !after.tx))
+    b.note(nic.name, "rps/xps/rfs wait for the channel change of this plan (the queue count "
+                     "after it cannot be told from ethtool's and sysfs's counts now): plan and "
+                     "apply again afterwards");
   if (rule.rps && after.rx)
     if (Status s = plan_rps(b, nic, rule, group, *after.rx, after.channels); !s.ok()) return s;
   if (rule.xps && after.tx)
     if (Status s = plan_xps(b, nic, rule, group, *after.tx, after.channels); !s.ok()) return s;
+  if (rule.rfs && after.rx)
+    if (Status s = plan_rfs(b, nic, rule, group, *after.rx, after.channels); !s.ok()) return s;
   return Ok{};
 }
 

@@ -321,7 +321,7 @@ TEST_CASE("plan rps/xps: queues a channel change makes are planned, to be writte
   REQUIRE(odd.ok());
   CHECK(desired(*odd).count("nic:eth0:xps:tx-0") == 0);
   CHECK(std::find(odd->notes.begin(), odd->notes.end(),
-                  "eth0: rps/xps wait for the channel change of this plan (the queue count "
-                  "after it cannot be told from ethtool's and sysfs's counts now): plan and "
-                  "apply again afterwards") != odd->notes.end());
+                  "eth0: rps/xps/rfs wait for the channel change of this plan (the queue "
+                  "count after it cannot be told from ethtool's and sysfs's counts now): plan "
+                  "and apply again afterwards") != odd->notes.end());
 }

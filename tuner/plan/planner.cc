@@ -235,7 +235,7 @@ void order_changes(std::vector<Change>& changes) {
 
 Result<Plan> planner_detail::plan_settings(const Profile& profile, const Inventory& inventory,
                                            const CurrentValues& current) {
-  PlanBuilder b{profile, inventory, current, {}, {}};
+  PlanBuilder b{profile, inventory, current, {}, {}, {}};
   b.plan.profiles = profile.chain;
   for (auto step : {plan_sysctls, plan_irqs, plan_nics, plan_numa, plan_cpu, plan_mm}) {
     Status s = step(b);

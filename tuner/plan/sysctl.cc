@@ -188,10 +188,73 @@ void note_net_namespaces(PlanBuilder& b) {
 
 }  // namespace
 
+Status plan_sysctl(PlanBuilder& b, const SysctlSetting& s, const std::string& why) {
+  auto id = KnobId::sysctl(s.key);
+  if (!id.ok()) return error_at(s.loc, id.error().message());
+  Change change{id->str(), s.group.empty() ? "sysctl" : s.group, std::nullopt,
+                normalize_ws(s.value), why + describe(s)};
+  bool capped = cap_writeback(b, s, change);
+  if (!b.current.readable()) {
+    b.add(std::move(change), false);
+    return Ok{};
+  }
+  CurrentValue cur = b.current.get(*id);
+  if (cur.state == CurrentValue::State::missing) {
+    // Outside the initial network namespace the kernel hides the global net.*
+    // sysctls: a container cannot change them, and that is not the profile's error.
+    if (outside_initial_netns(b, s.key)) {
+      b.note(id->str(), "not in this network namespace (a global setting of the initial "
+                        "one): skipped");
+      return Ok{};
+    }
+    return error_at(s.loc, cur.why);
+  }
+  if (cur.state == CurrentValue::State::unknown) {
+    change.reason += "; current value unreadable: " + cur.why;
+    b.add(std::move(change), false);
+    return Ok{};
+  }
+  change.current = cur.value;
+  if (Status numbers = check_numbers(s, cur.value); !numbers.ok()) return numbers;
+  bool done = false;
+  bool partner_in_force = writeback_partner(s.key) && cur.value.find('=') != std::string::npos;
+  if (capped) {
+    done = cur.value == change.desired;
+  } else if (partner_in_force) {
+    // "vm.dirty_bytes=1073741824": the other key of the pair is in force; writing this
+    // one replaces it, and rollback puts the other back.
+    change.reason += "; " + cur.value.substr(0, cur.value.find('=')) +
+                     " is in force: this replaces it (the kernel keeps one of the two)";
+  } else if (s.op == SysctlSetting::Op::set) {
+    done = same_value(cur.value, s.value);
+  } else {
+    auto bounded = apply_bound(s, cur.value);
+    if (!bounded.ok()) return bounded.error();
+    change.desired = *bounded;
+    done = same_value(cur.value, change.desired);
+  }
+  if (!done && writeback_partner(s.key) &&
+      !writeback_allowed(b, s, change, memory_bytes(b.inventory)))
+    return Ok{};
+  if (!done) {
+    // What the kernel would refuse (a read-only key, a vector's field count, a leading
+    // zero, a value out of the handler's range): here, not after apply's other writes.
+    auto want = b.current.canonical(*id, change.desired);
+    // Outside the initial network namespace the kernel shows some global net.* keys
+    // read-only (net.core.rmem_max): as for a hidden one, not the profile's error.
+    if (!want.ok() && want.error().err == EACCES && outside_initial_netns(b, s.key)) {
+      b.note(id->str(), "read-only in this network namespace (a global setting of the "
+                        "initial one): skipped");
+      return Ok{};
+    }
+    if (!want.ok()) return error_at(s.loc, change.knob + ": " + want.error().what);
+  }
+  b.add(std::move(change), done);
+  return Ok{};
+}
+
 Status plan_sysctls(PlanBuilder& b) {
   for (const SysctlSetting& s : b.profile.sysctls) {
-    auto id = KnobId::sysctl(s.key);
-    if (!id.ok()) return error_at(s.loc, id.error().message());
     // A writeback pair is one setting in the kernel: a profile says one of the two.
     if (auto partner = writeback_partner(s.key))
       for (const SysctlSetting& o : b.profile.sysctls)
@@ -199,65 +262,7 @@ Status plan_sysctls(PlanBuilder& b) {
           return error_at(o.loc, fmt::format("'{}' and '{}' are one setting in the kernel "
                                              "(writing one zeroes the other): set one of them",
                                              s.key, o.key));
-    Change change{id->str(), s.group.empty() ? "sysctl" : s.group, std::nullopt,
-                  normalize_ws(s.value), describe(s)};
-    bool capped = cap_writeback(b, s, change);
-    if (!b.current.readable()) {
-      b.add(std::move(change), false);
-      continue;
-    }
-    CurrentValue cur = b.current.get(*id);
-    if (cur.state == CurrentValue::State::missing) {
-      // Outside the initial network namespace the kernel hides the global net.*
-      // sysctls: a container cannot change them, and that is not the profile's error.
-      if (outside_initial_netns(b, s.key)) {
-        b.note(id->str(), "not in this network namespace (a global setting of the initial "
-                          "one): skipped");
-        continue;
-      }
-      return error_at(s.loc, cur.why);
-    }
-    if (cur.state == CurrentValue::State::unknown) {
-      change.reason += "; current value unreadable: " + cur.why;
-      b.add(std::move(change), false);
-      continue;
-    }
-    change.current = cur.value;
-    if (Status numbers = check_numbers(s, cur.value); !numbers.ok()) return numbers;
-    bool done = false;
-    bool partner_in_force = writeback_partner(s.key) && cur.value.find('=') != std::string::npos;
-    if (capped) {
-      done = cur.value == change.desired;
-    } else if (partner_in_force) {
-      // "vm.dirty_bytes=1073741824": the other key of the pair is in force; writing this
-      // one replaces it, and rollback puts the other back.
-      change.reason += "; " + cur.value.substr(0, cur.value.find('=')) +
-                       " is in force: this replaces it (the kernel keeps one of the two)";
-    } else if (s.op == SysctlSetting::Op::set) {
-      done = same_value(cur.value, s.value);
-    } else {
-      auto bounded = apply_bound(s, cur.value);
-      if (!bounded.ok()) return bounded.error();
-      change.desired = *bounded;
-      done = same_value(cur.value, change.desired);
-    }
-    if (!done && writeback_partner(s.key) &&
-        !writeback_allowed(b, s, change, memory_bytes(b.inventory)))
-      continue;
-    if (!done) {
-      // What the kernel would refuse (a read-only key, a vector's field count, a leading
-      // zero, a value out of the handler's range): here, not after apply's other writes.
-      auto want = b.current.canonical(*id, change.desired);
-      // Outside the initial network namespace the kernel shows some global net.* keys
-      // read-only (net.core.rmem_max): as for a hidden one, not the profile's error.
-      if (!want.ok() && want.error().err == EACCES && outside_initial_netns(b, s.key)) {
-        b.note(id->str(), "read-only in this network namespace (a global setting of the "
-                          "initial one): skipped");
-        continue;
-      }
-      if (!want.ok()) return error_at(s.loc, change.knob + ": " + want.error().what);
-    }
-    b.add(std::move(change), done);
+    if (Status st = plan_sysctl(b, s); !st.ok()) return st;
   }
   note_net_namespaces(b);
   return Ok{};

@@ -75,11 +75,29 @@ class NicParser : public TomlReader {
     return out;
   }
 
+  /// rfs = N (the socket flow table's entries, 1 to 2^29) or "off" (0). 2^29 is the most
+  /// the kernel's net.core.rps_sock_flow_entries takes (rps_sock_flow_sysctl,
+  /// net/core/sysctl_net_core.c: more is EINVAL), a 2 GiB table of 4-byte entries;
+  /// scaling.rst suggests 32768 for a moderately loaded server.
+  uint32_t rfs_entries(const toml::node& n, const std::string& what) const {
+    if (n.is_string()) {
+      if (string(n, what) != "off")
+        fail(n.source(), fmt::format("{} is '{}': give the flow table's entries (32768) or "
+                                     "\"off\"",
+                                     what, string(n, what)));
+      return 0;
+    }
+    if (n.is_integer() && n.as_integer()->get() == 0)
+      fail(n.source(), what + " = 0: write \"off\" to turn RFS off");
+    return static_cast<uint32_t>(
+        integer(n, what + " (the socket flow table's entries, or \"off\")", 1, 1 << 29));
+  }
+
   NicRule parse(const std::string& glob, const toml::table& t, const std::string& ctx) const {
     check_keys(t, ctx,
                {"speed", "duplex", "autoneg", "mtu", "channels", "combined", "rings", "coalesce",
-                "rps", "xps", "accept_filter_loss", "min_speed", "rdma", "default_route", "ports",
-                "link_type", "group"});
+                "rps", "xps", "rfs", "accept_filter_loss", "min_speed", "rdma", "default_route",
+                "ports", "link_type", "group"});
     NicRule r;
     r.glob = glob;
     r.group = "nic";
@@ -170,6 +188,9 @@ class NicParser : public TomlReader {
         (rps ? r.rps_loc : r.xps_loc) = loc(v.source());
         if (rps) r.rps = word == "off" ? RpsPolicy::off : RpsPolicy::numa_local;
         else r.xps = word == "off" ? XpsPolicy::off : XpsPolicy::follow_irq;
+      } else if (k.str() == "rfs") {
+        r.rfs_loc = loc(v.source());
+        r.rfs = rfs_entries(v, what);
       } else if (k.str() == "group") {
         r.group = string(v, fmt::format("'group' in {}", ctx));
         check(check_plain_name(r.group, "group name"), v, ctx);
@@ -181,7 +202,7 @@ class NicParser : public TomlReader {
       fail(duplex->source(), fmt::format("{}: half duplex is only defined up to 1000 Mb/s", ctx));
     if (!r.speed_max && !r.speed_mbps && !r.duplex && !r.autoneg && !r.mtu && !r.combined &&
         !r.combined_local_cores && !r.rx_channels && !r.tx_channels && !r.rx_ring && !r.tx_ring &&
-        !r.rx_ring_max && !r.tx_ring_max && !r.coalesce && !r.rps && !r.xps)
+        !r.rx_ring_max && !r.tx_ring_max && !r.coalesce && !r.rps && !r.xps && !r.rfs)
       fail(t.source(), ctx + " sets nothing");
     return r;
   }

@@ -124,14 +124,18 @@ struct NicRule {
   std::vector<std::string> coalesce_search;
   std::optional<RpsPolicy> rps;  // rps = "numa-local" | "off"
   std::optional<XpsPolicy> xps;  // xps = "follow-irq" | "off"
+  /// rfs = N: Receive Flow Steering with a socket flow table of N entries
+  /// (net.core.rps_sock_flow_entries, raised to it at least) shared out among the RX
+  /// queues' tables (rps_flow_cnt); 0: rfs = "off", every queue's table removed.
+  std::optional<uint32_t> rfs;
   /// Only NICs whose link runs at least this fast (Mb/s); unset: any speed.
   std::optional<uint32_t> min_speed_mbps;
-  std::optional<bool> rdma;           // as IrqRule::rdma
-  std::optional<bool> default_route;  // as IrqRule::default_route
-  std::vector<std::string> ports;     // as IrqRule::ports
-  std::optional<LinkKind> link_type;  // as IrqRule::link_type
-  SourceLoc rps_loc, xps_loc;         // where each was written
-  std::string group;                  // "nic" unless claimed
+  std::optional<bool> rdma;             // as IrqRule::rdma
+  std::optional<bool> default_route;    // as IrqRule::default_route
+  std::vector<std::string> ports;       // as IrqRule::ports
+  std::optional<LinkKind> link_type;    // as IrqRule::link_type
+  SourceLoc rps_loc, xps_loc, rfs_loc;  // where each was written
+  std::string group;                    // "nic" unless claimed
   SourceLoc loc;
 };
 

@@ -105,6 +105,9 @@ TEST_CASE("profile: every value of the format parses as written") {
   CHECK(ens.xps == XpsPolicy::follow_irq);
   CHECK_FALSE(eth.rps);
   CHECK_FALSE(eth.xps);
+  CHECK(ens.rfs == 32768u);
+  CHECK(ens.rfs_loc.str() == kGood + "/full.toml:46:7");
+  CHECK_FALSE(eth.rfs);
   CHECK(ens.group == "links");
 
   REQUIRE(p->binds.size() == 2);
@@ -139,7 +142,7 @@ TEST_CASE("profile: every value of the format parses as written") {
   REQUIRE(cpu.governor);
   CHECK(cpu.governor->value == "performance");
   CHECK(cpu.governor->group == "power");
-  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:80:1");
+  CHECK(cpu.governor->loc.str() == kGood + "/full.toml:81:1");
   CHECK(cpu.epp->value == "balance_performance");
   CHECK(cpu.resume_latency->value == "n/a");
   CHECK(cpu.resume_latency->group == "power");
