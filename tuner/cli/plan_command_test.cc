@@ -247,3 +247,43 @@ TEST_CASE("plan command: a broken profile is never skipped without a word; --str
   CHECK(named.code == 0);
   CHECK(named.err.empty());
 }
+
+TEST_CASE("plan command: each group's verify time at most, against the budget apply gives") {
+  // network-throughput on a topology file: queues (tcp, 80 runs of 4 s), napi and sysctl
+  // (tcp against a peer, the same), vm (two 30 s soak windows); 1020 s in all, within
+  // the profile's [verify] budget of 35 min.
+  Run r = run_tuner("plan --profile network-throughput --json --topology " + kXml);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  json j = json::parse(r.out);
+  std::map<std::string, long long> per_group;
+  long long sum = 0;
+  for (const json& g : j["groups"]) {
+    per_group[g["name"]] = g["worst_case_s"];
+    sum += g["worst_case_s"].get<long long>();
+  }
+  CHECK(per_group == std::map<std::string, long long>{
+                         {"napi", 320}, {"queues", 320}, {"sysctl", 320}, {"vm", 60}});
+  CHECK(j["verify_worst_case_s"] == sum);
+  CHECK(j["verify_budget_s"] == 2100);
+  CHECK(j["notes"].dump().find("verifying this plan can take") == std::string::npos);
+  Run text = run_tuner("plan --profile network-throughput --topology " + kXml);
+  CHECK(text.out.find("verifying it takes 17 min at most; apply gives it 35 min without "
+                      "--budget") != std::string::npos);
+  CHECK(text.out.find("(decided by: the guard soak on the node's traffic: kept unless it proves "
+                      "harm (no traffic: undecided, kept as chosen); verified in 1 min at "
+                      "most)") != std::string::npos);
+
+  // Without a [verify] budget, the default 600 s; 100 trials per arm outgrow it.
+  TempDir dir("tuner-plan-budget");
+  dir.write("site.toml", "[profile]\nname = \"site\"\n[sysctl]\n\"net.core.somaxconn\" = 65535\n"
+                         "[verify]\nbench = [\"tcp\"]\nmax_trials = 100\n"
+                         "[group.sysctl]\nkeep_if_neutral = true\n");
+  Run site = run_tuner("plan --profile " + dir.path + "/site.toml --json --topology " + kXml);
+  REQUIRE_MESSAGE(site.code == 0, site.err);
+  json s = json::parse(site.out);
+  CHECK(s["verify_budget_s"] == 600);
+  CHECK(s["verify_worst_case_s"] == 800);
+  CHECK(s["notes"].dump().find("verifying this plan can take up to 14 min, more than the 600 s "
+                               "apply gives it without --budget (the default)") !=
+        std::string::npos);
+}

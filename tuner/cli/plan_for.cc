@@ -60,24 +60,7 @@ Planned plan_with_context(const GlobalOptions& g, const std::vector<std::string>
   Profile merged = load_profiles(g, names, inventory, strict);
   auto plan = make_plan(merged, inventory, target);
   if (!plan.ok()) fail_input(plan.error().message());
-  for (PlanSearch& s : plan->searches) {
-    auto tried = std::count_if(s.candidates.begin(), s.candidates.end(),
-                               [](const PlanSearch::Candidate& c) { return !c.current; });
-    verify::Design design = s.design == "blocked" ? verify::Design::blocked
-                                                  : verify::Design::interleaved;
-    s.worst_case_runs = verify::search_worst_case_runs(design, static_cast<std::size_t>(tried),
-                                                       merged.verify.max_trials,
-                                                       verify::LoopOptions{}.block);
-  }
-  for (PlanGroup& g : plan->groups) {
-    unsigned runs = 2 * merged.verify.max_trials;
-    for (const PlanSearch& s : plan->searches)
-      if (s.group == g.name) runs = std::max(runs, s.worst_case_runs);
-    g.worst_case = std::chrono::ceil<std::chrono::seconds>(
-        verify::group_time_bound(merged, g.name, runs));
-  }
-  if (merged.verify.budget)
-    plan->verify_budget = std::chrono::ceil<std::chrono::seconds>(*merged.verify.budget);
+  verify::fill_time_bounds(merged, *plan);
   if (auto total = verify_worst_case(*plan); total > plan->verify_budget) {
     auto m = std::chrono::ceil<std::chrono::minutes>(total).count();
     plan->notes.push_back(fmt::format(

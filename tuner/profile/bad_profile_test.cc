@@ -154,6 +154,7 @@ const BadCase kCases[] = {
   {"nic_ports_bad_name.toml", "nic_ports_bad_name.toml:3:10", "'ports' in [nic.\"*\"]: "},
   {"nic_ports_glob.toml", "nic_ports_glob.toml:3:10", "'ports' in [nic.\"*\"] names 'ens*', a glob: ports are exact interface names"},
   {"irq_link_type_word.toml", "irq_link_type_word.toml:3:13", "'link_type' in [irq.\"ib*\"] is 'ib': expected \"ethernet\" or \"infiniband\" (IPoIB)"},
+  {"verify_budget_short.toml", "verify_budget_short.toml:2:10", "'budget' in [verify] = \"30s\": expected a duration from \"1m\" to \"24h\", such as \"30m\""},
   {"irq_default_route_word.toml", "irq_default_route_word.toml:3:17", "'default_route' in [irq.\"*\"] must be true or false, not a string"},
   {"nic_accept_filter_loss_number.toml", "nic_accept_filter_loss_number.toml:3:22", "'accept_filter_loss' in [nic.\"*\"] must be true or false, not an integer"},
   {"nic_link_type_number.toml", "nic_link_type_number.toml:2:13", "'link_type' in [nic.\"*\"] must be a string, not an integer"},

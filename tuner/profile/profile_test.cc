@@ -418,6 +418,19 @@ TEST_CASE("profile: link_type says which kind of port a rule is for; a later rul
   CHECK_FALSE(merged.irqs[0].link_type);
 }
 
+TEST_CASE("profile: [verify] budget is read, and a child's replaces its parent's") {
+  auto f = parse_profile_file("[verify]\nbudget = \"30m\"\n", "site.toml");
+  REQUIRE_MESSAGE(f.ok(), f.error().message());
+  CHECK(f->profile.verify.budget == std::chrono::minutes(30));
+  auto child = parse_profile_file("[verify]\nbudget = \"1h\"\n", "child.toml");
+  REQUIRE(child.ok());
+  CHECK(merge_profiles({f->profile, child->profile}).verify.budget == std::chrono::hours(1));
+  auto silent = parse_profile_file("[verify]\nmax_trials = 20\n", "quiet.toml");
+  REQUIRE(silent.ok());
+  CHECK(merge_profiles({f->profile, silent->profile}).verify.budget == std::chrono::minutes(30));
+  CHECK_FALSE(silent->profile.verify.budget.has_value());
+}
+
 TEST_CASE("profile: default_route and accept_filter_loss are read into their rules") {
   auto f = parse_profile_file("[irq.\"*\"]\npolicy = \"numa-local\"\ndefault_route = false\n"
                               "[nic.\"*\"]\ncombined = 8\ndefault_route = true\n"

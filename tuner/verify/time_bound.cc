@@ -1,6 +1,10 @@
 #include "tuner/verify/time_bound.h"
 
+#include <algorithm>
+
 #include "tuner/verify/benches.h"
+#include "tuner/verify/loop.h"
+#include "tuner/verify/search.h"
 
 namespace tuner::verify {
 
@@ -16,8 +20,7 @@ milliseconds bench_run_bound(const Profile& profile, const std::string& name) {
     return milliseconds{0};
   }
   switch (spec.kind) {
-    case BenchSpec::Kind::tcp:
-      return spec.tcp.duration + spec.tcp.rr_duration + milliseconds{1000};
+    case BenchSpec::Kind::tcp: return spec.tcp.duration + spec.tcp.rr_duration + milliseconds{1000};
     case BenchSpec::Kind::latency: return spec.latency.duration + milliseconds{500};
     case BenchSpec::Kind::membw: return spec.membw.duration + milliseconds{2000};
     case BenchSpec::Kind::exec: return spec.exec.timeout;
@@ -35,6 +38,24 @@ milliseconds group_time_bound(const Profile& profile, const std::string& group, 
   for (const std::string& name : bench_names_for(profile, group))
     one += bench_run_bound(profile, name);
   return runs * one;
+}
+
+void fill_time_bounds(const Profile& profile, Plan& plan) {
+  for (PlanSearch& s : plan.searches) {
+    auto tried = std::count_if(s.candidates.begin(), s.candidates.end(),
+                               [](const PlanSearch::Candidate& c) { return !c.current; });
+    Design design = s.design == "blocked" ? Design::blocked : Design::interleaved;
+    s.worst_case_runs = search_worst_case_runs(design, static_cast<std::size_t>(tried),
+                                               profile.verify.max_trials, LoopOptions{}.block);
+  }
+  for (PlanGroup& g : plan.groups) {
+    unsigned runs = 2 * profile.verify.max_trials;
+    for (const PlanSearch& s : plan.searches)
+      if (s.group == g.name) runs = std::max(runs, s.worst_case_runs);
+    g.worst_case = std::chrono::ceil<std::chrono::seconds>(group_time_bound(profile, g.name, runs));
+  }
+  if (profile.verify.budget)
+    plan.verify_budget = std::chrono::ceil<std::chrono::seconds>(*profile.verify.budget);
 }
 
 }  // namespace tuner::verify

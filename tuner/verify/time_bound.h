@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include "tuner/plan/plan.h"
 #include "tuner/profile/group_policy.h"
 #include "tuner/profile/profile.h"
 
@@ -25,5 +26,10 @@ std::chrono::milliseconds bench_run_bound(const Profile& profile, const std::str
 /// writes are not counted.
 std::chrono::milliseconds group_time_bound(const Profile& profile, const std::string& group,
                                            unsigned runs);
+
+/// Fills each of the plan's searches' worst_case_runs and groups' worst_case (2 x
+/// max_trials runs, or a value search's worst case when it has more), and the plan's
+/// verify_budget from the profile's [verify] budget.
+void fill_time_bounds(const Profile& profile, Plan& plan);
 
 }  // namespace tuner::verify

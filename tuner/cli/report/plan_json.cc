@@ -43,10 +43,14 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
                         {"design", ps.design},
                         {"worst_case_runs", ps.worst_case_runs}});
   }
-  return {{"schema", "tuner.plan/1"},      {"profiles", plan.profiles},
-          {"changes", std::move(changes)}, {"groups", std::move(groups)},
-          {"unchanged", plan.unchanged},   {"unchanged_knobs", plan.unchanged_knobs},
-          {"notes", plan.notes},           {"searches", std::move(searches)},
+  return {{"schema", "tuner.plan/1"},
+          {"profiles", plan.profiles},
+          {"changes", std::move(changes)},
+          {"groups", std::move(groups)},
+          {"unchanged", plan.unchanged},
+          {"unchanged_knobs", plan.unchanged_knobs},
+          {"notes", plan.notes},
+          {"searches", std::move(searches)},
           {"verify_worst_case_s", verify_worst_case(plan).count()},
           {"verify_budget_s", plan.verify_budget.count()}};
 }
