@@ -91,7 +91,9 @@ options:
   budget:
     description:
       - Time budget of the verify loop (C(--budget)), for example C(10m) or C(90s).
-        tuner's default is 10 minutes.
+        Without it, the profile's C([verify] budget) (the shipped profiles set 20 to 35
+        minutes, enough for every group in full; C(tuner plan) shows what each group can
+        take), else 10 minutes.
       - Only used with I(verify=true). A long budget can outlast an SSH session; run
         the task with C(async) and C(poll) then.
     type: str
