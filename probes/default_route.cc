@@ -1,5 +1,7 @@
 #include "probes/default_route.h"
 
+#include <vector>
+
 #include "base/strings.h"
 
 namespace tuner {
@@ -64,6 +66,27 @@ std::optional<std::set<std::string>> probe_default_route_ports(const Root& root)
   if (v4.ok()) out = parse_ipv4_default_routes(*v4);
   if (v6.ok()) out.merge(parse_ipv6_default_routes(*v6));
   return out;
+}
+
+bool carries_default_route(const Root& root, const std::string& name,
+                           const std::set<std::string>& routed) {
+  std::set<std::string> seen{name};
+  std::vector<std::string> todo{name};
+  // Stacks are a few devices deep; the bound keeps a hostile tree finite.
+  while (!todo.empty() && seen.size() < 256) {
+    std::string dev = todo.back();
+    todo.pop_back();
+    if (routed.contains(dev)) return true;
+    std::string base = "sys/class/net/" + dev;
+    std::vector<std::string> uppers;
+    if (auto master = root.link_name(base + "/master")) uppers.push_back(*master);
+    if (auto entries = root.list(base); entries.ok())
+      for (const std::string& e : *entries)
+        if (starts_with(e, "upper_") && e.size() > 6) uppers.push_back(e.substr(6));
+    for (std::string& u : uppers)
+      if (seen.insert(u).second) todo.push_back(std::move(u));
+  }
+  return false;
 }
 
 }  // namespace tuner

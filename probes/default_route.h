@@ -30,4 +30,11 @@ std::set<std::string> parse_ipv6_default_routes(std::string_view text);
 /// without them), so that "no default route" and "not known" stay apart.
 std::optional<std::set<std::string>> probe_default_route_ports(const Root& root);
 
+/// Whether `name` carries a default route in `routed`: itself, or a device stacked on
+/// it, at any depth (a bond or bridge it is enslaved to: sys/class/net/NAME/master; a
+/// VLAN, macvlan or bond above it: sys/class/net/NAME/upper_*). The management address
+/// often sits on bond0 or a VLAN of the LOM, not on the port itself.
+bool carries_default_route(const Root& root, const std::string& name,
+                           const std::set<std::string>& routed);
+
 }  // namespace tuner

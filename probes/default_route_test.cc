@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 
@@ -66,6 +68,39 @@ TEST_CASE("default routes: under a root, either file; neither is unknown") {
   CHECK(probe_default_route_ports(Root::open(dir.path).value()) == Ports{"data0"});
   dir.write("proc/net/route", testing::read_test_data("host/routes/netns-ipv4"));
   CHECK(probe_default_route_ports(Root::open(dir.path).value()) == Ports{"data0", "mgmt0"});
+}
+
+}  // namespace tuner
+
+namespace tuner {
+
+TEST_CASE("default routes: a port under a bond, bridge or VLAN that holds the route carries it") {
+  // As sysfs lays it out: a bond's or bridge's port links to it as `master`; a device
+  // stacked on a port (VLAN, macvlan, the bond too) shows as `upper_NAME` in its dir.
+  testing::TempDir dir;
+  auto link = [&](const std::string& from, const std::string& to) {
+    std::filesystem::create_directories(std::filesystem::path(dir / from).parent_path());
+    std::filesystem::create_directory_symlink(to, dir / from);
+  };
+  link("sys/class/net/eno1/master", "../bond0");
+  link("sys/class/net/eno1/upper_bond0", "../bond0");
+  link("sys/class/net/bond0/upper_bond0.100", "../bond0.100");
+  link("sys/class/net/ens1/upper_ens1.7", "../ens1.7");
+  link("sys/class/net/ens2/master", "../br0");
+  dir.write("sys/class/net/ens3/mtu", "1500\n");
+  // A loop a hostile tree could hold: finite all the same.
+  link("sys/class/net/x0/master", "../x1");
+  link("sys/class/net/x1/master", "../x0");
+  Root root = Root::open(dir.path).value();
+  CHECK(carries_default_route(root, "eno1", {"bond0.100"}));  // two levels up
+  CHECK(carries_default_route(root, "eno1", {"bond0"}));
+  CHECK(carries_default_route(root, "ens1", {"ens1.7"}));
+  CHECK(carries_default_route(root, "ens2", {"br0"}));
+  CHECK(carries_default_route(root, "ens3", {"ens3"}));
+  CHECK_FALSE(carries_default_route(root, "ens3", {"bond0"}));
+  CHECK_FALSE(carries_default_route(root, "ens1", {"eno1"}));  // not below it
+  CHECK_FALSE(carries_default_route(root, "x0", {"eth9"}));
+  CHECK(carries_default_route(root, "x0", {"x1"}));
 }
 
 }  // namespace tuner

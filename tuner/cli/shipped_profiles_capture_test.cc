@@ -149,6 +149,16 @@ TEST_CASE("shipped profiles on a capture: the port with the default route is lef
     CHECK(p.noted("enp96s0f0", "holds the default route (the management or front-end port): "
                                "rule '*' says default_route = false, skipped"));
   }
+  // The management address on a bond the port is enslaved to: the port carries it.
+  route_via("bond0");
+  std::filesystem::create_directory_symlink("../../../../../../virtual/net/bond0",
+                                            fx.root() + kX722Net + "/master");
+  PlanOut bonded = plan(fx.root(), "network-throughput");
+  CHECK(placed_irqs(bonded).empty());
+  CHECK_FALSE(bonded.desired.contains("nic:enp96s0f0:channels"));
+  CHECK(bonded.noted("enp96s0f0", "holds the default route"));
+  std::filesystem::remove(fx.root() + kX722Net + "/master");
+  route_via("enp96s0f0");
   // A local profile that names it takes it back.
   testing::TempDir dir("tuner-shipped-mgmt");
   dir.write("site.toml", "[profile]\nname = \"site\"\ninclude = [\"network-throughput\"]\n"

@@ -5,6 +5,7 @@
 #include "tuner/verify/benches.h"
 #include "tuner/verify/loop.h"
 #include "tuner/verify/search.h"
+#include "tuner/verify/verified_apply.h"
 
 namespace tuner::verify {
 
@@ -29,7 +30,8 @@ milliseconds bench_run_bound(const Profile& profile, const std::string& name) {
   return milliseconds{0};
 }
 
-milliseconds group_time_bound(const Profile& profile, const std::string& group, unsigned runs) {
+milliseconds group_time_bound(const Profile& profile, const std::string& group, unsigned runs,
+                              Design design) {
   GroupDecider d = group_decider(profile, group);
   GroupPolicy policy = group_policy(profile, group);
   if (d.by == Decider::left_out) return milliseconds{0};
@@ -37,7 +39,11 @@ milliseconds group_time_bound(const Profile& profile, const std::string& group, 
   milliseconds one{0};
   for (const std::string& name : bench_names_for(profile, group))
     one += bench_run_bound(profile, name);
-  return runs * one;
+  LoopOptions o;
+  unsigned block = std::max(1u, o.block);
+  milliseconds settling = design == Design::blocked ? 2 * ((runs + block - 1) / block) * o.link_settle
+                                                    : runs * o.settle;
+  return runs * one + settling;
 }
 
 void fill_time_bounds(const Profile& profile, Plan& plan) {
@@ -52,7 +58,11 @@ void fill_time_bounds(const Profile& profile, Plan& plan) {
     unsigned runs = 2 * profile.verify.max_trials;
     for (const PlanSearch& s : plan.searches)
       if (s.group == g.name) runs = std::max(runs, s.worst_case_runs);
-    g.worst_case = std::chrono::ceil<std::chrono::seconds>(group_time_bound(profile, g.name, runs));
+    std::vector<std::string> knobs;
+    for (const Change& c : plan.changes)
+      if (c.group == g.name) knobs.push_back(c.knob);
+    g.worst_case = std::chrono::ceil<std::chrono::seconds>(
+        group_time_bound(profile, g.name, runs, design_for_knobs(knobs)));
   }
   if (profile.verify.budget)
     plan.verify_budget = std::chrono::ceil<std::chrono::seconds>(*profile.verify.budget);

@@ -9,6 +9,7 @@
 #include "tuner/plan/plan.h"
 #include "tuner/profile/group_policy.h"
 #include "tuner/profile/profile.h"
+#include "tuner/verify/schedule.h"
 
 namespace tuner::verify {
 
@@ -21,11 +22,13 @@ std::chrono::milliseconds bench_run_bound(const Profile& profile, const std::str
 
 /// The verify loop's time on `group` at most, on the measuring path (a peer group with
 /// `apply --peer`): every benchmark of the group run in each of `runs` trials (2 x
-/// max_trials; a value search's worst case), or a guard soak's two windows for a group
-/// no benchmark measures; zero for one a verifying apply leaves out. Settling and
-/// writes are not counted.
+/// max_trials; a value search's worst case) plus the settle window after each flip (a
+/// flip per trial, 100 ms; in the blocked design of a group whose writes reset a link
+/// or a device, a flip and a wash per block of 3, 2 s each: LoopOptions), or a guard
+/// soak's two windows for a group no benchmark measures; zero for one a verifying apply
+/// leaves out. The writes themselves are not counted.
 std::chrono::milliseconds group_time_bound(const Profile& profile, const std::string& group,
-                                           unsigned runs);
+                                           unsigned runs, Design design = Design::interleaved);
 
 /// Fills each of the plan's searches' worst_case_runs and groups' worst_case (2 x
 /// max_trials runs, or a value search's worst case when it has more), and the plan's

@@ -41,11 +41,14 @@ TEST_CASE("time bound: a group's trials, a soak's windows, nothing for one left 
                     "[group.soaked]\nbench = []\nkeep_if_neutral = true\n"
                     "[group.peered]\nbench = [\"tcp\"]\npeer = true\n"
                     "[group.dropped]\nbench = []\n");
-  // Every benchmark of the group in each run: (4 s + 1.5 s) x 20.
-  CHECK(group_time_bound(p, "measured", 20) == milliseconds{110'000});
+  // Every benchmark of the group in each run, (4 s + 1.5 s) x 20, and 100 ms of settling
+  // after the flip of each.
+  CHECK(group_time_bound(p, "measured", 20) == milliseconds{112'000});
   // A value search's worst case is more runs.
-  CHECK(group_time_bound(p, "measured", 95) == milliseconds{522'500});
+  CHECK(group_time_bound(p, "measured", 95) == milliseconds{532'000});
+  // Blocked (a channel change): a flip and a wash per block of 3, 2 s of link settle each.
+  CHECK(group_time_bound(p, "measured", 20, Design::blocked) == milliseconds{110'000 + 28'000});
   CHECK(group_time_bound(p, "soaked", 20) == milliseconds{40'000});  // before and after
-  CHECK(group_time_bound(p, "peered", 20) == milliseconds{80'000});  // with apply --peer
+  CHECK(group_time_bound(p, "peered", 20) == milliseconds{82'000});  // with apply --peer
   CHECK(group_time_bound(p, "dropped", 20) == milliseconds{0});
 }

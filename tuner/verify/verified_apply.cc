@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "tuner/knobs/knob_id.h"
 #include "tuner/profile/group_policy.h"
 #include "tuner/verify/benches.h"
 #include "tuner/verify/guard_decision.h"
@@ -20,11 +21,26 @@ std::string nic_of(const std::string& knob) {
   return end == std::string::npos ? "" : knob.substr(4, end - 4);
 }
 
-Design design_of(const ApplyRun& run, const std::string& group) {
-  for (const std::string& id : run.knobs_of(group))
-    if (starts_with(id, "nic:") && id.size() > 5 && id.substr(id.size() - 5) == ":link")
-      return Design::blocked;  // a link renegotiation takes seconds: flip rarely
+}  // namespace
+
+Design design_for_knobs(const std::vector<std::string>& knobs) {
+  // A link renegotiation takes seconds, and a channel, ring or MTU change resets the
+  // device on many drivers (i40e, ice, bnxt_en): flip them rarely, in blocks.
+  for (const std::string& id : knobs)
+    if (auto k = parse_knob_id(id); k.ok()) switch (k->kind) {
+        case KnobKind::nic_link:
+        case KnobKind::nic_mtu:
+        case KnobKind::nic_channels:
+        case KnobKind::nic_rings: return Design::blocked;
+        default: break;
+      }
   return Design::interleaved;
+}
+
+namespace {
+
+Design design_of(const ApplyRun& run, const std::string& group) {
+  return design_for_knobs(run.knobs_of(group));
 }
 
 const PlanSearch* search_of(const Plan& plan, const std::string& group) {

@@ -17,6 +17,7 @@
 #include "tuner/profile/profile.h"
 #include "tuner/verify/class_decisions.h"
 #include "tuner/verify/loop.h"
+#include "tuner/verify/schedule.h"
 
 namespace tuner::verify {
 
@@ -109,5 +110,9 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile,
                                    const Inventory& inventory, const StateDir& dir,
                                    const KnobFactory& make, const Root& root, Clock& clock,
                                    const VerifiedApplyOptions& options, ProgressFn progress = {});
+
+/// The trial design of a group writing `knobs`: blocked where a flip resets a link or
+/// a device (nic link, MTU, channels, rings), interleaved otherwise.
+Design design_for_knobs(const std::vector<std::string>& knobs);
 
 }  // namespace tuner::verify

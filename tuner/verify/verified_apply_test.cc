@@ -217,3 +217,11 @@ TEST_CASE("apply_verified: neutral-keep groups share what the budget has left") 
   CHECK(first->measured->trials_baseline >= 5);
   CHECK(second->measured->trials_baseline >= 5);
 }
+
+TEST_CASE("design_for_knobs: what resets a link or a device flips in blocks") {
+  CHECK(design_for_knobs({"sysctl:net.core.somaxconn", "irq:0000:5e:00.0/msi1:affinity"}) ==
+        Design::interleaved);
+  CHECK(design_for_knobs({"nic:eth0:xps:tx-0", "nic:eth0:rfs:rx-0"}) == Design::interleaved);
+  for (const char* knob : {"nic:eth0:link", "nic:eth0:mtu", "nic:eth0:channels", "nic:eth0:rings"})
+    CHECK_MESSAGE(design_for_knobs({"nic:eth0:xps:tx-0", knob}) == Design::blocked, knob);
+}
