@@ -41,8 +41,9 @@ milliseconds group_time_bound(const Profile& profile, const std::string& group, 
     one += bench_run_bound(profile, name);
   LoopOptions o;
   unsigned block = std::max(1u, o.block);
-  milliseconds settling = design == Design::blocked ? 2 * ((runs + block - 1) / block) * o.link_settle
-                                                    : runs * o.settle;
+  milliseconds settling = design == Design::blocked
+                              ? 2 * ((runs + block - 1) / block) * o.link_settle
+                              : runs * o.settle;
   return runs * one + settling;
 }
 
