@@ -18,21 +18,6 @@ namespace {
 
 using Measured = VerifyLoop::Measured;
 
-/// Whether writing this knob may take its link down and up: the link modes, and the
-/// MTU, channels and rings, which reset the device on many drivers (i40e, ice, bnxt;
-/// veth's channels too).
-bool may_renegotiate(const std::string& id) {
-  auto k = parse_knob_id(id);
-  if (!k.ok()) return false;
-  switch (k->kind) {
-    case KnobKind::nic_link:
-    case KnobKind::nic_mtu:
-    case KnobKind::nic_channels:
-    case KnobKind::nic_rings: return true;
-    default: return false;
-  }
-}
-
 /// The knobs in one of a and b but not both: what a flip from a to b writes.
 std::vector<std::string> flipped_knobs(std::vector<std::string> a, std::vector<std::string> b) {
   std::sort(a.begin(), a.end());
@@ -49,6 +34,18 @@ void credit(std::map<std::string, uint64_t>& from, std::map<std::string, uint64_
 }
 
 }  // namespace
+
+bool may_renegotiate(const std::string& id) {
+  auto k = parse_knob_id(id);
+  if (!k.ok()) return false;
+  switch (k->kind) {
+    case KnobKind::nic_link:
+    case KnobKind::nic_mtu:
+    case KnobKind::nic_channels:
+    case KnobKind::nic_rings: return true;
+    default: return false;
+  }
+}
 
 std::pair<GroupDecision, Reason> classify(const VerifyLoop::Measured& m, bool keep_if_neutral) {
   using D = GroupDecision;

@@ -201,4 +201,10 @@ class VerifyLoop {
   Clock::duration last_settle_{};  // the last write's settling wait
 };
 
+/// Whether writing this knob may take its link down and up: the link modes, and the
+/// MTU, channels and rings, which reset the device on many drivers (i40e, ice, bnxt;
+/// veth's channels too). Such a write gets the link settle window, and a group with one
+/// flips in blocks (design_for_knobs).
+bool may_renegotiate(const std::string& id);
+
 }  // namespace tuner::verify

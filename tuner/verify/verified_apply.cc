@@ -5,7 +5,6 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
-#include "tuner/knobs/knob_id.h"
 #include "tuner/profile/group_policy.h"
 #include "tuner/verify/benches.h"
 #include "tuner/verify/guard_decision.h"
@@ -24,17 +23,8 @@ std::string nic_of(const std::string& knob) {
 }  // namespace
 
 Design design_for_knobs(const std::vector<std::string>& knobs) {
-  // A link renegotiation takes seconds, and a channel, ring or MTU change resets the
-  // device on many drivers (i40e, ice, bnxt_en): flip them rarely, in blocks.
-  for (const std::string& id : knobs)
-    if (auto k = parse_knob_id(id); k.ok()) switch (k->kind) {
-        case KnobKind::nic_link:
-        case KnobKind::nic_mtu:
-        case KnobKind::nic_channels:
-        case KnobKind::nic_rings: return Design::blocked;
-        default: break;
-      }
-  return Design::interleaved;
+  return std::any_of(knobs.begin(), knobs.end(), may_renegotiate) ? Design::blocked
+                                                                  : Design::interleaved;
 }
 
 namespace {
