@@ -8,11 +8,12 @@ namespace tuner {
 
 namespace {
 
-constexpr std::array<EnumName<Decider>, 4> kDeciders = {{
+constexpr std::array<EnumName<Decider>, 5> kDeciders = {{
     {Decider::benchmark, "benchmark"},
     {Decider::peer_benchmark, "peer_benchmark"},
     {Decider::guard_soak, "guard_soak"},
     {Decider::left_out, "left_out"},
+    {Decider::chosen, "chosen"},
 }};
 static_assert(in_enum_order(kDeciders));
 
@@ -64,6 +65,13 @@ GroupPolicy group_policy(const Profile& profile, const std::string& group) {
   if (g->second.soak) p.soak = *g->second.soak;
   p.keep_if_neutral = g->second.keep_if_neutral;
   p.peer = g->second.peer;
+  if (g->second.chosen) {
+    // Soaked as a bench = [] group kept when neutral: the guards can still roll it back.
+    p.chosen = true;
+    p.bench.clear();
+    p.keep_if_neutral = true;
+    p.peer = false;
+  }
   return p;
 }
 
@@ -77,6 +85,10 @@ GroupDecider group_decider(const Profile& profile, const std::string& group) {
   GroupPolicy p = group_policy(profile, group);
   GroupDecider d;
   d.keep_if_neutral = p.keep_if_neutral;
+  if (p.chosen) {
+    d.by = Decider::chosen;
+    return d;
+  }
   if (p.bench.empty()) {
     d.by = p.keep_if_neutral ? Decider::guard_soak : Decider::left_out;
     return d;
@@ -108,6 +120,9 @@ std::string decided_by_text(const GroupDecider& d) {
     case Decider::guard_soak: return soak;
     case Decider::left_out:
       return "nothing measures it: left out when verifying (no benchmark, no keep_if_neutral)";
+    case Decider::chosen:
+      return "kept as chosen: nothing here measures what it gains or costs; the guard soak "
+             "rolls it back only if the node's network errors rise";
   }
   return "";
 }

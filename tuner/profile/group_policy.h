@@ -22,6 +22,7 @@ struct GroupPolicy {
   bool bisect = false;                     // [group.NAME] bisect, else [verify] bisect
   std::chrono::milliseconds soak{30'000};  // [group.NAME] soak, else [verify] soak
   bool peer = false;                       // [group.NAME] peer: measured against a peer
+  bool chosen = false;  // [group.NAME] chosen: no benchmark, soaked, kept as chosen
 };
 
 GroupPolicy group_policy(const Profile& profile, const std::string& group);
@@ -33,6 +34,7 @@ enum class Decider {
   peer_benchmark,  ///< its tcp benchmarks against `apply --peer`; without one, the guard soak
   guard_soak,  ///< no benchmark: the guards on the node's own traffic before and after the write
   left_out,    ///< no benchmark and not keep_if_neutral: a verifying apply does not write it
+  chosen,      ///< `chosen = true`: soaked as guard_soak, but nothing measures its gain or cost
 };
 const char* decider_name(Decider d);
 std::optional<Decider> parse_decider(std::string_view name);
@@ -58,7 +60,7 @@ GroupDecider group_decider(const Profile& profile, const std::string& group);
 /// "a peer benchmark: tcp against apply --peer, kept unless it proves harm; without
 /// --peer the guard soak on the node's traffic, kept unless it proves harm", "the guard
 /// soak on the node's traffic: kept unless it proves harm (no traffic: undecided, kept as
-/// chosen)", "nothing measures it: left out when verifying".
+/// chosen)", "nothing measures it: left out when verifying", "kept as chosen: ...".
 std::string decided_by_text(const GroupDecider& d);
 
 }  // namespace tuner

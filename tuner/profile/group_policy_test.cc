@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include "tuner/profile/merge.h"
 #include "tuner/profile/parse.h"
 
 using namespace tuner;
@@ -58,6 +59,10 @@ keep_if_neutral = true
 
 [group.napi]
 bench = []
+
+[group.busypoll]
+chosen = true
+bisect = true
 )");
   GroupDecider d = group_decider(p, "plain");
   CHECK(d.by == Decider::benchmark);
@@ -103,8 +108,32 @@ bench = []
   CHECK(decided_by_text(d) ==
         "nothing measures it: left out when verifying (no benchmark, no keep_if_neutral)");
 
-  for (Decider x :
-       {Decider::benchmark, Decider::peer_benchmark, Decider::guard_soak, Decider::left_out})
+  // chosen: soaked like the irq group above ([verify]'s tcp not run), but said honestly.
+  d = group_decider(p, "busypoll");
+  CHECK(d.by == Decider::chosen);
+  CHECK(d.bench.empty());
+  CHECK(d.keep_if_neutral);
+  CHECK(decided_by_text(d) ==
+        "kept as chosen: nothing here measures what it gains or costs; the guard soak rolls it "
+        "back only if the node's network errors rise");
+  GroupPolicy busypoll = group_policy(p, "busypoll");
+  CHECK(busypoll.bench.empty());
+  CHECK(busypoll.keep_if_neutral);
+  CHECK(busypoll.bisect);
+
+  for (Decider x : {Decider::benchmark, Decider::peer_benchmark, Decider::guard_soak,
+                    Decider::left_out, Decider::chosen})
     CHECK(parse_decider(decider_name(x)) == x);
   CHECK_FALSE(parse_decider("loopback"));
+}
+
+TEST_CASE("group_decider: a chosen group stays chosen across an include, until restated") {
+  Profile base = parsed("[group.vm]\nchosen = true\n");
+  Profile child = parsed("[group.vm]\nsoak = \"10s\"\n");
+  merge_into(base, child);
+  CHECK(group_decider(base, "vm").by == Decider::chosen);
+  CHECK(group_policy(base, "vm").soak == std::chrono::seconds{10});
+  Profile undo = parsed("[group.vm]\nchosen = false\nbench = [\"tcp\"]\n");
+  merge_into(base, undo);
+  CHECK(group_decider(base, "vm").by == Decider::benchmark);
 }

@@ -94,6 +94,7 @@ void merge_into(Profile& base, const Profile& over) {
       else if (f == "bench") base_group.bench = g.bench;
       else if (f == "soak") base_group.soak = g.soak;
       else if (f == "peer") base_group.peer = g.peer;
+      else if (f == "chosen") base_group.chosen = g.chosen;
       if (std::find(base_group.set_fields.begin(), base_group.set_fields.end(), f) ==
           base_group.set_fields.end())
         base_group.set_fields.push_back(f);

@@ -351,7 +351,8 @@ class Parser : public TomlReader {
       const toml::table& g = table(v, ctx);
       Status name = check_plain_name(k.str(), "group name");
       if (!name.ok()) fail(k.source(), fmt::format("{}: {}", ctx, name.error().what));
-      check_keys(g, ctx, {"keep_if_neutral", "bisect", "bench", "members", "soak", "peer"});
+      check_keys(g, ctx,
+                 {"keep_if_neutral", "bisect", "bench", "members", "soak", "peer", "chosen"});
       GroupSettings gs;
       gs.name = std::string(k.str());
       gs.loc = loc(g.source());
@@ -363,10 +364,29 @@ class Parser : public TomlReader {
         else if (gk.str() == "bench") gs.bench = bench_names(gv, what);
         else if (gk.str() == "soak") gs.soak = parse_soak(file_, gv, what);
         else if (gk.str() == "peer") gs.peer = boolean(gv, what);
+        else if (gk.str() == "chosen") gs.chosen = boolean(gv, what);
         else members(gv, what, gs);
       }
+      if (gs.chosen) check_chosen(g, ctx, gs);
       out_.profile.groups[gs.name] = std::move(gs);
     }
+  }
+
+  /// A chosen group is kept as chosen: a benchmark, `peer` or `keep_if_neutral = false`
+  /// beside it would say it is measured.
+  void check_chosen(const toml::table& g, const std::string& ctx, const GroupSettings& gs) const {
+    const char* clash = gs.bench && !gs.bench->empty() ? "bench"
+                        : gs.peer                      ? "peer"
+                        : std::find(gs.set_fields.begin(), gs.set_fields.end(),
+                                    "keep_if_neutral") != gs.set_fields.end() &&
+                                !gs.keep_if_neutral
+                            ? "keep_if_neutral"
+                            : nullptr;
+    if (!clash) return;
+    fail(g.get(clash)->source(),
+         fmt::format("'{}' in {} contradicts chosen = true (a chosen group has no benchmark "
+                     "and is kept unless a guard trips)",
+                     clash, ctx));
   }
 
   void members(const toml::node& v, const std::string& what, GroupSettings& gs) const {

@@ -284,9 +284,14 @@ struct GroupSettings {
   /// its tcp benchmarks run against the peer `apply --peer ADDR` names; without one the
   /// group falls back to the guard soak (docs/fleet-decisions.md "Peers").
   bool peer = false;
+  /// `chosen = true`: kept as the profile chose it. Nothing on a node measures what the
+  /// group gains or costs (CPU time, power, memory pressure), so it has no benchmark and
+  /// is soaked like a `bench = []` group (a guard trip still rolls it back), and the plan
+  /// says "kept as chosen" rather than "unless it proves harm".
+  bool chosen = false;
   SourceLoc loc;
   /// The fields a [group.NAME] table wrote ("keep_if_neutral", "bisect", "bench", "soak",
-  /// "peer"): on
+  /// "peer", "chosen"): on
   /// include or merge only those override the parent's, and members accumulate.
   std::vector<std::string> set_fields;
 };

@@ -35,7 +35,7 @@ milliseconds group_time_bound(const Profile& profile, const std::string& group, 
   GroupDecider d = group_decider(profile, group);
   GroupPolicy policy = group_policy(profile, group);
   if (d.by == Decider::left_out) return milliseconds{0};
-  if (d.by == Decider::guard_soak) return 2 * policy.soak;
+  if (d.by == Decider::guard_soak || d.by == Decider::chosen) return 2 * policy.soak;
   milliseconds one{0};
   for (const std::string& name : bench_names_for(profile, group))
     one += bench_run_bound(profile, name);
