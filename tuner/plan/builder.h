@@ -83,6 +83,11 @@ std::optional<std::string> out_of_scope(const Nic& nic, const Rule& rule,
                                         const std::vector<Nic>& nics) {
   return out_of_scope(nic, port_scope(rule), nics);
 }
+/// One note when the profile's [irq] and [nic] rules match ports here but every one of
+/// them is out of scope (an all-ConnectX GPU node under rdma = false, a data transfer
+/// node whose only fast port holds the default route): the per-port notes say why each
+/// is left out; this says that no port is tuned and how to name them.
+void note_rules_without_ports(PlanBuilder& b);
 /// What the plan should say about a port a rule covers but could not fully judge: a
 /// rule with default_route = false on a root whose routes are unknown.
 std::optional<std::string> unknown_route(const Nic& nic, const PortScope& scope);

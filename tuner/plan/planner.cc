@@ -202,6 +202,40 @@ std::optional<std::string> planner_detail::unknown_route(const Nic& nic, const P
          "tell whether this is the management port, planned as a data port";
 }
 
+namespace {
+
+/// The last rule of `rules` whose glob matches `name` (the one the planner uses).
+template <typename Rule>
+const Rule* rule_for(const std::vector<Rule>& rules, const std::string& name) {
+  const Rule* found = nullptr;
+  for (const Rule& r : rules)
+    if (glob_match(r.glob, name)) found = &r;
+  return found;
+}
+
+}  // namespace
+
+void planner_detail::note_rules_without_ports(PlanBuilder& b) {
+  const Profile& p = b.profile;
+  if (p.irqs.empty() && p.nics.empty()) return;
+  unsigned left_out = 0;
+  for (const Nic& nic : b.inventory.nics) {
+    if (nic.is_virtual) continue;
+    const IrqRule* irq = rule_for(p.irqs, nic.name);
+    const NicRule* rule = rule_for(p.nics, nic.name);
+    if (!irq && !rule) continue;
+    if ((irq && !out_of_scope(nic, *irq, b.inventory.nics)) ||
+        (rule && !out_of_scope(nic, *rule, b.inventory.nics)))
+      return;  // a port in scope
+    ++left_out;
+  }
+  if (left_out == 0) return;
+  b.note("", fmt::format("the profile's NIC rules apply to no port on this node: its {} "
+                         "port{} {} left out (the notes above say why); a local profile "
+                         "that includes it names the ports they are for in `ports`",
+                         left_out, left_out == 1 ? "" : "s", left_out == 1 ? "is" : "are"));
+}
+
 CurrentValue CurrentValue::from(const Result<std::string>& read, const std::string& knob_id) {
   if (read.ok()) return {State::known, *read, ""};
   const Error& e = read.error();
@@ -241,6 +275,7 @@ Result<Plan> planner_detail::plan_settings(const Profile& profile, const Invento
     Status s = step(b);
     if (!s.ok()) return s.error();
   }
+  note_rules_without_ports(b);
   // IRQs named by number (no MSI index on this kernel: legacy INTx, or a kernel that
   // does not say): the number may belong to another device after a reboot (issue 41).
   std::vector<std::string> by_number;

@@ -207,3 +207,39 @@ TEST_CASE("port scope: default_route = false leaves the management port out unle
   CHECK(noted(*unknown, "ens1", "the routes are not known here"));
   CHECK(noted(*unknown, "ens2", "the routes are not known here"));
 }
+
+TEST_CASE("port scope: one note when the NIC rules leave every port out, none otherwise") {
+  // dl-training on an all-ConnectX node: every port has an RDMA device (D1 of
+  // profiles/REVIEW.md); a DTN whose only fast port holds the default route likewise.
+  const std::string says = "the profile's NIC rules apply to no port on this node";
+  auto count = [&](const Plan& plan) {
+    return std::count_if(plan.notes.begin(), plan.notes.end(),
+                         [&](const std::string& n) { return n.find(says) != std::string::npos; });
+  };
+  Inventory inv = ib_node();
+  for (Nic& n : inv.nics) n.rdma_device = "mlx5_" + n.name;
+  Profile p = rule("*");
+  p.irqs[0].rdma = false;
+  FakeCurrent cur;
+  auto none = make_plan_with(p, inv, cur);
+  REQUIRE_MESSAGE(none.ok(), none.error().message());
+  CHECK(none->changes.empty());
+  CHECK(count(*none) == 1);
+  CHECK(noted(*none, "ens1", "an RDMA port (mlx5_ens1): rule '*' says rdma = false"));
+  // The same node with ens1 named: it is tuned, and the note is gone.
+  p.irqs[0].ports = {"ens1"};
+  auto named = make_plan_with(p, inv, cur);
+  REQUIRE_MESSAGE(named.ok(), named.error().message());
+  CHECK(placed(*named) == std::set<std::string>{"ens1"});
+  CHECK(count(*named) == 0);
+  // The default route on the only Ethernet port, the IPoIB ports not matched by "*".
+  Inventory dtn = ib_node();
+  dtn.nics[0].default_route = true;
+  Profile q = rule("*");
+  q.irqs[0].default_route = false;
+  auto routed = make_plan_with(q, dtn, cur);
+  REQUIRE_MESSAGE(routed.ok(), routed.error().message());
+  CHECK(count(*routed) == 1);
+  // No rule, no note; a rule whose glob matches nothing here, none either.
+  CHECK(count(*make_plan_with(rule("eth*"), inv, cur)) == 0);
+}
