@@ -39,9 +39,11 @@ class BenchParser : public TomlReader {
  private:
   std::string what(std::string_view key) const { return fmt::format("'{}' in {}", key, ctx_); }
 
-  std::chrono::milliseconds duration(const toml::node& v, std::string_view key) const {
+  /// `zero_ok`: "0s" is a value (tcp's rr_duration: no request/response phase).
+  std::chrono::milliseconds duration(const toml::node& v, std::string_view key,
+                                     bool zero_ok = false) const {
     auto d = parse_duration(string(v, what(key)));
-    if (!d || d->count() <= 0)
+    if (!d || d->count() < 0 || (d->count() == 0 && !zero_ok))
       fail(v.source(), fmt::format("{} = \"{}\": expected a duration such as \"500ms\", "
                                    "\"30s\" or \"2m\"",
                                    what(key), string(v, what(key))));
@@ -113,7 +115,7 @@ class BenchParser : public TomlReader {
       } else if (key == "duration") {
         c.duration = duration(v, key);
       } else if (key == "rr_duration") {
-        c.rr_duration = duration(v, key);
+        c.rr_duration = duration(v, key, true);
       } else if (key == "cpus") {
         c.cpus = cpus(v, key);
       }

@@ -321,17 +321,20 @@ TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   REQUIRE(p->nics.size() == 1);  // network-throughput's queue count; rings left alone
   CHECK(p->nics[0].combined_local_cores);
   CHECK_FALSE(p->nics[0].rx_ring);
-  CHECK(p->nics[0].group == "channels");
+  CHECK(p->nics[0].group == "placement");  // with the IRQs XPS follows
+  CHECK(p->irqs[0].group == "placement");
   CHECK(p->verify.bench == std::vector<std::string>{"membw"});
   // Group settings merge field by field: restating keep_if_neutral and peer keeps the
-  // parent's bench (network-throughput's napi group: tcp, against a peer), and a
-  // group's own bench wins (numa: none here).
+  // parent's bench (network-throughput's napi group: bulk, against a peer), a group's
+  // own bench wins (sysctl: bulk, as throughput's), and a chosen group has none.
   REQUIRE(p->groups.count("napi"));
-  CHECK(p->groups.at("napi").bench == std::vector<std::string>{"tcp"});
+  CHECK(p->groups.at("napi").bench == std::vector<std::string>{"bulk"});
   CHECK(p->groups.at("napi").peer);
-  CHECK_FALSE(p->groups.at("napi").keep_if_neutral);
-  CHECK(p->groups.at("sysctl").bench == std::vector<std::string>{"tcp"});
-  CHECK(p->groups.at("numa").bench == std::vector<std::string>{});
+  CHECK(p->groups.at("napi").keep_if_neutral);
+  CHECK(p->benches.at("bulk").tcp.streams == 8);  // from throughput
+  CHECK(p->groups.at("sysctl").bench == std::vector<std::string>{"bulk"});
+  CHECK(p->groups.at("numa").chosen);
+  CHECK(p->groups.at("cpu").chosen);
   // balanced's queues group names its benchmark: not dl-training's membw.
   CHECK(p->groups.at("queues").bench == std::vector<std::string>{"tcp"});
 }
@@ -465,4 +468,20 @@ TEST_CASE("profile: { leave = true } drops what an included profile sets") {
   auto base = load_profile(dir / "base.toml", {});
   REQUIRE(base.ok());
   CHECK(sysctl(*base, "vm.dirty_ratio") != nullptr);
+}
+
+TEST_CASE("profile: a tcp benchmark's rr_duration may be 0 (no request/response phase)") {
+  auto f = parse_profile_file(
+      "[bench.bulk]\nkind = \"tcp\"\nstreams = 8\nduration = \"4s\"\nrr_duration = \"0s\"\n",
+      "b.toml");
+  REQUIRE_MESSAGE(f.ok(), f.error().message());
+  const BenchSpec& b = f->profile.benches.at("bulk");
+  CHECK(b.tcp.streams == 8);
+  CHECK(b.tcp.duration == std::chrono::seconds{4});
+  CHECK(b.tcp.rr_duration == std::chrono::milliseconds{0});
+  // The stream phase still needs a duration.
+  auto zero = parse_profile_file("[bench.x]\nkind = \"tcp\"\nduration = \"0s\"\n", "z.toml");
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.error().message().find("'duration' in [bench.x] = \"0s\": expected a duration") !=
+        std::string::npos);
 }
