@@ -35,6 +35,7 @@ const std::string kX722Net =
 struct PlanOut {
   std::map<std::string, std::string> desired;  // knob -> desired
   std::vector<std::string> notes;
+  std::vector<std::pair<std::string, std::string>> order;  // (group, knob), as written
   /// A note about port (notes with the same text name all their ports: "a, b: ...")
   /// that holds text.
   bool noted(const std::string& port, const std::string& text) const {
@@ -55,7 +56,10 @@ PlanOut plan(const std::string& root, const std::string& profile,
   REQUIRE_MESSAGE(r.code == 0, r.err);
   auto j = nlohmann::json::parse(r.out);
   PlanOut out;
-  for (const auto& c : j["changes"]) out.desired[c["knob"]] = c["desired"];
+  for (const auto& c : j["changes"]) {
+    out.desired[c["knob"]] = c["desired"];
+    out.order.emplace_back(c["group"], c["knob"]);
+  }
   for (const auto& n : j["notes"]) out.notes.push_back(n);
   return out;
 }
@@ -121,6 +125,18 @@ TEST_CASE("shipped profiles on a capture: a 10G data port gets the NIC rules") {
     for (unsigned q = 0; q < 8; ++q)
       CHECK(wants("nic:enp96s0f0:rfs:rx-" + std::to_string(q)) == (rfs ? "4096" : "(none)"));
     CHECK_FALSE(p.desired.contains("nic:enp96s0f0:rfs:rx-8"));
+    // One group places the IRQs and sizes the queues XPS follows (review X5), written
+    // in that order: the channel change first (i40e rebuilds its vectors), then the
+    // IRQs, then XPS and RFS, which follow them.
+    std::vector<std::string> kinds;
+    for (const auto& [group, knob] : p.order) {
+      if (knob.rfind("irq:", 0) != 0 && knob.rfind("nic:enp96s0f0:", 0) != 0) continue;
+      CHECK(group == "placement");
+      std::string kind = knob.rfind("irq:", 0) == 0 ? "irq" : knob.substr(14, 3);
+      if (kinds.empty() || kinds.back() != kind) kinds.push_back(kind);
+    }
+    CHECK(kinds == (rfs ? std::vector<std::string>{"cha", "irq", "rfs", "xps"}
+                        : std::vector<std::string>{"cha", "irq", "xps"}));
     // The port that is down: left alone, saying why.
     for (const auto& [knob, want] : p.desired) CHECK(knob.find("enp96s0f1") == std::string::npos);
     CHECK(p.noted("enp96s0f1", "link speed unknown (down, or not probed)"));

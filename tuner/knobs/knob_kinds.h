@@ -26,8 +26,11 @@ struct KnobKindInfo {
   /// Whether a profile asks for it. Two kinds it never names: numa_pid (a live process,
   /// bound by --pid) and irqbalance_service (stopped when a profile bans IRQs from it).
   bool from_profile;
-  /// The planner applies lower ranks first (and rolls back in reverse): sysctls, IRQs,
-  /// NICs (rps/xps after channels and the IRQ placement XPS follows), NUMA, irqbalance,
+  /// The planner applies lower ranks first within a group (and rolls back in reverse):
+  /// sysctls; a port's shape (link, MTU, channels, rings: a driver may rebuild its
+  /// vectors); IRQs, placed on the vectors that shape left; the NIC's per-queue settings
+  /// (rps/xps/rfs after the IRQ placement XPS follows: same rank, "irq:" sorts first);
+  /// NUMA, irqbalance,
   /// then governors before energy preferences (intel_pstate and amd-pstate refuse a
   /// preference other than performance under the performance governor), CPU latency,
   /// THP.
