@@ -231,10 +231,31 @@ struct CpufreqPolicy {
   std::optional<std::string> driver;  // scaling_driver: "intel_pstate", "acpi-cpufreq"
 };
 
+/// One idle state of a CPU's cpuidle table (sys/devices/system/cpu/cpuN/cpuidle/stateK).
+/// A PM QoS resume latency limit lets the governor use a state only when its exit
+/// latency is within the limit (tuner/knobs/cpu_latency.h).
+struct IdleState {
+  unsigned index = 0;  // K of stateK: shallowest first
+  std::string name;    // "POLL", "C1", "C1E", "C6"
+  /// The kernel's poll loop, not a C-state: name "POLL" (Linux 4.16 and later), or
+  /// desc "CPUIDLE CORE POLL IDLE" (earlier kernels called it "C0").
+  bool polling = false;
+  std::optional<unsigned> latency_us;  // exit latency; nullopt when unreadable
+  std::optional<bool> disabled;        // the `disable` file; nullopt without a readable one
+};
+
+/// The idle states of one CPU, the first online one, standing for every CPU's: intel_idle
+/// registers one table for all CPUs, and acpi_idle's per-CPU _CST tables are alike.
+struct Cpuidle {
+  unsigned cpu = 0;
+  std::optional<std::string> driver;  // sys/devices/system/cpu/cpuidle/current_driver
+  std::vector<IdleState> states;      // by index, never empty
+};
+
 /// A probe that could not finish. The rest of the inventory is still valid.
 struct ProbeError {
   std::string probe;    // "topology", "numa", "irq", "nic", "netlink", "sysctl", "host", "cpufreq",
-                        // "vulnerabilities", "cuda"
+                        // "cpuidle", "vulnerabilities", "cuda"
   std::string message;  // names the path or syscall and errno text
 };
 
@@ -247,6 +268,9 @@ struct Inventory {
   /// cpufreq policies by number; empty without a cpufreq driver; nullopt when unknown
   /// (an XML topology describes another machine).
   std::optional<std::vector<CpufreqPolicy>> cpufreq;
+  /// The idle states a resume latency limit chooses among; nullopt when unknown (no
+  /// cpuidle driver, a capture without the per-CPU tables, an XML topology).
+  std::optional<Cpuidle> cpuidle;
   std::vector<ProbeError> errors;
   /// The operator's own fact in the hardware class (--class-label; probes/hw_class.h):
   /// not probed, so empty unless the command line gave one.

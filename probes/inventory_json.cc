@@ -183,6 +183,18 @@ json cpufreq_json(const std::optional<std::vector<CpufreqPolicy>>& policies) {
   return out;
 }
 
+json cpuidle_json(const std::optional<Cpuidle>& table) {
+  if (!table) return nullptr;
+  json states = json::array();
+  for (const IdleState& s : table->states)
+    states.push_back({{"state", s.index},
+                      {"name", s.name},
+                      {"polling", s.polling},
+                      {"latency_us", opt(s.latency_us)},
+                      {"disabled", opt(s.disabled)}});
+  return {{"cpu", table->cpu}, {"driver", opt(table->driver)}, {"states", states}};
+}
+
 }  // namespace
 
 NodeFacts node_facts(const Inventory& inv) {
@@ -241,6 +253,7 @@ json to_json(const Inventory& inv) {
           {"irqs", irqs},
           {"sysctls", inv.sysctls},
           {"cpufreq", cpufreq_json(inv.cpufreq)},
+          {"cpuidle", cpuidle_json(inv.cpuidle)},
           {"node", node_facts_json(inv)},
           {"class", hw_class_json(hw_class(inv, inv.class_label))},
           {"errors", errors}};

@@ -1,6 +1,7 @@
 #include "probes/probe.h"
 
 #include "probes/cpufreq.h"
+#include "probes/cpuidle.h"
 #include "probes/default_route.h"
 #include "probes/drvinfo.h"
 #include "probes/host.h"
@@ -130,6 +131,7 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
     else if (v.error().err != ENOENT) inv.errors.push_back({"sysctl", v.error().message()});
   }
   inv.cpufreq = probe_cpufreq(root, inv.errors);
+  inv.cpuidle = probe_cpuidle(root, inv.errors);
   return inv;
 }
 

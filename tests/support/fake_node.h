@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "probes/cpufreq.h"
+#include "probes/cpuidle.h"
 #include "probes/host.h"
 #include "probes/irq.h"
 #include "probes/nic.h"
@@ -113,6 +114,7 @@ struct FakeNode {
     inv.irqs = probe_irqs(r, inv.errors);
     inv.nics = probe_nics(r, &nl, inv.errors);
     inv.cpufreq = probe_cpufreq(r, inv.errors);
+    inv.cpuidle = probe_cpuidle(r, inv.errors);
     for (Nic& n : inv.nics)
       for (const Irq& i : inv.irqs)
         if (i.device && *i.device == n.name) n.irqs.push_back(i.number);

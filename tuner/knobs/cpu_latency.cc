@@ -28,6 +28,18 @@ std::string describe_resume_latency(const std::string& value) {
   return "idle states that wake within " + value + " us";
 }
 
+std::optional<uint64_t> resume_latency_limit_us(const std::string& value) {
+  if (value == "n/a") return 0;
+  auto n = parse_u64(value);
+  if (!n || *n == 0) return std::nullopt;
+  return n;
+}
+
+bool resume_latency_stricter(const std::string& a, const std::string& b) {
+  auto la = resume_latency_limit_us(a), lb = resume_latency_limit_us(b);
+  return la && (!lb || *la < *lb);
+}
+
 namespace {
 
 class CpuLatencyKnob : public FileKnob {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,5 +30,15 @@ Result<std::string> parse_resume_latency(std::string_view text);
 /// What a canonical value means, for a plan's reason: "no constraint", "no wake-up
 /// latency at all: idle CPUs only poll", "idle states that wake within 20 us".
 std::string describe_resume_latency(const std::string& value);
+
+/// The limit a canonical value sets, for telling which idle states it admits (those
+/// whose exit latency is at most the limit) and which of two values is stricter: "n/a"
+/// is 0 us (only what wakes at once: polling), "N" is N us, and "0" (no constraint) is
+/// nullopt, looser than any number.
+std::optional<uint64_t> resume_latency_limit_us(const std::string& value);
+
+/// Whether canonical value a admits fewer idle states than b can: "2" than "99", "n/a"
+/// than "2", any value but "0" than "0".
+bool resume_latency_stricter(const std::string& a, const std::string& b);
 
 }  // namespace tuner

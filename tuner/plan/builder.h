@@ -126,6 +126,26 @@ Result<Plan> plan_settings(const Profile& profile, const Inventory& inventory,
 Status plan_searches(const Profile& profile, const Inventory& inventory,
                      const CurrentValues& current, Plan& plan);
 
+/// The candidates of a searched [cpu] resume_latency_us left on a node, and why
+/// (idle_search.cc).
+struct FittedCandidates {
+  std::vector<std::string> kept;   // in the profile's order
+  std::vector<std::string> notes;  // for the plan
+};
+/// Fits candidates (canonical resume latencies) to a node's idle states: a number that
+/// admits no enabled idle state but polling is dropped; candidates that admit the same
+/// enabled states are one, the smallest limit ("0", no limit, counts as the largest).
+/// Where the table is unknown, or a state's exit latency, they stay as written. Every
+/// decision is a note naming `where` ("latency.toml:67").
+FittedCandidates fit_resume_latency_search(const std::vector<std::string>& candidates,
+                                           const std::optional<Cpuidle>& table,
+                                           const std::string& where);
+/// The profile with its searched resume_latency_us fitted to inventory.cpuidle: the kept
+/// candidates as its search, one kept as its stated value, none as no setting; the
+/// notes are appended to `notes`.
+Profile fit_idle_search(const Profile& profile, const Inventory& inventory,
+                        std::vector<std::string>& notes);
+
 /// Plans knob = s.value for a [cpu] or [mm] setting, reason + " (file:line)". The current
 /// value is the knob's; the desired one is made canonical by the knob, so a value this
 /// machine does not offer is an Error at s.loc. A knob that does not exist here adds

@@ -1,10 +1,14 @@
 // [cpu]: a governor and an energy preference (EPP) for every cpufreq policy, and a PM
 // QoS resume latency for every CPU; `cpus` limits both to some CPUs and the policies
-// covering them. One change per policy or CPU whose value differs. Which policies there
+// covering them. One change per policy or CPU whose value differs; a resume latency only
+// ever tightens a CPU's limit (a site's stricter one is kept, with a note) and, unless
+// `cpus` names them, leaves isolated CPUs (isolcpus, nohz_full) alone. Which policies there
 // are comes from the Inventory (probes/cpufreq.h); current values, and whether this
 // machine offers a value, come from the knobs. What a machine lacks (no cpufreq driver
 // in a VM, no EPP under acpi-cpufreq) is a note, not an error: a profile is written
 // for many machines.
+#include <map>
+
 #include "tuner/knobs/cpu_latency.h"
 #include "tuner/plan/builder.h"
 
@@ -86,16 +90,45 @@ Status plan_resume_latency(PlanBuilder& b, const CpuSet& cpus, const TableSettin
   std::string reason = "profile sets resume latency " + s.value + " (" +
                        describe_resume_latency(s.value) + ")";
   Missing missing;
+  std::map<std::string, CpuSet> stricter;  // a site's stricter value -> the CPUs keeping it
   for (unsigned cpu : cpus.cpus()) {
     auto id = KnobId::cpu_resume_latency(cpu);
     if (!id.ok()) return error_at(s.loc, id.error().what);
+    // Stricter only: a site that keeps a CPU in shallower states (or polling) did so
+    // for a workload there; a profile's looser limit would undo it.
+    if (b.current.readable())
+      if (CurrentValue cur = b.current.get(*id);
+          cur.state == CurrentValue::State::known && resume_latency_stricter(cur.value, s.value)) {
+        stricter[cur.value].add(cpu);
+        b.add(Change{id->str(), s.group, cur.value, cur.value, reason}, true);
+        continue;
+      }
     std::string why;
     auto planned = plan_table_knob(b, *id, s, reason, why);
     if (!planned.ok()) return planned.error();
     if (!*planned) missing.add(cpu, why);
   }
+  for (const auto& [value, kept] : stricter)
+    b.note(cpus_label(kept), "resume latency " + value + " (" + describe_resume_latency(value) +
+                                 ") kept: stricter than the profile's " + s.value + " (" +
+                                 short_loc(s.loc) +
+                                 "), and a profile never loosens a CPU's idle-state limit");
   missing.note(b, "CPUs", "resume_latency_us");
   return Ok{};
+}
+
+/// The CPUs [cpu] resume_latency_us applies to: `cpus` as named, else every CPU but the
+/// isolated ones (isolcpus, nohz_full), which run what a site placed there with an idle
+/// policy of its own; a note names those left alone.
+CpuSet resume_latency_cpus(PlanBuilder& b, const CpuTable& t) {
+  if (t.cpus) return *t.cpus;
+  const CpuSet& all = b.inventory.topology.all_pus;
+  CpuSet isolated = all.intersect(b.inventory.host.isolcpus.unite(b.inventory.host.nohz_full));
+  if (!isolated.empty())
+    b.note(cpus_label(isolated),
+           "isolated (isolcpus/nohz_full): resume_latency_us left alone (name them in [cpu] "
+           "cpus to set it there too)");
+  return all.minus(isolated);
 }
 
 }  // namespace
@@ -111,11 +144,12 @@ Status plan_cpu(PlanBuilder& b) {
   if (t.governor || t.epp)
     if (Status s = plan_policies(b, t); !s.ok()) return s;
   if (t.resume_latency) {
-    CpuSet cpus = t.cpus ? *t.cpus : all;
-    if (cpus.empty()) {
+    if (!t.cpus && all.empty()) {
       b.note("", "no CPUs known on this target: resume_latency_us not planned");
       return Ok{};
     }
+    CpuSet cpus = resume_latency_cpus(b, t);
+    if (cpus.empty()) return Ok{};  // every CPU isolated: noted
     return plan_resume_latency(b, cpus, *t.resume_latency);
   }
   return Ok{};

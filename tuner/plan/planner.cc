@@ -303,8 +303,11 @@ Result<Plan> planner_detail::plan_settings(const Profile& profile, const Invento
   return std::move(b.plan);
 }
 
-Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
+Result<Plan> make_plan_with(const Profile& written, const Inventory& inventory,
                             const CurrentValues& current) {
+  // A C-state search asks only what this node's idle states can answer.
+  std::vector<std::string> fitted;
+  Profile profile = planner_detail::fit_idle_search(written, inventory, fitted);
   auto plan = planner_detail::plan_settings(profile, inventory, current);
   if (!plan.ok()) {
     // The plan's changes carry each search's first candidate: say so when it is the
@@ -316,6 +319,7 @@ Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
             plan.error().where);
     return plan;
   }
+  plan->notes.insert(plan->notes.end(), fitted.begin(), fitted.end());
   if (Status s = planner_detail::plan_searches(profile, inventory, current, *plan); !s.ok())
     return s.error();
   // The changes carry each search's first candidate that differs from what the machine

@@ -18,6 +18,8 @@ namespace tuner {
 /// current is null).
 /// Impossible requests (cpulists beyond the machine, speeds no mode supports, sysctl
 /// keys that do not exist) are an Error whose `where` is the profile's file:line:col.
+/// A searched [cpu] resume_latency_us is first fitted to the node's idle states
+/// (Inventory::cpuidle): the plan's searches hold the candidates left, its notes why.
 Result<Plan> make_plan(const Profile& profile, const Inventory& inventory, const Target& target);
 
 /// The current value of a knob the Inventory does not carry.

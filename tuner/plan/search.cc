@@ -34,6 +34,7 @@ std::string design_for(const SearchedSetting& s) {
 Status plan_searches(const Profile& profile, const Inventory& inventory,
                      const CurrentValues& current, Plan& plan) {
   if (Status st = check_one_search_per_group(profile); !st.ok()) return st;
+  const std::vector<std::string> first_notes = plan.notes;  // the first candidates' plan's
   for (const SearchedSetting& s : searched_settings(profile)) {
     PlanSearch out{s.group, s.setting, {}, {}, design_for(s), 0};
     std::vector<Plan> plans;
@@ -45,6 +46,11 @@ Status plan_searches(const Profile& profile, const Inventory& inventory,
         return Error::invalid(
             "candidate " + s.candidates[i] + " of " + s.setting + ": " + p.error().what,
             p.error().where.empty() ? s.loc.str() : p.error().where);
+      // What only this candidate's plan says (a CPU that keeps a stricter limit than it).
+      for (const std::string& n : p->notes)
+        if (std::find(first_notes.begin(), first_notes.end(), n) == first_notes.end())
+          plan.notes.push_back("search of " + s.setting + ", candidate " + s.candidates[i] + ": " +
+                               n);
       for (const Change& c : p->changes)
         if (c.group == s.group && writes(s, c.knob) &&
             std::find(out.knobs.begin(), out.knobs.end(), c.knob) == out.knobs.end())

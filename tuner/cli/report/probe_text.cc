@@ -97,6 +97,17 @@ std::string format_probe_report(const Inventory& inv, const Term& t) {
     out += t.bold("cpufreq") + fmt::format("  {} policies, driver {}\n", inv.cpufreq->size(),
                                            first.driver.value_or("?"));
   }
+  if (inv.cpuidle) {
+    // The exit latencies a resume latency limit is weighed against.
+    std::string states;
+    for (const IdleState& s : inv.cpuidle->states)
+      states += fmt::format("{}{} {} us{}", states.empty() ? "" : ", ", escape_controls(s.name),
+                            s.latency_us ? std::to_string(*s.latency_us) : "?",
+                            s.disabled == true ? " (disabled)" : "");
+    out += t.bold("cpuidle") + fmt::format("  {} on CPU {}: {}\n",
+                                           escape_controls(inv.cpuidle->driver.value_or("?")),
+                                           inv.cpuidle->cpu, states);
+  }
   return out;
 }
 
