@@ -48,7 +48,8 @@ std::optional<std::string> hypervisor_from_dmi(std::string_view sys_vendor,
 /// proc/*/comm for irqbalance (unknown when the root has no process folders),
 /// proc/driver/nvidia/version (or sys/module/nvidia/version), the platform (BIOS,
 /// system, board) from sys/class/dmi/id, and the hypervisor from sys/hypervisor/type,
-/// DMI, and, on the live x86 machine, CPUID leaf 0x40000000.
+/// DMI, and, on the live x86 machine, CPUID leaf 0x40000000; the swap devices from
+/// proc/swaps (probes/swap.h).
 /// Missing core files (osrelease, hostname, cpuinfo, cmdline) and any unreadable file
 /// become `errors` entries (probe "host"); optional ones are silently unknown.
 Host probe_host(const Root& root, std::vector<ProbeError>& errors);

@@ -5,6 +5,7 @@
 #include "base/strings.h"
 #include "probes/cpu_vulnerabilities.h"
 #include "probes/host.h"
+#include "probes/swap.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -101,6 +102,7 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
   else note(errors, irqbalance.error());
 
   host.cpu_vulnerabilities = probe_cpu_vulnerabilities(root, errors);
+  host.swaps = probe_swaps(root, errors);
 
   if (auto v = read_text(root, "proc/driver/nvidia/version", true, errors))
     host.nvidia_driver = parse_nvidia_version(*v);

@@ -189,6 +189,14 @@ struct Nic {
   std::optional<std::string> driver_version, firmware_version;
 };
 
+/// An active swap device, a line of proc/swaps (probes/swap.h).
+struct SwapDevice {
+  std::string name;  // "/dev/zram0", "/dev/nvme0n1p3", "/swap.img" (blanks as \040)
+  std::string type;  // "partition" (a block device) or "file"
+  uint64_t size_kib = 0, used_kib = 0;
+  int priority = 0;
+};
+
 struct Host {
   std::optional<std::string> hostname;
   std::optional<std::string> kernel;  // release, "6.1.0-18-amd64"
@@ -221,6 +229,10 @@ struct Host {
     std::optional<std::string> system_vendor, system_product;
     std::optional<std::string> board_vendor, board_name;
   } platform;
+  /// The active swap devices (proc/swaps): empty without swap; nullopt when unknown (a
+  /// capture without proc/swaps, an export). Zram only: the planner leaves a lower-only
+  /// vm.swappiness alone (tuner/plan/sysctl_swap.cc).
+  std::optional<std::vector<SwapDevice>> swaps;
 };
 
 /// A cpufreq policy: CPUs the kernel scales as one (sys/devices/system/cpu/cpufreq/policyN).
@@ -255,7 +267,7 @@ struct Cpuidle {
 /// A probe that could not finish. The rest of the inventory is still valid.
 struct ProbeError {
   std::string probe;    // "topology", "numa", "irq", "nic", "netlink", "sysctl", "host", "cpufreq",
-                        // "cpuidle", "vulnerabilities", "cuda"
+                        // "cpuidle", "vulnerabilities", "swap", "cuda"
   std::string message;  // names the path or syscall and errno text
 };
 

@@ -3,6 +3,7 @@
 #include "probes/cpu_vulnerabilities.h"
 #include "probes/hw_class.h"
 #include "probes/irq_names.h"
+#include "probes/swap.h"
 
 namespace tuner {
 namespace {
@@ -12,6 +13,19 @@ using nlohmann::json;
 template <typename T>
 json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
+}
+
+json swaps_json(const std::optional<std::vector<SwapDevice>>& swaps) {
+  if (!swaps) return nullptr;
+  json out = json::array();
+  for (const SwapDevice& d : *swaps)
+    out.push_back({{"name", d.name},
+                   {"type", d.type},
+                   {"zram", is_zram(d)},
+                   {"size_kib", d.size_kib},
+                   {"used_kib", d.used_kib},
+                   {"priority", d.priority}});
+  return out;
 }
 
 json host_json(const Host& h) {
@@ -29,6 +43,7 @@ json host_json(const Host& h) {
           {"nvidia_driver", opt(h.nvidia_driver)},
           {"microcode", opt(h.microcode)},
           {"cpu_vulnerabilities", opt(h.cpu_vulnerabilities)},
+          {"swaps", swaps_json(h.swaps)},
           {"platform",
            {{"bios_vendor", opt(h.platform.bios_vendor)},
             {"bios_version", opt(h.platform.bios_version)},

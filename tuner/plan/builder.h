@@ -100,11 +100,30 @@ Status plan_sysctls(PlanBuilder& b);
 /// One sysctl setting, as plan_sysctls plans each of [sysctl]'s; `why` goes before the
 /// setting's own reason ("raise only: profile asks >= N (file:line)").
 Status plan_sysctl(PlanBuilder& b, const SysctlSetting& s, const std::string& why = "");
+/// The node's memory (every NUMA node's), or nullopt when a node's is unknown.
+std::optional<uint64_t> memory_bytes(const Inventory& inv);
+/// What [mm] dirty_max_bytes makes of a writeback ratio (cap_writeback).
+struct WritebackCap {
+  bool capped = false;         // change.desired is the cap's: bytes, or the kernel's ratio
+  std::string unchanged_note;  // the plan's note when the node already holds that ratio
+};
+/// [mm] dirty_max_bytes on vm.dirty_ratio = R (and the vm.dirty_background_ratio beside
+/// it), R above the kernel's 20%, where R% of memory is more than the cap
+/// (sysctl_writeback.cc). R% of memory is what the kernel allows at most (it counts only
+/// dirtyable memory, free and file pages, so its limit is lower, never higher). The
+/// dirty limit becomes the larger of the cap and the kernel's 20%: vm.dirty_bytes = the
+/// cap, or the ratio 20 where 20% of memory is already above it. The background limit
+/// keeps its share of that, but not below the kernel's 10% (then the ratio 10). Sets
+/// change.desired and adds to its reason; capped false when the ratio stays as given.
+WritebackCap cap_writeback(PlanBuilder& b, const SysctlSetting& s, Change& change);
 /// A writeback key's exact value against the one in force (sysctl_writeback.cc): true
 /// when the change is to be made (its reason then says the effective limit before and
 /// after); false, with a plan note, where a site's limit is as strict or stricter.
 bool writeback_allowed(PlanBuilder& b, const SysctlSetting& s, Change& change,
                        std::optional<uint64_t> memory);
+/// vm.swappiness with a lower-only bound that would lower it (sysctl_swap.cc): false,
+/// with a plan note, where every active swap device is zram; an exact value stands.
+bool swappiness_allowed(PlanBuilder& b, const SysctlSetting& s, const Change& change);
 Status plan_irqs(PlanBuilder& b);
 Status plan_nics(PlanBuilder& b);
 /// A [nic] rule's rps and xps (nic_queues.cc), after plan_irqs: XPS follows the IRQ

@@ -1,8 +1,8 @@
 // Sysctl settings: exact values, ">=N" (raise only) and "<=N" (lower only). The
 // current value is the sysctl knob's read(), whitespace-normalised. With [mm]
 // dirty_max_bytes, a writeback ratio that stands for more dirty page cache than that on
-// this node's memory is planned as the byte limit instead; a writeback limit a site set
-// stricter is kept (sysctl_writeback.cc).
+// this node's memory is planned as the byte limit instead, never below the kernel's own
+// ratios; a writeback limit a site set stricter is kept (sysctl_writeback.cc).
 #include <algorithm>
 #include <cerrno>
 
@@ -79,61 +79,6 @@ bool outside_initial_netns(const PlanBuilder& b, const std::string& key) {
   return key.rfind("net.", 0) == 0 && b.inventory.host.initial_net_namespace == false;
 }
 
-std::string gib(uint64_t bytes) {
-  return fmt::format("{:.0f} GiB", static_cast<double>(bytes) / (1ull << 30));
-}
-
-/// The node's memory (every NUMA node's), or nullopt when a node's is unknown.
-std::optional<uint64_t> memory_bytes(const Inventory& inv) {
-  uint64_t total = 0;
-  for (const NumaNode& n : inv.topology.numa_nodes) {
-    if (!n.memory_bytes) return std::nullopt;
-    total += *n.memory_bytes;
-  }
-  return total ? std::optional<uint64_t>(total) : std::nullopt;
-}
-
-/// [mm] dirty_max_bytes on vm.dirty_ratio = R (and the vm.dirty_background_ratio
-/// beside it): R% of memory is what the kernel allows at most (it counts only
-/// dirtyable memory, free and file pages, so its limit is lower, never higher). Above
-/// the cap, the byte limits: vm.dirty_bytes = the cap, vm.dirty_background_bytes scaled
-/// by the same factor, so the two keep their proportion. Sets change.desired and adds to
-/// its reason; false when the ratio stays.
-bool cap_writeback(PlanBuilder& b, const SysctlSetting& s, Change& change) {
-  const auto& cap = b.profile.mm.dirty_max_bytes;
-  bool background = s.key == "vm.dirty_background_ratio";
-  if (!cap || s.op != SysctlSetting::Op::set || (s.key != "vm.dirty_ratio" && !background))
-    return false;
-  const SysctlSetting* dirty = &s;
-  if (background) {
-    dirty = nullptr;
-    for (const SysctlSetting& o : b.profile.sysctls)
-      if (o.key == "vm.dirty_ratio" && o.op == SysctlSetting::Op::set) dirty = &o;
-    if (!dirty) return false;  // the cap is of vm.dirty_ratio's limit
-  }
-  auto memory = memory_bytes(b.inventory);
-  auto ratio = parse_u64(dirty->value), own = parse_u64(s.value);
-  if (!memory || !ratio || !own || *ratio == 0 || *ratio > 100) {
-    if (!memory && !background)
-      b.note(change.knob, "memory size unknown: [mm] dirty_max_bytes cannot be weighed, the "
-                          "ratio is planned as given");
-    return false;
-  }
-  // 128-bit: 2^62 bytes of memory times 100 does not fit 64 bits.
-  auto limit = static_cast<uint64_t>(static_cast<unsigned __int128>(*memory) * *ratio / 100);
-  if (limit <= *cap) return false;
-  auto bytes = static_cast<uint64_t>(static_cast<unsigned __int128>(*cap) * *own / *ratio);
-  bytes &= ~((uint64_t{1} << 20) - 1);  // whole MiB
-  std::string partner(*writeback_partner(s.key));
-  change.desired = partner + "=" + std::to_string(bytes);
-  change.reason += fmt::format(
-      "; {}% of this node's {} would allow {} of dirty page cache, above [mm] "
-      "dirty_max_bytes {} ({}): {} = {} instead",
-      *ratio, gib(*memory), gib(limit), gib(*cap), short_loc(b.profile.mm.dirty_max_loc), partner,
-      background ? gib(bytes) + " (the same share of the cap)" : gib(bytes));
-  return true;
-}
-
 std::string describe(const SysctlSetting& s) {
   std::string where = short_loc(s.loc);
   std::string suffix = where.empty() ? "" : " (" + where + ")";
@@ -193,7 +138,7 @@ Status plan_sysctl(PlanBuilder& b, const SysctlSetting& s, const std::string& wh
   if (!id.ok()) return error_at(s.loc, id.error().message());
   Change change{id->str(), s.group.empty() ? "sysctl" : s.group, std::nullopt,
                 normalize_ws(s.value), why + describe(s)};
-  bool capped = cap_writeback(b, s, change);
+  WritebackCap cap = cap_writeback(b, s, change);
   if (!b.current.readable()) {
     b.add(std::move(change), false);
     return Ok{};
@@ -218,8 +163,9 @@ Status plan_sysctl(PlanBuilder& b, const SysctlSetting& s, const std::string& wh
   if (Status numbers = check_numbers(s, cur.value); !numbers.ok()) return numbers;
   bool done = false;
   bool partner_in_force = writeback_partner(s.key) && cur.value.find('=') != std::string::npos;
-  if (capped) {
+  if (cap.capped) {
     done = cur.value == change.desired;
+    if (done && !cap.unchanged_note.empty()) b.note(change.knob, cap.unchanged_note);
   } else if (partner_in_force) {
     // "vm.dirty_bytes=1073741824": the other key of the pair is in force; writing this
     // one replaces it, and rollback puts the other back.
@@ -233,6 +179,7 @@ Status plan_sysctl(PlanBuilder& b, const SysctlSetting& s, const std::string& wh
     change.desired = *bounded;
     done = same_value(cur.value, change.desired);
   }
+  if (!done && !swappiness_allowed(b, s, change)) return Ok{};
   if (!done && writeback_partner(s.key) &&
       !writeback_allowed(b, s, change, memory_bytes(b.inventory)))
     return Ok{};

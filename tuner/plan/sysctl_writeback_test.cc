@@ -109,63 +109,168 @@ TEST_CASE("planner: a writeback pair is one setting") {
   CHECK(both.error().what.find("are one setting in the kernel") != std::string::npos);
 }
 
-TEST_CASE("planner: [mm] dirty_max_bytes turns a large node's ratios into byte limits") {
-  Node n("20", "0");
-  testing::write_file(n.dir.path + "/proc/sys/vm/dirty_background_ratio", "10\n");
-  testing::write_file(n.dir.path + "/proc/sys/vm/dirty_background_bytes", "0\n");
-  Inventory inv = testing::smt_machine(2, 4);
-  KnobCurrentValues current(n.ctx, true, false);
+namespace {
+
+/// throughput's writeback: 40% / 10% with [mm] dirty_max_bytes = 64 GiB.
+Profile capped_profile(const char* dirty = "40", const char* background = "10") {
   Profile p;
-  p.sysctls = {
-      {"vm.dirty_ratio", SysctlSetting::Op::set, "40", "sysctl", testing::loc(7), {}},
-      {"vm.dirty_background_ratio", SysctlSetting::Op::set, "10", "sysctl", testing::loc(8), {}}};
+  p.sysctls = {{"vm.dirty_ratio", SysctlSetting::Op::set, dirty, "sysctl", testing::loc(7), {}},
+               {"vm.dirty_background_ratio",
+                SysctlSetting::Op::set,
+                background,
+                "sysctl",
+                testing::loc(8),
+                {}}};
   p.mm.dirty_max_bytes = 64ull << 30;
   p.mm.dirty_max_loc = testing::loc(12);
-  auto desired = [](const Plan& plan) {
-    std::map<std::string, std::string> out;
-    for (const Change& c : plan.changes) out[c.knob] = c.desired;
-    return out;
-  };
+  return p;
+}
 
-  SUBCASE("2 TiB: 40% would be 819 GiB; 64 GiB and its quarter instead") {
-    for (NumaNode& node : inv.topology.numa_nodes) node.memory_bytes = 1ull << 40;
+/// A node of `bytes` of memory, two NUMA nodes, whose site has the kernel's 20% / 10%.
+struct CapNode : Node {
+  Inventory inv = testing::smt_machine(2, 4);
+  KnobCurrentValues current{ctx, true, false};
+  explicit CapNode(uint64_t bytes) : Node("20", "0") {
+    testing::write_file(dir.path + "/proc/sys/vm/dirty_background_ratio", "10\n");
+    testing::write_file(dir.path + "/proc/sys/vm/dirty_background_bytes", "0\n");
+    inv.topology.numa_nodes[0].memory_bytes = bytes / 2;
+    inv.topology.numa_nodes[1].memory_bytes = bytes - bytes / 2;
+  }
+  Plan plan(const Profile& p) const {
     auto plan = make_plan_with(p, inv, current);
     REQUIRE_MESSAGE(plan.ok(), plan.error().message());
-    auto d = desired(*plan);
-    CHECK(d["sysctl:vm.dirty_ratio"] == "vm.dirty_bytes=68719476736");
-    CHECK(d["sysctl:vm.dirty_background_ratio"] == "vm.dirty_background_bytes=17179869184");
-    CHECK(plan->changes[0].reason.find("40% of this node's 2048 GiB would allow 819 GiB of "
-                                       "dirty page cache, above [mm] dirty_max_bytes 64 GiB") !=
-          std::string::npos);
-    // What the plan says, the knobs write, and the kernel keeps one limit of each pair.
-    for (const Change& c : plan->changes) {
-      auto k = make_knob(c.knob, n.ctx);
+    return *plan;
+  }
+  /// Writes what the plan says through the knobs, as apply does.
+  void apply(const Plan& plan) {
+    for (const Change& c : plan.changes) {
+      auto k = make_knob(c.knob, ctx);
       REQUIRE(k.ok());
       Status st = (*k)->write(c.desired);
       REQUIRE_MESSAGE(st.ok(), st.error().message());
     }
+  }
+};
+
+std::map<std::string, std::string> desired(const Plan& plan) {
+  std::map<std::string, std::string> out;
+  for (const Change& c : plan.changes) out[c.knob] = c.desired;
+  return out;
+}
+
+const Change* change_of(const Plan& plan, const std::string& knob) {
+  for (const Change& c : plan.changes)
+    if (c.knob == knob) return &c;
+  return nullptr;
+}
+
+bool has_note(const Plan& plan, const std::string& text) {
+  return std::ranges::any_of(
+      plan.notes, [&](const std::string& s) { return s.find(text) != std::string::npos; });
+}
+
+// The DGX-2's two NUMA nodes (tests/fixtures/machines/topologies/nvidiaDGX2.xml).
+constexpr uint64_t kDgx2 = 810234351616ull + 811737923584ull;  // 1511 GiB
+
+}  // namespace
+
+TEST_CASE("planner: [mm] dirty_max_bytes never takes a limit below the kernel's own") {
+  // The cap trims throughput's 40% on a large node, but a byte limit below what the
+  // kernel's 20% / 10% stand for would tighten writeback (and every container's limit,
+  // which the kernel derives from vm.dirty_bytes) instead of loosening it (profiles/REVIEW.md T1).
+  SUBCASE("1511 GiB (DGX-2): the kernel's 20% is 302 GiB, above the cap: left as it is") {
+    CapNode n(kDgx2);
+    Plan plan = n.plan(capped_profile());
+    CHECK(plan.changes.empty());  // the old cap wrote vm.dirty_bytes = 64 GiB here: 4.2%
+    CHECK(has_note(plan, "sysctl:vm.dirty_ratio: 40% of this node's 1511 GiB would allow "
+                         "604 GiB of dirty page cache, above [mm] dirty_max_bytes 64 GiB "
+                         "(test.toml:12); the kernel's own 20% (302 GiB) is already above the "
+                         "cap: left as it is"));
+    CHECK(has_note(plan, "sysctl:vm.dirty_background_ratio: [mm] dirty_max_bytes (test.toml:12): "
+                         "the background limit's share of the dirty limit (76 GiB) would be "
+                         "below the kernel's 10% (151 GiB): left as it is"));
+  }
+  SUBCASE("1511 GiB, a site's looser 30%: lowered to the kernel's 20%, no byte limit") {
+    CapNode n(kDgx2);
+    testing::write_file(n.dir.path + "/proc/sys/vm/dirty_ratio", "30\n");
+    Plan plan = n.plan(capped_profile());
+    REQUIRE(plan.changes.size() == 1);
+    CHECK(plan.changes[0].desired == "20");
+    CHECK(plan.changes[0].reason.find("effective limit vm.dirty_ratio = 30% (453.2 GiB) -> "
+                                      "vm.dirty_ratio = 20% (302.1 GiB)") != std::string::npos);
+  }
+  SUBCASE("2 TiB: the kernel's 20% is 410 GiB, so neither limit moves") {
+    CapNode n(2048ull << 30);
+    Plan plan = n.plan(capped_profile());
+    CHECK(desired(plan).empty());
+    CHECK(has_note(plan, "the kernel's own 20% (410 GiB) is already above the cap: left as it "
+                         "is"));
+    CHECK(has_note(plan, "(102 GiB) would be below the kernel's 10% (205 GiB): left as it is"));
+  }
+  SUBCASE("256 GiB: 40% is 102 GiB, the kernel's 20% 51 GiB: the cap, looser than the kernel") {
+    CapNode n(256ull << 30);
+    Plan plan = n.plan(capped_profile());
+    auto d = desired(plan);
+    CHECK(d["sysctl:vm.dirty_ratio"] == "vm.dirty_bytes=68719476736");
+    const Change* dirty = change_of(plan, "sysctl:vm.dirty_ratio");
+    REQUIRE(dirty);
+    CHECK(dirty->reason.find("40% of this node's 256 GiB would allow 102 GiB of dirty page "
+                             "cache, above [mm] dirty_max_bytes 64 GiB (test.toml:12), and the "
+                             "kernel's own 20% is 51 GiB: vm.dirty_bytes = 64 GiB instead") !=
+          std::string::npos);
+    CHECK(dirty->reason.find("effective limit vm.dirty_ratio = 20% (51.2 GiB) -> "
+                             "vm.dirty_bytes = 68719476736 (64.0 GiB)") != std::string::npos);
+    // A quarter of the cap (16 GiB) would be below the kernel's 10% (26 GiB): it stays.
+    CHECK_FALSE(d.contains("sysctl:vm.dirty_background_ratio"));
+    CHECK(has_note(plan, "share of the dirty limit (16 GiB) would be below the kernel's 10% "
+                         "(26 GiB): left as it is"));
+    // What the plan says, the knobs write, and the kernel keeps one limit of each pair.
+    n.apply(plan);
     CHECK(n.file("dirty_bytes") == "68719476736");
     CHECK(n.file("dirty_ratio") == "0\n");
-    CHECK(n.file("dirty_background_bytes") == "17179869184");
-    auto again = make_plan_with(p, inv, current);
-    REQUIRE(again.ok());
-    CHECK(again->changes.empty());
+    CHECK(n.file("dirty_background_ratio") == "10\n");
+    CHECK(n.plan(capped_profile()).changes.empty());
+  }
+  SUBCASE("256 GiB, 40% / 30%: the background keeps its share of the cap, in bytes") {
+    CapNode n(256ull << 30);
+    Plan plan = n.plan(capped_profile("40", "30"));
+    auto d = desired(plan);
+    CHECK(d["sysctl:vm.dirty_ratio"] == "vm.dirty_bytes=68719476736");
+    CHECK(d["sysctl:vm.dirty_background_ratio"] == "vm.dirty_background_bytes=51539607552");
   }
   SUBCASE("64 GiB: 40% is 26 GiB, under the cap: the ratios as the profile says") {
-    for (NumaNode& node : inv.topology.numa_nodes) node.memory_bytes = 32ull << 30;
-    auto plan = make_plan_with(p, inv, current);
-    REQUIRE(plan.ok());
-    auto d = desired(*plan);
+    CapNode n(64ull << 30);
+    auto d = desired(n.plan(capped_profile()));
     CHECK(d["sysctl:vm.dirty_ratio"] == "40");
     CHECK_FALSE(d.contains("sysctl:vm.dirty_background_ratio"));  // 10 already
   }
+  SUBCASE("a profile's ratio at or below the kernel's 20%: the cap does not tighten it") {
+    CapNode n(2048ull << 30);
+    Plan plan = n.plan(capped_profile("10", "3"));
+    auto d = desired(plan);
+    CHECK(d["sysctl:vm.dirty_ratio"] == "10");
+    CHECK(d["sysctl:vm.dirty_background_ratio"] == "3");
+    CHECK(has_note(plan, "the cap never takes a limit below the kernel's 20%: the profile's 10% "
+                         "stands"));
+  }
+  SUBCASE("a site's stricter byte limit stays, on every size") {
+    for (uint64_t bytes : std::initializer_list<uint64_t>{kDgx2, 256ull << 30, 2048ull << 30}) {
+      CAPTURE(bytes);
+      CapNode n(bytes);
+      testing::write_file(n.dir.path + "/proc/sys/vm/dirty_ratio", "0\n");
+      testing::write_file(n.dir.path + "/proc/sys/vm/dirty_bytes", "1073741824\n");
+      Plan plan = n.plan(capped_profile());
+      CHECK_FALSE(desired(plan).contains("sysctl:vm.dirty_ratio"));
+      CHECK(has_note(plan, "the site's limit is as strict or stricter than the profile's "
+                           "(vm.dirty_bytes = 1073741824 (1.0 GiB) -> "));
+    }
+  }
   SUBCASE("memory unknown: the ratio, and a note") {
-    auto plan = make_plan_with(p, inv, current);
-    REQUIRE(plan.ok());
-    CHECK(desired(*plan)["sysctl:vm.dirty_ratio"] == "40");
-    CHECK(std::ranges::any_of(plan->notes, [](const std::string& s) {
-      return s.find("memory size unknown") != std::string::npos;
-    }));
+    CapNode n(0);
+    for (NumaNode& node : n.inv.topology.numa_nodes) node.memory_bytes.reset();
+    Plan plan = n.plan(capped_profile());
+    CHECK(desired(plan)["sysctl:vm.dirty_ratio"] == "40");
+    CHECK(has_note(plan, "memory size unknown"));
   }
 }
 

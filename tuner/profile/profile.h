@@ -171,8 +171,8 @@ struct MmTable {
   std::optional<TableSetting> thp;         // mm:thp
   std::optional<TableSetting> thp_defrag;  // mm:thp_defrag
   /// Not a knob: the most dirty page cache [sysctl] vm.dirty_ratio may amount to. Where
-  /// the ratio of this node's memory is more, the planner sets the byte limits instead
-  /// (tuner/plan/sysctl.cc).
+  /// the ratio of this node's memory is more, the planner sets the byte limits instead,
+  /// never below the kernel's own 20% / 10% (tuner/plan/sysctl_writeback.cc).
   std::optional<uint64_t> dirty_max_bytes;
   SourceLoc dirty_max_loc;
 };
