@@ -33,9 +33,12 @@ std::string table_text(const Cpuidle& t) {
 }  // namespace
 
 TEST_CASE("cpuidle: intel_idle's tables, the poll state first, every state enabled") {
-  for (auto [dir, text] : {std::pair{"spr", "POLL 0, C1 1, C1E 2, C6 290"},
-                           std::pair{"skx", "POLL 0, C1 2, C1E 10, C6 133"},
-                           std::pair{"gnr", "POLL 0, C1 1, C1E 4, C6 170"}}) {
+  for (const auto& table : {std::pair{"spr", "POLL 0, C1 1, C1E 2, C6 290"},
+                            std::pair{"skx", "POLL 0, C1 2, C1E 10, C6 133"},
+                            std::pair{"gnr", "POLL 0, C1 1, C1E 4, C6 170"}}) {
+    // Not a structured binding: clang 14 cannot capture one (CAPTURE is a lambda).
+    const std::string dir = table.first;
+    const std::string text = table.second;
     CAPTURE(dir);
     std::vector<ProbeError> errors;
     auto t = probe(kCpuidle + dir, errors);

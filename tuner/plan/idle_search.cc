@@ -37,6 +37,7 @@ std::string names(const std::vector<const IdleState*>& states) {
 /// Their state numbers: what tells two candidates' arms apart.
 std::vector<unsigned> indices(const std::vector<const IdleState*>& states) {
   std::vector<unsigned> out;
+  out.reserve(states.size());
   for (const IdleState* s : states) out.push_back(s->index);
   return out;
 }

@@ -4,6 +4,7 @@
 // limits on each.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "probes/cpuidle.h"
@@ -56,9 +57,8 @@ std::vector<std::string> values(const PlanSearch& s) {
 }
 
 bool has_note(const Plan& p, const std::string& text) {
-  for (const std::string& n : p.notes)
-    if (n.find(text) != std::string::npos) return true;
-  return false;
+  return std::ranges::any_of(
+      p.notes, [&](const std::string& n) { return n.find(text) != std::string::npos; });
 }
 
 }  // namespace
@@ -104,9 +104,12 @@ TEST_CASE("idle search: the shipped latency profile races C1 alone against C1 an
   REQUIRE_MESSAGE(p.ok(), p.error().message());
   REQUIRE(p->cpu.resume_latency);
   CHECK(p->cpu.resume_latency->search == std::vector<std::string>{"1", "2", "10"});
-  for (auto [platform, kept] : {std::pair{"spr", std::vector<std::string>{"1", "2"}},
-                                std::pair{"skx", std::vector<std::string>{"2", "10"}},
-                                std::pair{"gnr", std::vector<std::string>{"1", "10"}}}) {
+  for (const auto& row : {std::pair{"spr", std::vector<std::string>{"1", "2"}},
+                          std::pair{"skx", std::vector<std::string>{"2", "10"}},
+                          std::pair{"gnr", std::vector<std::string>{"1", "10"}}}) {
+    // Not a structured binding: clang 14 cannot capture one (CAPTURE is a lambda).
+    const std::string platform = row.first;
+    const std::vector<std::string>& kept = row.second;
     CAPTURE(platform);
     Node node(platform);
     auto fit = fit_resume_latency_search(p->cpu.resume_latency->search, node.inv.cpuidle,

@@ -91,7 +91,7 @@ class RootCurrentValues : public KnobCurrentValues {
 void order_changes(std::vector<Change>& changes);
 
 /// make_plan with the current-value source made explicit.
-Result<Plan> make_plan_with(const Profile& profile, const Inventory& inventory,
+Result<Plan> make_plan_with(const Profile& written, const Inventory& inventory,
                             const CurrentValues& current);
 
 }  // namespace tuner
