@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tuner/knobs/knob.h"
 #include "tuner/verify/benches.h"
 #include "tuner/verify/loop.h"
 #include "tuner/verify/search.h"
@@ -35,14 +36,20 @@ milliseconds group_time_bound(const Profile& profile, const std::string& group, 
   GroupDecider d = group_decider(profile, group);
   GroupPolicy policy = group_policy(profile, group);
   if (d.by == Decider::left_out) return milliseconds{0};
-  if (d.by == Decider::guard_soak || d.by == Decider::chosen) return 2 * policy.soak;
+  // A link-resetting knob (channels, rings, MTU, link modes) waits for the link once
+  // when a soak writes it (KnobContext::link_timeout_ms at most).
+  milliseconds link_wait{KnobContext{}.link_timeout_ms};
+  if (d.by == Decider::guard_soak || d.by == Decider::chosen)
+    return 2 * policy.soak + (design == Design::blocked ? link_wait : milliseconds{0});
   milliseconds one{0};
   for (const std::string& name : bench_names_for(profile, group))
     one += bench_run_bound(profile, name);
   LoopOptions o;
   unsigned block = std::max(1u, o.block);
+  // A blocked group rewrites a link-resetting knob at every flip and wash: each write
+  // waits for the link to come back, then the loop's link settle.
   milliseconds settling = design == Design::blocked
-                              ? 2 * ((runs + block - 1) / block) * o.link_settle
+                              ? 2 * ((runs + block - 1) / block) * (o.link_settle + link_wait)
                               : runs * o.settle;
   return runs * one + settling;
 }

@@ -46,9 +46,13 @@ TEST_CASE("time bound: a group's trials, a soak's windows, nothing for one left 
   CHECK(group_time_bound(p, "measured", 20) == milliseconds{112'000});
   // A value search's worst case is more runs.
   CHECK(group_time_bound(p, "measured", 95) == milliseconds{532'000});
-  // Blocked (a channel change): a flip and a wash per block of 3, 2 s of link settle each.
-  CHECK(group_time_bound(p, "measured", 20, Design::blocked) == milliseconds{110'000 + 28'000});
+  // Blocked (a channel change): a flip and a wash per block of 3 (14 writes for 20 runs),
+  // each waiting up to 10 s for the link to come back, then 2 s of link settle.
+  CHECK(group_time_bound(p, "measured", 20, Design::blocked) ==
+        milliseconds{110'000 + 14 * 12'000});
   CHECK(group_time_bound(p, "soaked", 20) == milliseconds{40'000});  // before and after
+  // A soaked channel change: one write, which waits up to 10 s for the link.
+  CHECK(group_time_bound(p, "soaked", 20, Design::blocked) == milliseconds{50'000});
   CHECK(group_time_bound(p, "peered", 20) == milliseconds{82'000});  // with apply --peer
   CHECK(group_time_bound(p, "dropped", 20) == milliseconds{0});
 }
