@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "tuner/knobs/knob.h"
 #include "tuner/verify/benches.h"
 #include "tuner/verify/loop.h"
@@ -69,8 +71,19 @@ void fill_time_bounds(const Profile& profile, Plan& plan) {
     std::vector<std::string> knobs;
     for (const Change& c : plan.changes)
       if (c.group == g.name) knobs.push_back(c.knob);
-    g.worst_case = std::chrono::ceil<std::chrono::seconds>(
-        group_time_bound(profile, g.name, runs, design_for_knobs(knobs)));
+    Design design = design_for_knobs(knobs);
+    g.worst_case =
+        std::chrono::ceil<std::chrono::seconds>(group_time_bound(profile, g.name, runs, design));
+    Decider by = group_decider(profile, g.name).by;
+    if (design == Design::blocked && (by == Decider::benchmark || by == Decider::peer_benchmark)) {
+      unsigned block = std::max(1u, LoopOptions{}.block);
+      plan.notes.push_back(fmt::format(
+          "group {} changes a port's channels, rings, MTU or link modes and is measured in A/B "
+          "trials: a verifying apply rewrites them at every flip and wash, up to {} times, each "
+          "a link reset on i40e, ice and bnxt_en; decide it by the guard soak (bench = []) to "
+          "write them once",
+          g.name, 2 * ((runs + block - 1) / block)));
+    }
   }
   if (profile.verify.budget)
     plan.verify_budget = std::chrono::ceil<std::chrono::seconds>(*profile.verify.budget);

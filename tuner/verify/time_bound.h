@@ -32,7 +32,9 @@ std::chrono::milliseconds group_time_bound(const Profile& profile, const std::st
 
 /// Fills each of the plan's searches' worst_case_runs and groups' worst_case (2 x
 /// max_trials runs, or a value search's worst case when it has more), and the plan's
-/// verify_budget from the profile's [verify] budget.
+/// verify_budget from the profile's [verify] budget. A group whose link-resetting
+/// changes (channels, rings, MTU, link modes) are measured in A/B trials gets a plan
+/// note with how many times a verifying apply may rewrite them.
 void fill_time_bounds(const Profile& profile, Plan& plan);
 
 }  // namespace tuner::verify

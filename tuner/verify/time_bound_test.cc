@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "tuner/plan/plan.h"
 #include "tuner/profile/parse.h"
 
 using namespace tuner;
@@ -55,4 +56,22 @@ TEST_CASE("time bound: a group's trials, a soak's windows, nothing for one left 
   CHECK(group_time_bound(p, "soaked", 20, Design::blocked) == milliseconds{50'000});
   CHECK(group_time_bound(p, "peered", 20) == milliseconds{82'000});  // with apply --peer
   CHECK(group_time_bound(p, "dropped", 20) == milliseconds{0});
+}
+
+TEST_CASE("time bound: a channel change in A/B trials is counted and said; soaked, once") {
+  Profile p = parse("[group.trialled]\nbench = [\"tcp\"]\nkeep_if_neutral = true\n"
+                    "[group.soaked]\nbench = []\nkeep_if_neutral = true\n");
+  Plan plan;
+  plan.changes = {{"nic:eth0:channels", "trialled", "combined=32", "combined=8", "r"},
+                  {"nic:eth1:channels", "soaked", "combined=32", "combined=8", "r"}};
+  plan.groups = {{"soaked", {}, true, false, false, {}, {}},
+                 {"trialled", {"tcp"}, true, false, false, {}, {}}};
+  fill_time_bounds(p, plan);
+  // 80 runs in blocks of 3: 27 flips and 27 washes, each a write that may wait 10 s for
+  // the link and then 2 s of settle; 80 runs of 4 s.
+  CHECK(plan.groups[1].worst_case == std::chrono::seconds{320 + 54 * 12});
+  CHECK(plan.groups[0].worst_case == std::chrono::seconds{70});  // two 30 s windows, one wait
+  REQUIRE(plan.notes.size() == 1);
+  CHECK(plan.notes[0].find("group trialled changes a port's channels") == 0);
+  CHECK(plan.notes[0].find("up to 54 times") != std::string::npos);
 }
