@@ -1,6 +1,10 @@
 #include "probes/bench/tcp.h"
 
+#include <array>
+
 #include <fmt/core.h>
+
+#include "base/enum_names.h"
 
 #include "probes/bench/percentile.h"
 #include "probes/bench/tcp_client.h"
@@ -12,6 +16,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
+
+constexpr std::array<EnumName<StreamDirection>, 2> kStreamDirections = {{
+    {StreamDirection::out, "out"},
+    {StreamDirection::in, "in"},
+}};
+static_assert(in_enum_order(kStreamDirections));
+
+tcp::Mode stream_mode(const TcpConfig& c) {
+  return c.direction == StreamDirection::in ? tcp::Mode::stream_in : tcp::Mode::stream;
+}
 
 Error bench_error(const TcpConfig& c, std::string what, int err = 0) {
   return errno_error(std::move(what), fmt::format("bench '{}'", c.name), err);
@@ -70,6 +84,12 @@ Result<Target> target(const TcpConfig& c) {
 
 }  // namespace
 
+const char* stream_direction_name(StreamDirection d) { return enum_name(kStreamDirections, d); }
+
+std::optional<StreamDirection> parse_stream_direction(std::string_view name) {
+  return enum_from_name(kStreamDirections, name);
+}
+
 Status validate(const TcpConfig& c) {
   using P = TcpConfig::Placement;
   if (c.streams < 1 || c.streams > 32)
@@ -108,7 +128,10 @@ Status TcpBenchmark::check() {
   // proves the key.
   auto t = target(config_);
   if (!t.ok()) return t.error();
-  Status p = tcp::probe(t->endpoint, t->key, 2s);
+  // Direction "in" asks for the reverse stream itself: a peer's older tuner that would
+  // refuse it is found here, before anything changes.
+  auto mode = config_.direction == StreamDirection::in ? tcp::Mode::stream_in : tcp::Mode::probe;
+  Status p = tcp::probe(t->endpoint, t->key, 2s, mode);
   if (!p.ok()) return bench_error(config_, p.error().message());
   return Ok{};
 }
@@ -119,8 +142,8 @@ Result<TcpResult> TcpBenchmark::measure() {
   auto t = target(config_);
   if (!t.ok()) return t.error();
   TcpResult r;
-  auto streams = tcp::run_streams(t->endpoint, t->key, config_.streams, config_.duration,
-                                  config_.write_size, config_.cpus);
+  auto streams = tcp::run_streams(t->endpoint, t->key, stream_mode(config_), config_.streams,
+                                  config_.duration, config_.write_size, config_.cpus);
   if (!streams.ok()) return bench_error(config_, streams.error().message());
   r.bytes = streams->bytes;
   r.throughput_bps = streams->bits_per_second();

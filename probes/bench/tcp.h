@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/cpuset.h"
 #include "probes/bench/bench.h"
@@ -20,6 +21,16 @@
 #include "probes/bench/tcp_wire.h"
 
 namespace tuner::bench {
+
+/// Which way the throughput phase's bytes flow. out: the client (the node under test)
+/// sends, so its transmit path is loaded; in: the server sends and the client receives,
+/// loading the node's receive path (RSS, NAPI, tcp_rmem, RX IRQ placement).
+enum class StreamDirection { out, in };
+
+/// "out" / "in" at the profile's edge.
+const char* stream_direction_name(StreamDirection d);
+/// The inverse of stream_direction_name; nullopt for anything else.
+std::optional<StreamDirection> parse_stream_direction(std::string_view name);
 
 struct TcpConfig {
   enum class Placement { loopback, netns, peer };
@@ -34,6 +45,8 @@ struct TcpConfig {
   uint16_t port = 0;
   /// Parallel connections of the throughput phase, 1..32.
   unsigned streams = 1;
+  /// Who sends in the throughput phase (the request/response phase is symmetric).
+  StreamDirection direction = StreamDirection::out;
   /// Throughput phase length, 100 ms..60 s.
   std::chrono::milliseconds duration{2'000};
   /// Bytes per send() and per server recv(), 4 KiB..1 MiB.
@@ -57,7 +70,9 @@ Status validate(const TcpConfig& config);
 
 /// What one run measured, before it becomes Metrics.
 struct TcpResult {
-  double throughput_bps = 0;  // sum over streams of bytes the server received, in bit/s
+  /// Sum over streams of the bytes the receiving end counted (out: the server, in: the
+  /// client), in bit/s.
+  double throughput_bps = 0;
   uint64_t bytes = 0;
   double rr_p50_us = 0, rr_p99_us = 0;
   uint64_t transactions = 0;
@@ -73,7 +88,8 @@ class TcpBenchmark : public Benchmark {
   explicit TcpBenchmark(TcpConfig config);
   const std::string& name() const override { return config_.name; }
   /// validate(); netns: the namespace exists and we may enter it (a listener is opened
-  /// there and closed); peer: a key is set and a server proves it within 2 s.
+  /// there and closed); peer: a key is set and a server proves it within 2 s, and
+  /// serves direction "in" when asked for it.
   Status check() override;
   /// Metrics: throughput (bit/s, higher), rr_latency_p50 and rr_latency_p99 (us, lower;
   /// absent when rr_duration is 0); connections: the client sockets' TCP_INFO counters;

@@ -169,4 +169,23 @@ Sha256Digest count_tag(const PeerKey& key, const Session& s, uint64_t count) {
   return hmac_sha256(key.secret, msg);
 }
 
+CountMessage count_message(const PeerKey& key, const Session& s, uint64_t count) {
+  CountMessage m{};
+  for (int i = 0; i < 8; ++i) m[i] = static_cast<uint8_t>(count >> (56 - 8 * i));
+  Sha256Digest tag = count_tag(key, s, count);
+  std::memcpy(m.data() + 8, tag.data(), tag.size());
+  return m;
+}
+
+Result<uint64_t> read_count(const PeerKey& key, const Session& s, const uint8_t* message) {
+  uint64_t count = 0;
+  for (int i = 0; i < 8; ++i) count = (count << 8) | message[i];
+  Sha256Digest tag = count_tag(key, s, count);
+  if (!equal_digests(tag.data(), message + 8, kProofSize))
+    return Error::denied("the byte count's tag does not match the session: not the server "
+                         "that proved the key",
+                         "tcp auth");
+  return count;
+}
+
 }  // namespace tuner::bench::tcp

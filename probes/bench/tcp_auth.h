@@ -77,4 +77,11 @@ Result<Session> server_handshake(int fd, const PeerKey& key);
 /// The tag that binds the stream phase's byte count to the session.
 Sha256Digest count_tag(const PeerKey& key, const Session& s, uint64_t count);
 
+/// The server's byte count as it goes on the wire: big-endian, then its count_tag.
+inline constexpr std::size_t kCountSize = 8 + kProofSize;
+using CountMessage = std::array<uint8_t, kCountSize>;
+CountMessage count_message(const PeerKey& key, const Session& s, uint64_t count);
+/// The count in a CountMessage; Error::denied when its tag is not this session's.
+Result<uint64_t> read_count(const PeerKey& key, const Session& s, const uint8_t* message);
+
 }  // namespace tuner::bench::tcp

@@ -171,7 +171,7 @@ TEST_CASE("peer key: a byte count without the session's tag is refused") {
     for (int i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(total >> (56 - 8 * i));
     (void)tcp::send_all(conn.get(), out, sizeof out, "count");
   });
-  auto r = tcp::run_streams(sq.at, kKey, 1, 100ms, 4096, {});
+  auto r = tcp::run_streams(sq.at, kKey, tcp::Mode::stream, 1, 100ms, 4096, {});
   liar.join();
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message().find("tag does not match") != std::string::npos);
@@ -189,7 +189,7 @@ TEST_CASE("peer key: a trickling server cannot stretch a phase past its deadline
     while (!stop.load() && ::recv(conn.get(), &b, 1, 0) > 0) std::this_thread::sleep_for(20ms);
   });
   auto t0 = Clock::now();
-  auto r = tcp::run_streams(sq.at, kKey, 1, 200ms, 1 << 20, {}, 1s);
+  auto r = tcp::run_streams(sq.at, kKey, tcp::Mode::stream, 1, 200ms, 1 << 20, {}, 1s);
   auto took = Clock::now() - t0;
   stop = true;
   slow.join();

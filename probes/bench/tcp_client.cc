@@ -108,12 +108,25 @@ Result<Opened> open_session(const Endpoint& server, const PeerKey& key, const He
 struct Stream {
   Socket sock;
   Session session;
+  /// What the sending end sent and what the receiving end counted (either side's word
+  /// for its own figure; the server's comes with its tag).
   uint64_t sent = 0, counted = 0;
   ConnectionCounters connections;
   Clock::time_point end{};
   Status status = Ok{};
 };
 
+/// Every byte is acknowledged now: the socket's counters are final for this stream.
+void read_counters(Stream& s) {
+  auto info = connection_counters(s.sock.get());
+  if (!info.ok()) {
+    s.status = info.error();
+    return;
+  }
+  s.connections = *info;
+}
+
+/// Mode::stream: sends until `stop_at`, then waits for the server's tagged count.
 void send_until(Stream& s, const PeerKey& key, Clock::time_point stop_at, uint32_t write_size) {
   std::vector<char> buf(write_size, 'T');
   int fd = s.sock.get();
@@ -130,28 +143,92 @@ void send_until(Stream& s, const PeerKey& key, Clock::time_point stop_at, uint32
     s.status = errno_error("stream: shutdown", "tcp");
     return;
   }
-  uint8_t count[8 + kProofSize];
-  Status got = recv_all(fd, count, sizeof count, "the server's byte count");
+  CountMessage count{};
+  Status got = recv_all(fd, count.data(), count.size(), "the server's byte count");
   if (!got.ok()) {
     s.status = got;
     return;
   }
   s.end = Clock::now();
-  for (int i = 0; i < 8; ++i) s.counted = (s.counted << 8) | count[i];
-  Sha256Digest tag = count_tag(key, s.session, s.counted);
-  if (!equal_digests(tag.data(), count + 8, kProofSize)) {
-    s.status = Error::denied("the byte count's tag does not match the session: not the server "
-                             "that proved the key",
-                             "tcp auth");
+  auto counted = read_count(key, s.session, count.data());
+  if (!counted.ok()) {
+    s.status = counted.error();
     return;
   }
-  // Every byte is acknowledged now: the socket's counters are final for this stream.
-  auto info = connection_counters(fd);
-  if (!info.ok()) {
-    s.status = info.error();
+  s.counted = *counted;
+  read_counters(s);
+}
+
+/// Mode::stream_in: one byte starts the server, which sends for the announced duration,
+/// then its tagged count of what it sent, then closes its side. The count is the last
+/// kCountSize bytes of the stream, so the last ones received are kept.
+void receive_until_closed(Stream& s, const PeerKey& key, uint32_t read_size) {
+  int fd = s.sock.get();
+  const uint8_t start = 'G';
+  if (Status sent = send_all(fd, &start, 1, "the start"); !sent.ok()) {
+    s.status = sent;
     return;
   }
-  s.connections = *info;
+  std::vector<uint8_t> buf(read_size);
+  CountMessage tail{};
+  std::size_t kept = 0;  // bytes of `tail` in use: the last ones received
+  uint64_t total = 0;
+  for (;;) {
+    ssize_t k = ::recv(fd, buf.data(), buf.size(), 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) {
+      s.status =
+          errno_error("stream in: cannot receive", "tcp", errno == EAGAIN ? ETIMEDOUT : errno);
+      return;
+    }
+    if (k == 0) break;
+    auto n = static_cast<std::size_t>(k);
+    total += n;
+    if (n >= tail.size()) {
+      std::memcpy(tail.data(), buf.data() + n - tail.size(), tail.size());
+      kept = tail.size();
+    } else {
+      std::size_t old = std::min(kept, tail.size() - n);
+      std::memmove(tail.data(), tail.data() + kept - old, old);
+      std::memcpy(tail.data() + old, buf.data(), n);
+      kept = old + n;
+    }
+  }
+  s.end = Clock::now();
+  if (kept < tail.size()) {
+    s.status =
+        Error::io("stream in: the server closed the connection before its byte count", "tcp");
+    return;
+  }
+  auto sent = read_count(key, s.session, tail.data());
+  if (!sent.ok()) {
+    s.status = sent.error();
+    return;
+  }
+  s.sent = *sent;
+  s.counted = total - tail.size();
+  read_counters(s);
+}
+
+Status probe_with(const Endpoint& server, const PeerKey& key, const Hello& h,
+                  std::chrono::milliseconds timeout) {
+  Socket sock;
+  PhaseDeadline deadline(Clock::now() + 2 * timeout);
+  auto opened = open_session(server, key, h, timeout, deadline);
+  if (!opened.ok()) return opened.error();
+  sock = std::move(opened->sock);
+  return Ok{};
+}
+
+/// A server that predates a mode closes the connection at its hello, which reads like
+/// any broken connection; one that still accepts a plain probe is such a server.
+Error explain_mode(Error e, const Endpoint& server, const PeerKey& key, Mode mode) {
+  if (mode != Mode::stream_in || e.is(ErrorKind::denied)) return e;
+  if (!probe_with(server, key, Hello{Mode::probe, 1, 0}, kConnectTimeout).ok()) return e;
+  return Error::unsupported(
+      "the server refused the reverse stream (direction = \"in\": the server sends): it runs "
+      "a tuner older than that; upgrade tuner there, or measure direction = \"out\"",
+      server.text());
 }
 
 }  // namespace
@@ -161,15 +238,18 @@ double StreamResult::bits_per_second() const {
   return secs > 0 ? static_cast<double>(bytes) * 8.0 / secs : 0.0;
 }
 
-Result<StreamResult> run_streams(const Endpoint& server, const PeerKey& key, unsigned streams,
-                                 std::chrono::milliseconds duration, uint32_t write_size,
-                                 const CpuSet& cpus, std::chrono::milliseconds slack) {
-  Hello h{Mode::stream, write_size, static_cast<uint32_t>(duration.count())};
+Result<StreamResult> run_streams(const Endpoint& server, const PeerKey& key, Mode mode,
+                                 unsigned streams, std::chrono::milliseconds duration,
+                                 uint32_t write_size, const CpuSet& cpus,
+                                 std::chrono::milliseconds slack) {
+  if (mode != Mode::stream && mode != Mode::stream_in)
+    return Error::invalid("run_streams: not a stream mode", "tcp");
+  Hello h{mode, write_size, static_cast<uint32_t>(duration.count())};
   std::vector<Stream> st(streams);
   PhaseDeadline deadline(Clock::now() + duration + slack);  // after st: destroyed first
   for (Stream& s : st) {
     auto opened = open_session(server, key, h, kConnectTimeout, deadline);
-    if (!opened.ok()) return opened.error();
+    if (!opened.ok()) return explain_mode(opened.error(), server, key, mode);
     s.sock = std::move(opened->sock);
     s.session = opened->session;
   }
@@ -188,7 +268,8 @@ Result<StreamResult> run_streams(const Endpoint& server, const PeerKey& key, uns
         cv.wait(lock, [&] { return go; });
         until = stop_at;
       }
-      send_until(*ps, key, until, write_size);
+      if (mode == Mode::stream_in) receive_until_closed(*ps, key, write_size);
+      else send_until(*ps, key, until, write_size);
     });
   }
   {
@@ -209,8 +290,11 @@ Result<StreamResult> run_streams(const Endpoint& server, const PeerKey& key, uns
                    server.text(), e.err};
     }
     if (st[i].counted != st[i].sent)
-      return Error::io(fmt::format("stream {}: the server counted {} bytes of {} sent", i + 1,
-                                   st[i].counted, st[i].sent),
+      return Error::io(mode == Mode::stream_in
+                           ? fmt::format("stream {}: received {} bytes of the {} the server sent",
+                                         i + 1, st[i].counted, st[i].sent)
+                           : fmt::format("stream {}: the server counted {} bytes of {} sent", i + 1,
+                                         st[i].counted, st[i].sent),
                        server.text());
     r.bytes += st[i].counted;
     r.connections += st[i].connections;
@@ -260,12 +344,10 @@ Result<RrResult> run_rr(const Endpoint& server, const PeerKey& key,
   return r;
 }
 
-Status probe(const Endpoint& server, const PeerKey& key, std::chrono::milliseconds timeout) {
-  Socket sock;
-  PhaseDeadline deadline(Clock::now() + 2 * timeout);
-  auto opened = open_session(server, key, Hello{Mode::probe, 1, 0}, timeout, deadline);
-  if (!opened.ok()) return opened.error();
-  sock = std::move(opened->sock);
+Status probe(const Endpoint& server, const PeerKey& key, std::chrono::milliseconds timeout,
+             Mode mode) {
+  Status p = probe_with(server, key, Hello{mode, 1, 0}, timeout);
+  if (!p.ok()) return explain_mode(p.error(), server, key, mode);
   return Ok{};
 }
 

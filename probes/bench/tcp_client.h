@@ -20,22 +20,27 @@ namespace tuner::bench::tcp {
 inline constexpr std::chrono::seconds kPhaseSlack{10};
 
 struct StreamResult {
-  /// Bytes the server counted, summed over streams (each checked against what was sent).
+  /// Bytes the receiving end counted (the server for Mode::stream, the client for
+  /// Mode::stream_in), summed over streams, each checked against the sender's count.
   uint64_t bytes = 0;
-  /// From the common start to the last stream's byte count arriving: every byte counted
-  /// was received in this time.
+  /// From the common start to the last stream's byte count arriving (stream_in: to the
+  /// server's close after its count): every byte counted was received in this time.
   std::chrono::nanoseconds elapsed{0};
   /// TCP_INFO of every stream's socket once the server had counted all its bytes.
   ConnectionCounters connections;
   double bits_per_second() const;
 };
 
-/// `streams` connections, each sending `write_size` chunks for `duration` from a
-/// common start, then shutdown(SHUT_WR) and waiting for the server's count.
+/// `streams` connections for `duration` from a common start, in `write_size` chunks.
+/// Mode::stream: each client sends, then shutdown(SHUT_WR) and waits for the server's
+/// count. Mode::stream_in: each sends one start byte; the server sends for the duration
+/// announced in the hello, then its count, and closes; the client counts what it got. A
+/// server that predates stream_in is an Error::unsupported saying so.
 /// `slack`: what the phase may take beyond `duration` (tests shorten it).
-Result<StreamResult> run_streams(const Endpoint& server, const PeerKey& key, unsigned streams,
-                                 std::chrono::milliseconds duration, uint32_t write_size,
-                                 const CpuSet& cpus, std::chrono::milliseconds slack = kPhaseSlack);
+Result<StreamResult> run_streams(const Endpoint& server, const PeerKey& key, Mode mode,
+                                 unsigned streams, std::chrono::milliseconds duration,
+                                 uint32_t write_size, const CpuSet& cpus,
+                                 std::chrono::milliseconds slack = kPhaseSlack);
 
 struct RrResult {
   /// Round-trip times of every transaction, in nanoseconds.
@@ -49,7 +54,9 @@ struct RrResult {
 Result<RrResult> run_rr(const Endpoint& server, const PeerKey& key,
                         std::chrono::milliseconds duration, uint32_t size, const CpuSet& cpus);
 
-/// Connects and exchanges a probe hello: is a tuner tcp server holding `key` there?
-Status probe(const Endpoint& server, const PeerKey& key, std::chrono::milliseconds timeout);
+/// Connects and exchanges a hello of `mode` (nothing of the mode follows): is a tuner tcp
+/// server holding `key` there, one that serves `mode`?
+Status probe(const Endpoint& server, const PeerKey& key, std::chrono::milliseconds timeout,
+             Mode mode = Mode::probe);
 
 }  // namespace tuner::bench::tcp

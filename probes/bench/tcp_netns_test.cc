@@ -63,6 +63,47 @@ TEST_CASE("tcp bench (root): server in a named netns across a veth pair") {
   MESSAGE("veth: " << std::stod(r["bps"]) / 1e9 << " Gbit/s, rr p50 " << r["p50"] << " us");
 }
 
+TEST_CASE("tcp bench (root): direction in across a veth pair loads the client's receive side") {
+  if (std::string why = tuner::testing::netns_unavailable(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  Report r = tuner::testing::run_in_netns([]() -> Report {
+    tuner::testing::VethPair pair("tcpin");
+    if (!pair.error.empty()) return {{"skip", pair.error}};
+    TcpConfig c;
+    c.placement = TcpConfig::Placement::netns;
+    c.netns = pair.netns;
+    c.address = pair.peer_address;
+    c.direction = StreamDirection::in;
+    c.duration = 500ms;
+    c.rr_duration = 0ms;
+    c.streams = 2;
+    TcpBenchmark b(c);
+    Status ok = b.check();
+    if (!ok.ok()) return {{"error", ok.error().message()}};
+    auto m = b.measure();
+    if (!m.ok()) return {{"error", m.error().message()}};
+    return {{"bps", std::to_string(m->throughput_bps)},
+            {"veth_rx_bytes",
+             tuner::testing::slurp("/sys/class/net/" + pair.local_if + "/statistics/rx_bytes")},
+            {"veth_tx_bytes",
+             tuner::testing::slurp("/sys/class/net/" + pair.local_if + "/statistics/tx_bytes")},
+            {"bytes", std::to_string(m->bytes)}};
+  });
+  if (r.contains("skip")) {
+    MESSAGE("skipped: " << r["skip"]);
+    return;
+  }
+  REQUIRE_MESSAGE(!r.contains("error"), r["error"]);
+  double bytes = std::stod(r["bytes"]);
+  CHECK(std::stod(r["bps"]) > 1e8);
+  // The bytes came in through the client's side of the pair; what it sent were ACKs.
+  CHECK(std::stod(r["veth_rx_bytes"]) >= bytes);
+  CHECK(std::stod(r["veth_tx_bytes"]) < bytes / 10);
+  MESSAGE("veth, direction in: " << std::stod(r["bps"]) / 1e9 << " Gbit/s");
+}
+
 TEST_CASE("tcp bench (root): shrinking net.ipv4.tcp_rmem/tcp_wmem shows in throughput") {
   if (std::string why = tuner::testing::netns_unavailable(); !why.empty()) {
     MESSAGE("skipped: " << why);

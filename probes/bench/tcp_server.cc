@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <vector>
 
 #include <fmt/core.h>
@@ -56,11 +55,37 @@ Status serve_stream(int fd, const PeerKey& key, const Session& session,
       return Error::invalid("stream: client ran past its duration", "tcp server");
   }
   // The count, and its tag: the number a decision rests on is provably this server's.
-  uint8_t count[8 + kProofSize];
-  for (int i = 0; i < 8; ++i) count[i] = static_cast<uint8_t>(total >> (56 - 8 * i));
-  Sha256Digest tag = count_tag(key, session, total);
-  std::memcpy(count + 8, tag.data(), tag.size());
-  return send_all(fd, count, sizeof count, "the byte count");
+  CountMessage count = count_message(key, session, total);
+  return send_all(fd, count.data(), count.size(), "the byte count");
+}
+
+/// Mode::stream_in: sends from the client's start byte for the announced duration (by
+/// this server's clock, so a client cannot ask for more), then the tagged count of what
+/// it sent, and closes its side. stop() shuts the socket down, ending any send at once.
+Status serve_stream_in(int fd, const PeerKey& key, const Session& session) {
+  const Hello& h = session.hello;
+  uint8_t start = 0;
+  if (Status s = recv_all(fd, &start, 1, "the start"); !s.ok()) return s;
+  std::vector<char> buf(h.msg_size, 'T');
+  uint64_t total = 0;
+  const auto until = Clock::now() + std::chrono::milliseconds(h.duration_ms);
+  while (Clock::now() < until) {
+    ssize_t k = ::send(fd, buf.data(), buf.size(), MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return errno_error("stream in: cannot send", "tcp server");
+    total += static_cast<uint64_t>(k);
+  }
+  CountMessage count = count_message(key, session, total);
+  if (Status s = send_all(fd, count.data(), count.size(), "the byte count"); !s.ok()) return s;
+  if (::shutdown(fd, SHUT_WR) != 0) return errno_error("stream in: shutdown", "tcp server");
+  // The client closes once it has read everything: every segment is sent by then, so
+  // the counters read after this return are final (the loopback guard subtracts them).
+  char end = 0;
+  ssize_t k;
+  do k = ::recv(fd, &end, 1, 0);
+  while (k < 0 && errno == EINTR);
+  if (k < 0) return errno_error("stream in: waiting for the client's close", "tcp server");
+  return Ok{};
 }
 
 Status serve_rr(int fd, const Hello& h, Clock::time_point deadline) {
@@ -102,6 +127,7 @@ Status handle_connection(int fd, const PeerKey& key) {
     case Mode::probe: return Ok{};
     case Mode::stream: return serve_stream(fd, key, *session, deadline);
     case Mode::rr: return serve_rr(fd, hello, deadline);
+    case Mode::stream_in: return serve_stream_in(fd, key, *session);
   }
   return Ok{};
 }

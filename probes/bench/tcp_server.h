@@ -38,7 +38,8 @@ struct ServerOptions {
 
 /// A listening server with its accept thread. Each connection gets a thread, bounded by
 /// 2 s to authenticate, then by the client's announced duration plus 10 s and a 5 s idle
-/// timeout.
+/// timeout; a stream_in connection sends for the announced duration by the server's own
+/// clock, each send and wait bounded by the same 5 s.
 class TcpServer {
  public:
   static Result<std::unique_ptr<TcpServer>> start(ServerOptions options);

@@ -103,7 +103,7 @@ Result<Hello> decode(const uint8_t* b) {
     return Error::unsupported(
         fmt::format("tcp protocol version {}, this tuner speaks {}", b[4], kVersion), "tcp");
   Hello h;
-  if (b[5] < 1 || b[5] > 3) return Error::invalid(fmt::format("unknown mode {}", b[5]), "tcp");
+  if (b[5] < 1 || b[5] > 4) return Error::invalid(fmt::format("unknown mode {}", b[5]), "tcp");
   h.mode = static_cast<Mode>(b[5]);
   h.msg_size = get32(b + 8);
   h.duration_ms = get32(b + 12);

@@ -31,12 +31,16 @@ struct Endpoint {
 /// Parses "10.0.0.2", "::1", "fe80::1%veth0" with `port`. Errors name the address.
 Result<Endpoint> parse_endpoint(std::string_view address, uint16_t port);
 
-enum class Mode : uint8_t { probe = 1, stream = 2, rr = 3 };
+/// stream: the client sends, the server counts; stream_in: the server sends, the client
+/// counts (the node under test receives). A server that predates a mode closes the
+/// connection at its hello.
+enum class Mode : uint8_t { probe = 1, stream = 2, rr = 3, stream_in = 4 };
 
 /// What a client asks of the server. The server echoes it back once accepted.
 struct Hello {
   Mode mode = Mode::probe;
-  /// stream: the server's read size; rr: request = response size.
+  /// stream: the server's read size; stream_in: its write size; rr: request = response
+  /// size.
   uint32_t msg_size = 1;
   /// How long the client means to run; the server gives up 10 s after it.
   uint32_t duration_ms = 0;

@@ -119,6 +119,7 @@ const BadCase kCases[] = {
   {"bench_duration.toml", "bench_duration.toml:3:12", "expected a duration such as"},
   {"bench_streams.toml", "bench_streams.toml:3:11", "'streams' in [bench.x] = 0 is out of range"},
   {"bench_direction.toml", "bench_direction.toml:6:13", "must be \"higher\" or \"lower\""},
+  {"bench_tcp_direction.toml", "bench_tcp_direction.toml:3:13", "'direction' in [bench.x] = \"sideways\": expected \"out\" (this node sends) or \"in\" (this node receives)"},
   {"bench_unknown_key.toml", "bench_unknown_key.toml:3:1", "unknown key 'threads' in [bench.x]"},
   {"verify_guard_unknown_metric.toml", "verify_guard_unknown_metric.toml:2:22", "expected one of tcp_retrans_pct"},
   {"verify_bench_unknown.toml", "verify_bench_unknown.toml:2:9", "benchmark 'nope' is neither built in (tcp, membw, latency) nor defined by a [bench.nope] table"},

@@ -94,9 +94,9 @@ class BenchParser : public TomlReader {
   }
 
   void parse_tcp(const toml::table& t, bench::TcpConfig& c) {
-    check_keys(
-        t, ctx_,
-        {"kind", "netns", "peer", "address", "port", "streams", "duration", "rr_duration", "cpus"});
+    check_keys(t, ctx_,
+               {"kind", "netns", "peer", "address", "port", "streams", "direction", "duration",
+                "rr_duration", "cpus"});
     c.name = name_;
     for (auto&& [k, v] : t) {
       std::string_view key = k.str();
@@ -112,6 +112,14 @@ class BenchParser : public TomlReader {
         c.port = static_cast<uint16_t>(integer(v, what(key), 1, 65535));
       } else if (key == "streams") {
         c.streams = static_cast<unsigned>(integer(v, what(key), 1, 32));
+      } else if (key == "direction") {
+        std::string d = string(v, what(key));
+        auto parsed = bench::parse_stream_direction(d);
+        if (!parsed)
+          fail(v.source(), fmt::format("{} = \"{}\": expected \"out\" (this node sends) or "
+                                       "\"in\" (this node receives)",
+                                       what(key), d));
+        c.direction = *parsed;
       } else if (key == "duration") {
         c.duration = duration(v, key);
       } else if (key == "rr_duration") {

@@ -485,3 +485,16 @@ TEST_CASE("profile: a tcp benchmark's rr_duration may be 0 (no request/response 
   CHECK(zero.error().message().find("'duration' in [bench.x] = \"0s\": expected a duration") !=
         std::string::npos);
 }
+
+TEST_CASE("profile: a tcp benchmark's direction: out by default, in when asked") {
+  auto f = parse_profile_file("[bench.rx]\nkind = \"tcp\"\nstreams = 8\ndirection = \"in\"\n"
+                              "[bench.tx]\nkind = \"tcp\"\n",
+                              "d.toml");
+  REQUIRE_MESSAGE(f.ok(), f.error().message());
+  CHECK(f->profile.benches.at("rx").tcp.direction == bench::StreamDirection::in);
+  CHECK(f->profile.benches.at("tx").tcp.direction == bench::StreamDirection::out);
+  auto bad = parse_profile_file("[bench.x]\nkind = \"tcp\"\ndirection = \"sideways\"\n", "s.toml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message().find("s.toml:3:13") != std::string::npos);
+  CHECK(bad.error().message().find("'direction' in [bench.x] = \"sideways\"") != std::string::npos);
+}
