@@ -1,5 +1,6 @@
 #include "probes/default_route.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "base/strings.h"
@@ -33,6 +34,10 @@ bool usable(std::string_view flags) {
   auto f = hex(flags);
   return f && (*f & kRtfUp) && !(*f & kRtfReject);
 }
+
+// The datapath device Open vSwitch makes every port it adds (not its internal ports)
+// a slave of: net/openvswitch/vport-netdev.c, ovs_netdev_link().
+constexpr std::string_view kOvsDatapath = "ovs-system";
 
 }  // namespace
 
@@ -68,15 +73,38 @@ std::optional<std::set<std::string>> probe_default_route_ports(const Root& root)
   return out;
 }
 
-bool carries_default_route(const Root& root, const std::string& name,
-                           const std::set<std::string>& routed) {
+namespace {
+
+// An Open vSwitch internal port (br-ex), as sysfs shows one live and in a capture: a
+// virtual device (no `device` link) that is not a stack of ports, on a node where
+// ovs-system exists. sysfs names no link kind; rtnetlink's "openvswitch" would.
+bool is_ovs_internal_port(const Root& root, const std::string& name) {
+  std::string base = "sys/class/net/" + name;
+  if (root.readlink(base + "/device").ok()) return false;  // a physical port
+  auto entries = root.list(base);
+  if (!entries.ok()) return false;
+  for (const std::string& e : *entries)
+    if (starts_with(e, "lower_") || e == "bridge" || e == "bonding" || e == "tun_flags")
+      return false;  // a stack the upward walk resolves, or a TUN/TAP device
+  // An internal port is an Ethernet device; WireGuard and IP tunnels are not (ARPHRD 1).
+  if (auto type = root.read(base + "/type"); type.ok() && trim(*type) != "1") return false;
+  auto devices = root.list("sys/class/net");
+  return devices.ok() && std::ranges::find(*devices, kOvsDatapath) != devices->end();
+}
+
+}  // namespace
+
+std::optional<RouteCarrier> carries_default_route(const Root& root, const std::string& name,
+                                                  const std::set<std::string>& routed) {
   std::set<std::string> seen{name};
   std::vector<std::string> todo{name};
+  bool under_ovs = false;
   // Stacks are a few devices deep; the bound keeps a hostile tree finite.
   while (!todo.empty() && seen.size() < 256) {
     std::string dev = todo.back();
     todo.pop_back();
-    if (routed.contains(dev)) return true;
+    if (routed.contains(dev)) return RouteCarrier{dev, false};
+    if (dev == kOvsDatapath) under_ovs = true;
     std::string base = "sys/class/net/" + dev;
     std::vector<std::string> uppers;
     if (auto master = root.link_name(base + "/master")) uppers.push_back(*master);
@@ -86,7 +114,10 @@ bool carries_default_route(const Root& root, const std::string& name,
     for (std::string& u : uppers)
       if (seen.insert(u).second) todo.push_back(std::move(u));
   }
-  return false;
+  if (under_ovs)
+    for (const std::string& r : routed)
+      if (is_ovs_internal_port(root, r)) return RouteCarrier{r, true};
+  return std::nullopt;
 }
 
 }  // namespace tuner

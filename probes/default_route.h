@@ -30,11 +30,29 @@ std::set<std::string> parse_ipv6_default_routes(std::string_view text);
 /// without them), so that "no default route" and "not known" stay apart.
 std::optional<std::set<std::string>> probe_default_route_ports(const Root& root);
 
-/// Whether `name` carries a default route in `routed`: itself, or a device stacked on
-/// it, at any depth (a bond or bridge it is enslaved to: sys/class/net/NAME/master; a
-/// VLAN, macvlan or bond above it: sys/class/net/NAME/upper_*). The management address
-/// often sits on bond0 or a VLAN of the LOM, not on the port itself.
-bool carries_default_route(const Root& root, const std::string& name,
-                           const std::set<std::string>& routed);
+/// How a port carries a default route (carries_default_route).
+struct RouteCarrier {
+  std::string holder;  // the device the route goes out of: the port or one above it
+  /// Only through Open vSwitch: the holder is an OVS internal port (br-ex) and the port
+  /// is under ovs-system, which every OVS bridge's ports share.
+  bool through_ovs = false;
+};
+
+/// Whether `name` carries a default route in `routed`, and how: itself, or a device
+/// stacked on it, at any depth (a bond or bridge it is enslaved to:
+/// sys/class/net/NAME/master; a VLAN, macvlan or bond above it: upper_*). The
+/// management address often sits on bond0 or a VLAN of the LOM, not on the port itself.
+///
+/// Open vSwitch hides the stack: the kernel enslaves each port of every OVS bridge to
+/// the datapath device ovs-system, and the bridge's internal port (br-ex on an
+/// OVN-Kubernetes node), where the address and route are, links to none of them. So
+/// when a default route goes out of an OVS internal port (a virtual Ethernet device,
+/// not TUN/TAP, with no lower_*, bridge/ or bonding/ entry, on a node with ovs-system),
+/// every port whose chain reaches ovs-system carries it: conservative, as only OVSDB
+/// says which bridge a port is in, so a data port of another OVS bridge is left out
+/// too. Not seen: a VLAN device on the internal port holding the route (it has a
+/// lower_*).
+std::optional<RouteCarrier> carries_default_route(const Root& root, const std::string& name,
+                                                  const std::set<std::string>& routed);
 
 }  // namespace tuner

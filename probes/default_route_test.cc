@@ -104,3 +104,53 @@ TEST_CASE("default routes: a port under a bond, bridge or VLAN that holds the ro
 }
 
 }  // namespace tuner
+
+namespace tuner {
+
+TEST_CASE("default routes: the ports under ovs-system carry a route on an OVS internal port") {
+  // An OVN-Kubernetes node as sysfs shows it: the kernel enslaves each OVS port to the
+  // datapath device ovs-system (`master`, `upper_ovs-system`); br-ex, the internal port
+  // with the address and the route, is virtual and links to none of them.
+  testing::TempDir dir;
+  auto link = [&](const std::string& from, const std::string& to) {
+    std::filesystem::create_directories(std::filesystem::path(dir / from).parent_path());
+    std::filesystem::create_directory_symlink(to, dir / from);
+  };
+  dir.write("sys/class/net/ovs-system/type", "1\n");
+  dir.write("sys/class/net/br-ex/type", "1\n");
+  link("sys/class/net/ens1f0/device", "../../../0000:17:00.0");
+  link("sys/class/net/ens1f0/master", "../ovs-system");
+  link("sys/class/net/ens1f0/upper_ovs-system", "../ovs-system");
+  // A bond under ovs-system, with two ports: both are under it.
+  link("sys/class/net/bond0/master", "../ovs-system");
+  link("sys/class/net/eno1/master", "../bond0");
+  link("sys/class/net/eno2/master", "../bond0");
+  link("sys/class/net/eno3/device", "../../../0000:01:00.0");  // not in OVS
+  dir.write("sys/class/net/eno3/type", "1\n");
+  Root root = Root::open(dir.path).value();
+  for (const char* port : {"ens1f0", "eno1", "eno2", "bond0"}) {
+    CAPTURE(port);
+    auto carrier = carries_default_route(root, port, {"br-ex"});
+    REQUIRE(carrier.has_value());
+    CHECK(carrier->holder == "br-ex");
+    CHECK(carrier->through_ovs);
+  }
+  CHECK_FALSE(carries_default_route(root, "eno3", {"br-ex"}));
+  // The route on a plain port: the ports under ovs-system do not carry it, and it does,
+  // as before.
+  CHECK_FALSE(carries_default_route(root, "ens1f0", {"eno3"}));
+  CHECK_FALSE(carries_default_route(root, "eno1", {"eno3"}));
+  auto plain = carries_default_route(root, "eno3", {"eno3"});
+  REQUIRE(plain.has_value());
+  CHECK_FALSE(plain->through_ovs);
+  // A virtual device that is not an internal port: a Linux bridge, a VPN (ARPHRD_NONE).
+  dir.write("sys/class/net/br0/bridge/stp_state", "0\n");
+  dir.write("sys/class/net/wg0/type", "65534\n");
+  CHECK_FALSE(carries_default_route(root, "ens1f0", {"br0"}));
+  CHECK_FALSE(carries_default_route(root, "ens1f0", {"wg0"}));
+  // Without ovs-system, br-ex is no OVS internal port.
+  std::filesystem::remove_all(dir / "sys/class/net/ovs-system");
+  CHECK_FALSE(carries_default_route(root, "ens1f0", {"br-ex"}));
+}
+
+}  // namespace tuner

@@ -180,6 +180,9 @@ struct Nic {
   /// the management or front-end port (probes/default_route.h). Unknown in a capture
   /// without proc/net/route and proc/net/ipv6_route.
   std::optional<bool> default_route;
+  /// When it carries the route only through Open vSwitch (under ovs-system): the OVS
+  /// internal port that holds it ("br-ex"), for the plan's note; not in the JSON.
+  std::optional<std::string> default_route_ovs;
   std::vector<unsigned> irqs;
   LinkInfo link;
   std::optional<Channels> channels;

@@ -104,7 +104,11 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
   inv.nics = probe_nics(root, nl.get(), inv.errors);
   auto routed = probe_default_route_ports(root);
   for (Nic& n : inv.nics) {
-    if (routed) n.default_route = carries_default_route(root, n.name, *routed);
+    if (routed) {
+      auto carrier = carries_default_route(root, n.name, *routed);
+      n.default_route = carrier.has_value();
+      if (carrier && carrier->through_ovs) n.default_route_ovs = carrier->holder;
+    }
     for (const Irq& i : inv.irqs)
       if (i.device && *i.device == n.name) n.irqs.push_back(i.number);
     // One answer per device: the PCI record's (sysfs numa_node, else hwloc's

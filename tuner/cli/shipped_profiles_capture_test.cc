@@ -174,6 +174,28 @@ TEST_CASE("shipped profiles on a capture: the port with the default route is lef
   CHECK_FALSE(bonded.desired.contains("nic:enp96s0f0:channels"));
   CHECK(bonded.noted("enp96s0f0", "holds the default route"));
   std::filesystem::remove(fx.root() + kX722Net + "/master");
+  // An OVN-Kubernetes node: the port is in an OVS bridge, so the kernel made it a slave
+  // of ovs-system, and the route is on the bridge's internal port br-ex, which links to
+  // no port: every port under ovs-system carries it.
+  for (const char* dev : {"ovs-system", "br-ex"}) {
+    testing::write_file(fx.root() + "/sys/devices/virtual/net/" + dev + "/type", "1\n");
+    std::filesystem::create_directory_symlink(std::string("../../devices/virtual/net/") + dev,
+                                              fx.root() + "/sys/class/net/" + dev);
+  }
+  std::filesystem::create_directory_symlink("../../../../../../virtual/net/ovs-system",
+                                            fx.root() + kX722Net + "/master");
+  route_via("br-ex");
+  PlanOut ovs = plan(fx.root(), "network-throughput");
+  CHECK(placed_irqs(ovs).empty());
+  for (const auto& [knob, want] : ovs.desired) CHECK(knob.find("enp96s0f0") == std::string::npos);
+  CHECK(ovs.noted("enp96s0f0", "holds the default route through Open vSwitch (br-ex; ports "
+                               "under ovs-system cannot be told apart): rule '*' says "
+                               "default_route = false, skipped"));
+  std::filesystem::remove(fx.root() + kX722Net + "/master");
+  for (const char* dev : {"ovs-system", "br-ex"}) {
+    std::filesystem::remove(fx.root() + "/sys/class/net/" + dev);
+    std::filesystem::remove_all(fx.root() + "/sys/devices/virtual/net/" + dev);
+  }
   route_via("enp96s0f0");
   // A local profile that names it takes it back.
   testing::TempDir dir("tuner-shipped-mgmt");

@@ -172,6 +172,11 @@ std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const Po
   if (scope.rdma == false && nic.rdma_device && !named)
     return fmt::format("an RDMA port ({}): rule '{}' says rdma = false, skipped", *nic.rdma_device,
                        glob);
+  if (scope.default_route == false && nic.default_route == true && !named && nic.default_route_ovs)
+    return fmt::format("holds the default route through Open vSwitch ({}; ports under ovs-system "
+                       "cannot be told apart): rule '{}' says default_route = false, skipped; "
+                       "name it in ports to include it",
+                       *nic.default_route_ovs, glob);
   if (scope.default_route == false && nic.default_route == true && !named)
     return fmt::format("holds the default route (the management or front-end port): rule '{}' "
                        "says default_route = false, skipped; name it in ports to include it",
