@@ -332,7 +332,8 @@ TEST_CASE("profile: dl-training is network-throughput plus NUMA settings") {
   CHECK(p->groups.at("napi").peer);
   CHECK(p->groups.at("napi").keep_if_neutral);
   CHECK(p->benches.at("bulk").tcp.streams == 8);  // from throughput
-  CHECK(p->groups.at("sysctl").bench == std::vector<std::string>{"bulk"});
+  CHECK(p->groups.at("sysctl").bench == (std::vector<std::string>{"bulk", "tcp"}));
+  CHECK(p->benches.at("bulk").tcp.direction == bench::StreamDirection::in);
   CHECK(p->groups.at("numa").chosen);
   CHECK(p->groups.at("cpu").chosen);
   // balanced's queues group names its benchmark: not dl-training's membw.
