@@ -9,35 +9,16 @@
 #include "probes/cpuidle.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/knobs/cpu_latency.h"
+#include "tuner/plan/cpuidle_node_test_util.h"
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
 
 using namespace tuner;
 using testing::loc;
 
+using Node = testing::CpuidleNode;
+
 namespace {
-
-/// CPUs 0-3 of a root, copied; `site` writes a CPU's limit as a site would have.
-struct Node {
-  testing::TempDir dir{"tuner-plan-latency"};
-  Inventory inv = testing::smt_machine(1, 2);
-
-  explicit Node(const std::string& platform) {
-    std::filesystem::copy(TUNER_TEST_DATA "/host/cpuidle/" + platform, dir.path,
-                          std::filesystem::copy_options::recursive);
-    std::vector<ProbeError> errors;
-    inv.cpuidle = probe_cpuidle(Root::open(dir.path).value(), errors);
-  }
-  void site(unsigned cpu, const std::string& value) const {
-    dir.write(
-        "sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/power/pm_qos_resume_latency_us",
-        value + "\n");
-  }
-  Result<Plan> plan(const Profile& p) const {
-    KnobCurrentValues current(KnobContext{Root::open(dir.path).value()}, true, false);
-    return make_plan_with(p, inv, current);
-  }
-};
 
 Profile latency(std::string value, std::vector<std::string> search = {}) {
   Profile p;

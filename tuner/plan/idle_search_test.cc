@@ -10,6 +10,7 @@
 #include "probes/cpuidle.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/plan/builder.h"
+#include "tuner/plan/cpuidle_node_test_util.h"
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
 #include "tuner/profile/profile.h"
@@ -18,28 +19,9 @@ using namespace tuner;
 using planner_detail::fit_resume_latency_search;
 using testing::loc;
 
+using Node = testing::CpuidleNode;
+
 namespace {
-
-/// CPUs 0-3 of one of the roots, copied so a test may change it.
-struct Node {
-  testing::TempDir dir{"tuner-plan-idle"};
-  Inventory inv = testing::smt_machine(1, 2);
-
-  explicit Node(const std::string& platform) {
-    std::filesystem::copy(TUNER_TEST_DATA "/host/cpuidle/" + platform, dir.path,
-                          std::filesystem::copy_options::recursive);
-    probe();
-  }
-  void probe() {
-    std::vector<ProbeError> errors;
-    inv.cpuidle = probe_cpuidle(Root::open(dir.path).value(), errors);
-    inv.errors = errors;
-  }
-  Result<Plan> plan(const Profile& p) const {
-    KnobCurrentValues current(KnobContext{Root::open(dir.path).value()}, true, false);
-    return make_plan_with(p, inv, current);
-  }
-};
 
 /// latency.toml's setting: [cpu] resume_latency_us = { search = candidates }, line 67.
 Profile searching(std::vector<std::string> candidates) {
