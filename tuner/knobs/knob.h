@@ -45,6 +45,10 @@ class KnobNotes {
   std::vector<KnobNote> notes_;
 };
 
+/// How long a NIC knob waits, by default, for a link to come back after a change that
+/// resets it (KnobContext::link_timeout_ms); the plan's time bound counts it too.
+inline constexpr unsigned kLinkTimeoutMs = 10000;
+
 struct KnobContext {
   Root root;                                       // every read and write goes through it
   Netlink* netlink = nullptr;                      // ethtool netlink; opened lazily when null
@@ -52,7 +56,7 @@ struct KnobContext {
   Clock* clock = &SteadyClock::instance();         // the link wait, and any other sleep
   std::string systemd_dir = "etc/systemd/system";  // numa:unit and irqbalance drop-ins
   std::string cgroup_root = "sys/fs/cgroup";       // numa:cgroup paths are below it
-  unsigned link_timeout_ms = 10000;                // wait for a link to come back after a change
+  unsigned link_timeout_ms = kLinkTimeoutMs;       // wait for a link to come back after a change
   /// A test's fake machine: root is a temporary directory laid out like one, and knobs
   /// may write to it. Any other root that is not the live machine (a --root capture)
   /// is read-only. Never set outside tests.

@@ -39,8 +39,8 @@ milliseconds group_time_bound(const Profile& profile, const std::string& group, 
   GroupPolicy policy = group_policy(profile, group);
   if (d.by == Decider::left_out) return milliseconds{0};
   // A link-resetting knob (channels, rings, MTU, link modes) waits for the link once
-  // when a soak writes it (KnobContext::link_timeout_ms at most).
-  milliseconds link_wait{KnobContext{}.link_timeout_ms};
+  // when a soak writes it (kLinkTimeoutMs at most).
+  const milliseconds link_wait{kLinkTimeoutMs};
   if (d.by == Decider::guard_soak || d.by == Decider::chosen)
     return 2 * policy.soak + (design == Design::blocked ? link_wait : milliseconds{0});
   milliseconds one{0};
