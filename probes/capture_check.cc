@@ -2,9 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +12,7 @@
 #include <fmt/core.h>
 
 #include "base/fd_io.h"
+#include "base/openat2.h"
 #include "base/unique_fd.h"
 
 namespace tuner {
@@ -76,16 +75,14 @@ class CaptureWalk {
 
   // Resolves the link from the root as hwloc's openat would, but beneath it only.
   Status check_link(const std::string& path) {
-    struct open_how how {};
-    how.flags = O_PATH | O_CLOEXEC;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-    UniqueFd fd(
-        static_cast<int>(::syscall(SYS_openat2, root_.fd(), path.c_str(), &how, sizeof how)));
+    UniqueFd fd(openat2_fd(root_.fd(), path.c_str(), O_PATH | O_CLOEXEC,
+                           kResolveBeneath | kResolveNoMagiclinks));
     if (!fd) {
       if (errno == EXDEV)
         return Error::invalid("a link that leads out of the capture (hwloc would follow it)",
                               shown(path));
-      // Before Linux 5.6 the kernel cannot say; a link hwloc cannot open either is fine.
+      // Without openat2 (before Linux 5.6, or refused by a seccomp filter) the kernel
+      // cannot say; a link hwloc cannot open either is fine.
       return Ok{};
     }
     struct stat st {};

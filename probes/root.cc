@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/fd_io.h"
+#include "base/openat2.h"
 #include "base/unique_fd.h"
 
 namespace tuner {
@@ -49,11 +48,8 @@ Result<UniqueFd> Root::open_fd(std::string_view path, int flags) const {
   if (live_) {
     fd = ::openat(this->fd(), rel.c_str(), O_RDONLY | O_CLOEXEC | flags);
   } else {
-    struct open_how how {};
-    how.flags = O_RDONLY | O_CLOEXEC | static_cast<unsigned>(flags);
-    how.resolve = RESOLVE_IN_ROOT;
-    fd = static_cast<int>(::syscall(SYS_openat2, this->fd(), rel.c_str(), &how, sizeof how));
-    if (fd < 0 && errno == ENOSYS)
+    fd = openat2_fd(this->fd(), rel.c_str(), O_RDONLY | O_CLOEXEC | flags, kResolveInRoot);
+    if (fd < 0 && errno == ENOSYS)  // no openat2 here (base/openat2.h)
       fd = ::openat(this->fd(), rel.c_str(), O_RDONLY | O_CLOEXEC | flags);
   }
   if (fd < 0) return errno_error("cannot open", dir_ == "/" ? "/" + rel : dir_ + "/" + rel);

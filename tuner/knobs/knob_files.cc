@@ -1,12 +1,13 @@
 #include "tuner/knobs/knob_files.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdint>
+
 #include "base/fd_io.h"
+#include "base/openat2.h"
 #include "base/unique_fd.h"
 
 namespace tuner {
@@ -21,12 +22,12 @@ std::string_view relative(std::string_view p) {
 }
 
 UniqueFd open_beneath(const Root& root, const std::string& rel, int flags) {
-  struct open_how how {};
-  how.flags = static_cast<unsigned>(flags) | O_CLOEXEC | O_NOFOLLOW;
-  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-                (root.is_live() ? RESOLVE_BENEATH : RESOLVE_IN_ROOT);
-  int fd = static_cast<int>(::syscall(SYS_openat2, root.fd(), rel.c_str(), &how, sizeof how));
-  if (fd < 0 && errno == ENOSYS)  // kernels before 5.6: ids are validated, no '..' or '/'
+  std::uint64_t resolve = kResolveNoSymlinks | kResolveNoMagiclinks |
+                          (root.is_live() ? kResolveBeneath : kResolveInRoot);
+  int fd = openat2_fd(root.fd(), rel.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, resolve);
+  // No openat2 (before Linux 5.6, or refused by a seccomp filter: base/openat2.h): knob
+  // ids are validated, no '..' or '/'.
+  if (fd < 0 && errno == ENOSYS)
     fd = ::openat(root.fd(), rel.c_str(), flags | O_CLOEXEC | O_NOFOLLOW);
   return UniqueFd(fd);
 }
