@@ -1,5 +1,6 @@
 #include "base/runner.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -90,6 +92,24 @@ int pidfd_open(pid_t pid) {
 #endif
 }
 
+}  // namespace
+
+void mark_inherited_cloexec() {
+  DIR* d = ::opendir("/proc/self/fd");
+  if (!d) return;
+  const int own = ::dirfd(d);
+  while (const dirent* e = ::readdir(d)) {
+    auto fd = parse_i64(e->d_name);
+    if (!fd || *fd < 3 || *fd == own || *fd > INT_MAX) continue;
+    int flags = ::fcntl(static_cast<int>(*fd), F_GETFD);
+    if (flags >= 0 && !(flags & FD_CLOEXEC))
+      ::fcntl(static_cast<int>(*fd), F_SETFD, flags | FD_CLOEXEC);
+  }
+  ::closedir(d);
+}
+
+namespace {
+
 /// Starts argv with stdout/stderr on the given pipe ends, in its own process group.
 Result<pid_t> spawn(const std::string& path, const std::vector<std::string>& argv, int out_w,
                     int err_w) {
@@ -100,7 +120,15 @@ Result<pid_t> spawn(const std::string& path, const std::vector<std::string>& arg
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, out_w, 1);
   posix_spawn_file_actions_adddup2(&fa, err_w, 2);
+  // Only the three streams reach the program, whatever tuner inherited without
+  // FD_CLOEXEC (Ansible's, a shell's). glibc before 2.34 (Debian 11, RHEL 8 and 9 but
+  // 9's later minors) has no closefrom action: there every such descriptor is marked
+  // close-on-exec first (tuner's own are opened O_CLOEXEC).
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#else
+  mark_inherited_cloexec();
+#endif
   sigset_t none, all;
   sigemptyset(&none);
   sigfillset(&all);

@@ -74,4 +74,8 @@ class ProcessRunner : public Runner {
 /// "/usr/local/bin:/usr/bin:/bin" when $PATH is unset). Errors say which and why.
 Result<std::string> find_executable(std::string_view name);
 
+/// Marks every descriptor of this process from 3 up close-on-exec (read from
+/// /proc/self/fd): what a spawn does where glibc has no posix_spawn closefrom action.
+void mark_inherited_cloexec();
+
 }  // namespace tuner

@@ -1,7 +1,9 @@
 #include "base/runner.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -180,4 +182,28 @@ TEST_CASE("stderr_tail: the last non-empty lines, joined for one-line messages")
   CHECK(r.stderr_tail() == "warming up | line 2 | line 3 | fatal: no route to host");
   r.err = std::string(5000, 'x');
   CHECK(r.stderr_tail().size() == 1024);
+}
+
+TEST_CASE("runner: the program gets no descriptor tuner inherited without FD_CLOEXEC") {
+  int leaked = ::dup(STDERR_FILENO);  // dup clears FD_CLOEXEC
+  REQUIRE(leaked >= 3);
+  RunResult r = must_run(sh("test -e /proc/self/fd/" + std::to_string(leaked) + " && echo seen"));
+  ::close(leaked);
+  CHECK(r.out.empty());
+
+  // Where glibc has no closefrom action (before 2.34), every such descriptor is marked
+  // close-on-exec first: in a child, as it changes the whole process.
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int fd = ::dup(STDERR_FILENO);
+    if (fd < 3 || (::fcntl(fd, F_GETFD) & FD_CLOEXEC)) ::_exit(2);
+    mark_inherited_cloexec();
+    ::_exit((::fcntl(fd, F_GETFD) & FD_CLOEXEC) && !(::fcntl(STDERR_FILENO, F_GETFD) & FD_CLOEXEC)
+                ? 0
+                : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }

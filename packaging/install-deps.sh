@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Installs what tuner needs from Debian 12 packages. Run as root.
+# Installs what tuner needs from the distribution's packages: Debian 12 (bookworm), and
+# for the build alone Debian 11 (bullseye) and 13 (trixie) too (README: Supported
+# systems). Where the distribution has no toml++ package (Debian 11), the build takes a
+# pinned copy instead (cmake/TomlPlusPlus.cmake). Run as root.
 #   install-deps.sh          build dependencies
 #   install-deps.sh --test   plus what the integration and VM tests, the fuzz targets
 #                            (clang and libFuzzer: fuzz/README.md) and the lint need
@@ -26,8 +29,20 @@ test_pkgs=(
 pkgs=("${build_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && pkgs+=("${test_pkgs[@]}")
 
+if [[ $(id -u) -eq 0 ]] && ! apt-cache show libtomlplusplus-dev >/dev/null 2>&1; then
+  # apt-cache knows only what the lists hold: update them once before deciding.
+  [[ -n "$(find /var/lib/apt/lists -name '*Packages*' -print -quit 2>/dev/null)" ]] ||
+    apt-get update -qq
+  if ! apt-cache show libtomlplusplus-dev >/dev/null 2>&1; then
+    echo "install-deps: this distribution has no libtomlplusplus-dev; the build downloads" \
+      "Debian 12's, pinned by its SHA-256 (cmake/TomlPlusPlus.cmake)" >&2
+    pkgs=("${pkgs[@]/libtomlplusplus-dev/}")
+  fi
+fi
+
 missing=()
 for p in "${pkgs[@]}"; do
+  [[ -n "$p" ]] || continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if ((${#missing[@]})); then

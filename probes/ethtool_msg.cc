@@ -15,6 +15,14 @@
 namespace tuner {
 namespace {
 
+// The extended ACK's "missing attribute" TLV (Linux 6.0): an enumerator, so older
+// headers (Debian 11's 5.10) cannot be asked with #ifdef. Numbered as the kernel has it;
+// the table has room for it whatever the headers say.
+constexpr unsigned kErrAttrMissType = 5;
+constexpr unsigned kErrAttrMax = static_cast<unsigned>(NLMSGERR_ATTR_MAX) > kErrAttrMissType + 1
+                                     ? static_cast<unsigned>(NLMSGERR_ATTR_MAX)
+                                     : kErrAttrMissType + 1;
+
 // Requests are small: a header nest and a few u32s.
 // Room for a LINKMODES_SET that names every link mode the kernel knows (~120 names).
 constexpr size_t kRequestBytes = 16384;
@@ -240,16 +248,15 @@ Result<NlAck> parse_ack(std::string_view msg) {
                                                     : sizeof(int) + err->msg.nlmsg_len;
   offset = MNL_ALIGN(offset);
   if (offset > payload) return Error::invalid("error TLVs beyond message end", where);
-  AttrTable<NLMSGERR_ATTR_MAX> t;
-  if (mnl_attr_parse(nlh, static_cast<unsigned>(offset), attr_detail::store<NLMSGERR_ATTR_MAX>,
-                     &t) < 0)
+  AttrTable<kErrAttrMax> t;
+  if (mnl_attr_parse(nlh, static_cast<unsigned>(offset), attr_detail::store<kErrAttrMax>, &t) < 0)
     return Error::invalid("malformed error TLVs", where);
   if (const nlattr* m = t[NLMSGERR_ATTR_MSG]) {
     auto s = attr_str(m, where);
     if (!s) return s.error();
     ack.message = *s;
   }
-  if (const nlattr* m = t[NLMSGERR_ATTR_MISS_TYPE]; m && ack.message.empty()) {
+  if (const nlattr* m = t[kErrAttrMissType]; m && ack.message.empty()) {
     auto type = attr_u32(m, where);
     if (!type) return type.error();
     ack.message = "missing required attribute " + std::to_string(*type);

@@ -11,7 +11,7 @@ std::optional<double> parse_link_speed(std::string_view text) {
   auto words = split_ws(text);
   if (words.size() < 2 || words[1] != "GT/s") return std::nullopt;
   double v = 0;
-  auto [end, ec] = std::from_chars(words[0].data(), words[0].data() + words[0].size(), v);
+  auto [end, ec] = from_chars_double(words[0].data(), words[0].data() + words[0].size(), v);
   if (ec != std::errc() || end != words[0].data() + words[0].size() || !(v > 0))
     return std::nullopt;
   return v;

@@ -34,8 +34,12 @@ Status configure(hwloc_topology_t t) {
   hwloc_topology_set_icache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
   if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) < 0)
     return hwloc_error("cannot enable I/O discovery", "topology", errno);
+#if HWLOC_API_VERSION >= 0x00020800
   // Memory attributes (HMAT) and CPU kinds (cpufreq of every PU) are not used here.
+  // hwloc before 2.8 (Ubuntu 22.04, RHEL 8 and 9, Debian 11) cannot skip them: the probe
+  // is slower there, and the same (README: Supported systems).
   hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_NO_MEMATTRS | HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS);
+#endif
   // The Linux backend reads everything from /sys, PCI included. The x86 backend would
   // bind to every PU to run CPUID (slow, and it would describe this host under a
   // captured root); libpciaccess, OpenCL and GL add nothing the inventory uses.

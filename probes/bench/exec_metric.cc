@@ -117,7 +117,7 @@ Result<double> parse_number(std::string_view text) {
   std::string_view s = trim(text);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   double v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  auto [end, ec] = from_chars_double(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
     return Error::invalid(fmt::format("'{}' is not a number", clip(text)));
   return v;
@@ -135,7 +135,10 @@ Result<double> extract_regex(std::string_view text, const std::string& pattern, 
   std::size_t searches = 0;
   for (std::size_t end = text.size(); !found && end > 0;) {
     // An empty line holds no number (a pattern that matches nothing would capture "").
-    re2::StringPiece line(previous_line(text, end));
+    // From pointer and size: RE2 from 2023 on makes StringPiece Abseil's string_view,
+    // which need not convert from std::string_view (Debian 13, Ubuntu 24.04, EPEL).
+    std::string_view view = previous_line(text, end);
+    re2::StringPiece line(view.data(), view.size());
     if (line.empty()) continue;
     for (std::size_t at = 0; at <= line.size();) {
       if (++searches % 256 == 0 && std::chrono::steady_clock::now() > deadline)

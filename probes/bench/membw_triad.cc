@@ -1,11 +1,11 @@
 #include "probes/bench/membw_triad.h"
 
 #include <atomic>
-#include <barrier>
 #include <mutex>
 #include <thread>
 
 #include "probes/bench/bench_bind.h"
+#include "probes/bench/phase_barrier.h"
 
 namespace tuner::bench {
 
@@ -94,7 +94,7 @@ Result<std::vector<std::chrono::nanoseconds>> time_triad(const TriadArrays& arr,
     }
     ++phase;
   };
-  std::barrier sync(static_cast<std::ptrdiff_t>(threads), on_phase);
+  PhaseBarrier<decltype(on_phase)> sync(static_cast<std::ptrdiff_t>(threads), on_phase);
   Status st = on_each_cpu(cpus, bind_failed, [&](unsigned t) {
     auto [lo, hi] = slice(arr.n, t, threads);
     sync.arrive_and_wait();

@@ -24,6 +24,8 @@ struct CheckNode {
       : fx("40intel64-2g2n4c+pci.tar.bz2", paths(overlays)),
         root(Root::open(fx.root()).value()),
         target{root, {}} {}
+  /// One overlay: GCC 10 cannot make `CheckNode{"name"}`'s array an initializer_list.
+  explicit CheckNode(const char* overlay) : CheckNode({overlay}) {}
   /// Overlays by name in tests/fixtures/check, or by path in tests/fixtures ("host/...").
   static std::vector<std::string> paths(std::initializer_list<const char*> overlays) {
     std::vector<std::string> out = {test_data_path("irq/r910")};

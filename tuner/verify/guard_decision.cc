@@ -5,6 +5,8 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
+
 namespace tuner::verify {
 
 namespace {
@@ -273,7 +275,7 @@ Result<std::map<std::string, FlapPrior>> read_flap_prior(
   if (!uptime.ok()) return uptime.error();
   double up = 0;
   std::string_view text = *uptime;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), up);
+  auto [end, ec] = from_chars_double(text.data(), text.data() + text.size(), up);
   if (ec != std::errc() || !(up > 0))
     return Error::invalid("not an uptime: " + std::string(text.substr(0, 40)), "proc/uptime");
   std::map<std::string, FlapPrior> out;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/interrupt.h"
 #include "tuner/verify/guard_decision.h"

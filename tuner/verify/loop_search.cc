@@ -28,7 +28,7 @@ nlohmann::json screen_json(const SearchPlan& sp, const Screen& s, unsigned unit)
         {"ci_low", number_or_null(std::expm1(log_gain - half))},
         {"ci_high", number_or_null(std::expm1(log_gain + half))},
         {"trials", a.blocks * unit},
-        {"dropped_at", a.dropped_at ? nlohmann::json(*a.dropped_at * unit) : nullptr}};
+        {"dropped_at", a.dropped_at ? nlohmann::json(*a.dropped_at * unit) : nlohmann::json()}};
     if (a.dropped_at)
       c["dropped_for"] = !a.refused.empty() ? "refused"
                          : !a.guard.empty() ? "guard"
@@ -42,7 +42,7 @@ nlohmann::json screen_json(const SearchPlan& sp, const Screen& s, unsigned unit)
           {"knobs", sp.knobs},
           {"candidates", std::move(cands)},
           {"blocks", s.blocks},
-          {"chosen", s.best ? nlohmann::json(sp.values[*s.best]) : nullptr}};
+          {"chosen", s.best ? nlohmann::json(sp.values[*s.best]) : nlohmann::json()}};
 }
 
 }  // namespace
