@@ -1,7 +1,6 @@
 // Small string helpers shared by parsers.
 #pragma once
 
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,13 +19,6 @@ std::string normalize_ws(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);
 std::optional<uint64_t> parse_u64(std::string_view s);
 std::optional<int64_t> parse_i64(std::string_view s);
-
-/// std::from_chars for a double (the general format: no leading space, '+' or "0x"),
-/// which libstdc++ has from 11 on; before (Debian 11's GCC 10) the same through strtod_l
-/// in the C locale. from_chars_double_strtod is that fallback, built everywhere so it is
-/// tested everywhere.
-std::from_chars_result from_chars_double(const char* first, const char* last, double& value);
-std::from_chars_result from_chars_double_strtod(const char* first, const char* last, double& value);
 /// fnmatch(3) glob match without flags (used for NIC and IRQ name globs).
 bool glob_match(std::string_view pattern, std::string_view name);
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include "base/from_chars.h"
 #include "base/strings.h"
 
 namespace tuner {

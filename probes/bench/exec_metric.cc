@@ -9,6 +9,7 @@
 #include <re2/re2.h>
 
 #include "base/json_nesting.h"
+#include "base/from_chars.h"
 #include "base/strings.h"
 
 namespace tuner::bench {

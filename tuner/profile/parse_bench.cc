@@ -139,7 +139,10 @@ class BenchParser : public TomlReader {
       std::string_view key = k.str();
       if (key == "nodes") {
         c.nodes.clear();
-        for (unsigned n : cpus(v, key).cpus()) c.nodes.push_back(n);
+        // Named: a range-for over cpus(...).cpus() would read the temporary's vector
+        // after it died (before C++23; GCC 13's -Wdangling-reference).
+        CpuSet nodes = cpus(v, key);
+        for (unsigned n : nodes.cpus()) c.nodes.push_back(n);
       } else if (key == "matrix") {
         c.matrix = boolean(v, what(key));
       } else if (key == "duration") {

@@ -5,7 +5,7 @@
 
 #include <fmt/core.h>
 
-#include "base/strings.h"
+#include "base/from_chars.h"
 
 namespace tuner::verify {
 

@@ -26,7 +26,8 @@ NodeReport run(const std::string& node, std::vector<std::string> profiles = {"th
 
 std::vector<std::string> names(const char* format, int from, int to) {
   std::vector<std::string> out;
-  for (int i = from; i < to; ++i) out.push_back(fmt::format(fmt::runtime(format), i));
+  for (int i = from; i < to; ++i)
+    out.push_back(fmt::vformat(format, fmt::make_format_args(i)));  // fmt 7: no fmt::runtime
   return out;
 }
 
