@@ -12,6 +12,10 @@ SKIP=   # probe exists: a probe that failed is an entry in .errors, not an exit 
 check probe.rc "$RC" = 0 "tuner probe --json exit status"
 verify probe.json "schema tuner.probe/1" jq -e '.schema == "tuner.probe/1"' $P
 [ -s $P ] && jq -e . $P >/dev/null 2>&1 || P=/dev/null
+# What differs by kernel (tests/vm/README.md "Kernels"): the probes that reported an
+# error, and which path named the virtio queue vectors (netlink napi-get or names).
+note "probe on $(uname -r): errors $(jq -c '[.errors[]? | "\(.probe): \(.message)"]' $P)," \
+  "IRQ role sources $(jq -c '[.irqs[]? | select(.kind == "queue") | .source] | group_by(.) | map({(.[0] | tostring): length}) | add' $P)"
 
 # A probe that reported itself "not implemented" in .errors, or a stub source file.
 probe_skip() {  # PROBE-NAME FILE...

@@ -49,7 +49,7 @@ if grep -q tuner_selftest= /proc/cmdline; then
   ethtool -s "$VIRT" speed 10000 duplex full autoneg off
 fi
 mkdir -p /etc/tuner/profiles
-for t in vm-e2e vm-e1000-forced vm-e1000-coalesce vm-e1000-coalesce-search \
+for t in vm-e2e vm-smoke vm-e1000-forced vm-e1000-coalesce vm-e1000-coalesce-search \
   vm-e1000-rings-search; do
   sed -e "s/@VIRT@/$VIRT/g" -e "s/@E1K@/$E1K/g" "/etc/tuner/$t.toml.in" > "/etc/tuner/profiles/$t.toml"
 done
@@ -59,6 +59,8 @@ snapshot > /tmp/before
 note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"
 
 . /scenario-probe.sh
+# The smoke scenario (vm/smoke-5.10, vm/smoke-6.12): one plan/apply/rollback, no more.
+if grep -q tuner_scenario=smoke /proc/cmdline; then . /scenario-smoke.sh; exit 0; fi
 . /scenario-apply.sh
 . /scenario-cpu-mm.sh
 . /scenario-writeback.sh
