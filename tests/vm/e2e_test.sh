@@ -61,7 +61,7 @@ vm_initramfs_build "$work/initrd.gz" "$tuner" "$VM_MODDIR" "$here/guest" \
     virtio_pci virtio_net e1000 || { echo "FAIL: initramfs build"; exit 1; }
 t1=$(date +%s.%N)
 log=$work/console.log
-VM_APPEND+=" tuner_stubs=${stubs:-none} tuner_scenario=$scenario"
+VM_APPEND+=" tuner_stubs=${stubs:-none} tuner_scenario=$scenario tuner_kver=$VM_KVER"
 rm -f "$log"
 vm_qemu_run "$VM_KERNEL" "$work/initrd.gz" "$log" "$limit" 4 2>"$work/qemu.err" &
 qpid=$!
@@ -76,6 +76,10 @@ qrc=$?
 t2=$(date +%s.%N)
 cat "$work/qemu.err" >&2
 tr -d '\r' < "$log" > "$log.txt" && mv "$log.txt" "$log"
+# The files the guest kept (guest/scenario-lib.sh keep_file), beside the log.
+for f in $(sed -n 's/^TUNER-FILE-BEGIN \([a-z.]*\)$/\1/p' "$log" | sort -u); do
+  sed -n "/^TUNER-FILE-BEGIN $f\$/,/^TUNER-FILE-END $f\$/p" "$log" | sed '1d;$d' > "$work/$f"
+done
 
 tail_log() { echo "---- console log tail ($log)"; tail -n "${1:-60}" "$log"; echo "----"; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }

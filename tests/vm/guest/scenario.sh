@@ -9,6 +9,9 @@
 . /scenario-lib.sh
 
 # ---- the machine the VM should be: checked first, so a broken harness cannot pass
+# The kernel the host fetched for TUNER_VM_SUITE, not another one left in a cache.
+want_kver=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^tuner_kver=//p')
+check "vm.kernel" "$(uname -r)" = "$want_kver" "uname -r: $(uname -r); the host fetched $want_kver"
 node_cpus0=$(cat /sys/devices/system/node/node0/cpulist 2>/dev/null)
 node_cpus1=$(cat /sys/devices/system/node/node1/cpulist 2>/dev/null)
 nodes=$(cd /sys/devices/system/node && echo node[0-9]*)
