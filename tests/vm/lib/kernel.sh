@@ -81,13 +81,19 @@ vm_kernel_fetch() {
 }
 
 # The suite's lists, fetched when missing or a week old; a failed refresh keeps the old
-# ones (offline runs use what the cache holds).
+# ones (offline runs use what the cache holds). apt-get update exits 0 when a mirror
+# cannot be reached, so the stamp says only that the suite's Packages list is there.
+vm_apt_has_list() {  # APTDIR SUITE
+  compgen -G "$1/lists/*_dists_$2_main_binary-amd64_Packages*" >/dev/null
+}
+
 vm_apt_update() {  # APTDIR SUITE [force]
   local d=$1 suite=$2
   vm_apt_init "$d" "$suite"
-  if [[ -n ${3:-} || ! -f $d/updated ]] || [[ -n $(find "$d/updated" -mtime +7 2>/dev/null) ]]; then
+  if [[ -n ${3:-} || ! -f $d/updated ]] || ! vm_apt_has_list "$d" "$suite" ||
+     [[ -n $(find "$d/updated" -mtime +7 2>/dev/null) ]]; then
     echo "vm: apt-get update for $suite (lists in $d)" >&2
-    vm_apt "$d" apt-get update -qq >&2 && touch "$d/updated"
+    vm_apt "$d" apt-get update -qq >&2 && vm_apt_has_list "$d" "$suite" && touch "$d/updated"
   fi
 }
 
