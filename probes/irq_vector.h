@@ -2,9 +2,9 @@
 // the IRQ numbers change (module load order, firmware, kernel updates, added devices,
 // unbinding and binding a driver). /sys/kernel/irq/N/hwirq (Linux 4.17+) is the vector's
 // hwirq in the PCI-MSI domain: the MSI index in its low 11 bits (up to 2048 vectors, the
-// MSI-X limit). Linux 6.1 adds the requester id and PCI domain above them
-// (pci_msi_domain_calc_hwirq); kernels with per-device MSI domains (6.2+) give the index
-// alone. The IRQs of a function are the names in /sys/bus/pci/devices/PCI/msi_irqs.
+// MSI-X limit). With one shared PCI-MSI domain (5.10, 6.1) the requester id and PCI domain
+// sit above it (pci_msi_domain_calc_hwirq); with per-device MSI domains (x86 6.2+, seen on
+// 6.12) it is the index alone (probes/irq_kernels_test.cc: both, captured in tests/vm). The IRQs of a function are the names in /sys/bus/pci/devices/PCI/msi_irqs.
 #pragma once
 
 #include <map>

@@ -58,6 +58,14 @@ run_step() {
   fi
 }
 
+# keep_file NAME CMD...: CMD's output goes to the console between markers, and the
+# host keeps it as <work>/NAME (the kernels' own files, compared across kernels and
+# copied into tests/fixtures when a parser needs them).
+keep_file() {
+  local name=$1; shift
+  echo "TUNER-FILE-BEGIN $name"; "$@"; echo "TUNER-FILE-END $name"
+}
+
 # cpulist "0-1,3" -> "0 1 3"
 cpulist() {
   echo "$1" | tr ',' '\n' | awk -F- 'NF == 1 && $1 != "" { print $1 }

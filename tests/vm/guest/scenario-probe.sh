@@ -12,6 +12,15 @@ SKIP=   # probe exists: a probe that failed is an entry in .errors, not an exit 
 check probe.rc "$RC" = 0 "tuner probe --json exit status"
 verify probe.json "schema tuner.probe/1" jq -e '.schema == "tuner.probe/1"' $P
 [ -s $P ] && jq -e . $P >/dev/null 2>&1 || P=/dev/null
+# The whole document (the console copy above is cut at 6000 characters) and the kernel
+# files the IRQ probe parses, kept by the host in <work>/ to compare kernels.
+keep_file probe.json jq -M -c . $P
+keep_file interrupts cat /proc/interrupts
+keep_file hwirq sh -c 'for i in /sys/kernel/irq/*; do echo "${i##*/} $(cat $i/hwirq 2>/dev/null) $(cat $i/actions 2>/dev/null)"; done | sort -n'
+# What differs by kernel (tests/vm/README.md "Kernels"): the probes that reported an
+# error, and which path named the virtio queue vectors (netlink napi-get or names).
+note "probe on $(uname -r): errors $(jq -c '[.errors[]? | "\(.probe): \(.message)"]' $P)," \
+  "IRQ role sources $(jq -c '[.irqs[]? | select(.kind == "queue") | .source] | group_by(.) | map({(.[0] | tostring): length}) | add' $P)"
 
 # A probe that reported itself "not implemented" in .errors, or a stub source file.
 probe_skip() {  # PROBE-NAME FILE...

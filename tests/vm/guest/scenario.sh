@@ -9,6 +9,9 @@
 . /scenario-lib.sh
 
 # ---- the machine the VM should be: checked first, so a broken harness cannot pass
+# The kernel the host fetched for TUNER_VM_SUITE, not another one left in a cache.
+want_kver=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^tuner_kver=//p')
+check "vm.kernel" "$(uname -r)" = "$want_kver" "uname -r: $(uname -r); the host fetched $want_kver"
 node_cpus0=$(cat /sys/devices/system/node/node0/cpulist 2>/dev/null)
 node_cpus1=$(cat /sys/devices/system/node/node1/cpulist 2>/dev/null)
 nodes=$(cd /sys/devices/system/node && echo node[0-9]*)
@@ -49,7 +52,7 @@ if grep -q tuner_selftest= /proc/cmdline; then
   ethtool -s "$VIRT" speed 10000 duplex full autoneg off
 fi
 mkdir -p /etc/tuner/profiles
-for t in vm-e2e vm-e1000-forced vm-e1000-coalesce vm-e1000-coalesce-search \
+for t in vm-e2e vm-smoke vm-e1000-forced vm-e1000-coalesce vm-e1000-coalesce-search \
   vm-e1000-rings-search; do
   sed -e "s/@VIRT@/$VIRT/g" -e "s/@E1K@/$E1K/g" "/etc/tuner/$t.toml.in" > "/etc/tuner/profiles/$t.toml"
 done
@@ -59,6 +62,8 @@ snapshot > /tmp/before
 note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"
 
 . /scenario-probe.sh
+# The smoke scenario (vm/smoke-5.10, vm/smoke-6.12): one plan/apply/rollback, no more.
+if grep -q tuner_scenario=smoke /proc/cmdline; then . /scenario-smoke.sh; exit 0; fi
 . /scenario-apply.sh
 . /scenario-cpu-mm.sh
 . /scenario-writeback.sh
