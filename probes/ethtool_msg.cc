@@ -11,6 +11,7 @@
 #include "probes/ethtool_bitset.h"
 #include "probes/genl_parse.h"
 #include "probes/ifname.h"
+#include "probes/link_modes.h"
 
 namespace tuner {
 namespace {
@@ -34,20 +35,6 @@ Result<std::optional<uint32_t>> opt_u32(const nlattr* a, const char* where) {
   auto v = attr_u32(a, where);
   if (!v) return v.error();
   return std::optional<uint32_t>(*v);
-}
-
-std::string port_name(uint8_t port) {
-  switch (port) {
-    case PORT_TP: return "TP";
-    case PORT_AUI: return "AUI";
-    case PORT_MII: return "MII";
-    case PORT_FIBRE: return "FIBRE";
-    case PORT_BNC: return "BNC";
-    case PORT_DA: return "DA";
-    case PORT_NONE: return "NONE";
-    case PORT_OTHER: return "OTHER";
-    default: return "port " + std::to_string(port);
-  }
 }
 
 void put_header(nlmsghdr* nlh, uint16_t type, const std::string& ifname, uint32_t flags) {

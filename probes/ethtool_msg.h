@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "base/result.h"
+#include "probes/ethtool.h"
 #include "probes/inventory.h"
-#include "probes/netlink.h"
 
 namespace tuner {
 

@@ -14,12 +14,26 @@ constexpr std::array<EnumName<Duplex>, 3> kDuplexes = {{
 }};
 static_assert(in_enum_order(kDuplexes));
 
+constexpr std::array<EnumName<EthtoolBackend>, 2> kEthtoolBackends = {{
+    {EthtoolBackend::netlink, "netlink"},
+    {EthtoolBackend::ioctl, "ioctl"},
+}};
+static_assert(in_enum_order(kEthtoolBackends));
+
 }  // namespace
 
 const char* duplex_name(Duplex duplex) { return enum_name(kDuplexes, duplex); }
 
 std::optional<Duplex> parse_duplex(std::string_view name) {
   return enum_from_name(kDuplexes, name);
+}
+
+const char* ethtool_backend_name(EthtoolBackend backend) {
+  return enum_name(kEthtoolBackends, backend);
+}
+
+std::optional<EthtoolBackend> parse_ethtool_backend(std::string_view name) {
+  return enum_from_name(kEthtoolBackends, name);
 }
 
 std::string MtuRange::text() const {

@@ -121,6 +121,12 @@ enum class Duplex { full, half, unknown };
 const char* duplex_name(Duplex duplex);
 std::optional<Duplex> parse_duplex(std::string_view name);
 
+/// Which backend read or sets a NIC's ethtool settings (probes/ethtool.h): the generic
+/// netlink family, or the SIOCETHTOOL ioctl of kernels without it.
+enum class EthtoolBackend { netlink, ioctl };
+const char* ethtool_backend_name(EthtoolBackend backend);
+std::optional<EthtoolBackend> parse_ethtool_backend(std::string_view name);
+
 struct LinkInfo {
   std::optional<bool> up;
   std::optional<bool> autoneg;
@@ -188,6 +194,9 @@ struct Nic {
   std::optional<Channels> channels;
   std::optional<Rings> rings;
   std::optional<Coalesce> coalesce;  // nullopt: the driver has no coalescing (EOPNOTSUPP)
+  /// The ethtool backend the probe read link, channels, rings and coalescing through;
+  /// nullopt without one (a capture, --no-netlink, neither backend opened).
+  std::optional<EthtoolBackend> ethtool;
   /// ETHTOOL_GDRVINFO on the live machine: what fleets compare across nodes.
   std::optional<std::string> driver_version, firmware_version;
 };

@@ -136,6 +136,7 @@ json nic_json(const Nic& n) {
           {"driver", opt(n.driver)},
           {"driver_version", opt(n.driver_version)},
           {"firmware_version", opt(n.firmware_version)},
+          {"ethtool", n.ethtool ? json(ethtool_backend_name(*n.ethtool)) : json(nullptr)},
           {"pci", opt(n.pci)},
           {"numa_node", opt(n.numa_node)},
           {"operstate", opt(n.operstate)},

@@ -21,10 +21,12 @@ struct Op {
   const char* name;
 };
 
-class EthtoolNetlink : public Netlink {
+class EthtoolNetlink : public Ethtool {
  public:
   EthtoolNetlink(NlSocket sock, NetlinkOptions options)
       : sock_(std::move(sock)), options_(std::move(options)) {}
+
+  EthtoolBackend backend() const override { return EthtoolBackend::netlink; }
 
   Status resolve_family() {
     auto reply = transact(sock_, build_family_request(++seq_), "GETFAMILY", "ethtool");
@@ -191,7 +193,7 @@ class EthtoolNetlink : public Netlink {
 
 }  // namespace
 
-Result<std::unique_ptr<Netlink>> open_ethtool_netlink(const NetlinkOptions& options) {
+Result<std::unique_ptr<Ethtool>> open_ethtool_netlink(const NetlinkOptions& options) {
   auto sock = NlSocket::open("ethtool netlink");
   if (!sock) return sock.error();
   auto nl = std::make_unique<EthtoolNetlink>(std::move(*sock), options);
@@ -200,10 +202,10 @@ Result<std::unique_ptr<Netlink>> open_ethtool_netlink(const NetlinkOptions& opti
     e.what = "cannot resolve generic netlink family \"ethtool\": " + e.what;
     return e;
   }
-  return std::unique_ptr<Netlink>(std::move(nl));
+  return std::unique_ptr<Ethtool>(std::move(nl));
 }
 
-Result<std::unique_ptr<Netlink>> open_ethtool_netlink() {
+Result<std::unique_ptr<Ethtool>> open_ethtool_netlink() {
   NetlinkOptions options;
   if (const char* dir = std::getenv("TUNER_NETLINK_RECORD")) options.record_dir = dir;
   return open_ethtool_netlink(options);

@@ -37,7 +37,7 @@ std::optional<std::string> device_dir(const Root& root, const std::string& name)
   return normalize_path(net_dir + "/" + *device);
 }
 
-void add_netlink(Netlink& nl, Nic& nic, std::vector<ProbeError>& errors) {
+void add_ethtool(Ethtool& nl, Nic& nic, std::vector<ProbeError>& errors) {
   auto note = [&](const Error& e) {
     if (e.err == EOPNOTSUPP) return;  // the driver lacks the operation: fields stay empty
     errors.push_back({"netlink", e.message()});
@@ -47,6 +47,7 @@ void add_netlink(Netlink& nl, Nic& nic, std::vector<ProbeError>& errors) {
   if (auto r = nl.get_link_modes(nic.name, link); !r) note(r.error());
   if (auto r = nl.get_link_state(nic.name, link); !r) note(r.error());
   nic.link = std::move(link);
+  nic.ethtool = nl.backend();
   if (auto ch = nl.get_channels(nic.name)) nic.channels = *ch;
   else note(ch.error());
   if (auto rings = nl.get_rings(nic.name)) nic.rings = *rings;
@@ -94,7 +95,7 @@ std::optional<std::string> pci_ancestor(std::string_view device_path) {
   return std::nullopt;
 }
 
-std::vector<Nic> probe_nics(const Root& root, Netlink* nl, std::vector<ProbeError>& errors) {
+std::vector<Nic> probe_nics(const Root& root, Ethtool* et, std::vector<ProbeError>& errors) {
   std::vector<Nic> nics;
   auto names = root.list("sys/class/net");
   if (!names) {
@@ -132,7 +133,7 @@ std::vector<Nic> probe_nics(const Root& root, Netlink* nl, std::vector<ProbeErro
           if (auto v = parse_i64(*node); v && *v >= 0) nic.numa_node = static_cast<int>(*v);
       }
     }
-    if (nl) add_netlink(*nl, nic, errors);
+    if (et) add_ethtool(*et, nic, errors);
     else add_capture_nic_facts(root, nic);
     nics.push_back(std::move(nic));
   }

@@ -1,4 +1,4 @@
-// NIC probe: sysfs facts plus ethtool netlink link data.
+// NIC probe: sysfs facts plus what ethtool (netlink or the ioctl) reports.
 #pragma once
 
 #include <optional>
@@ -6,19 +6,19 @@
 #include <string_view>
 #include <vector>
 
+#include "probes/ethtool.h"
 #include "probes/inventory.h"
-#include "probes/netlink.h"
 #include "probes/root.h"
 
 namespace tuner {
 
-/// Lists /sys/class/net and fills each Nic from sysfs. When nl is non-null (live
+/// Lists /sys/class/net and fills each Nic from sysfs. When et is non-null (live
 /// machine), adds link info, link modes, link state, channels, rings and interrupt
-/// coalescing through it; without it (a capture), the link's state, speed and duplex
+/// coalescing through it, and which backend it is (Nic::ethtool); without it (a capture), the link's state, speed and duplex
 /// from sysfs and a capture's channels and rings (probes/nic_capture.h).
 /// Operations a driver does not support (EOPNOTSUPP) leave their fields empty; other
-/// netlink failures are reported as ProbeError{"netlink", ...} naming the interface.
-std::vector<Nic> probe_nics(const Root& root, Netlink* nl, std::vector<ProbeError>& errors);
+/// failures are reported as ProbeError{"netlink", ...} naming the interface.
+std::vector<Nic> probe_nics(const Root& root, Ethtool* et, std::vector<ProbeError>& errors);
 
 /// True for a PCI address in sysfs form: "0000:3b:00.0" (domain may be longer).
 bool is_pci_address(std::string_view name);

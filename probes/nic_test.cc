@@ -9,6 +9,7 @@
 #include <map>
 
 #include "base/strings.h"
+#include "probes/netlink.h"
 #include "probes/nic.h"
 #include "tests/support/fake_netlink.h"
 #include "tests/support/files.h"

@@ -4,10 +4,10 @@
 #include "probes/cpuidle.h"
 #include "probes/default_route.h"
 #include "probes/drvinfo.h"
+#include "probes/ethtool.h"
 #include "probes/host.h"
 #include "probes/irq.h"
 #include "probes/netdev_netlink.h"
-#include "probes/netlink.h"
 #include "probes/nic.h"
 #include "probes/numa.h"
 #include "probes/pci_link.h"
@@ -95,13 +95,14 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
     if (auto opened = open_netdev_netlink(); opened.ok()) netdev_nl = std::move(opened).value();
   inv.irqs = probe_irqs(root, inv.errors, netdev_nl.get());
 
-  std::unique_ptr<Netlink> nl;
+  // Netlink where the kernel has the family, else the ioctl (TUNER_ETHTOOL_BACKEND).
+  std::unique_ptr<Ethtool> ethtool;
   if (root.is_live() && options.netlink) {
-    auto opened = open_ethtool_netlink();
-    if (opened.ok()) nl = std::move(opened).value();
+    auto opened = open_ethtool();
+    if (opened.ok()) ethtool = std::move(opened).value();
     else inv.errors.push_back({"netlink", opened.error().message()});
   }
-  inv.nics = probe_nics(root, nl.get(), inv.errors);
+  inv.nics = probe_nics(root, ethtool.get(), inv.errors);
   auto routed = probe_default_route_ports(root);
   for (Nic& n : inv.nics) {
     if (routed) {

@@ -1,4 +1,4 @@
-// Test support: the one fake of the Netlink seam (probes/netlink.h). It behaves like a
+// Test support: the one fake of the ethtool seam (probes/ethtool.h). It behaves like a
 // device behind the kernel's ethtool netlink: LINKMODES_SET with speed/duplex filters
 // rebuilds the advertised modes from the supported ones, a link partner decides at
 // which speeds the link comes up, and channel, ring and coalesce settings are kept.
@@ -32,8 +32,10 @@ inline std::vector<std::string> copper_link_modes() {
           "TP"};
 }
 
-class FakeNetlink : public Netlink {
+class FakeNetlink : public Ethtool {
  public:
+  EthtoolBackend backend() const override { return kind; }
+  EthtoolBackend kind = EthtoolBackend::netlink;  // the backend it stands for
   /// The device: a 1000baseT copper port that advertises everything it supports.
   LinkInfo link;
   Channels channels;

@@ -90,7 +90,7 @@ struct FakeNode {
   /// What knobs of this machine see; the context says the root may be written.
   KnobContext context() {
     KnobContext ctx{root()};
-    ctx.netlink = &nl;
+    ctx.ethtool = &nl;
     ctx.systemctl = &sc;
     ctx.clock = &clock;
     ctx.fake_machine = true;

@@ -14,6 +14,7 @@
 
 #include "base/cpuset.h"
 #include "base/strings.h"
+#include "probes/netlink.h"
 #include "probes/probe.h"
 #include "tests/support/child.h"
 #include "tests/support/netns.h"
@@ -104,7 +105,7 @@ TEST_CASE("roundtrip live: net sysctls, veth channels and MTU in a private netwo
                          n + ", tx = " + n + " }\nmtu = 9000\n");
     if (!profile.ok()) return Report{{"error", profile.error().message()}};
     KnobContext ctx{Root::live()};
-    ctx.netlink = nl->get();
+    ctx.ethtool = nl->get();
     ctx.link_timeout_ms = 3000;
     auto plan = [&]() {
       Target live{Root::live(), std::nullopt};

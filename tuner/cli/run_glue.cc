@@ -11,7 +11,6 @@
 
 #include "base/atomic_file.h"
 #include "base/strings.h"
-#include "probes/netlink.h"
 #include "rollback/journal.h"
 #include "tuner/cli/report/json_text.h"
 #include "tuner/cli/report/run_text.h"
@@ -27,15 +26,7 @@ std::vector<RunMessage> LiveKnobs::notes() const {
 }
 LiveKnobs::~LiveKnobs() = default;
 
-Result<std::unique_ptr<Knob>> LiveKnobs::make(const std::string& id) {
-  if (starts_with(id, "nic:") && !ctx_.netlink) {
-    auto nl = open_ethtool_netlink();
-    if (!nl.ok()) return Error::invalid(nl.error().message(), id);
-    netlink_ = std::move(nl).value();
-    ctx_.netlink = netlink_.get();
-  }
-  return make_knob(id, ctx_);
-}
+Result<std::unique_ptr<Knob>> LiveKnobs::make(const std::string& id) { return make_knob(id, ctx_); }
 
 void require_root(const std::string& command) {
   if (::geteuid() == 0) return;

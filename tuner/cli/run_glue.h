@@ -16,7 +16,8 @@
 
 namespace tuner {
 
-/// Knobs of the live machine; ethtool netlink is opened on the first nic: knob.
+/// Knobs of the live machine; the ethtool backend is opened by the first knob that
+/// needs it (KnobContext::ethtool), never for a sysfs one.
 class LiveKnobs {
  public:
   LiveKnobs();
@@ -28,7 +29,6 @@ class LiveKnobs {
  private:
   KnobContext ctx_;
   KnobNotes notes_;
-  std::unique_ptr<Netlink> netlink_;
 };
 
 /// Exits 1 with an explanation unless running as root; nothing has been touched yet.

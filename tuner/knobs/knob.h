@@ -16,7 +16,7 @@
 
 #include "base/clock.h"
 #include "base/result.h"
-#include "probes/netlink.h"
+#include "probes/ethtool.h"
 #include "probes/root.h"
 #include "tuner/knobs/knob_files.h"
 #include "tuner/knobs/knob_id.h"
@@ -50,8 +50,13 @@ class KnobNotes {
 inline constexpr unsigned kLinkTimeoutMs = 10000;
 
 struct KnobContext {
-  Root root;                                       // every read and write goes through it
-  Netlink* netlink = nullptr;                      // ethtool netlink; opened lazily when null
+  Root root;  // every read and write goes through it
+  /// The ethtool backend of the nic knobs that need one (link, channels, rings,
+  /// coalesce): a test's fake, or null until the first of them opens one (open_ethtool:
+  /// netlink, else the ioctl), kept in opened_ethtool for the rest. The sysfs ones (mtu,
+  /// rps, xps, rfs) never open it.
+  Ethtool* ethtool = nullptr;
+  std::shared_ptr<Ethtool> opened_ethtool = nullptr;
   Systemctl* systemctl = &real_systemctl();        // numa:unit and irqbalance knobs
   Clock* clock = &SteadyClock::instance();         // the link wait, and any other sleep
   std::string systemd_dir = "etc/systemd/system";  // numa:unit and irqbalance drop-ins

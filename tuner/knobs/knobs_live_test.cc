@@ -12,6 +12,7 @@
 
 #include "base/cpuset.h"
 #include "base/strings.h"
+#include "probes/netlink.h"
 #include "tests/support/child.h"
 #include "tests/support/files.h"
 #include "tests/support/netns.h"
@@ -44,7 +45,7 @@ TEST_CASE("nic live: veth link reads; a forced speed is refused and changes noth
   auto nl = open_ethtool_netlink();
   REQUIRE_MESSAGE(nl.ok(), (nl.ok() ? "" : nl.error().message()));
   KnobContext ctx{Root::live()};
-  ctx.netlink = nl->get();
+  ctx.ethtool = nl->get();
   ctx.link_timeout_ms = 3000;
   auto link = make_knob(std::string("nic:") + ifname + ":link", ctx);
   REQUIRE_MESSAGE(link.ok(), (link.ok() ? "" : link.error().message()));
@@ -71,7 +72,7 @@ TEST_CASE("nic live: veth channels read, and a change reads back or changes noth
   auto nl = open_ethtool_netlink();
   REQUIRE(nl.ok());
   KnobContext ctx{Root::live()};
-  ctx.netlink = nl->get();
+  ctx.ethtool = nl->get();
   ctx.link_timeout_ms = 3000;
   auto ch = make_knob(std::string("nic:") + ifname + ":channels", ctx);
   REQUIRE(ch.ok());

@@ -1,4 +1,5 @@
-// nic:IF:channels: queue counts through ETHTOOL_MSG_CHANNELS_GET/SET.
+// nic:IF:channels: queue counts through the ethtool backend (netlink CHANNELS_GET/SET,
+// else ETHTOOL_GCHANNELS/SCHANNELS).
 #include "tuner/knobs/nic_knob.h"
 #include "tuner/knobs/nic_value.h"
 
@@ -52,18 +53,18 @@ class NicChannelsKnob : public NicKnob {
   Status set(const std::string& value) override {
     auto ch = parse_channels(value, id_str_);
     if (!ch.ok()) return ch.error();
-    auto nl = netlink();
-    if (!nl.ok()) return nl.error();
-    auto st = (*nl)->set_channels(ifname(), *ch);
-    if (!st.ok()) return nic_error("cannot set channels to '" + value + "': ", st.error());
+    auto et = ethtool();
+    if (!et.ok()) return et.error();
+    auto st = (*et)->set_channels(ifname(), *ch);
+    if (!st.ok()) return nic_set_error("cannot set channels to '" + value + "': ", st.error());
     return Ok{};
   }
 
  private:
   Result<Channels> channels() {
-    auto nl = netlink();
-    if (!nl.ok()) return nl.error();
-    auto ch = (*nl)->get_channels(ifname());
+    auto et = ethtool();
+    if (!et.ok()) return et.error();
+    auto ch = (*et)->get_channels(ifname());
     if (!ch.ok()) return nic_error("cannot read channels: ", ch.error());
     return ch;
   }

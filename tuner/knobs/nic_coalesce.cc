@@ -1,4 +1,5 @@
-// nic:IF:coalesce: interrupt coalescing through ETHTOOL_MSG_COALESCE_GET/SET.
+// nic:IF:coalesce: interrupt coalescing through the ethtool backend (netlink
+// COALESCE_GET/SET, else ETHTOOL_GCOALESCE/SCOALESCE).
 #include "tuner/knobs/nic_knob.h"
 #include "tuner/knobs/nic_value.h"
 
@@ -52,18 +53,18 @@ class NicCoalesceKnob : public NicKnob {
         any = true;
       }
     if (!any) return Ok{};
-    auto nl = netlink();
-    if (!nl.ok()) return nl.error();
-    auto st = (*nl)->set_coalesce(ifname(), diff);
-    if (!st.ok()) return nic_error("cannot set coalesce to '" + value + "': ", st.error());
+    auto et = ethtool();
+    if (!et.ok()) return et.error();
+    auto st = (*et)->set_coalesce(ifname(), diff);
+    if (!st.ok()) return nic_set_error("cannot set coalesce to '" + value + "': ", st.error());
     return Ok{};
   }
 
  private:
   Result<Coalesce> coalesce() {
-    auto nl = netlink();
-    if (!nl.ok()) return nl.error();
-    auto c = (*nl)->get_coalesce(ifname());
+    auto et = ethtool();
+    if (!et.ok()) return et.error();
+    auto c = (*et)->get_coalesce(ifname());
     if (!c.ok()) return nic_error("cannot read coalesce: ", c.error());
     return c;
   }

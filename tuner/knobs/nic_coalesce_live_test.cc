@@ -10,6 +10,7 @@
 
 #include <fstream>
 
+#include "probes/netlink.h"
 #include "tests/support/netns.h"
 #include "tuner/knobs/knob.h"
 
@@ -46,7 +47,7 @@ testing::Report coalesce_round_trip(const std::string& ifname) {
   auto nl = open_ethtool_netlink();
   if (!nl) return {{"error", nl.error().message()}};
   KnobContext ctx{Root::live()};
-  ctx.netlink = nl->get();
+  ctx.ethtool = nl->get();
   ctx.link_timeout_ms = 2000;
   auto k = make_knob("nic:" + ifname + ":coalesce", ctx);
   if (!k) return {{"error", k.error().message()}};

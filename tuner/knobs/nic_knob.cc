@@ -7,18 +7,17 @@
 
 namespace tuner {
 
-Result<Netlink*> NicKnob::netlink() {
-  if (ctx_.netlink) return ctx_.netlink;
-  if (own_netlink_) return own_netlink_.get();
+Result<Ethtool*> NicKnob::ethtool() {
+  if (ctx_.ethtool) return ctx_.ethtool;
   if (!ctx_.root.is_live())
     return Error::unsupported(
-        "ethtool netlink is only available on the live machine, not under --root " +
-            ctx_.root.dir(),
+        "ethtool is only available on the live machine, not under --root " + ctx_.root.dir(),
         id_str_);
-  auto nl = open_ethtool_netlink();
-  if (!nl.ok()) return nl.error().context(id_str_ + ": cannot open ethtool netlink");
-  own_netlink_ = std::move(nl).value();
-  return own_netlink_.get();
+  auto opened = open_ethtool();
+  if (!opened.ok()) return opened.error().context(id_str_ + ": cannot open ethtool");
+  ctx_.opened_ethtool = std::move(opened).value();
+  ctx_.ethtool = ctx_.opened_ethtool.get();
+  return ctx_.ethtool;
 }
 
 Result<bool> NicKnob::link_up() {
@@ -29,9 +28,9 @@ Result<bool> NicKnob::link_up() {
   std::string op = state.ok() ? std::string(trim(*state)) : std::string();
   if (op == "up") return true;
   if (op == "down" || op == "lowerlayerdown" || op == "dormant" || op == "notpresent") return false;
-  if (auto nl = netlink(); nl.ok()) {  // "unknown": the driver does not report one
+  if (ctx_.ethtool) {  // "unknown": the driver does not report one
     LinkInfo info;
-    if ((*nl)->get_link_state(ifname(), info).ok() && info.up) return *info.up;
+    if (ctx_.ethtool->get_link_state(ifname(), info).ok() && info.up) return *info.up;
   }
   if (!state.ok()) return state.error();
   return false;

@@ -1,4 +1,4 @@
-// The shared part of the nic knobs (link, MTU, channels, rings, coalesce): netlink access and
+// The shared part of the nic knobs (link, MTU, channels, rings, coalesce): ethtool access and
 // the wait for a link to come back. Knob::write does the rest: set, wait, read back, and
 // put the before value back when anything is off, because a driver is never trusted.
 #pragma once
@@ -15,13 +15,22 @@ class NicKnob : public MachineKnob {
   NicKnob(KnobId id, KnobContext& ctx) : MachineKnob(std::move(id), ctx) {}
 
  protected:
-  /// The netlink client: ctx.netlink, or one opened on first use (live root only).
-  Result<Netlink*> netlink();
+  /// The ethtool backend: ctx.ethtool, or one opened on first use and kept in ctx (live
+  /// root only). Only the knobs that need ethtool call it.
+  Result<Ethtool*> ethtool();
   const std::string& ifname() const { return id_.name; }
   /// A device's error said of this knob: "cannot set rings to '...': " + its text,
   /// with its errno and kind.
   Error nic_error(const std::string& what, const Error& e) const {
     return Error{e.kind, what + e.what, id_str_, e.err};
+  }
+  /// A SET's error, as nic_error; EOPNOTSUPP (the driver cannot change it, through
+  /// either backend) is a refusal: nothing changed, and apply skips the change and goes
+  /// on with the rest of the run (rollback/apply.h), as for an MTU the driver refuses.
+  Error nic_set_error(const std::string& what, const Error& e) const {
+    Error out = nic_error(what, e);
+    if (e.err == EOPNOTSUPP) out.kind = ErrorKind::refused;
+    return out;
   }
 
   /// Notes whether the link is up: only a link that was up is waited for.
@@ -32,12 +41,12 @@ class NicKnob : public MachineKnob {
   std::string mismatch(const std::string& now, const std::string& want) override;
 
  private:
-  /// Link state from LINKSTATE_GET, else /sys/class/net/IF/operstate.
+  /// /sys/class/net/IF/operstate; where that is "unknown", the link state ethtool
+  /// reports if a backend is open already (never opened for it: the MTU knob has none).
   Result<bool> link_up();
   /// Polls link_up() until it is true or ctx.link_timeout_ms has passed.
   bool wait_link_up();
 
-  std::unique_ptr<Netlink> own_netlink_;
   bool was_up_ = false;
 };
 

@@ -21,7 +21,7 @@ struct Fixture {
   FakeClock clock;
   KnobContext ctx{Root::live()};
   Fixture() {
-    ctx.netlink = &nl;
+    ctx.ethtool = &nl;
     ctx.clock = &clock;
     ctx.link_timeout_ms = 50;
   }
@@ -181,7 +181,7 @@ TEST_CASE("nic knob: rings that the driver rounds are reverted") {
       return FakeNetlink::set_rings(n, up);
     }
   } rounding;
-  f.ctx.netlink = &rounding;
+  f.ctx.ethtool = &rounding;
   auto k2 = f.knob("rings");
   auto st = k2->write("rx=1000");
   REQUIRE(!st.ok());
@@ -243,6 +243,28 @@ TEST_CASE("nic knob: timeouts print in words") {
   CHECK(format_timeout(10000) == "10 s");
   CHECK(format_timeout(1500) == "1.5 s");
   CHECK(format_timeout(50) == "50 ms");
+}
+
+TEST_CASE("nic knob: a SET the driver does not support (EOPNOTSUPP) is a refusal") {
+  // Whichever backend sends it: apply then skips the change and the run goes on.
+  Fixture f;
+  f.nl.fail["CHANNELS_SET"] = EOPNOTSUPP;
+  f.nl.fail["LINKMODES_SET"] = EOPNOTSUPP;
+  auto ch = f.knob("channels");
+  auto st = ch->write("combined=2");
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().is(ErrorKind::refused));
+  CHECK(st.error().err == EOPNOTSUPP);
+  CHECK(*ch->read() == "other=1,combined=4");
+  auto link = f.knob("link");
+  auto forced = link->write("autoneg=off,speed=100,duplex=full");
+  REQUIRE_FALSE(forced.ok());
+  CHECK(forced.error().is(ErrorKind::refused));
+  // Another errno is not: the driver took the request and failed it.
+  f.nl.fail["CHANNELS_SET"] = EIO;
+  auto io = ch->write("combined=2");
+  REQUIRE_FALSE(io.ok());
+  CHECK(io.error().is(ErrorKind::io));
 }
 
 }  // namespace tuner

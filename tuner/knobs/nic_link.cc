@@ -1,4 +1,5 @@
-// nic:IF:link: autonegotiation, speed and duplex through ETHTOOL_MSG_LINKMODES_GET/SET.
+// nic:IF:link: autonegotiation, speed and duplex through the ethtool backend (netlink
+// LINKMODES_GET/SET, else ETHTOOL_GLINKSETTINGS/SLINKSETTINGS).
 #include <algorithm>
 
 #include "tuner/knobs/nic_knob.h"
@@ -58,8 +59,8 @@ class NicLinkKnob : public NicKnob {
   Status set(const std::string& value) override {
     auto s = parse_link_setting(value, id_str_);
     if (!s.ok()) return s.error();
-    auto nl = netlink();
-    if (!nl.ok()) return nl.error();
+    auto et = ethtool();
+    if (!et.ok()) return et.error();
     LinkModesRequest req;
     req.autoneg = s->autoneg;
     req.speed_mbps = s->speed_mbps;
@@ -74,17 +75,17 @@ class NicLinkKnob : public NicKnob {
       if (!info.ok()) return info.error();
       req.advertise = info->supported_modes;
     }
-    auto st = (*nl)->set_link_modes(ifname(), req);
-    if (!st.ok()) return nic_error("cannot set link modes to '" + value + "': ", st.error());
+    auto st = (*et)->set_link_modes(ifname(), req);
+    if (!st.ok()) return nic_set_error("cannot set link modes to '" + value + "': ", st.error());
     return Ok{};
   }
 
  private:
   Result<LinkInfo> link_modes() {
-    auto nl = netlink();
-    if (!nl.ok()) return nl.error();
+    auto et = ethtool();
+    if (!et.ok()) return et.error();
     LinkInfo info;
-    auto st = (*nl)->get_link_modes(ifname(), info);
+    auto st = (*et)->get_link_modes(ifname(), info);
     if (!st.ok()) return nic_error("cannot read link modes: ", st.error());
     return info;
   }

@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "probes/mtu_range.h"
 #include "tuner/knobs/knob_files.h"
 #include "tuner/knobs/nic_knob.h"
 
@@ -53,12 +54,11 @@ class NicMtuKnob : public NicKnob {
       return Error::invalid(
           fmt::format("not an MTU: '{}' (expected bytes, such as 9000)", escape_controls(desired)),
           id_str_);
-    // The device's range where netlink says it; otherwise the kernel checks on write.
-    if (auto nl = netlink(); nl.ok())
-      if (auto r = (*nl)->get_mtu_range(ifname()); r.ok() && !r->takes(*mtu))
-        return Error::invalid(
-            fmt::format("MTU {} is outside the MTUs {} takes ({})", *mtu, ifname(), r->text()),
-            id_str_);
+    // The device's range where rtnetlink says it; otherwise the kernel checks on write.
+    if (auto r = mtu_range(); r.ok() && !r->takes(*mtu))
+      return Error::invalid(
+          fmt::format("MTU {} is outside the MTUs {} takes ({})", *mtu, ifname(), r->text()),
+          id_str_);
     return std::to_string(*mtu);
   }
 
@@ -81,6 +81,13 @@ class NicMtuKnob : public NicKnob {
   }
 
  private:
+  /// rtnetlink's answer, without the ethtool family (a test's fake answers for it).
+  Result<MtuRange> mtu_range() {
+    if (ctx_.ethtool) return ctx_.ethtool->get_mtu_range(ifname());
+    if (!ctx_.root.is_live()) return Error::unsupported("not the live machine", id_str_);
+    return read_mtu_range(ifname());
+  }
+
   std::string path_;
 };
 

@@ -33,7 +33,7 @@ struct MtuFixture {
     std::filesystem::create_directories(dir / "sys/class/net");
     std::filesystem::create_directory_symlink("../../devices/pci0000:00/0000:00:03.0/net/eth0",
                                               dir / "sys/class/net/eth0");
-    ctx.netlink = &nl;
+    ctx.ethtool = &nl;
     ctx.clock = &clock;
     ctx.fake_machine = true;
     ctx.fake_kernel = [this](const std::string& rel, std::string& text) {

@@ -1,4 +1,5 @@
-// nic:IF:rings: RX/TX ring sizes through ETHTOOL_MSG_RINGS_GET/SET.
+// nic:IF:rings: RX/TX ring sizes through the ethtool backend (netlink RINGS_GET/SET, else
+// ETHTOOL_GRINGPARAM/SRINGPARAM).
 #include "tuner/knobs/nic_knob.h"
 #include "tuner/knobs/nic_value.h"
 
@@ -42,18 +43,18 @@ class NicRingsKnob : public NicKnob {
   Status set(const std::string& value) override {
     auto r = parse_rings(value, id_str_);
     if (!r.ok()) return r.error();
-    auto nl = netlink();
-    if (!nl.ok()) return nl.error();
-    auto st = (*nl)->set_rings(ifname(), *r);
-    if (!st.ok()) return nic_error("cannot set rings to '" + value + "': ", st.error());
+    auto et = ethtool();
+    if (!et.ok()) return et.error();
+    auto st = (*et)->set_rings(ifname(), *r);
+    if (!st.ok()) return nic_set_error("cannot set rings to '" + value + "': ", st.error());
     return Ok{};
   }
 
  private:
   Result<Rings> rings() {
-    auto nl = netlink();
-    if (!nl.ok()) return nl.error();
-    auto r = (*nl)->get_rings(ifname());
+    auto et = ethtool();
+    if (!et.ok()) return et.error();
+    auto r = (*et)->get_rings(ifname());
     if (!r.ok()) return nic_error("cannot read rings: ", r.error());
     return r;
   }

@@ -103,20 +103,6 @@ std::string format_link_setting(const LinkSetting& s) {
   return out;
 }
 
-std::optional<ModeSpeed> parse_link_mode(std::string_view name) {
-  std::size_t digits = 0;
-  while (digits < name.size() && name[digits] >= '0' && name[digits] <= '9') ++digits;
-  if (digits == 0 || name.substr(digits, 4) != "base") return std::nullopt;
-  auto slash = name.rfind('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  std::string_view dup = name.substr(slash + 1);
-  auto speed = parse_u64(name.substr(0, digits));
-  if (!speed || *speed > UINT32_MAX) return std::nullopt;
-  if (dup == "Full") return ModeSpeed{static_cast<uint32_t>(*speed), Duplex::full};
-  if (dup == "Half") return ModeSpeed{static_cast<uint32_t>(*speed), Duplex::half};
-  return std::nullopt;
-}
-
 std::vector<std::string> filter_modes(const std::vector<std::string>& supported,
                                       std::optional<uint32_t> speed, std::optional<Duplex> duplex) {
   std::vector<std::string> out;

@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "probes/inventory.h"
+#include "probes/link_modes.h"  // parse_link_mode
 
 namespace tuner {
 
@@ -41,14 +42,6 @@ struct LinkSetting {
 
 Result<LinkSetting> parse_link_setting(std::string_view text, const std::string& id);
 std::string format_link_setting(const LinkSetting& s);
-
-/// Speed and duplex of an ethtool link mode name ("25000baseSR/Full"); nullopt for
-/// bits that are not speeds ("Autoneg", "TP", "Pause", "FEC_RS").
-struct ModeSpeed {
-  uint32_t speed_mbps = 0;
-  Duplex duplex = Duplex::full;  // full or half
-};
-std::optional<ModeSpeed> parse_link_mode(std::string_view name);
 
 /// The supported speed modes that match the filters, in the order given.
 std::vector<std::string> filter_modes(const std::vector<std::string>& supported,

@@ -1,6 +1,7 @@
 // NIC rules: link mode, MTU, channels, rings and interrupt coalescing. Current values come
-// from the Inventory (the probe asks the same ethtool netlink the nic knobs write
-// through); desired ones are fields the knob's canonical() completes and compares
+// from the Inventory (the probe asks the same ethtool backend, netlink or the ioctl, the
+// nic knobs write through; a live NIC that reports no link settings, channels, rings or
+// coalescing gets a note for each, and the setting is left out); desired ones are fields the knob's canonical() completes and compares
 // (tuner/knobs/nic_value.h).
 //
 // Values (the nic knob reads and writes the same text):
@@ -78,6 +79,13 @@ Status plan_link(PlanBuilder& b, const Nic& nic, const NicRule& rule, const std:
     return Ok{};
   }
   const LinkInfo& link = nic.link;
+  // Every ethtool backend that reads link settings says whether autoneg is on.
+  if (!link.autoneg && b.current.live()) {
+    b.note(nic.name, "does not report link settings (no ethtool link support): link settings of "
+                     "nic rule '" +
+                         rule.glob + "' skipped");
+    return Ok{};
+  }
   std::set<uint32_t> speeds;
   for (const std::string& name : link.supported_modes)
     if (auto m = parse_link_mode(name); m && (!rule.duplex || m->duplex == *rule.duplex))
