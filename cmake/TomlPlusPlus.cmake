@@ -23,9 +23,9 @@ set(_toml_sha256 2779cce0001466dcf60eb6262ff68a888d49f9e30aee80c499d1d4f6f9f6e12
 
 if(NOT TUNER_TOMLPLUSPLUS STREQUAL "pinned")
   if(TUNER_TOMLPLUSPLUS STREQUAL "system")
-    find_package(tomlplusplus REQUIRED)
+    find_package(tomlplusplus 3 REQUIRED)
   else()
-    find_package(tomlplusplus QUIET)
+    find_package(tomlplusplus 3 QUIET)
   endif()
 endif()
 

@@ -18,7 +18,7 @@ build_pkgs=(
 test_pkgs=(
   iproute2 procps util-linux python3
   qemu-system-x86 busybox-static cpio kmod zstd xz-utils jq ethtool time
-  nftables iperf3 fio
+  nftables iperf3 fio debootstrap
   clang-format clang-tidy clang-14 libclang-rt-14-dev
   dpkg-dev lintian man-db groff-base systemd python3-prometheus-client python3-jsonschema
   prometheus chromium
