@@ -15,6 +15,7 @@ install(FILES ${TUNER_MAN_GZ} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/bash-completion/tuner
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-restore.service
+  ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-after-tuned.service
   ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-provision.service
   ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-status.service
   ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-status.timer
