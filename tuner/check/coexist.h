@@ -31,7 +31,6 @@ struct ServiceState {
 
 struct TunedCheck {
   ServiceState service;
-  UnitEnablement restore;           // tuner-restore.service
   UnitEnablement after_tuned;       // tuner-after-tuned.service: restore again after tuned
   std::optional<std::string> mode;  // etc/tuned/profile_mode
   TunedProfile profile;

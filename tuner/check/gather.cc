@@ -188,8 +188,7 @@ void gather_tuned(const Target& target, CheckInput& in) {
         Unavailable{"cannot read tuned's profile: " + profile.error().message(), true};
     return;
   }
-  in.tuned = TunedCheck{service, unit_enablement(root, "tuner-restore.service"),
-                        unit_enablement(root, "tuner-after-tuned.service"), active->mode,
+  in.tuned = TunedCheck{service, unit_enablement(root, "tuner-after-tuned.service"), active->mode,
                         std::move(profile).value()};
 }
 
