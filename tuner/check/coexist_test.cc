@@ -58,6 +58,20 @@ TEST_CASE("coexist: tuned's network-throughput over kept sysctls, tuned last at 
   CHECK_FALSE(testing::skipped(r, Rule::tuned_overrides));
 }
 
+TEST_CASE("coexist: what the profile in effect is about to set is compared too") {
+  CheckNode node({"tuned/debian12", "tuned-enabled"});
+  GatherOptions opt;
+  opt.profile = "local";
+  opt.planned = {{"sysctl:vm.swappiness", "5"}, {"mm:thp", "madvise"}};
+  CheckReport r = node.check(opt);
+  // The plan's 5 over the kept 1; THP is planned only, and tuned's throughput-performance
+  // sets THP only in its aarch64 unit, which is not compared.
+  auto got = findings(r, Rule::tuned_overrides);
+  REQUIRE(subjects(r, Rule::tuned_overrides) ==
+          std::vector<std::string>{"sysctl:net.ipv4.tcp_rmem", "sysctl:vm.swappiness"});
+  CHECK(evidence(*got[1], "tuner sysctl:vm.swappiness (planned by profile 'local')")->value == "5");
+}
+
 TEST_CASE("coexist: tuner-after-tuned.service makes tuner last at boot (info)") {
   CheckNode node({"tuned/debian12", "tuned-enabled", "tuner-after-tuned"});
   CheckReport r = node.check();
