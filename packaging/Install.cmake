@@ -15,10 +15,14 @@ install(FILES ${TUNER_MAN_GZ} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/bash-completion/tuner
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-restore.service
+  ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-after-tuned.service
   ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-provision.service
   ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-status.service
   ${CMAKE_SOURCE_DIR}/packaging/systemd/tuner-status.timer
   DESTINATION /lib/systemd/system)
+# The one lintian finding the package keeps, and why (the file says).
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/debian/lintian-overrides
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME tuner)
 # tuner-provision.service's limit on failed attempts (ExecStartPre, ExecStopPost).
 # /usr/lib/tuner, as the unit names it (not the multiarch LIBDIR: a script).
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/packaging/systemd/provision-attempts DESTINATION lib/tuner)

@@ -5,6 +5,7 @@
 #include "base/strings.h"
 #include "probes/cpu_vulnerabilities.h"
 #include "probes/host.h"
+#include "probes/services.h"
 #include "probes/swap.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -136,18 +137,7 @@ Host probe_host(const Root& root, std::vector<ProbeError>& errors) {
 }
 
 Result<std::optional<bool>> irqbalance_process_running(const Root& root) {
-  auto pids = root.list("proc");
-  if (!pids.ok()) return pids.error();
-  bool any = false;
-  for (const std::string& pid : *pids) {
-    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    any = true;
-    // Processes come and go, and others' comm may be hidden (hidepid): skip quietly.
-    if (auto comm = root.read("proc/" + pid + "/comm"); comm.ok() && trim(*comm) == "irqbalance")
-      return std::optional<bool>(true);
-  }
-  if (!any) return std::optional<bool>();  // a capture without processes cannot say
-  return std::optional<bool>(false);
+  return process_running(root, "irqbalance");
 }
 
 std::optional<unsigned> other_net_namespaces(const Root& root) {

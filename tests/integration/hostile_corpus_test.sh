@@ -145,6 +145,31 @@ capture_case loop-dir 'ln -s . sys/loop; ln -s ../.. sys/devices/up 2>/dev/null;
 capture_case netdev-not-utf8 'mkdir -p sys/class/net/$(printf "eth\377\033x") && echo 1500 >sys/class/net/$(printf "eth\377\033x")/mtu'
 capture_case cpulist-garbage 'for f in $(find sys/devices/system/node -name cpulist); do echo "0-,9999999999" >"$f"; done'
 
+# tuned's and NetworkManager's files, as tuner check reads them (enabled units, kept
+# settings to compare): an include loop, a chain deeper than the loader follows, an
+# include list of thousands, a tuned.conf of 8 MiB, unsafe and garbage names, thousands
+# of keyfiles, keyfiles of garbage. check exits 0 to 3; 3: the rule could not read it.
+coexist_setup='mkdir -p etc/systemd/system/multi-user.target.wants var/lib/tuner etc/tuned etc/NetworkManager/system-connections
+  ln -s ../../../../lib/systemd/system/tuned.service etc/systemd/system/multi-user.target.wants/tuned.service
+  ln -s ../../../../lib/systemd/system/NetworkManager.service etc/systemd/system/multi-user.target.wants/NetworkManager.service
+  echo "{\"schema\":\"tuner.state/1\",\"knobs\":{\"sysctl:vm.swappiness\":{\"value\":\"1\",\"before\":\"60\",\"run_id\":\"20240501T120000Z-1a2b\",\"group\":\"vm\",\"earlier\":[]},\"nic:eth0:rings\":{\"value\":\"rx=4096\",\"before\":\"rx=255\",\"run_id\":\"20240501T120000Z-1a2b\",\"group\":\"nic\",\"earlier\":[]}}}" >var/lib/tuner/state.json
+  echo a >etc/tuned/active_profile;'
+coexist_case() {  # coexist_case NAME SETUP: SETUP after coexist_setup, in the copy
+  local name=$1 setup=$2
+  root=$WORK/capture
+  rm -rf "$root" && cp -a "$orig" "$root"
+  (cd "$root" && eval "$coexist_setup $setup")
+  run_case "coexist:$name check" "0 1 3" "$TUNER" check --json --root "$root" --fail-on never
+}
+coexist_case include-loop 'mkdir -p etc/tuned/a etc/tuned/b; printf "[main]\ninclude=b\n" >etc/tuned/a/tuned.conf; printf "[main]\ninclude=a\n[sysctl]\nvm.swappiness=9\n" >etc/tuned/b/tuned.conf'
+coexist_case include-deep 'for i in $(seq 0 40); do mkdir -p etc/tuned/p$i; printf "[main]\ninclude=p$((i + 1))\n" >etc/tuned/p$i/tuned.conf; done; echo p0 >etc/tuned/active_profile'
+coexist_case include-wide 'mkdir -p etc/tuned/a; (printf "[main]\ninclude="; seq -s, -f "x%g" 1 5000) >etc/tuned/a/tuned.conf; for i in $(seq 1 100); do mkdir -p etc/tuned/x$i; printf "[sysctl]\nvm.swappiness=$i\n" >etc/tuned/x$i/tuned.conf; done'
+coexist_case huge-conf 'mkdir -p etc/tuned/a; awk "BEGIN { print \"[sysctl]\"; for (i = 0; i < 440000; i++) print \"vm.swappiness = 10\" }" >etc/tuned/a/tuned.conf'
+coexist_case unsafe-names 'printf "../../etc\n\033]0;x\007\n" >etc/tuned/active_profile'
+coexist_case garbage-conf 'mkdir -p etc/tuned/a; head -c 65536 /dev/urandom >etc/tuned/a/tuned.conf'
+coexist_case many-keyfiles 'mkdir -p etc/tuned/a; : >etc/tuned/a/tuned.conf; for i in $(seq 1 2000); do printf "[connection]\nid=c$i\ninterface-name=eth0\n[ethtool]\nring-rx=$i\n" >etc/NetworkManager/system-connections/c$i.nmconnection; done'
+coexist_case garbage-keyfile 'mkdir -p etc/tuned/a; : >etc/tuned/a/tuned.conf; head -c 65536 /dev/urandom >etc/NetworkManager/system-connections/g.nmconnection'
+
 # --- state directories ----------------------------------------------------------
 state_case() {  # state_case NAME SETUP: SETUP runs in a fresh state dir ($s)
   local name=$1 setup=$2

@@ -131,6 +131,17 @@ ck --window 0 | keep check-live
 for xml in "$fixtures"/topologies/*.xml; do
   ck --topology "$xml" | keep "check-$(basename "$xml" .xml)"
 done
+# tuned's and NetworkManager's findings: the R910 capture with the overlays of
+# tuner/check/coexist_test.cc, one tree for each (their state.json differ).
+for overlay in tuned-enabled networkmanager; do
+  tree=$WORK/coexist-$overlay
+  mkdir -p "$tree"
+  tar -xjf "$fixtures/sysfs/40intel64-2g2n4c+pci.tar.bz2" -C "$tree" --strip-components=1
+  for o in irq/r910 tuned/debian12 "check/$overlay"; do cp -a "$src/tests/fixtures/$o/." "$tree/"; done
+  ck --root "$tree" --fail-on never | keep "check-$overlay"
+  grep -Eq '"rule": *"[a-z]+\.overrides"' "$docs/check-$overlay.json" ||
+    fail "check --root with $overlay reports no tuned or NetworkManager finding"
+done
 
 note "bench and report"
 "$TUNER" bench latency --trials 2 --json | keep bench

@@ -75,6 +75,8 @@ CheckReport run_checks(const CheckInput& in) {
   check_cuda(in, out);
   check_cpu_vulnerabilities(in, out);
   check_clock(in, out);
+  check_tuned(in, out);
+  check_networkmanager(in, out);
   out.errors = in.inventory.errors;
   sort_findings(out.findings);
   std::ranges::stable_sort(out.skipped, {},

@@ -14,6 +14,7 @@
 #include "probes/clock_sync.h"
 #include "probes/cuda.h"
 #include "probes/inventory.h"
+#include "tuner/check/coexist.h"
 #include "tuner/check/finding.h"
 
 namespace tuner {
@@ -71,6 +72,14 @@ struct CheckInput {
   std::optional<Unavailable> cuda_skipped;
   std::optional<ClockSync> clock;  // adjtimex on the live machine
   std::optional<Unavailable> clock_skipped;
+  /// By knob id: what tuner keeps (state.json) and, over it, what the plan of the
+  /// profile in effect writes; tuned's profile and NetworkManager's connections are
+  /// compared with these.
+  std::map<std::string, TunerSetting> tuner_settings;
+  std::optional<TunedCheck> tuned;
+  std::optional<Unavailable> tuned_skipped;
+  std::optional<NmCheck> nm;
+  std::optional<Unavailable> nm_skipped;
 };
 
 /// The reason to skip the rules that need `probe`'s part of the inventory when that
@@ -95,5 +104,7 @@ void check_governor(const CheckInput& in, CheckReport& out);             // chec
 void check_cuda(const CheckInput& in, CheckReport& out);                 // cuda_rules.cc
 void check_cpu_vulnerabilities(const CheckInput& in, CheckReport& out);  // host_rules.cc
 void check_clock(const CheckInput& in, CheckReport& out);                // host_rules.cc
+void check_tuned(const CheckInput& in, CheckReport& out);                // coexist_rules.cc
+void check_networkmanager(const CheckInput& in, CheckReport& out);       // coexist_rules.cc
 
 }  // namespace tuner

@@ -37,6 +37,8 @@ enum class Rule {
   cpu_governor_powersave,
   cpu_vulnerable,
   clock_unsynchronised,
+  tuned_overrides,
+  networkmanager_overrides,
   count_,  // not a rule: how many there are (keep last; kAllRules)
 };
 
@@ -64,6 +66,8 @@ inline constexpr std::array<RuleInfo, static_cast<std::size_t>(Rule::count_)> kA
     {Rule::cpu_governor_powersave, "cpu.governor_powersave"},
     {Rule::cpu_vulnerable, "cpu.vulnerable"},
     {Rule::clock_unsynchronised, "clock.unsynchronised"},
+    {Rule::tuned_overrides, "tuned.overrides"},
+    {Rule::networkmanager_overrides, "networkmanager.overrides"},
 }};
 
 const char* severity_name(Severity s);

@@ -5,6 +5,9 @@
 #include "base/strings.h"
 #include "probes/cuda.h"
 #include "probes/irq_vector.h"
+#include "probes/nm_keyfile.h"
+#include "probes/services.h"
+#include "probes/tuned.h"
 #include "rollback/state.h"
 #include "rollback/state_dir.h"
 #include "tuner/knobs/knob.h"
@@ -77,7 +80,10 @@ void gather_kept(const Target& target, const GatherOptions& opt, CheckInput& in)
       in.kept_skipped = Unavailable{"cannot read the kept state: " + state.error().message(), true};
       return;
     }
-    for (const auto& [id, kept] : state->knobs) runs[id] = kept.run_id;
+    for (const auto& [id, kept] : state->knobs) {
+      runs[id] = kept.run_id;
+      in.tuner_settings[id] = {kept.value, "kept by run " + kept.run_id};
+    }
   }
   KnobContext ctx{.root = target.root};
   std::string banned = "none";
@@ -150,6 +156,64 @@ void gather_clock(const Target& target, const GatherOptions& opt, CheckInput& in
   in.clock = *clock;
 }
 
+ServiceState service_state(const Root& root, std::string_view unit, std::string_view comm) {
+  auto running = process_running(root, comm);
+  return {unit_enablement(root, unit), running.ok() ? *running : std::nullopt};
+}
+
+void gather_tuned(const Target& target, CheckInput& in) {
+  const Root& root = target.root;
+  ServiceState service = service_state(root, "tuned.service", "tuned");
+  if ((!service.unit.enabled || service.unit.masked) && service.running != true) {
+    in.tuned_skipped = Unavailable{service.unit.masked ? "tuned.service is masked and not running"
+                                                       : "tuned.service is neither enabled nor "
+                                                         "running"};
+    return;
+  }
+  auto active = read_tuned_active(root);
+  if (!active.ok()) {
+    in.tuned_skipped =
+        Unavailable{"cannot read tuned's active profile: " + active.error().message(), true};
+    return;
+  }
+  if (active->names.empty()) {
+    in.tuned_skipped = Unavailable{
+        "tuned runs or is enabled, but etc/tuned/active_profile names no profile: tuned "
+        "applies the one 'tuned-adm recommend' names when it starts"};
+    return;
+  }
+  auto profile = load_tuned_profile(root, active->names);
+  if (!profile.ok()) {
+    in.tuned_skipped =
+        Unavailable{"cannot read tuned's profile: " + profile.error().message(), true};
+    return;
+  }
+  in.tuned = TunedCheck{service, unit_enablement(root, "tuner-after-tuned.service"), active->mode,
+                        std::move(profile).value()};
+}
+
+void gather_coexist(const Target& target, const GatherOptions& opt, CheckInput& in) {
+  if (target.topology_xml) {
+    Unavailable why{"a hwloc export holds no files of its machine"};
+    in.tuned_skipped = in.nm_skipped = why;
+    return;
+  }
+  for (const auto& [id, value] : opt.planned)
+    in.tuner_settings[id] = {value, "planned by profile '" + opt.profile.value_or("") + "'"};
+  if (in.tuner_settings.empty()) {
+    Unavailable why{"tuner keeps nothing (state.json) and plans nothing to compare with"};
+    in.tuned_skipped = in.nm_skipped = why;
+    return;
+  }
+  gather_tuned(target, in);
+  ServiceState nm = service_state(target.root, "NetworkManager.service", "NetworkManager");
+  if (!nm.unit.enabled || nm.unit.masked) {
+    in.nm_skipped = Unavailable{"NetworkManager.service is not enabled"};
+    return;
+  }
+  in.nm = NmCheck{nm, read_nm_connections(target.root, in.inventory.errors)};
+}
+
 }  // namespace
 
 KeptIrqs kept_irqs(const Root& root, const std::map<std::string, std::string>& kept_run_by_knob,
@@ -182,6 +246,7 @@ CheckInput gather_check_input(const Target& target, Inventory inventory, const G
   gather_governors(target, opt, in);
   gather_cuda(target, in);
   gather_clock(target, opt, in);
+  gather_coexist(target, opt, in);
   return in;
 }
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,9 @@ struct GatherOptions {
   std::optional<std::string> profile;
   std::optional<std::string> profile_governor;
   std::string governor_skipped = "no profile";
+  /// What the plan of that profile writes (knob id -> value): compared, with what
+  /// state.json keeps, against tuned's profile and NetworkManager's connections.
+  std::map<std::string, std::string> planned;
   Clock* clock = &SteadyClock::instance();
   /// The kernel's NTP state on the live machine (adjtimex); tests feed their own.
   std::function<Result<ClockSync>()> read_clock = read_clock_sync;

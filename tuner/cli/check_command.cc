@@ -11,6 +11,7 @@
 #include "tuner/cli/plan_for.h"
 #include "tuner/cli/report/check_report.h"
 #include "tuner/cli/target_options.h"
+#include "tuner/plan/planner.h"
 #include "tuner/profile/match.h"
 #include "tuner/profile/parse_bench.h"
 
@@ -47,8 +48,8 @@ std::string target_name(const Target& target) {
 
 /// The profile the governor rule compares with: the named ones, merged, as plan takes
 /// them; without --profile the best match, and when none matches the rule is skipped.
-void choose_profile(const GlobalOptions& g, const po::variables_map& vm, const Inventory& inv,
-                    GatherOptions& opt) {
+std::optional<Profile> choose_profile(const GlobalOptions& g, const po::variables_map& vm,
+                                      const Inventory& inv, GatherOptions& opt) {
   std::vector<std::string> names;
   if (vm.count("profile")) names = vm["profile"].as<std::vector<std::string>>();
   if (names.empty()) {
@@ -60,13 +61,24 @@ void choose_profile(const GlobalOptions& g, const po::variables_map& vm, const I
                  escape_controls(e.message()));
     if (!best.ok()) {
       opt.governor_skipped = "no --profile, and " + best.error().message();
-      return;
+      return std::nullopt;
     }
     names.push_back(*best);
   }
   Profile p = load_profiles(g, names, inv, false);
   opt.profile = p.name;
   if (p.cpu.governor) opt.profile_governor = p.cpu.governor->value;
+  return p;
+}
+
+/// What the profile's plan writes, for the rules that compare tuner's settings with
+/// tuned's and NetworkManager's. A plan that cannot be made (a request the node cannot
+/// take) leaves them with the kept settings alone: `plan` says why.
+void planned_values(const Profile& profile, const Inventory& inv, const Target& target,
+                    GatherOptions& opt) {
+  auto plan = make_plan(profile, inv, target);
+  if (!plan.ok()) return;
+  for (const Change& c : plan->changes) opt.planned[c.knob] = c.desired;
 }
 
 }  // namespace
@@ -96,7 +108,7 @@ int check_command(GlobalOptions& g, const std::vector<std::string>& args) {
   GatherOptions opt;
   opt.window = window_option(vm, target);
   Inventory inv = probe_target(target);
-  choose_profile(g, vm, inv, opt);
+  if (auto profile = choose_profile(g, vm, inv, opt)) planned_values(*profile, inv, target, opt);
   // Which runs pinned IRQs: this machine's state, or a capture's own (ROOT/var/lib/tuner)
   // unless --state-dir names one; an export has none.
   if (!target.topology_xml) {
