@@ -10,8 +10,6 @@
 #      integration tests again (but those labelled release-only: the ones that assert a
 #      benchmark's decision, and the Ansible collection's), and each fuzz target once
 #      over its seed corpus
-#   4. fresh Debian 11 and 13 chroots: the quick start and the unit tests in each
-#      (packaging/distro_test.sh)
 # Tests run side by side (ctest -j), but those that assert a benchmark's decision, which
 # run alone (RUN_SERIAL: tests/CMakeLists.txt says why each is labelled as it is).
 set -euo pipefail
@@ -41,7 +39,3 @@ CC=clang-14 CXX=clang++-14 "$src/packaging/build.sh" "$src/build-asan" -DTUNER_S
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1
 (cd "$src/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$jobs" -L 'unit|integration|fuzz' -LE release-only)
-
-echo "== the oldest and newest Debian: Debian 11 and 13 chroots (docs/building.md)"
-# The README's first command in each, then the unit tests built there and run.
-"$src/packaging/distro_test.sh" bullseye trixie
