@@ -102,24 +102,29 @@ deb_root=$cache/bullseye
 in_root "$deb_root" 'dpkg-query -W tuner' >/dev/null 2>&1 &&
   { deb_root=""; fail "a tuner package is installed in $cache/bullseye already"; }
 bind_sys "$deb_root"
+# The logs in the chroot, in a directory of their own, removed after (cleanup).
+run_dir=$deb_root/tmp/tuner-deb.$$
+mkdir -m 0700 "$run_dir"
+logs=/tmp/tuner-deb.$$
 # cpack's Depends come from dpkg-shlibdeps, which needs dpkg-dev and file.
-in_root "$deb_root" 'dpkg-query -W -f="\${Status}" dpkg-dev file 2>/dev/null | grep -c "ok installed" |
+in_root "$deb_root" "dpkg-query -W -f='\${Status}\n' dpkg-dev file 2>/dev/null | grep -c 'ok installed' |
   grep -qx 2 || { apt-get update -qq && apt-get install -y -qq --no-install-recommends dpkg-dev file; } \
-  >/tmp/apt.log 2>&1' || { cat "$deb_root/tmp/apt.log"; fail "installing dpkg-dev in the chroot"; }
+  >$logs/apt.log 2>&1" || { cat "$deb_root$logs/apt.log"; fail "installing dpkg-dev in the chroot"; }
 in_root "$deb_root" 'cd /b-rpm && rm -f tuner_*.deb && cpack -G DEB >cpack.log 2>&1' ||
   { cat "$deb_root/b-rpm/cpack.log"; fail "cpack in Debian 11"; }
 deb=$(cd "$deb_root/b-rpm" && ls tuner_*.deb) || fail "no .deb in /b-rpm"
 in_root "$deb_root" "dpkg-deb -f /b-rpm/$deb Depends" | sed 's/^/  Depends: /'
-in_root "$deb_root" "dpkg -i /b-rpm/$deb >/tmp/dpkg.log 2>&1" ||
-  { cat "$deb_root/tmp/dpkg.log"; fail "dpkg -i in Debian 11"; }
+in_root "$deb_root" "dpkg -i /b-rpm/$deb >$logs/dpkg.log 2>&1" ||
+  { cat "$deb_root$logs/dpkg.log"; fail "dpkg -i in Debian 11"; }
 in_root "$deb_root" 'tuner --version' | grep -qx 'tuner [0-9.]*' || fail "tuner --version after dpkg -i"
-in_root "$deb_root" 'tuner plan --profile throughput >/tmp/plan.txt 2>&1' ||
-  { cat "$deb_root/tmp/plan.txt"; fail "tuner plan with the installed profiles"; }
-in_root "$deb_root" 'dpkg --purge tuner >/tmp/purge.log 2>&1' ||
-  { cat "$deb_root/tmp/purge.log"; fail "dpkg --purge in Debian 11"; }
+in_root "$deb_root" "tuner plan --profile throughput >$logs/plan.txt 2>&1" ||
+  { cat "$deb_root$logs/plan.txt"; fail "tuner plan with the installed profiles"; }
+in_root "$deb_root" "dpkg --purge tuner >$logs/purge.log 2>&1" ||
+  { cat "$deb_root$logs/purge.log"; fail "dpkg --purge in Debian 11"; }
 [[ -e "$deb_root/usr/bin/tuner" || -e "$deb_root/var/lib/tuner" ]] && fail "left after purge"
 unbind
-deb_root=""
+rm -rf "$run_dir"
+run_dir="" deb_root=""
 echo "  $deb: installed, used and purged"
 
 step "RPM (rpmbuild -bb --nodeps from the portable tree)"
