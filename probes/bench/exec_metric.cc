@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <re2/re2.h>
 
-#include "base/json_nesting.h"
 #include "base/from_chars.h"
+#include "base/json_nesting.h"
 #include "base/strings.h"
 
 namespace tuner::bench {
