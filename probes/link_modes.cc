@@ -1,6 +1,7 @@
 #include "probes/link_modes.h"
 
 #include <linux/ethtool.h>
+#include <linux/version.h>
 
 #include <array>
 
@@ -141,7 +142,10 @@ static_assert(kNames[ETHTOOL_LINK_MODE_Autoneg_BIT] == "Autoneg");
 static_assert(kNames[ETHTOOL_LINK_MODE_10000baseT_Full_BIT] == "10000baseT/Full");
 static_assert(kNames[ETHTOOL_LINK_MODE_FEC_RS_BIT] == "RS");  // the kernel's name
 static_assert(kNames[ETHTOOL_LINK_MODE_400000baseCR8_Full_BIT] == "400000baseCR8/Full");
+// Linux 5.16's 10BASE-T1L (kernel headers are as old as 5.10 on Debian 11).
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
 static_assert(kNames[ETHTOOL_LINK_MODE_10baseT1L_Full_BIT] == "10baseT1L/Full");
+#endif
 
 }  // namespace
 
