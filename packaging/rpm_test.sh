@@ -148,6 +148,7 @@ expected='/etc/tuner
 /etc/tuner/profiles/README
 /usr/bin/tuner
 /usr/lib/systemd/system-preset/80-tuner.preset
+/usr/lib/systemd/system/tuner-after-tuned.service
 /usr/lib/systemd/system/tuner-provision.service
 /usr/lib/systemd/system/tuner-restore.service
 /usr/lib/systemd/system/tuner-status.service
@@ -212,7 +213,7 @@ scriptlet() {
 }
 echo 'no kept settings' >"$sdir/status"
 scriptlet POSTIN 1
-grep -qx 'systemctl --no-reload preset tuner-restore.service tuner-provision.service tuner-status.timer' \
+grep -qx 'systemctl --no-reload preset tuner-restore.service tuner-after-tuned.service tuner-provision.service tuner-status.timer' \
   "$sdir/calls" || fail "a first install does not apply the presets: $(cat "$sdir/calls")"
 scriptlet POSTIN 2
 grep -q preset "$sdir/calls" && fail "an upgrade applies the presets again (overriding the admin)"
@@ -229,7 +230,7 @@ scriptlet PREUN 1
 scriptlet PREUN 0
 grep -qx 'systemctl --no-reload disable --now tuner-status.timer tuner-status.service' "$sdir/calls" ||
   fail "erase does not stop and disable the timer: $(cat "$sdir/calls")"
-grep -qx 'systemctl --no-reload disable tuner-restore.service tuner-provision.service' "$sdir/calls" ||
+grep -qx 'systemctl --no-reload disable tuner-restore.service tuner-after-tuned.service tuner-provision.service' "$sdir/calls" ||
   fail "erase does not disable the boot units: $(cat "$sdir/calls")"
 [[ -s "$sdir/out" ]] && fail "erase with no kept settings says: $(cat "$sdir/out")"
 echo 'drift: 1 setting' >"$sdir/status"
