@@ -259,7 +259,7 @@ TEST_CASE("ethtool ioctl: the kernel's link-mode names are used only when they a
     return out;
   };
   std::vector<std::string> newer(table.begin(), table.end());
-  newer.push_back("1600000baseCR8/Full");  // a bit newer than the table
+  newer.emplace_back("1600000baseCR8/Full");  // a bit newer than the table
   auto chosen = choose_link_mode_names(gstrings(newer), static_cast<uint32_t>(newer.size()));
   CHECK(chosen == newer);
   std::vector<std::string> older(table.begin(), table.begin() + 69);  // a 5.6 kernel's set
