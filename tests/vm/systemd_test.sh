@@ -28,7 +28,8 @@ source "$here/lib/kernel.sh"
 source "$here/lib/initramfs.sh"
 # shellcheck source=lib/rootfs.sh
 source "$here/lib/rootfs.sh"
-vm_kernel_fetch "$cache" || skip "cannot fetch Debian's kernel"
+# The guest root is Debian 12: its kernel too (lib/kernel.sh keeps one per suite).
+vm_kernel_fetch "$cache" bookworm || skip "cannot fetch Debian 12's kernel"
 vm_rootfs_fetch "$cache" "$tuner" || skip "no Debian 12 root (debootstrap failed: offline?)"
 
 work=$(mktemp -d /tmp/tuner-vm-systemd.XXXXXX)
