@@ -9,7 +9,7 @@
 #include "probes/cpuidle.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/knobs/cpu_latency.h"
-#include "tuner/plan/cpuidle_node_test_util.h"
+#include "tuner/plan/cpuidle_node_test.h"
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
 

@@ -10,7 +10,7 @@
 #include "probes/cpuidle.h"
 #include "tests/support/temp_dir.h"
 #include "tuner/plan/builder.h"
-#include "tuner/plan/cpuidle_node_test_util.h"
+#include "tuner/plan/cpuidle_node_test.h"
 #include "tuner/plan/plan_test_util.h"
 #include "tuner/plan/planner.h"
 #include "tuner/profile/profile.h"
