@@ -100,7 +100,7 @@ assert "sysctl:net.core.somaxconn" in knobs and "nic:tv0:channels" in knobs, kno
 assert "nic:tv0:rings" not in knobs, knobs
 notes = [n for n in plans[0]["notes"] if "does not report rings" in n]
 assert notes and notes[0].startswith("tv0: "), plans[0]["notes"]
-# The namespace note counts the host's other namespaces, which tests beside this one
+# The namespace note counts the other namespaces of the host, which tests beside this one
 # (ctest -j) create and remove between the two plans.
 alike = [[n for n in p["notes"] if "per network namespace" not in n] for p in plans]
 assert alike[0] == alike[1], plans
