@@ -26,12 +26,12 @@ command -v debootstrap >/dev/null ||
 
 mounted=()
 cleanup() {
-  local m
+  local i
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 
-bind() {  # bind DIR ROOT: DIR of the host at ROOT/DIR, read-only for /sys
+bind() {  # bind DIR ROOT: DIR of the host at ROOT/DIR
   mkdir -p "$2$1"
   mount --bind "$1" "$2$1"
   mounted+=("$2$1")
