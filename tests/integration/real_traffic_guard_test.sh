@@ -7,7 +7,8 @@
 #   net.ipv4.ip_default_ttl=63  the node's real traffic starts to retransmit
 #  1. with drops: the guard trips on source node_traffic (the namespace's counter less
 #     the benchmark's loopback segments, which retransmit next to nothing: a few loss
-#     probes, under 0.1% of their segments), the bisect names
+#     probes: well under 0.5% of their segments, 0.003-0.02% in quiet runs; more under a
+#     loaded CI host's CPU steal), the bisect names
 #     the TTL knob and puts it back, the buffers are kept (partly_kept);
 #  2. without drops: the whole group is kept, the guard judged and passed.
 source "$(dirname "$0")/lib.sh"
@@ -92,12 +93,14 @@ run lossy  # the text report, in $OUT
 text=$OUT
 g=$(jq -c '.groups[0]' "$WORK/lossy.json")
 row=$(tcp_row lossy)
+note "   row: $(jq -c '{tripped, p, dispersion, note}' <<<"$row")"
+note "   group: $(jq -c '{outcome: .stats.outcome, bisect: [.stats.bisect.steps[]? | {knobs, outcome, error}]}' <<<"$g" | cut -c1-800)"
 # The benchmark's own loopback sockets: their segments subtracted, and what they
 # retransmitted (loss probes, a few) is far below what the guard tripped on.
 jq -e '.tripped and .source == "node_traffic" and .judged != false
   and .counts.candidate.events > 0 and .counts.candidate.exposure >= 1000
   and (.note | capture("less the benchmark.s (?<sb>[0-9]+) and (?<sc>[0-9]+) on loopback \\((?<rb>[0-9]+) and (?<rc>[0-9]+) retransmitted\\)")
-       | (.rc | tonumber) < 0.001 * (.sc | tonumber) and (.rb | tonumber) < 0.001 * (.sb | tonumber))' <<<"$row" >/dev/null ||
+       | (.rc | tonumber) < 0.005 * (.sc | tonumber) and (.rb | tonumber) < 0.005 * (.sb | tonumber))' <<<"$row" >/dev/null ||
   fail "the whole group's retransmit guard: $row"
 jq -e '.decision == "kept" and .stats.outcome == "partly_kept"
   and .stats.bisect.culprit == ["sysctl:net.ipv4.ip_default_ttl"]' <<<"$g" >/dev/null ||
@@ -110,7 +113,6 @@ jq -e '[.changes[] | {(.knob): .status}] | add == {"sysctl:net.ipv4.ip_default_t
 # The text report names the source.
 grep -q "tcp_retrans_pct: .*node_traffic; dispersion" <<<"$text" || fail "the report does not name the guard's source: $text"
 note "   $(jq -r '.stats.error' <<<"$g")"
-note "   $(jq -c '{outcome: .stats.outcome, culprit: .stats.bisect.culprit, steps: [.stats.bisect.steps[] | {knobs, outcome}]}' <<<"$g")"
 expect_rc 0 t rollback --last
 
 note "2. no drops: the whole group is kept, its guard judged on the node's traffic"
