@@ -8,8 +8,9 @@
 # listed with their reasons.
 #   usage: e2e_test.sh PATH/TO/tuner
 # Environment: TUNER_VM_SUITE (the Debian release whose kernel boots: bullseye = 5.10,
-# bookworm = 6.1 (default), trixie = 6.12), TUNER_VM_SCENARIO (full (default) or smoke:
-# the harness, probe and one plan/apply/rollback), TUNER_VM_CACHE (kernel cache, default
+# bookworm = 6.1 (default), trixie = 6.12), TUNER_VM_SCENARIO (full (default); smoke: the
+# harness, probe and one plan/apply/rollback; or any guest/scenario-PART.sh's PART, run
+# alone after the harness and probe: for working on one part), TUNER_VM_CACHE (kernel cache, default
 # /var/cache/tuner-vm as root), TUNER_VM_WORK (work dir, default <build>/vm/SUITE-SCENARIO),
 # TUNER_VM_TIMEOUT (seconds, default 300).
 set -uo pipefail
@@ -22,9 +23,10 @@ suite=${TUNER_VM_SUITE:-bookworm}
 scenario=${TUNER_VM_SCENARIO:-full}
 kernel=$(vm_suite_kernel "$suite") ||
   { echo "FAIL: TUNER_VM_SUITE=$suite: not bullseye, bookworm or trixie"; exit 1; }
-[[ $scenario == full || $scenario == smoke ]] ||
-  { echo "FAIL: TUNER_VM_SCENARIO=$scenario: not full or smoke"; exit 1; }
+[[ $scenario == full || ($scenario =~ ^[a-z0-9-]+$ && -f "$here/guest/scenario-$scenario.sh") ]] ||
+  { echo "FAIL: TUNER_VM_SCENARIO=$scenario: not full, smoke or a guest/scenario-PART.sh"; exit 1; }
 name=vm/e2e; [[ $scenario == smoke ]] && name=vm/smoke-$kernel
+[[ $scenario != full && $scenario != smoke ]] && name="vm/$scenario ($suite, $kernel)"
 [[ $scenario == full && $suite != bookworm ]] && name="vm/e2e ($suite, $kernel)"
 skip() { echo "SKIP: $name: $*"; exit 77; }
 if [[ $(id -u) -eq 0 ]]; then cache=${TUNER_VM_CACHE:-/var/cache/tuner-vm}

@@ -53,7 +53,7 @@ if grep -q tuner_selftest= /proc/cmdline; then
 fi
 mkdir -p /etc/tuner/profiles
 for t in vm-e2e vm-smoke vm-e1000-forced vm-e1000-coalesce vm-e1000-coalesce-search \
-  vm-e1000-rings-search; do
+  vm-e1000-rings-search vm-ioctl; do
   sed -e "s/@VIRT@/$VIRT/g" -e "s/@E1K@/$E1K/g" "/etc/tuner/$t.toml.in" > "/etc/tuner/profiles/$t.toml"
 done
 PROFILE=/etc/tuner/profiles/vm-e2e.toml
@@ -62,8 +62,10 @@ snapshot > /tmp/before
 note "snapshot done at uptime $(cut -d" " -f1 /proc/uptime)"
 
 . /scenario-probe.sh
-# The smoke scenario (vm/smoke-5.10, vm/smoke-6.12): one plan/apply/rollback, no more.
-if grep -q tuner_scenario=smoke /proc/cmdline; then . /scenario-smoke.sh; exit 0; fi
+# The smoke scenario (vm/smoke-5.10, vm/smoke-6.12): one plan/apply/rollback, no more;
+# or one part alone (TUNER_VM_SCENARIO=PART, by hand).
+part=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^tuner_scenario=//p')
+if [ -n "$part" ] && [ "$part" != full ]; then . "/scenario-$part.sh"; exit 0; fi
 . /scenario-apply.sh
 . /scenario-cpu-mm.sh
 . /scenario-writeback.sh
@@ -71,5 +73,6 @@ if grep -q tuner_scenario=smoke /proc/cmdline; then . /scenario-smoke.sh; exit 0
 . /scenario-check.sh
 . /scenario-coalesce.sh
 . /scenario-rings-search.sh
+. /scenario-ioctl.sh
 . /scenario-ports.sh
 . /scenario-irq-owner.sh
