@@ -4,6 +4,8 @@
 # systems). Where the distribution has no toml++ package (Debian 11), the build takes a
 # pinned copy instead (cmake/TomlPlusPlus.cmake). Run as root.
 #   install-deps.sh          build dependencies
+#   install-deps.sh --unit   plus what the unit tests run (the fixture tarballs' bzip2,
+#                            ip and sysctl for the namespace tests): packaging/distro_test.sh
 #   install-deps.sh --test   plus what the integration and VM tests, the fuzz targets
 #                            (clang and libFuzzer: fuzz/README.md) and the lint need
 #                            (ansible-core, ansible-test's sanity tools and ansible-lint:
@@ -15,19 +17,25 @@ build_pkgs=(
   libhwloc-dev libnuma-dev libmnl-dev libtomlplusplus-dev libboost-program-options-dev
   nlohmann-json3-dev libfmt-dev doctest-dev libre2-dev
 )
+unit_pkgs=(bzip2 iproute2 procps)
 test_pkgs=(
-  iproute2 procps util-linux python3
+  "${unit_pkgs[@]}" util-linux python3
   qemu-system-x86 busybox-static cpio kmod zstd xz-utils jq ethtool time
   nftables iperf3 fio debootstrap
   clang-format clang-tidy clang-14 libclang-rt-14-dev
-  dpkg-dev lintian man-db groff-base systemd python3-prometheus-client python3-jsonschema
+  dpkg-dev lintian rpm rpmlint man-db groff-base systemd python3-prometheus-client python3-jsonschema
   prometheus chromium
   python3-seccomp
   ansible-core pylint python3-pycodestyle yamllint python3-voluptuous ansible-lint
 )
 
 pkgs=("${build_pkgs[@]}")
-[[ "${1:-}" == "--test" ]] && pkgs+=("${test_pkgs[@]}")
+case "${1:-}" in
+  --test) pkgs+=("${test_pkgs[@]}") ;;
+  --unit) pkgs+=("${unit_pkgs[@]}") ;;
+  "") ;;
+  *) echo "install-deps: unknown option ${1} (--unit, --test)" >&2; exit 2 ;;
+esac
 
 if [[ $(id -u) -eq 0 ]] && ! apt-cache show libtomlplusplus-dev >/dev/null 2>&1; then
   # apt-cache knows only what the lists hold: update them once before deciding.

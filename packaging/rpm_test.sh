@@ -13,13 +13,11 @@
 #   rpm_test.sh [OUT]     (root; default OUT: build-portable in the source tree)
 # Nothing is installed on this machine: the .deb only inside the chroot, the RPM
 # nowhere (there is no EL system here; its scriptlets run as scripts). Exit 77 (skip)
-# without root, debootstrap, rpmbuild, rpmlint or objdump. Chroots as portable.sh
-# (TUNER_CHROOT_CACHE, default /var/cache/tuner-chroots; trixie made there too).
+# without root, debootstrap, rpmbuild, rpmlint or objdump. Chroots: packaging/chroot_lib.sh
+# (TUNER_CHROOT_CACHE, default /var/cache/tuner-chroots).
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-$src/build-portable}")
-cache=${TUNER_CHROOT_CACHE:-/var/cache/tuner-chroots}
-mirror=${TUNER_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 skip() { echo "SKIP: package/rpm: $*"; exit 77; }
 fail() { echo "FAIL: package/rpm: $*"; exit 1; }
 step() { echo "== $* ($((SECONDS - t0)) s)"; }
@@ -30,14 +28,10 @@ for t in debootstrap rpmbuild rpmlint objdump chroot; do
   command -v "$t" >/dev/null || skip "no $t"
 done
 
-mounted=()
-unbind() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
-  mounted=()
-}
+chroot_tag=package/rpm
+source "$src/packaging/chroot_lib.sh"
 cleanup() {
-  unbind
+  chroot_unbind
   if [[ -n "${deb_root:-}" ]] && chroot "$deb_root" dpkg-query -W tuner >/dev/null 2>&1; then
     rm -rf "$deb_root/var/lib/tuner"
     chroot "$deb_root" dpkg --purge tuner >/dev/null 2>&1
@@ -45,28 +39,6 @@ cleanup() {
   [[ -n "${run_dir:-}" ]] && rm -rf "$run_dir"
 }
 trap cleanup EXIT
-bind_sys() {  # /proc, /sys and /dev of the host in chroot ROOT, until unbind
-  local d
-  for d in /proc /sys /dev; do
-    mkdir -p "$1$d"
-    mount --bind "$d" "$1$d" || fail "mount --bind $d $1$d"
-    mounted+=("$1$d")
-  done
-}
-in_root() {  # in_root ROOT COMMAND
-  chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-    DEBIAN_FRONTEND=noninteractive bash -c "$2"
-}
-make_root() {  # make_root SUITE: debootstrap once into the cache
-  local dir=$cache/$1
-  [[ -x "$dir/usr/bin/apt-get" ]] && return 0
-  rm -rf "$dir.tmp"
-  mkdir -p "$cache"
-  echo "  debootstrap $1 (minbase) from $mirror"
-  debootstrap --variant=minbase "$1" "$dir.tmp" "$mirror" >"$dir.log" 2>&1 ||
-    { tail -20 "$dir.log"; fail "debootstrap $1 (log: $dir.log)"; }
-  mv "$dir.tmp" "$dir"
-}
 
 step "portable binary (packaging/portable.sh, Debian 11 chroot)"
 bash "$src/packaging/portable.sh" "$out" || fail "packaging/portable.sh"
@@ -74,15 +46,14 @@ bash "$src/packaging/portable.sh" "$out" || fail "packaging/portable.sh"
 for suite in bullseye trixie; do
   case $suite in bullseye) name="Debian 11 (bullseye)" ;; trixie) name="Debian 13 (trixie)" ;; esac
   step "the portable binary in $name"
-  make_root "$suite"
-  root=$cache/$suite
+  root=$(chroot_make "$suite") || fail "debootstrap $suite"
   # A directory of its own, 0755 root (tuner trusts only profiles that only root may
   # change), removed after.
   run_dir=$root/tmp/tuner-portable.$$
   mkdir -m 0755 "$run_dir"
   cp -p "$out/root/usr/bin/tuner" "$run_dir/tuner"
   cp -rp "$out/root/usr/share/tuner/profiles" "$run_dir/profiles"
-  bind_sys "$root"
+  chroot_bind "$root" || fail "binding /proc, /sys, /dev in $root"
   dir=/tmp/tuner-portable.$$
   in_root "$root" "$dir/tuner --version" | grep -qx 'tuner [0-9.]*' || fail "$suite: tuner --version"
   in_root "$root" "$dir/tuner probe --json >$dir/probe.json" || fail "$suite: tuner probe"
@@ -92,16 +63,16 @@ for suite in bullseye trixie; do
   in_root "$root" "$dir/tuner plan --profile-path $dir/profiles >$dir/plan-auto.txt 2>&1" ||
     { cat "$run_dir/plan-auto.txt"; fail "$suite: tuner plan (automatic selection)"; }
   echo "  probe: $(wc -c <"$run_dir/probe.json") bytes of JSON; plan: $(tail -n 1 "$run_dir/plan.txt")"
-  unbind
+  chroot_unbind
   rm -rf "$run_dir"
   run_dir=""
 done
 
 step "the Debian package built in Debian 11, installed there"
-deb_root=$cache/bullseye
+deb_root=$chroot_cache/bullseye
 in_root "$deb_root" 'dpkg-query -W tuner' >/dev/null 2>&1 &&
-  { deb_root=""; fail "a tuner package is installed in $cache/bullseye already"; }
-bind_sys "$deb_root"
+  { deb_root=""; fail "a tuner package is installed in $deb_root already"; }
+chroot_bind "$deb_root" || fail "binding /proc, /sys, /dev in $deb_root"
 # The logs in the chroot, in a directory of their own, removed after (cleanup).
 run_dir=$deb_root/tmp/tuner-deb.$$
 mkdir -m 0700 "$run_dir"
@@ -122,7 +93,7 @@ in_root "$deb_root" "tuner plan --profile throughput >$logs/plan.txt 2>&1" ||
 in_root "$deb_root" "dpkg --purge tuner >$logs/purge.log 2>&1" ||
   { cat "$deb_root$logs/purge.log"; fail "dpkg --purge in Debian 11"; }
 [[ -e "$deb_root/usr/bin/tuner" || -e "$deb_root/var/lib/tuner" ]] && fail "left after purge"
-unbind
+chroot_unbind
 rm -rf "$run_dir"
 run_dir="" deb_root=""
 echo "  $deb: installed, used and purged"

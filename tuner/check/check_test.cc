@@ -79,7 +79,7 @@ TEST_CASE("check: irqbalance running while a kept run pinned IRQs it may move") 
     CHECK(f.summary.find("20240501T120000Z-1a2b") != std::string::npos);
   }
   SUBCASE("banned by the drop-in: nothing to say") {
-    Node node{"irqbalance", "irqbalance-banned"};
+    Node node({"irqbalance", "irqbalance-banned"});
     CHECK(findings(node.check(), Rule::irqbalance_moves_pinned).empty());
   }
   SUBCASE("nothing kept: nothing to say") {

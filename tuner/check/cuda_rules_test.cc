@@ -16,7 +16,7 @@ using Node = testing::CheckNode;
 
 TEST_CASE("check: CUDA runtimes newer than the NVIDIA driver's CUDA") {
   SUBCASE("driver 470.57.02 (CUDA 11.4) beside an 11.6 toolkit: minor version compatibility") {
-    Node node{"nvidia-470", "cuda-11.6"};
+    Node node({"nvidia-470", "cuda-11.6"});
     CheckReport r = node.check();
     check_one(r, Rule::gpu_cuda_newer_than_driver, "CUDA 11.6", Severity::warning);
     const Finding& f = *findings(r, Rule::gpu_cuda_newer_than_driver)[0];
@@ -41,7 +41,7 @@ TEST_CASE("check: CUDA runtimes newer than the NVIDIA driver's CUDA") {
     CHECK(r.findings.size() == 1);
   }
   SUBCASE("and a CUDA 12.2 runtime: a newer major cannot start, an error") {
-    Node node{"nvidia-470", "cuda-11.6", "cudart-12.2"};
+    Node node({"nvidia-470", "cuda-11.6", "cudart-12.2"});
     CheckReport r = node.check();
     auto got = findings(r, Rule::gpu_cuda_newer_than_driver);
     REQUIRE(got.size() == 2);
@@ -55,7 +55,7 @@ TEST_CASE("check: CUDA runtimes newer than the NVIDIA driver's CUDA") {
     CHECK(r.worst() == Severity::error);
   }
   SUBCASE("a driver whose CUDA covers them all: nothing") {
-    Node node{"nvidia-470", "cuda-11.6", "cudart-12.2"};
+    Node node({"nvidia-470", "cuda-11.6", "cudart-12.2"});
     CheckReport r = node.check({}, [](CheckInput& in) { in.cuda->driver = "535.104.05"; });
     CHECK(findings(r, Rule::gpu_cuda_newer_than_driver).empty());
     CHECK_FALSE(skipped(r, Rule::gpu_cuda_newer_than_driver));
@@ -68,7 +68,7 @@ TEST_CASE("check: CUDA runtimes newer than the NVIDIA driver's CUDA") {
     CHECK_FALSE(unreadable(r, Rule::gpu_cuda_newer_than_driver));
   }
   SUBCASE("a driver version that is not one: unreadable, nothing guessed") {
-    Node node{"nvidia-470", "cuda-11.6"};
+    Node node({"nvidia-470", "cuda-11.6"});
     CheckReport r = node.check({}, [](CheckInput& in) { in.cuda->driver = "latest"; });
     CHECK(unreadable(r, Rule::gpu_cuda_newer_than_driver));
     CHECK(findings(r, Rule::gpu_cuda_newer_than_driver).empty());
