@@ -47,5 +47,5 @@ CC=clang-14 CXX=clang++-14 "$src/packaging/build.sh" "$src/build-asan" -DTUNER_S
 
 echo "== other releases: Debian 11 and 13 chroots (packaging/distro_test.sh)"
 t0=$SECONDS
-"$src/packaging/distro_test.sh"
+bash "$src/packaging/distro_test.sh"
 echo "== other releases: $((SECONDS - t0)) s"

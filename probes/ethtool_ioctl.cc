@@ -83,27 +83,18 @@ class EthtoolIoctl : public Ethtool {
   }
 
   Status set_channels(const std::string& ifname, const Channels& ch) override {
-    auto cur = read<ethtool_channels>(ifname, ETHTOOL_GCHANNELS, "ETHTOOL_GCHANNELS");
-    if (!cur) return cur.error();
-    auto next = encode_channels(*cur, ch, ifname);
-    if (!next) return next.error();
-    return call(ifname, &*next, "ETHTOOL_SCHANNELS");
+    return read_modify_write<ethtool_channels>(ifname, ETHTOOL_GCHANNELS, "ETHTOOL_GCHANNELS",
+                                               encode_channels, ch, "ETHTOOL_SCHANNELS");
   }
 
   Status set_rings(const std::string& ifname, const Rings& rings) override {
-    auto cur = read<ethtool_ringparam>(ifname, ETHTOOL_GRINGPARAM, "ETHTOOL_GRINGPARAM");
-    if (!cur) return cur.error();
-    auto next = encode_rings(*cur, rings, ifname);
-    if (!next) return next.error();
-    return call(ifname, &*next, "ETHTOOL_SRINGPARAM");
+    return read_modify_write<ethtool_ringparam>(ifname, ETHTOOL_GRINGPARAM, "ETHTOOL_GRINGPARAM",
+                                                encode_rings, rings, "ETHTOOL_SRINGPARAM");
   }
 
   Status set_coalesce(const std::string& ifname, const Coalesce& c) override {
-    auto cur = read<ethtool_coalesce>(ifname, ETHTOOL_GCOALESCE, "ETHTOOL_GCOALESCE");
-    if (!cur) return cur.error();
-    auto next = encode_coalesce(*cur, c, ifname);
-    if (!next) return next.error();
-    return call(ifname, &*next, "ETHTOOL_SCOALESCE");
+    return read_modify_write<ethtool_coalesce>(ifname, ETHTOOL_GCOALESCE, "ETHTOOL_GCOALESCE",
+                                               encode_coalesce, c, "ETHTOOL_SCOALESCE");
   }
 
  private:
@@ -127,6 +118,19 @@ class EthtoolIoctl : public Ethtool {
     v.cmd = cmd;
     if (auto ok = call(ifname, &v, op); !ok) return ok.error();
     return v;
+  }
+
+  /// The structure read with `get`, changed by `encode` (which fills in the set command),
+  /// written back: the fields the request leaves alone keep the driver's values.
+  template <typename T, typename Want>
+  Status read_modify_write(const std::string& ifname, uint32_t get, const char* get_op,
+                           Result<T> (*encode)(T, const Want&, const std::string&),
+                           const Want& want, const char* set_op) {
+    auto cur = read<T>(ifname, get, get_op);
+    if (!cur) return cur.error();
+    auto next = encode(*cur, want, ifname);
+    if (!next) return next.error();
+    return call(ifname, &*next, set_op);
   }
 
   /// ETHTOOL_GLINKSETTINGS in its two steps: the kernel first says how many words its

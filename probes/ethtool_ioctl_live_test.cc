@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include "base/unique_fd.h"
 #include "probes/ethtool_ioctl.h"
@@ -44,6 +45,21 @@ nlohmann::json nics_json(Ethtool& et, std::vector<ProbeError>& errors) {
   return nics;
 }
 
+/// fn(nl, io) in a private network namespace with the veth pair va/vb, given both
+/// backends; a skip where the namespace, the pair or ethtool netlink is missing.
+template <typename Fn>
+testing::Report with_backends(Fn fn) {
+  if (auto why = testing::netns_unavailable(); !why.empty()) return skip_or(why);
+  return testing::run_in_netns([&fn] {
+    if (auto why = veth_pair(); !why.empty()) return skip_or("cannot create a veth pair: " + why);
+    auto nl = open_ethtool_netlink();
+    if (!nl) return skip_or("no ethtool netlink to compare with: " + nl.error().message());
+    auto io = open_ethtool_ioctl();
+    if (!io) return testing::Report{{"error", io.error().message()}};
+    return fn(&*nl, &*io);
+  });
+}
+
 bool skipped(testing::Report& r) {
   if (auto it = r.find("skip"); it != r.end()) {
     MESSAGE("skipped: " << it->second);
@@ -55,16 +71,7 @@ bool skipped(testing::Report& r) {
 }  // namespace
 
 TEST_CASE("ethtool backends live: netlink and the ioctl probe a veth pair alike") {
-  if (auto why = testing::netns_unavailable(); !why.empty()) {
-    MESSAGE("skipped: " << why);
-    return;
-  }
-  auto r = testing::run_in_netns([] {
-    if (auto why = veth_pair(); !why.empty()) return skip_or("cannot create a veth pair: " + why);
-    auto nl = open_ethtool_netlink();
-    if (!nl) return skip_or("no ethtool netlink to compare with: " + nl.error().message());
-    auto io = open_ethtool_ioctl();
-    if (!io) return testing::Report{{"error", io.error().message()}};
+  auto r = with_backends([](std::unique_ptr<Ethtool>* nl, std::unique_ptr<Ethtool>* io) {
     testing::Report out;
     std::vector<ProbeError> nl_errors, io_errors;
     nlohmann::json a = nics_json(**nl, nl_errors), b = nics_json(**io, io_errors);
@@ -98,16 +105,7 @@ TEST_CASE("ethtool backends live: netlink and the ioctl probe a veth pair alike"
 }
 
 TEST_CASE("ethtool backends live: a channel change through one reads back through the other") {
-  if (auto why = testing::netns_unavailable(); !why.empty()) {
-    MESSAGE("skipped: " << why);
-    return;
-  }
-  auto r = testing::run_in_netns([] {
-    if (auto why = veth_pair(); !why.empty()) return skip_or("cannot create a veth pair: " + why);
-    auto nl = open_ethtool_netlink();
-    if (!nl) return skip_or("no ethtool netlink to compare with: " + nl.error().message());
-    auto io = open_ethtool_ioctl();
-    if (!io) return testing::Report{{"error", io.error().message()}};
+  auto r = with_backends([](std::unique_ptr<Ethtool>* nl, std::unique_ptr<Ethtool>* io) {
     testing::Report out;
     auto tx = [](Ethtool& et) {
       auto ch = et.get_channels("va");
