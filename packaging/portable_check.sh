@@ -3,12 +3,12 @@
 # system it runs on, from its ELF headers: every NEEDED library is one that EL8, EL9,
 # Debian 11+ and Ubuntu 20.04+ install with the base system, no C++ runtime version is
 # asked for (libstdc++ and libgcc are linked in), and no glibc symbol version is newer
-# than GLIBC_MAX (default 2.31: Debian 11, where it is built). It prints both, and
-# whether EL8's glibc 2.28 is enough.
+# than GLIBC_MAX (default 2.28: EL8's; tuner/cli/glibc_compat.cc keeps a build on Debian
+# 11's 2.31 within it). It prints both, and whether EL8's glibc 2.28 is enough.
 #   portable_check.sh BINARY [GLIBC_MAX]     (no root; exit 77 without objdump)
 set -uo pipefail
 bin=${1:?usage: portable_check.sh BINARY [GLIBC_MAX]}
-max=${2:-2.31}
+max=${2:-2.28}
 fail() { echo "FAIL: package/portable: $*"; exit 1; }
 command -v objdump >/dev/null || { echo "SKIP: package/portable: no objdump (binutils)"; exit 77; }
 [[ -f "$bin" ]] || fail "no $bin"
