@@ -36,7 +36,7 @@ chroot_make() {
 # chroot_copy_source SRC ROOT DIR: what a clone of SRC holds (git's tracked files and the
 # untracked ones it does not ignore) at ROOT/DIR, fresh.
 chroot_copy_source() {
-  rm -rf "${2:?}$3"
+  rm -rf "${2:?}${3:?}"
   mkdir -p "$2$3"
   git -C "$1" ls-files -co --exclude-standard -z |
     (cd "$1" && tar --null -cf - -T -) | tar -xf - -C "$2$3"

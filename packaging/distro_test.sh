@@ -5,7 +5,8 @@
 # (trixie: GCC 14, CMake 3.31, hwloc 2.12, RE2 2024 with Abseil). In each, as a new user
 # would: the README's first command (packaging/quickstart.sh: packages, the binary, a
 # dry-run plan), then the unit tests built there (-O0, warnings still errors) and run,
-# and the binary's probe. packaging/test.sh runs it (its last tier), with rpm_test.sh.
+# and the binary's probe. packaging/test.sh runs it (its last tier); rpm_test.sh, which
+# uses the same chroots, is run by hand (docs/building.md).
 #
 #   distro_test.sh [SUITE...]     default: bullseye trixie
 #
@@ -42,7 +43,8 @@ run_suite() {
     { tail -20 "$root/tmp/deps-unit.log"; echo "distro_test: $suite: install-deps.sh --unit failed"; return 1; }
   in_root "$root" 'cd /src && bash packaging/build.sh --target tuner --target tuner_tests /build-tests \
       -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 >/tmp/build.log 2>&1 ||
-      { grep -B2 -A12 "error" /tmp/build.log | head -80; exit 1; }' ||
+      { if grep -qi error /tmp/build.log; then grep -i -B2 -A12 error /tmp/build.log | head -80
+        else tail -60 /tmp/build.log; fi; exit 1; }' ||
     { echo "distro_test: $suite: building the unit tests failed"; return 1; }
   in_root "$root" 'cd /build-tests && ./tuner_tests --no-intro=true --minimal=true' ||
     { echo "distro_test: $suite: the unit tests failed"; return 1; }

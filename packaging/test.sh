@@ -13,7 +13,7 @@
 #   4. the oldest and newest Debian releases tuner builds on (Debian 11 and 13, in
 #      debootstrap chroots): the quick start and the unit tests built and run there
 #      (packaging/distro_test.sh, 23 minutes on a fresh machine). The portable
-#      binary and the RPM (packaging/rpm_test.sh, 8 more) are by hand: CI's 90 minutes
+#      binary and the RPM (packaging/rpm_test.sh, 7 more) are by hand: CI's 90 minutes
 #      would not hold both with margin (docs/building.md)
 # Tests run side by side (ctest -j), but those that assert a benchmark's decision, which
 # run alone (RUN_SERIAL: tests/CMakeLists.txt says why each is labelled as it is).
