@@ -1,6 +1,7 @@
 // Which ports hold a default route: on most nodes the management or front-end port
 // (the in-band LOM an operator reaches the node by, over SSH and Ansible), which NIC
-// rules meant for data ports leave alone (profile key `default_route = false`).
+// rules meant for data ports leave alone (profile key `default_route = false`, which
+// also leaves alone the ports SSH sessions arrive through: probes/ssh_session.h).
 //
 // Read from proc/net/route (IPv4) and proc/net/ipv6_route (IPv6): the main routing
 // table of the prober's network namespace, as text the kernel has kept stable since

@@ -189,6 +189,13 @@ struct Nic {
   /// When it carries the route only through Open vSwitch (under ovs-system): the OVS
   /// internal port that holds it ("br-ex"), for the plan's note; not in the JSON.
   std::optional<std::string> default_route_ovs;
+  /// An SSH session to this node arrives through this port or a device stacked on it
+  /// (probes/ssh_session.h): the management port even where the default route goes out
+  /// of another. Unknown without proc/net/tcp{,6} and a routing table (a capture).
+  std::optional<bool> ssh_session;
+  /// Then one session's peer and, when not the port itself, the device it is routed
+  /// out of ("10.1.2.3 via bond0"), for the plan's note; not in the JSON.
+  std::optional<std::string> ssh_session_peer;
   std::vector<unsigned> irqs;
   LinkInfo link;
   std::optional<Channels> channels;

@@ -146,6 +146,7 @@ json nic_json(const Nic& n) {
           {"link_type", opt(n.link_type)},
           {"rdma_device", opt(n.rdma_device)},
           {"default_route", opt(n.default_route)},
+          {"ssh_session", opt(n.ssh_session)},
           {"mac", opt(n.mac)},
           {"virtual", n.is_virtual},
           {"rx_queues", n.rx_queues},

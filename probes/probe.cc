@@ -11,6 +11,7 @@
 #include "probes/nic.h"
 #include "probes/numa.h"
 #include "probes/pci_link.h"
+#include "probes/ssh_session.h"
 #include "probes/sysctl.h"
 #include "probes/topology.h"
 
@@ -52,6 +53,28 @@ void host_from_topology_info(const std::map<std::string, std::string>& info, Hos
   p.system_product = get("DMIProductName");
   p.board_vendor = get("DMIBoardVendor");
   p.board_name = get("DMIBoardName");
+}
+
+/// The server port of the SSH session tuner runs in: live only (a capture's sessions
+/// are its machine's, not this process's).
+std::optional<uint16_t> ssh_connection_port_here(const Root& root) {
+  const char* value = root.is_live() ? std::getenv("SSH_CONNECTION") : nullptr;
+  return value ? ssh_connection_port(value) : std::nullopt;
+}
+
+/// Whether an SSH session arrives through `n` (or a device stacked on it, as for the
+/// default route), and from where.
+void mark_ssh_session(const Root& root, const std::map<std::string, std::string>& sessions,
+                      Nic& n) {
+  std::set<std::string> holders;
+  for (const auto& [dev, peer] : sessions) holders.insert(dev);
+  auto carrier = carries_default_route(root, n.name, holders);
+  n.ssh_session = carrier.has_value();
+  if (!carrier) return;
+  auto peer = sessions.find(carrier->holder);
+  if (peer == sessions.end()) return;
+  n.ssh_session_peer = carrier->holder == n.name ? peer->second
+                                                 : peer->second + " via " + carrier->holder;
 }
 
 }  // namespace
@@ -104,12 +127,14 @@ Inventory probe_inventory(const Root& root, const ProbeOptions& options) {
   }
   inv.nics = probe_nics(root, ethtool.get(), inv.errors);
   auto routed = probe_default_route_ports(root);
+  auto sessions = probe_ssh_session_ports(root, ssh_connection_port_here(root));
   for (Nic& n : inv.nics) {
     if (routed) {
       auto carrier = carries_default_route(root, n.name, *routed);
       n.default_route = carrier.has_value();
       if (carrier && carrier->through_ovs) n.default_route_ovs = carrier->holder;
     }
+    if (sessions) mark_ssh_session(root, *sessions, n);
     for (const Irq& i : inv.irqs)
       if (i.device && *i.device == n.name) n.irqs.push_back(i.number);
     // One answer per device: the PCI record's (sysfs numa_node, else hwloc's

@@ -74,7 +74,8 @@ PortScope port_scope(const Rule& r) {
 /// speed); with rdma = false, not a port with an RDMA device (a RoCE fabric's); with
 /// default_route = false, not a port a default route goes out of (the management or
 /// front-end port; where the routes are unknown, a capture without them, the port is
-/// in scope and `unknown_route` says so); with ports, only the ports named, which are
+/// in scope and `unknown_route` says so), nor one an SSH session arrives through
+/// (Nic::ssh_session); with ports, only the ports named, which are
 /// in scope even when IPoIB, RDMA or routed.
 std::optional<std::string> out_of_scope(const Nic& nic, const PortScope& scope,
                                         const std::vector<Nic>& nics);

@@ -181,6 +181,11 @@ std::optional<std::string> planner_detail::out_of_scope(const Nic& nic, const Po
     return fmt::format("holds the default route (the management or front-end port): rule '{}' "
                        "says default_route = false, skipped; name it in ports to include it",
                        glob);
+  if (scope.default_route == false && nic.ssh_session == true && !named)
+    return fmt::format("an SSH session to this node arrives through it (from {}: the management "
+                       "port): rule '{}' says default_route = false, skipped; name it in ports to "
+                       "include it",
+                       nic.ssh_session_peer.value_or("a peer"), glob);
   if (!min_speed_mbps) return std::nullopt;
   const auto& speed = nic.link.speed_mbps;
   // Up with no speed is a driver that reports none (virtio_net on a cloud GPU node,

@@ -243,3 +243,44 @@ TEST_CASE("port scope: one note when the NIC rules leave every port out, none ot
   // No rule, no note; a rule whose glob matches nothing here, none either.
   CHECK(count(*make_plan_with(rule("eth*"), inv, cur)) == 0);
 }
+
+TEST_CASE("port scope: default_route = false leaves out a port an SSH session arrives through") {
+  // The management network reached by a subnet route on ens1 (an SSH session from
+  // 10.9.0.2 arrives there), the default route on the front end ens3; ens2 is data.
+  Inventory inv = testing::smt_machine(2, 4);
+  for (auto [name, irq] :
+       {std::pair{"ens1", 100u}, std::pair{"ens2", 200u}, std::pair{"ens3", 300u}}) {
+    Nic& n = testing::add_nic(inv, name, 0, 4, irq);
+    n.link_type = 1;
+    n.link.up = true;
+    n.link.speed_mbps = 10000;
+    n.default_route = std::string(name) == "ens3";
+    n.ssh_session = std::string(name) == "ens1";
+  }
+  inv.nics[0].ssh_session_peer = "10.9.0.2 via bond0";
+  FakeCurrent cur;
+  Profile p = rule("*");
+  p.irqs[0].default_route = false;
+  auto plan = make_plan_with(p, inv, cur);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message());
+  std::set<std::string> knobs;
+  for (const Change& c : plan->changes) knobs.insert(c.knob.substr(0, 6));
+  CHECK(knobs == std::set<std::string>{"irq:20"});  // ens2's IRQs only
+  CHECK(noted(*plan, "ens1",
+              "an SSH session to this node arrives through it (from 10.9.0.2 via bond0: the "
+              "management port): rule '*' says default_route = false, skipped; name it in "
+              "ports"));
+  CHECK(noted(*plan, "ens3", "holds the default route"));
+
+  p.irqs[0].ports = {"ens1", "ens2"};  // named: in scope
+  auto named = make_plan_with(p, inv, cur);
+  REQUIRE(named.ok());
+  CHECK(named->changes.size() == 8);
+
+  // Sessions unknown (a capture without proc/net/tcp): in scope, as before this probe.
+  p.irqs[0].ports.clear();
+  for (Nic& n : inv.nics) n.ssh_session.reset();
+  auto unknown = make_plan_with(p, inv, cur);
+  REQUIRE(unknown.ok());
+  CHECK(unknown->changes.size() == 8);
+}
