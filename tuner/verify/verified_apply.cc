@@ -268,9 +268,12 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
       with_peer(profile_as_written, measured, options.peer, options.peer_key, peer_notes);
   for (const std::string& n : peer_notes) run->report().warnings.push_back({n, "", ""});
   // A peer that sends cannot fill a window wider than its own send buffer: a group
-  // raising tcp_rmem past it is soaked instead of measured (peer_window.h).
+  // raising tcp_rmem past it is soaked instead of measured (peer_window.h). apply
+  // --bench replaces every group's benchmarks: then no peer decides a group.
+  std::vector<std::string> peer_decided;
+  if (options.bench_override.empty()) peer_decided = measured;
   auto windows =
-      check_peer_windows(profile, to_apply, measured,
+      check_peer_windows(profile, to_apply, peer_decided,
                          options.server_facts ? options.server_facts : live_server_facts());
   if (!windows.ok()) {
     Error e = windows.error();
