@@ -136,6 +136,16 @@ Status TcpBenchmark::check() {
   return Ok{};
 }
 
+Result<tcp::ServerFacts> TcpBenchmark::server_facts() {
+  Status v = validate(config_);
+  if (!v.ok()) return v.error();
+  auto t = target(config_);
+  if (!t.ok()) return t.error();
+  auto facts = tcp::server_facts(t->endpoint, t->key, 2s);
+  if (!facts.ok()) return bench_error(config_, facts.error().message());
+  return facts;
+}
+
 Result<TcpResult> TcpBenchmark::measure() {
   Status v = validate(config_);
   if (!v.ok()) return v.error();

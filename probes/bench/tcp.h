@@ -18,6 +18,7 @@
 #include "base/cpuset.h"
 #include "probes/bench/bench.h"
 #include "probes/bench/tcp_auth.h"
+#include "probes/bench/tcp_client.h"
 #include "probes/bench/tcp_wire.h"
 
 namespace tuner::bench {
@@ -97,6 +98,9 @@ class TcpBenchmark : public Benchmark {
   Result<Measurement> run() override;
   /// The measurement without Metric wrapping (tests, and the README's figures).
   Result<TcpResult> measure();
+  /// What the server says of itself (tcp_client.h server_facts): with direction "in",
+  /// its tcp_wmem maximum bounds the window this node can be shown.
+  Result<tcp::ServerFacts> server_facts();
 
  private:
   TcpConfig config_;

@@ -20,6 +20,7 @@ namespace {
 constexpr std::string_view kServerLabel = "tuner-peer/2 server";
 constexpr std::string_view kClientLabel = "tuner-peer/2 client";
 constexpr std::string_view kCountLabel = "tuner-peer/2 count";
+constexpr std::string_view kInfoLabel = "tuner-peer/2 info";
 
 Status fill_random(void* data, std::size_t n) {
   auto* p = static_cast<uint8_t*>(data);
@@ -161,31 +162,59 @@ Result<Session> server_handshake(int fd, const PeerKey& key) {
   return s;
 }
 
-Sha256Digest count_tag(const PeerKey& key, const Session& s, uint64_t count) {
-  std::string msg(kCountLabel);
+namespace {
+
+Sha256Digest value_tag(std::string_view label, const PeerKey& key, const Session& s,
+                       uint64_t value) {
+  std::string msg(label);
   msg += bytes_of(s.client.data(), s.client.size());
   msg += bytes_of(s.server.data(), s.server.size());
-  for (int i = 0; i < 8; ++i) msg.push_back(static_cast<char>(count >> (56 - 8 * i)));
+  for (int i = 0; i < 8; ++i) msg.push_back(static_cast<char>(value >> (56 - 8 * i)));
   return hmac_sha256(key.secret, msg);
 }
 
-CountMessage count_message(const PeerKey& key, const Session& s, uint64_t count) {
+CountMessage value_message(std::string_view label, const PeerKey& key, const Session& s,
+                           uint64_t value) {
   CountMessage m{};
-  for (int i = 0; i < 8; ++i) m[i] = static_cast<uint8_t>(count >> (56 - 8 * i));
-  Sha256Digest tag = count_tag(key, s, count);
+  for (int i = 0; i < 8; ++i) m[i] = static_cast<uint8_t>(value >> (56 - 8 * i));
+  Sha256Digest tag = value_tag(label, key, s, value);
   std::memcpy(m.data() + 8, tag.data(), tag.size());
   return m;
 }
 
-Result<uint64_t> read_count(const PeerKey& key, const Session& s, const uint8_t* message) {
-  uint64_t count = 0;
-  for (int i = 0; i < 8; ++i) count = (count << 8) | message[i];
-  Sha256Digest tag = count_tag(key, s, count);
+Result<uint64_t> read_value(std::string_view label, const char* what, const PeerKey& key,
+                            const Session& s, const uint8_t* message) {
+  uint64_t value = 0;
+  for (int i = 0; i < 8; ++i) value = (value << 8) | message[i];
+  Sha256Digest tag = value_tag(label, key, s, value);
   if (!equal_digests(tag.data(), message + 8, kProofSize))
-    return Error::denied("the byte count's tag does not match the session: not the server "
-                         "that proved the key",
+    return Error::denied(fmt::format("{}'s tag does not match the session: not the server "
+                                     "that proved the key",
+                                     what),
                          "tcp auth");
-  return count;
+  return value;
+}
+
+}  // namespace
+
+Sha256Digest count_tag(const PeerKey& key, const Session& s, uint64_t count) {
+  return value_tag(kCountLabel, key, s, count);
+}
+
+CountMessage count_message(const PeerKey& key, const Session& s, uint64_t count) {
+  return value_message(kCountLabel, key, s, count);
+}
+
+Result<uint64_t> read_count(const PeerKey& key, const Session& s, const uint8_t* message) {
+  return read_value(kCountLabel, "the byte count", key, s, message);
+}
+
+InfoMessage info_message(const PeerKey& key, const Session& s, uint64_t tcp_wmem_max) {
+  return value_message(kInfoLabel, key, s, tcp_wmem_max);
+}
+
+Result<uint64_t> read_info(const PeerKey& key, const Session& s, const uint8_t* message) {
+  return read_value(kInfoLabel, "the server's answer", key, s, message);
 }
 
 }  // namespace tuner::bench::tcp

@@ -10,7 +10,9 @@
 // The labels keep one side's proof from being replayed as the other's, and fresh nonces
 // on both sides keep any proof from being replayed at all. The stream phase's byte
 // count comes back with HMAC(key, "tuner-peer/2 count" cn sn count), so the number a
-// decision rests on is the server's own. In-process servers (loopback, netns) use the
+// decision rests on is the server's own; so does the answer to a Mode::info hello, the
+// server's net.ipv4.tcp_wmem maximum, with HMAC(key, "tuner-peer/2 info" cn sn value).
+// In-process servers (loopback, netns) use the
 // same exchange with a random key of the run.
 #pragma once
 
@@ -83,5 +85,13 @@ using CountMessage = std::array<uint8_t, kCountSize>;
 CountMessage count_message(const PeerKey& key, const Session& s, uint64_t count);
 /// The count in a CountMessage; Error::denied when its tag is not this session's.
 Result<uint64_t> read_count(const PeerKey& key, const Session& s, const uint8_t* message);
+
+/// The server's answer to a Mode::info hello: its net.ipv4.tcp_wmem maximum in bytes (0:
+/// it could not read it), big-endian, then its tag under the label "tuner-peer/2 info"
+/// (a count cannot be passed off as an answer, nor the reverse).
+using InfoMessage = std::array<uint8_t, kCountSize>;
+InfoMessage info_message(const PeerKey& key, const Session& s, uint64_t tcp_wmem_max);
+/// The value in an InfoMessage; Error::denied when its tag is not this session's.
+Result<uint64_t> read_info(const PeerKey& key, const Session& s, const uint8_t* message);
 
 }  // namespace tuner::bench::tcp

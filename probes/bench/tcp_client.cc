@@ -351,4 +351,28 @@ Status probe(const Endpoint& server, const PeerKey& key, std::chrono::millisecon
   return Ok{};
 }
 
+Result<ServerFacts> server_facts(const Endpoint& server, const PeerKey& key,
+                                 std::chrono::milliseconds timeout) {
+  Socket sock;
+  PhaseDeadline deadline(Clock::now() + 2 * timeout);  // after sock: destroyed first
+  auto opened = open_session(server, key, Hello{Mode::info, 1, 0}, timeout, deadline);
+  if (!opened.ok()) {
+    // A server that predates the question closes at its hello, like any broken
+    // connection; one that still answers a plain probe is such a server.
+    if (opened.error().is(ErrorKind::denied) ||
+        !probe_with(server, key, Hello{Mode::probe, 1, 0}, timeout).ok())
+      return opened.error();
+    return ServerFacts{std::nullopt, true};
+  }
+  sock = std::move(opened->sock);
+  InfoMessage answer{};
+  Status got = recv_all(sock.get(), answer.data(), answer.size(), "the server's answer");
+  if (!got.ok()) return deadline.explain(got.error(), server);
+  auto value = read_info(key, opened->session, answer.data());
+  if (!value.ok()) return Error{value.error().kind, value.error().what, server.text(), 0};
+  ServerFacts facts;
+  if (*value > 0) facts.tcp_wmem_max = *value;
+  return facts;
+}
+
 }  // namespace tuner::bench::tcp

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "base/cpuset.h"
@@ -58,5 +59,21 @@ Result<RrResult> run_rr(const Endpoint& server, const PeerKey& key,
 /// server holding `key` there, one that serves `mode`?
 Status probe(const Endpoint& server, const PeerKey& key, std::chrono::milliseconds timeout,
              Mode mode = Mode::probe);
+
+/// What a server says of itself (Mode::info).
+struct ServerFacts {
+  /// Its net.ipv4.tcp_wmem maximum in bytes: the most a stream it sends (direction
+  /// "in") can have in flight. nullopt: unknown (an older server, or one that could not
+  /// read it; `old_server` says which).
+  std::optional<uint64_t> tcp_wmem_max;
+  /// The server predates Mode::info: it closed at the hello and answered a plain probe.
+  bool old_server = false;
+};
+
+/// Asks the server for its facts. A server from before Mode::info is not an error: its
+/// facts are unknown (old_server). One that cannot be reached or does not prove the key
+/// is an Error, as for probe().
+Result<ServerFacts> server_facts(const Endpoint& server, const PeerKey& key,
+                                 std::chrono::milliseconds timeout);
 
 }  // namespace tuner::bench::tcp

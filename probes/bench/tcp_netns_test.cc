@@ -10,6 +10,7 @@
 #include "base/runner.h"
 #include "probes/bench/guards.h"
 #include "probes/bench/tcp.h"
+#include "probes/bench/tcp_buffers.h"
 #include "probes/bench/veth_pair_test.h"
 #include "tests/support/files.h"
 #include "tests/support/netns.h"
@@ -194,4 +195,40 @@ TEST_CASE("tcp bench (root): on loopback its sockets account for the namespace's
   MESSAGE("namespace " << ns << " segments, benchmark's client " << client << ", client and server "
                        << loopback << ": node traffic " << node << "; retransmits "
                        << r["retrans"]);
+}
+
+TEST_CASE("tcp server (root): reports the tcp_wmem maximum of its listener's namespace") {
+  if (std::string why = tuner::testing::netns_unavailable(); !why.empty()) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  Report r = tuner::testing::run_in_netns([]() -> Report {
+    tuner::testing::VethPair pair("tcpwm");
+    if (!pair.error.empty()) return {{"skip", pair.error}};
+    // Different values here and there: the answer must be the server's namespace's, not
+    // that of the thread that handles the connection (which stays in this one).
+    if (std::string e =
+            tuner::testing::run_command({"sysctl", "-qw", "net.ipv4.tcp_wmem=4096 16384 2097152"});
+        !e.empty())
+      return {{"error", e}};
+    if (std::string e = pair.run_there({"sysctl", "-qw", "net.ipv4.tcp_wmem=4096 16384 1048576"});
+        !e.empty())
+      return {{"error", e}};
+    TcpConfig c;
+    c.placement = TcpConfig::Placement::netns;
+    c.netns = pair.netns;
+    c.address = pair.peer_address;
+    auto f = TcpBenchmark(c).server_facts();
+    if (!f.ok()) return {{"error", f.error().message()}};
+    auto here = tcp::read_tcp_wmem_max();
+    return {{"there", f->tcp_wmem_max ? std::to_string(*f->tcp_wmem_max) : "unknown"},
+            {"here", here.ok() ? std::to_string(*here) : here.error().message()}};
+  });
+  if (r.contains("skip")) {
+    MESSAGE("skipped: " << r["skip"]);
+    return;
+  }
+  REQUIRE_MESSAGE(!r.contains("error"), r["error"]);
+  CHECK(r["there"] == "1048576");
+  CHECK(r["here"] == "2097152");
 }

@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 
 #include "probes/bench/bench_bind.h"
+#include "probes/bench/tcp_buffers.h"
 #include "probes/bench/tcp_info.h"
 
 namespace tuner::bench::tcp {
@@ -109,9 +110,19 @@ Status serve_rr(int fd, const Hello& h, Clock::time_point deadline) {
   }
 }
 
+/// Mode::info: the tagged answer; the client closes once it has read it.
+Status serve_info(int fd, const PeerKey& key, const Session& session,
+                  const TcpWmemMaxFn& tcp_wmem_max) {
+  uint64_t value = 0;
+  if (tcp_wmem_max)
+    if (auto v = tcp_wmem_max(); v.ok()) value = *v;
+  InfoMessage answer = info_message(key, session, value);
+  return send_all(fd, answer.data(), answer.size(), "the answer");
+}
+
 }  // namespace
 
-Status handle_connection(int fd, const PeerKey& key) {
+Status handle_connection(int fd, const PeerKey& key, const TcpWmemMaxFn& tcp_wmem_max) {
   if (key.empty()) return Error::denied("the server has no key", "tcp server");
   // Who has not proven the key within 2 s is dropped; each call is bounded, and the
   // handshake is four of them at most.
@@ -128,6 +139,7 @@ Status handle_connection(int fd, const PeerKey& key) {
     case Mode::stream: return serve_stream(fd, key, *session, deadline);
     case Mode::rr: return serve_rr(fd, hello, deadline);
     case Mode::stream_in: return serve_stream_in(fd, key, *session);
+    case Mode::info: return serve_info(fd, key, *session, tcp_wmem_max);
   }
   return Ok{};
 }
@@ -144,7 +156,10 @@ Result<std::unique_ptr<TcpServer>> TcpServer::start(ServerOptions options) {
   return s;
 }
 
-TcpServer::TcpServer(ServerOptions options) : options_(std::move(options)) {}
+TcpServer::TcpServer(ServerOptions options) : options_(std::move(options)) {
+  if (!options_.tcp_wmem_max)
+    options_.tcp_wmem_max = [netns = options_.netns] { return read_tcp_wmem_max(netns); };
+}
 
 TcpServer::~TcpServer() { stop(); }
 
@@ -177,7 +192,7 @@ void TcpServer::accept_loop() {
     Conn* c = conn.get();
     conn->thread = std::thread([this, c] {
       if (!options_.cpus.empty()) (void)bind_this_thread(options_.cpus);
-      Status s = handle_connection(c->fd.get(), options_.key);
+      Status s = handle_connection(c->fd.get(), options_.key, options_.tcp_wmem_max);
       if (!s.ok() && (s.error().is(ErrorKind::denied) || s.error().is(ErrorKind::invalid) ||
                       s.error().is(ErrorKind::unsupported)))
         refused_.fetch_add(1);

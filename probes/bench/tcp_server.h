@@ -20,6 +20,10 @@
 
 namespace tuner::bench::tcp {
 
+/// What the server answers a Mode::info hello with: its net.ipv4.tcp_wmem maximum, read
+/// at each question (a peer may apply a profile while it serves).
+using TcpWmemMaxFn = std::function<Result<uint64_t>()>;
+
 struct ServerOptions {
   /// Where to listen; port 0 picks a free one (see TcpServer::port()).
   Endpoint at;
@@ -34,6 +38,9 @@ struct ServerOptions {
   unsigned max_per_source = 33;
   /// The key clients must prove (tcp_auth.h); an empty key serves nobody.
   PeerKey key;
+  /// What a Mode::info hello is answered with; empty: read_tcp_wmem_max(netns), this
+  /// listener's namespace's (tests put a fixed value here).
+  TcpWmemMaxFn tcp_wmem_max = {};
 };
 
 /// A listening server with its accept thread. Each connection gets a thread, bounded by
@@ -93,7 +100,8 @@ Status serve(const ServeOptions& options);
 
 /// Handles one accepted connection: the handshake (tcp_auth.h), then the mode's
 /// exchange. Exposed for tests; returns how the connection ended (Error::denied: the
-/// client did not prove the key).
-Status handle_connection(int fd, const PeerKey& key);
+/// client did not prove the key). Mode::info answers `tcp_wmem_max()` (0 when it fails
+/// or is not given: "could not read it").
+Status handle_connection(int fd, const PeerKey& key, const TcpWmemMaxFn& tcp_wmem_max = {});
 
 }  // namespace tuner::bench::tcp

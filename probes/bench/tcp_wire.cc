@@ -103,7 +103,7 @@ Result<Hello> decode(const uint8_t* b) {
     return Error::unsupported(
         fmt::format("tcp protocol version {}, this tuner speaks {}", b[4], kVersion), "tcp");
   Hello h;
-  if (b[5] < 1 || b[5] > 4) return Error::invalid(fmt::format("unknown mode {}", b[5]), "tcp");
+  if (b[5] < 1 || b[5] > 5) return Error::invalid(fmt::format("unknown mode {}", b[5]), "tcp");
   h.mode = static_cast<Mode>(b[5]);
   h.msg_size = get32(b + 8);
   h.duration_ms = get32(b + 12);
@@ -169,27 +169,38 @@ Status check_netns(const std::string& name) {
   return Ok{};
 }
 
-Result<Socket> listen_on(const Endpoint& at, const std::string& netns) {
-  if (netns.empty()) return make_listener(at);
+Status in_netns(const std::string& netns, const std::function<void()>& fn) {
+  if (netns.empty()) {
+    fn();
+    return Ok{};
+  }
   Status named = check_netns(netns);
-  if (!named.ok()) return named.error();
-  Result<Socket> out = Error::io("not run");
+  if (!named.ok()) return named;
+  Status entered = Error::io("not run");
   // setns(CLONE_NEWNET) moves only the calling thread: do it in one that ends here.
   std::thread t([&] {
     std::string path = "/run/netns/" + netns;
     UniqueFd ns(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!ns) {
-      out = errno_error("cannot open", path);
+      entered = errno_error("cannot open", path);
       return;
     }
     if (::setns(ns.get(), CLONE_NEWNET) != 0) {
-      out = errno_error("setns", path);
+      entered = errno_error("setns", path);
       return;
     }
     ns.reset();
-    out = make_listener(at);
+    entered = Ok{};
+    fn();
   });
   t.join();
+  return entered;
+}
+
+Result<Socket> listen_on(const Endpoint& at, const std::string& netns) {
+  Result<Socket> out = Error::io("not run");
+  Status entered = in_netns(netns, [&] { out = make_listener(at); });
+  if (!entered.ok()) return entered.error();
   return out;
 }
 

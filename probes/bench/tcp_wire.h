@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -32,9 +33,10 @@ struct Endpoint {
 Result<Endpoint> parse_endpoint(std::string_view address, uint16_t port);
 
 /// stream: the client sends, the server counts; stream_in: the server sends, the client
-/// counts (the node under test receives). A server that predates a mode closes the
-/// connection at its hello.
-enum class Mode : uint8_t { probe = 1, stream = 2, rr = 3, stream_in = 4 };
+/// counts (the node under test receives); info: the server answers with what it knows of
+/// itself (its net.ipv4.tcp_wmem maximum: tcp_auth.h info_message). A server that
+/// predates a mode closes the connection at its hello.
+enum class Mode : uint8_t { probe = 1, stream = 2, rr = 3, stream_in = 4, info = 5 };
 
 /// What a client asks of the server. The server echoes it back once accepted.
 struct Hello {
@@ -87,6 +89,11 @@ Status set_nodelay(int fd);
 /// timeout is an Error naming `what`.
 Status send_all(int fd, const void* data, std::size_t n, const char* what);
 Status recv_all(int fd, void* data, std::size_t n, const char* what);
+
+/// Runs `fn` in a short-lived thread inside /run/netns/NETNS (setns(CLONE_NEWNET) moves
+/// only the calling thread), or on this thread when `netns` is empty. An Error when the
+/// namespace cannot be entered; `fn` did not run then.
+Status in_netns(const std::string& netns, const std::function<void()>& fn);
 
 /// Checks a netns name (plain: letters, digits, '.', '_', '-') and that
 /// /run/netns/NAME exists.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,20 @@ struct PlanGroup {
   /// The verify loop's time on it at most (filled by the caller, verify's rule:
   /// tuner/verify/time_bound.h); zero when nothing measures it.
   std::chrono::seconds worst_case{0};
+  /// Each tcp benchmark of the group that runs against a peer, with what it may move
+  /// across the path at most (filled with worst_case): runs x run x streams.
+  struct PeerTraffic {
+    std::string bench;                 // as the run names it: "wan@peer"
+    std::string direction;             // "in": the peer sends; "out": this node sends
+    unsigned runs = 0;                 // trials of both arms, at most
+    std::chrono::milliseconds run{0};  // the stream phase of one run
+    unsigned streams = 1;
+  };
+  std::vector<PeerTraffic> peer_traffic = {};
+  /// The net.ipv4.tcp_wmem maximum the peer needs for the deciding benchmark to load
+  /// this group's tcp_rmem maximum (tuner/verify/peer_window.h); 0: no such need. A
+  /// verifying apply asks the peer and soaks the group when it is below.
+  uint64_t peer_wmem_needed = 0;
 };
 
 /// apply's --budget when none is given: the verify loop's time for the whole run.

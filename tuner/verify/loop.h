@@ -119,6 +119,9 @@ struct Progress {
   unsigned max_trials = 0;  // over both arms
   Arm arm = Arm::baseline;
   Stats stats;  // of the latest look (look == 0: none yet)
+  /// Not a trial: a line to say once about the group before it is decided (a peer that
+  /// cannot load it, so the soak decides it); empty for trials.
+  std::string note = {};
 };
 using ProgressFn = std::function<void(const Progress&)>;
 

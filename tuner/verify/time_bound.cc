@@ -7,6 +7,7 @@
 #include "tuner/knobs/knob.h"
 #include "tuner/verify/benches.h"
 #include "tuner/verify/loop.h"
+#include "tuner/verify/peer_window.h"
 #include "tuner/verify/search.h"
 #include "tuner/verify/verified_apply.h"
 
@@ -56,6 +57,27 @@ milliseconds group_time_bound(const Profile& profile, const std::string& group, 
   return runs * one + settling;
 }
 
+std::vector<PlanGroup::PeerTraffic> peer_traffic(const Profile& profile, const std::string& group,
+                                                 unsigned runs) {
+  GroupPolicy policy = group_policy(profile, group);
+  std::vector<PlanGroup::PeerTraffic> out;
+  for (const std::string& name : policy.bench) {
+    BenchSpec spec;
+    if (auto it = profile.benches.find(name); it != profile.benches.end()) {
+      spec = it->second;
+    } else if (const BenchKindInfo* k = find_bench_kind(name); k && k->builtin) {
+      spec.kind = k->kind;
+    }
+    if (spec.kind != BenchSpec::Kind::tcp) continue;
+    bool peer_copy = policy.peer;  // with_peer runs it against apply --peer
+    if (!peer_copy && spec.tcp.placement != bench::TcpConfig::Placement::peer) continue;
+    out.push_back({peer_copy ? name + "@peer" : name,
+                   bench::stream_direction_name(spec.tcp.direction), runs, spec.tcp.duration,
+                   spec.tcp.streams});
+  }
+  return out;
+}
+
 void fill_time_bounds(const Profile& profile, Plan& plan) {
   for (PlanSearch& s : plan.searches) {
     auto tried = std::count_if(s.candidates.begin(), s.candidates.end(),
@@ -75,6 +97,9 @@ void fill_time_bounds(const Profile& profile, Plan& plan) {
     g.worst_case =
         std::chrono::ceil<std::chrono::seconds>(group_time_bound(profile, g.name, runs, design));
     Decider by = group_decider(profile, g.name).by;
+    if (by == Decider::benchmark || by == Decider::peer_benchmark)
+      g.peer_traffic = peer_traffic(profile, g.name, runs);
+    if (auto need = peer_window_need(profile, plan, g.name)) g.peer_wmem_needed = need->rmem_max;
     if (design == Design::blocked && (by == Decider::benchmark || by == Decider::peer_benchmark)) {
       unsigned block = std::max(1u, LoopOptions{}.block);
       plan.notes.push_back(fmt::format(

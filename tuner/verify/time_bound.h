@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "tuner/plan/plan.h"
 #include "tuner/profile/group_policy.h"
@@ -30,9 +31,16 @@ std::chrono::milliseconds bench_run_bound(const Profile& profile, const std::str
 std::chrono::milliseconds group_time_bound(const Profile& profile, const std::string& group,
                                            unsigned runs, Design design = Design::interleaved);
 
+/// The group's tcp benchmarks that run against a peer (its `peer = true` copies, or a
+/// [bench.NAME] with placement peer), each with `runs` runs at most: the volume the plan
+/// shows.
+std::vector<PlanGroup::PeerTraffic> peer_traffic(const Profile& profile, const std::string& group,
+                                                 unsigned runs);
+
 /// Fills each of the plan's searches' worst_case_runs and groups' worst_case (2 x
 /// max_trials runs, or a value search's worst case when it has more), and the plan's
-/// verify_budget from the profile's [verify] budget. A group whose link-resetting
+/// verify_budget from the profile's [verify] budget; each measured group's peer_traffic
+/// and peer_wmem_needed. A group whose link-resetting
 /// changes (channels, rings, MTU, link modes) are measured in A/B trials gets a plan
 /// note with how many times a verifying apply may rewrite them.
 void fill_time_bounds(const Profile& profile, Plan& plan);

@@ -8,6 +8,7 @@
 #include "tuner/profile/group_policy.h"
 #include "tuner/verify/benches.h"
 #include "tuner/verify/guard_decision.h"
+#include "tuner/verify/peer_window.h"
 
 namespace tuner::verify {
 
@@ -155,8 +156,7 @@ Profile with_peer(const Profile& profile, const std::vector<std::string>& groups
     auto g = out.groups.find(group);
     if (g == out.groups.end() || !g->second.peer) continue;
     if (peer.empty()) {
-      g->second.bench = std::vector<std::string>{};
-      g->second.keep_if_neutral = true;
+      soak_instead(out, group);
       notes.push_back(fmt::format(
           "group {} needs a peer (peer = true) and apply has no --peer: loopback cannot see "
           "it, so the guard soak alone decides it",
@@ -264,9 +264,30 @@ Result<ApplyResult> apply_verified(const Plan& plan, const Profile& profile_as_w
   for (const std::string& group : groups)
     if (!reuse(group)) measured.push_back(group);
   std::vector<std::string> peer_notes;
-  const Profile profile =
+  Profile profile =
       with_peer(profile_as_written, measured, options.peer, options.peer_key, peer_notes);
   for (const std::string& n : peer_notes) run->report().warnings.push_back({n, "", ""});
+  // A peer that sends cannot fill a window wider than its own send buffer: a group
+  // raising tcp_rmem past it is soaked instead of measured (peer_window.h). apply
+  // --bench replaces every group's benchmarks: then no peer decides a group.
+  std::vector<std::string> peer_decided;
+  if (options.bench_override.empty()) peer_decided = measured;
+  auto windows =
+      check_peer_windows(profile, to_apply, peer_decided,
+                         options.server_facts ? options.server_facts : live_server_facts());
+  if (!windows.ok()) {
+    Error e = windows.error();
+    e.kind = ErrorKind::invalid;  // as a benchmark's failed check(): nothing changed
+    return e;
+  }
+  for (const PeerWindowCheck& w : *windows) {
+    if (w.note.empty()) continue;
+    run->report().warnings.push_back({w.note, "", ""});
+    Progress said;
+    said.group = w.need.group;
+    said.note = w.note;
+    if (progress) progress(said);
+  }
   auto benches = BenchSet::build(profile, inventory.topology, measured, options.bench_override);
   if (!benches.ok()) return benches.error();
   for (const std::string& u : unknown_choices)

@@ -4,6 +4,7 @@
 // back, in plan order.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +38,9 @@ struct VerifiedApplyOptions {
   /// The rollout's key the peer must prove (apply --peer-key, TUNER_PEER_KEY): given to
   /// every peer benchmark this run builds, and to the profile's own peer placements.
   bench::tcp::PeerKey peer_key;
+  /// How a peer benchmark's server is asked for its facts (its tcp_wmem maximum:
+  /// peer_window.h); empty: live_server_facts() (tests put a fake here).
+  std::function<Result<bench::tcp::ServerFacts>(const bench::TcpConfig&)> server_facts = {};
 };
 
 /// The profile as this run verifies it: each `peer = true` group among `groups` gets

@@ -18,19 +18,33 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
   auto text_or_null = [](const std::string& s) {
     return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
   };
-  for (const PlanGroup& g : plan.groups)
-    groups.push_back({{"name", g.name},
-                      {"bench", g.bench},
-                      {"measurable", !g.bench.empty()},
-                      {"keep_if_neutral", g.keep_if_neutral},
-                      {"bisect", g.bisect},
-                      {"peer", g.peer},
-                      {"decided_by",
-                       {{"by", decider_name(g.decided.by)},
-                        {"bench", text_or_null(g.decided.bench)},
-                        {"where", text_or_null(g.decided.where)},
-                        {"text", decided_by_text(g.decided)}}},
-                      {"worst_case_s", g.worst_case.count()}});
+  for (const PlanGroup& g : plan.groups) {
+    nlohmann::ordered_json traffic = nlohmann::ordered_json::array();
+    for (const PlanGroup::PeerTraffic& t : g.peer_traffic)
+      traffic.push_back(
+          {{"bench", t.bench},
+           {"direction", t.direction},
+           {"runs", t.runs},
+           {"run_s", static_cast<double>(t.run.count()) / 1000},
+           {"streams", t.streams},
+           {"stream_s", static_cast<double>(t.run.count()) / 1000 * t.runs * t.streams}});
+    groups.push_back(
+        {{"name", g.name},
+         {"bench", g.bench},
+         {"measurable", !g.bench.empty()},
+         {"keep_if_neutral", g.keep_if_neutral},
+         {"bisect", g.bisect},
+         {"peer", g.peer},
+         {"decided_by",
+          {{"by", decider_name(g.decided.by)},
+           {"bench", text_or_null(g.decided.bench)},
+           {"where", text_or_null(g.decided.where)},
+           {"text", decided_by_text(g.decided)}}},
+         {"worst_case_s", g.worst_case.count()},
+         {"peer_traffic", std::move(traffic)},
+         {"peer_wmem_needed", g.peer_wmem_needed > 0 ? nlohmann::ordered_json(g.peer_wmem_needed)
+                                                     : nlohmann::ordered_json(nullptr)}});
+  }
   nlohmann::ordered_json searches = nlohmann::ordered_json::array();
   for (const PlanSearch& ps : plan.searches) {
     nlohmann::ordered_json candidates = nlohmann::ordered_json::array();

@@ -54,6 +54,17 @@ std::string verification(const Plan& plan, const std::string& group) {
     std::string out = "decided by: " + decided_by_text(g.decided);
     if (g.bisect) out += "; bisected if rejected";
     if (g.worst_case.count() > 0) out += "; verified in " + minutes(g.worst_case) + " at most";
+    for (const PlanGroup::PeerTraffic& t : g.peer_traffic)
+      out += fmt::format("; {}: up to {} runs of {:g} s x {} stream{} {}", t.bench, t.runs,
+                         static_cast<double>(t.run.count()) / 1000, t.streams,
+                         t.streams == 1 ? "" : "s",
+                         t.direction == "in" ? "from the peer (the peer's egress)"
+                                             : "to the peer (this node's egress)");
+    if (g.peer_wmem_needed > 0)
+      out += fmt::format(
+          "; the peer must send with net.ipv4.tcp_wmem max >= {} (this node's tcp_rmem max), "
+          "else apply soaks the group instead",
+          g.peer_wmem_needed);
     return out;
   }
   return "";

@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include "base/strings.h"
+
 namespace tuner {
 
 namespace {
@@ -33,8 +35,16 @@ ProgressLine::ProgressLine(ColorMode mode, bool quiet)
     : term_(mode, STDERR_FILENO), on_(!quiet && capable_terminal(STDERR_FILENO)) {}
 
 verify::ProgressFn ProgressLine::callback() {
-  if (!on_) return {};
   return [this](const verify::Progress& p) {
+    if (!p.note.empty()) {
+      // Said once, on its own line, terminal or not (stderr: stdout stays the report).
+      fmt::print(stderr, "{}tuner: warning: {}\n", drawn_ ? "\r\033[K" : "",
+                 escape_controls(p.note));
+      std::fflush(stderr);
+      drawn_ = false;
+      return;
+    }
+    if (!on_) return;
     std::string est = p.stats.look == 0 ? std::string("measuring")
                                         : "effect " + format_effect(p.stats.effect, p.stats.ci_low,
                                                                     p.stats.ci_high);

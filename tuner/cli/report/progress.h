@@ -1,6 +1,7 @@
 // The verify loop's live progress line on a terminal (stderr): group, trial k of at
 // most N, and the current estimate with its interval. Nothing when stderr is not a
-// terminal or JSON goes to stdout.
+// terminal or JSON goes to stdout; a Progress with a note is a warning line on stderr
+// either way (the run's report carries it too).
 #pragma once
 
 #include <string>
