@@ -44,6 +44,8 @@ add_custom_command(
           | gzip -9n > ${TUNER_CHANGELOG_GZ}
   DEPENDS ${CMAKE_SOURCE_DIR}/packaging/debian/changelog)
 add_custom_target(tuner_changelog ALL DEPENDS ${TUNER_CHANGELOG_GZ})
+# With the binary, as the man page (packaging/Install.cmake): cpack after the quick start.
+add_dependencies(tuner tuner_changelog)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/debian/copyright ${TUNER_CHANGELOG_GZ}
   DESTINATION ${CMAKE_INSTALL_DOCDIR})
 include(CPack)

@@ -11,6 +11,9 @@ add_custom_command(
   DEPENDS ${CMAKE_SOURCE_DIR}/packaging/man/tuner.1
   COMMENT "man page tuner.1.gz")
 add_custom_target(tuner_man ALL DEPENDS ${TUNER_MAN_GZ})
+# Built with the binary, so that any build of it can be packaged: the quick start builds
+# only the tuner target, and `cpack` afterwards must find every file it installs.
+add_dependencies(tuner tuner_man)
 install(FILES ${TUNER_MAN_GZ} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/bash-completion/tuner
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Quick start, part one: install the build packages, build the tuner binary (only it:
-# the tests are part two's), and show what tuner would change on this machine (a dry
+# Quick start, part one: install the build packages, build the tuner binary (only it, with
+# the man page and changelog the package needs, so that `cd build && cpack -G DEB` works
+# next: the tests are part two's), and show what tuner would change on this machine (a dry
 # run: `tuner plan` of the best-matching profile). Changes nothing on the machine.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)

@@ -5,7 +5,8 @@
 # profile followed by tuner-after-tuned.service, tuner-restore.service before
 # NetworkManager and network.target, provisioning after tuned. It also proves that it
 # finds the cycle the obvious fix would make (After=tuned.service on
-# tuner-restore.service), and that tuner-after-tuned.service runs with restore's sandbox.
+# tuner-restore.service), that tuner-after-tuned.service runs with restore's sandbox, and
+# that every unit's errors reach the journal (StandardError= unset inherits StandardOutput=).
 #   ordering_test.sh   (CTest package/unit-ordering; no root, no systemd needed)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -108,6 +109,14 @@ if ("WantedBy", "tuned.service") not in after["Install"]:
 deps = [k for k, _ in after["Unit"] if k in ("Requires", "Wants", "BindsTo", "Requisite")]
 if deps:
     fails.append("tuner-after-tuned.service must only order itself after tuned: " + ", ".join(deps))
+
+for name in ["tuner-restore.service", "tuner-after-tuned.service", "tuner-provision.service",
+             "tuner-status.service"]:
+    service = dict(units[name]["Service"])
+    out = service.get("StandardOutput", "journal")
+    err = service.get("StandardError", "inherit")
+    if (out if err == "inherit" else err) != "journal":
+        fails.append(f"{name}: stderr goes to {out if err == 'inherit' else err}, not the journal")
 
 for f in fails:
     print("FAIL: package/unit-ordering:", f)

@@ -49,35 +49,23 @@ install -m 755 "$here/systemd/scenario.sh" "$root/usr/local/bin/tuner-vm-scenari
 install -m 644 "$here/systemd/tuner-vm-scenario.service" "$root/lib/systemd/system/"
 systemctl --root="$root" enable tuner-restore.service tuner-after-tuned.service \
   tuner-vm-scenario.service tuned.service >/dev/null 2>&1 || fail "systemctl --root enable"
-# No login prompt on the console the results go to.
-systemctl --root="$root" mask serial-getty@ttyS0.service >/dev/null 2>&1
 [[ -L $root/etc/systemd/system/tuned.service.wants/tuner-after-tuned.service ]] ||
   fail "tuner-after-tuned.service is not wanted by tuned.service"
 echo throughput-performance >"$root/etc/tuned/active_profile"
 echo manual >"$root/etc/tuned/profile_mode"
 echo tuner-systemd >"$root/etc/hostname"
-rm -f "$root/.done"
 
-truncate -s 2G "$work/root.img"
-mkfs.ext4 -q -F -L tuner-root -d "$root" "$work/root.img" || fail "mkfs.ext4 -d"
+vm_systemd_image "$root" "$work/root.img" || fail "mkfs.ext4 -d"
 vm_boot_initramfs "$work/initrd.gz" "$VM_MODDIR" || fail "initramfs"
-# TCG, as lib/qemu.sh: KVM is not there on every test machine, and where it is nested it
-# may refuse the host's CPU model (qemu aborts: "failed to set MSR 0x10a").
-# TUNER_VM_KVM=1 asks for it.
-accel=(-accel tcg -cpu max) limit=540
-[[ ${TUNER_VM_KVM:-0} == 1 && -w /dev/kvm ]] && accel=(-accel kvm -cpu host) limit=180
-echo "vm/systemd: ${accel[1]}, kernel $VM_KVER"
+vm_systemd_accel
+echo "vm/systemd: ${VM_ACCEL[1]}, kernel $VM_KVER"
 
 for boot in 1 2 3; do
   log=$work/boot$boot.log
-  timeout -k 5 "$limit" qemu-system-x86_64 -machine q35 "${accel[@]}" -m 1024 -smp 2 \
-    -kernel "$VM_KERNEL" -initrd "$work/initrd.gz" \
-    -append "console=ttyS0 panic=-1 loglevel=3 rdinit=/init systemd.show_status=false" \
-    -drive "file=$work/root.img,if=virtio,format=raw" \
-    -display none -no-reboot -nodefaults -serial stdio </dev/null >"$log" 2>&1
+  vm_systemd_boot "$work/root.img" "$work/initrd.gz" "$log"
   rc=$?
   tr -d '\r' <"$log" | grep -a '^TUNER-' | sed "s/^/  boot $boot: /"
-  [[ $rc -eq 124 ]] && { tail -30 "$log"; fail "boot $boot timed out after ${limit}s"; }
+  [[ $rc -eq 124 ]] && { tail -30 "$log"; fail "boot $boot timed out after ${VM_BOOT_LIMIT}s"; }
   grep -aq "^TUNER-BOOT $boot" "$log" || { tail -40 "$log"; fail "boot $boot: the scenario did not run"; }
 done
 # What check said, for the record.

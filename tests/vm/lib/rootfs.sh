@@ -73,3 +73,34 @@ INIT
   (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
   rm -rf "$stage"
 }
+
+# vm_systemd_image ROOT IMG   the filled guest root as a 2 GiB ext4 image, with no login
+# prompt on the serial console the results go to
+vm_systemd_image() {
+  local root=$1 img=$2
+  systemctl --root="$root" mask serial-getty@ttyS0.service >/dev/null 2>&1
+  rm -f "$root/.done"
+  truncate -s 2G "$img"
+  mkfs.ext4 -q -F -L tuner-root -d "$root" "$img"
+}
+
+# vm_systemd_accel   sets VM_ACCEL (qemu's accelerator and CPU) and VM_BOOT_LIMIT (s)
+# TCG, as lib/qemu.sh: KVM is not there on every test machine, and where it is nested it
+# may refuse the host's CPU model (qemu aborts: "failed to set MSR 0x10a").
+# TUNER_VM_KVM=1 asks for it.
+vm_systemd_accel() {
+  VM_ACCEL=(-accel tcg -cpu max) VM_BOOT_LIMIT=540
+  if [[ ${TUNER_VM_KVM:-0} == 1 && -w /dev/kvm ]]; then
+    VM_ACCEL=(-accel kvm -cpu host) VM_BOOT_LIMIT=180
+  fi
+}
+
+# vm_systemd_boot IMG INITRD LOG   boots the image once, until the guest powers off or
+# VM_BOOT_LIMIT passes; returns qemu's status (124: timed out)
+vm_systemd_boot() {
+  timeout -k 5 "$VM_BOOT_LIMIT" qemu-system-x86_64 -machine q35 "${VM_ACCEL[@]}" -m 1024 -smp 2 \
+    -kernel "$VM_KERNEL" -initrd "$2" \
+    -append "console=ttyS0 panic=-1 loglevel=3 rdinit=/init systemd.show_status=false" \
+    -drive "file=$1,if=virtio,format=raw" \
+    -display none -no-reboot -nodefaults -serial stdio </dev/null >"$3" 2>&1
+}
