@@ -34,6 +34,15 @@ sys.exit(1 if bad or not alerts else 0)
 PY
 
 python3 -m json.tool tuner-dashboard.json >/dev/null || fail "tuner-dashboard.json is not valid JSON"
+# The panel query tuner.rules.test.yml evaluates is the dashboard's, word for word.
+python3 - tuner-dashboard.json tuner.rules.test.yml <<'PY' || fail "tuner.rules.test.yml tests another 'Kept effect' query than the dashboard's"
+import json, sys
+panel = [p for p in json.load(open(sys.argv[1]))["panels"] if p["title"].startswith("Kept effect")]
+exprs = [t["expr"].replace("$instance", ".*") for t in panel[0]["targets"]]
+tested = [e for e in exprs if e.startswith("min by") and e in open(sys.argv[2]).read()]
+print("the 'Kept effect' min query is tested" if tested else f"not tested: {exprs}")
+sys.exit(0 if tested else 1)
+PY
 python3 check_metrics.py --exprs "$tmp/exprs.yml" "$src" || fail "unknown metric names"
 promtool check rules "$tmp/exprs.yml" >/dev/null || {
   promtool check rules "$tmp/exprs.yml"
