@@ -179,6 +179,12 @@ TEST_CASE("prometheus: status names each drifted setting, and only those") {
   CHECK(text.find("\ntuner_status_error 0\n") != std::string::npos);
 }
 
+TEST_CASE("prometheus: tuner_build_info names the version, value 1") {
+  std::string text = prometheus_build_info("0.1.0");
+  CHECK(text.find("# TYPE tuner_build_info gauge\n") != std::string::npos);
+  CHECK(text.find("\ntuner_build_info{version=\"0.1.0\"} 1\n") != std::string::npos);
+}
+
 TEST_CASE("prometheus: a symlink is neither followed nor replaced; a failed write exits 5") {
   TempDir dir;
   dir.write("target", "keep me\n");

@@ -38,7 +38,9 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
   // behind would read as healthy for ever (tuner_status_error 1 says it is not).
   auto fail = [&](const std::string& message) {
     if (prometheus_file.empty()) fail_runtime(message);
-    Status s = write_file_atomic(prometheus_file, prometheus_status_error(unix_now()), 0644);
+    Status s = write_file_atomic(
+        prometheus_file, prometheus_status_error(unix_now()) + prometheus_build_info(TUNER_VERSION),
+        0644);
     fail_runtime(s.ok() ? message : message + "; and " + s.error().message() + " (--prometheus)");
   };
   State state;
@@ -83,7 +85,8 @@ int status_command(GlobalOptions& g, const std::vector<std::string>& args) {
   }
   if (!prometheus_file.empty())
     write_prometheus(prometheus_file,
-                     prometheus_status(readings, unfinished.has_value(), unix_now()));
+                     prometheus_status(readings, unfinished.has_value(), unix_now()) +
+                         prometheus_build_info(TUNER_VERSION));
   Term term(g.color, 1);
   if (vm.count("json")) print_document(status_json(readings, unfinished));
   else std::cout << term.printable(format_status(readings, unfinished, term));

@@ -201,4 +201,11 @@ std::string prometheus_status_error(double now) {
   return p.text();
 }
 
+std::string prometheus_build_info(std::string_view version) {
+  PromText p;
+  p.metric("tuner_build_info", "The tuner that wrote this node's status (value 1).");
+  p.sample({{"version", std::string(version)}}, 1);
+  return p.text();
+}
+
 }  // namespace tuner

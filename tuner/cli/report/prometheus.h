@@ -11,6 +11,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -51,5 +52,9 @@ std::string prometheus_status(const std::vector<KeptReading>& readings, bool unf
 /// cannot be read): tuner_status_error 1 and the time, no counts (they are unknown;
 /// an alert on tuner_status_error or absent counts fires).
 std::string prometheus_status_error(double now_seconds);
+/// tuner_build_info{version} 1, the node_exporter convention (node_exporter_build_info):
+/// which tuner each node runs, for fleet queries and joins. Written with status only,
+/// as a series may be in one textfile of the node, not several.
+std::string prometheus_build_info(std::string_view version);
 
 }  // namespace tuner
