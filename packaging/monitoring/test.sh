@@ -5,7 +5,9 @@
 #   - tuner-dashboard.json is valid JSON and each of its expressions parses as PromQL;
 #   - every expression of both names only metrics tuner exports (taken from its source)
 #     or node_exporter's listed in node-exporter-metrics.txt (check_metrics.py), and a
-#     misspelled name is caught.
+#     misspelled name is caught;
+#   - the dashboard's "Kept effect" query is the one tuner.rules.test.yml evaluates;
+#   - each alert's runbook_url points at its section of docs/monitoring.md.
 # Skips (77) without promtool (Debian's prometheus package: install-deps.sh --test).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,6 +35,19 @@ print(f"{len(alerts)} alerts, each with a firing and a silent test case")
 sys.exit(1 if bad or not alerts else 0)
 PY
 
+# Each alert's runbook_url points at its own section of docs/monitoring.md.
+python3 - tuner.rules.yml "$src/docs/monitoring.md" <<'PY' || fail "an alert's runbook_url has no section"
+import re, sys
+rules, doc = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+heads = {h.lower() for h in re.findall(r'^### (\w+)$', doc, re.M)}
+bad = []
+for alert, body in re.findall(r'- alert: (\w+)\n(.*?)(?=\n\s*- alert:|\Z)', rules, re.S):
+    url = re.search(r'runbook_url: "[^"#]*docs/monitoring\.md#(\w+)"', body)
+    if not url or url.group(1) != alert.lower() or url.group(1) not in heads:
+        bad.append(alert)
+print(f"runbook_url without its section: {bad}" if bad else "every alert's runbook_url has its section")
+sys.exit(1 if bad else 0)
+PY
 python3 -m json.tool tuner-dashboard.json >/dev/null || fail "tuner-dashboard.json is not valid JSON"
 # The panel query tuner.rules.test.yml evaluates is the dashboard's, word for word.
 python3 - tuner-dashboard.json tuner.rules.test.yml <<'PY' || fail "tuner.rules.test.yml tests another 'Kept effect' query than the dashboard's"
