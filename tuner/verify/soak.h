@@ -54,7 +54,10 @@ struct SoakResult {
 };
 
 /// Samples the guards for a window, calls write(), samples for another window from
-/// just before the write (so a flap the write causes is counted), and judges. An error
+/// when the write returned, and judges. The write's own time (a link reset and the wait
+/// for the link, which the plan states as the change's cost) is in neither window: a
+/// link that keeps flapping after it, or loss that stays, is what the soak judges
+/// (stats.soak.write_s says how long the write took). An error
 /// of write() is returned as is (the caller aborts the run); an error reading the
 /// counters after the write is returned too, so the caller rolls back.
 Result<SoakResult> soak_group(const Root& root, Clock& clock, const SoakOptions& options,

@@ -89,6 +89,40 @@ TEST_CASE("soak: a link that starts flapping after the write trips link_flaps") 
   CHECK(tripped_text(*r).find("link_flaps eth0: 0 -> 15 per trial") == 0);
 }
 
+TEST_CASE("soak: a write's own link reset is not judged; flapping after it is") {
+  // A channel change on i40e: the write resets the link and waits for it (two carrier
+  // changes, a burst of retransmits and 5 s while the clock runs), then traffic is as
+  // before. The after-window starts when the write has returned.
+  testing::TempDir tmp;
+  Node node(tmp.path);
+  NodeClock clock(node);
+  auto root = Root::open(node.path);
+  REQUIRE(root.ok());
+  auto reset = [&] {
+    node.carrier += 2;
+    node.retrans_segs += 5000;
+    clock.sleep_for(std::chrono::seconds(5));
+  };
+  auto r = soak_group(*root, clock, options(), [&]() -> Status {
+    reset();
+    return Ok{};
+  });
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->tripped);
+  CHECK(r->json["decision"] == "passed");
+  CHECK(r->json["write_s"] == 5.0);
+  CHECK(r->json["windows"]["after"]["seconds"] == 30.0);
+  // The same reset, and the link keeps flapping after it: tripped.
+  auto flapping = soak_group(*root, clock, options(), [&]() -> Status {
+    reset();
+    node.flaps_per_s = 0.5;
+    return Ok{};
+  });
+  REQUIRE(flapping.ok());
+  CHECK(flapping->tripped);
+  CHECK(tripped_text(*flapping).find("link_flaps eth0: 0 -> 15 per trial") == 0);
+}
+
 TEST_CASE("soak: with no traffic it says so and judges nothing it cannot see") {
   testing::TempDir tmp;
   Node node(tmp.path);
