@@ -22,6 +22,9 @@
 # The rest run with tuner_require_decision: no benchmark runs on any of them.
 # Before that, a failing canary (a small fleet of its own) stops the rollout before the
 # rest. The timing of every phase is printed, with the extrapolation to 1,000 nodes.
+# Last, tuner.node.audit over the fleet with tuner_fail_on=drift, a setting changed by
+# hand on h010: h010 alone fails, every node's three documents are on the controller,
+# and the audit's time per host is printed (the nodes' and the controller's share).
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tests/integration/lib.sh"
 command -v ansible-playbook >/dev/null || skip "ansible-playbook not installed (apt-get install ansible-core)"
@@ -384,4 +387,43 @@ est = wall - classes - rest + per_probe * 1000 + per_rest * 992
 print('    1,000 nodes (4 classes, 8 canaries) at forks %d on this machine: about %.0f s (%.1f min)'
       % (forks, est, est / 60))
 PY
+
+# ---------------------------------------------------------------------------------
+note "the audit over the $N hosts, h010's TTL changed by hand: tuner_fail_on=drift fails h010 alone"
+nsx h010 sh -c 'echo 62 >/proc/sys/net/ipv4/ip_default_ttl'   # rack-b: kept 63
+t0=$(date +%s.%N)
+play audit -i "$WORK/inventory.yml" tuner.node.audit -e '{"tuner_become": false}' \
+  -e "tuner_reports_dir=$WORK/audit" -e tuner_audit=a -e "tuner_report_binary=$TUNER" -e tuner_fail_on=drift
+t1=$(date +%s.%N)
+python3 - "$LAST" "$t0" "$t1" "$N" "$FORKS" "$WORK/audit/a" "$WORK/audit.err" <<'PY' || fail "the audit (see above): $(tail -30 "$WORK/audit.err")"
+import json, os, re, sys
+doc = json.load(open(sys.argv[1]))
+t0, t1, n, forks, adir, err = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], sys.argv[7]
+# The timings first: what the nodes spend (probe, check with its 5 s sampling window,
+# status) and the rest, the controller's tasks for the whole fleet.
+node_tasks = ('Describe the node (tuner probe)', "Check the node's health (tuner check)",
+              'Read what tuner keeps (tuner status)')
+plays = doc['plays']
+node = controller = 0.0
+for i, p in enumerate(plays):
+    end = plays[i + 1]['start'] if i + 1 < len(plays) else doc['end']
+    ts = p['tasks']
+    for j, t in enumerate(ts):
+        span = (ts[j + 1]['start'] if j + 1 < len(ts) else end) - t['start']
+        if t['task']['name'] in node_tasks:
+            node += span
+        else:
+            controller += span
+wall = t1 - t0
+print('    audit of %d hosts at forks %d: wall %.1f s (%.2f s per host); node tasks %.1f s, '
+      'the rest %.1f s (%.3f s per host)' % (n, forks, wall, wall / n, node, controller, controller / n))
+hosts = ['h%03d' % (i + 1) for i in range(n)]
+recap = dict(re.findall(r'^(\S+)\s+:.* failed=(\d+) ', open(err).read(), re.M))
+assert [h for h in hosts if recap.get(h) != '0'] == ['h010'], {h: v for h, v in recap.items() if v != '0'}
+assert recap.get('localhost', '0') == '0', recap
+names = sorted(os.listdir(adir))
+assert names == sorted('%s.%s.json' % (h, k) for h in hosts for k in ('probe', 'check', 'status')), names[:10]
+PY
+grep -E '^(h010|h011|localhost) +:' "$WORK/audit.err" | sed 's/^/    | /'
+nsx h010 sh -c 'echo 63 >/proc/sys/net/ipv4/ip_default_ttl'
 echo "PASS: ansible fleet ($N hosts)"

@@ -14,7 +14,9 @@
 #      to all five, and the reports reach the controller;
 #   3. audit.yml over the same five: read only (changed=0, nothing differs after), the
 #      three documents of every host on the controller, and tuner_fail_on=drift failing
-#      the play when a setting was changed by hand on one host;
+#      the host (and only the host) on which a setting was changed by hand; with
+#      failed,drift the host whose probe failed too; a drifted file of no host of the
+#      play fails localhost;
 #   4. class_rollout.yml with tuner_peers over four more "hosts" (each one's modules run
 #      by a Python in its namespace too, so that wait_for sees its network): the two
 #      canaries of a class, joined by a veth, verify a peer = true group against each
@@ -558,14 +560,59 @@ done
 check "$LAST" 'Summarize the fleet (tuner report)' h1 'r["rc"] == 0' '"5 nodes" in r["stdout"]'
 "$TUNER" report "$WORK/audit-clean/a" 2>/dev/null | sed 's/^/    | /'
 
-note "audit.yml with tuner_fail_on=drift: a setting changed by hand on h3 fails the play, h3 named"
+note "audit.yml with tuner_fail_on=drift: a setting changed by hand on h3 fails h3 alone"
 ip netns exec "tuner-ans-$$-h3" sh -c 'echo 4242 >/proc/sys/net/core/somaxconn'
-audit drift -e tuner_fail_on=drift
+audit drift -e tuner_fail_on=drift -e tuner_check_window=0
 [ "$RC" != 0 ] || fail "the audit passed with a drifted setting"
-check "$LAST" 'Summarize the fleet (tuner report)' h1 'r["rc"] != 0' '"h3" in r["stdout"]' \
+grep -E '^(h[1-5]|localhost) +:' "$WORK/drift.err" | sed 's/^/    | /'
+# recap HOST...: exactly these hosts (of h1..h5 and localhost) show failed=1.
+recap() {
+  local got
+  got=$(grep -E '^(h[1-5]|localhost) +:' "${LAST%.json}.err" | grep -vE ' failed=0 ' | awk '{print $1}' | xargs)
+  [ "$got" = "$*" ] || fail "failed in the recap: '$got', expected '$*':
+$(grep -E '^(h[1-5]|localhost) +:' "${LAST%.json}.err")"
+}
+recap h3
+check "$LAST" 'Summarize the fleet (tuner report)' h1 'r["rc"] == 3' '"h3" in r["stdout"]' \
   '"somaxconn" in r["stdout"]'
-check "$LAST" 'Fail when the summary found what tuner_fail_on names' h1 'r["failed"] is True'
+check "$LAST" 'Fail the nodes the summary found (tuner_fail_on)' h3 'r["failed"] is True' \
+  '"sysctl:net.core.somaxconn changed" in r["msg"]' \
+  'sorted(results("Fail the nodes the summary found (tuner_fail_on)")) == ["h1", "h2", "h3", "h4", "h5"]' \
+  'all(x.get("skipped") for h, x in results("Fail the nodes the summary found (tuner_fail_on)").items() if h != "h3")'
+# Every document in the audit's directory, written on the controller in one task.
+[ "$(ls "$WORK/audit-drift/a" | xargs)" = "$(for h in $HOSTS; do printf '%s.check.json %s.probe.json %s.status.json ' $h $h $h; done | xargs)" ] ||
+  fail "the audit's directory: $(ls "$WORK/audit-drift/a")"
+grep -q '"drift": true' "$WORK/audit-drift/a/h3.status.json" || fail "h3.status.json: no drift"
+
+note "audit.yml with tuner_fail_on=failed,drift: h2's probe fails, h3 drifted; h1, h4, h5 pass"
+sed "s|$WORK/h1/tuner|$WORK/h2/tuner|" "$WORK/h1/tuner-noprobe" >"$WORK/h2/tuner-noprobe"
+chmod +x "$WORK/h2/tuner-noprobe"
+inventory
+python3 - "$WORK/inventory.yml" "$WORK/h2/tuner-noprobe" <<'PY2'
+import json, sys
+inv = json.load(open(sys.argv[1]))
+inv['tuner_nodes']['hosts']['h2']['tuner_binary'] = sys.argv[2]
+json.dump(inv, open(sys.argv[1], 'w'))
+PY2
+audit both -e tuner_fail_on=failed,drift -e tuner_check_window=0
+inventory
+recap h2 h3
+check "$LAST" 'Fail the nodes the summary found (tuner_fail_on)' h2 'r["failed"] is True' \
+  '"failed (exit 1)" in r["msg"]' '"Permission denied" in r["msg"]'
+grep -q 'Permission denied' "$WORK/audit-both/a/h2.error.json" || fail "no h2.error.json"
+[ ! -e "$WORK/audit-both/a/h2.probe.json" ] || fail "a probe of h2"
+# A file of another audit of the same name that drifted (no host of this play): the
+# controller fails, no host does.
+# h2's error of an earlier audit of the same name is removed first.
+mkdir -p "$WORK/audit-foreign/a"
+cp "$WORK/audit-drift/a/h3.status.json" "$WORK/audit-foreign/a/h9.status.json"
+cp "$WORK/audit-both/a/h2.error.json" "$WORK/audit-foreign/a/"
 ip netns exec "tuner-ans-$$-h3" sh -c "echo $((somaxconn + 1000)) >/proc/sys/net/core/somaxconn"
+audit foreign -e tuner_fail_on=drift -e tuner_check_window=0
+recap localhost
+check "$LAST" 'Fail when the summary failed without naming a node of the audit' localhost \
+  'r["failed"] is True' '"nodes not in this play: h9" in r["msg"]'
+[ ! -e "$WORK/audit-foreign/a/h2.error.json" ] || fail "h2's error of the earlier audit survived"
 for h in $HOSTS; do
   [ "$(ns_snapshot "$h")$(cat "$WORK/$h/state/state.json")" = "${tuned[$h]}" ] || fail "the audit changed $h"
 done
