@@ -393,7 +393,8 @@ note "the audit over the $N hosts, h010's TTL changed by hand: tuner_fail_on=dri
 nsx h010 sh -c 'echo 62 >/proc/sys/net/ipv4/ip_default_ttl'   # rack-b: kept 63
 t0=$(date +%s.%N)
 play audit -i "$WORK/inventory.yml" tuner.node.audit -e '{"tuner_become": false}' \
-  -e "tuner_reports_dir=$WORK/audit" -e tuner_audit=a -e "tuner_report_binary=$TUNER" -e tuner_fail_on=drift
+  -e "tuner_reports_dir=$WORK/audit" -e tuner_audit=a -e "tuner_report_binary=$TUNER" -e tuner_fail_on=drift \
+  -e tuner_check_window=0
 t1=$(date +%s.%N)
 python3 - "$LAST" "$t0" "$t1" "$N" "$FORKS" "$WORK/audit/a" "$WORK/audit.err" <<'PY' || fail "the audit (see above): $(tail -30 "$WORK/audit.err")"
 import json, os, re, sys
