@@ -86,6 +86,20 @@ bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
+std::optional<uint64_t> parse_hex(std::string_view s, std::size_t max_digits) {
+  if (s.empty() || s.size() > max_digits || max_digits > 16) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0) return std::nullopt;
+    v = v * 16 + static_cast<uint64_t>(d);
+  }
+  return v;
+}
+
 std::optional<uint64_t> parse_u64(std::string_view s) {
   s = trim(s);
   uint64_t v = 0;

@@ -19,6 +19,9 @@ std::string normalize_ws(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);
 std::optional<uint64_t> parse_u64(std::string_view s);
 std::optional<int64_t> parse_i64(std::string_view s);
+/// Hex digits (either case, no "0x"), at most max_digits of them: the kernel's proc
+/// files print addresses, masks and flags so (proc/net/route, proc/net/tcp).
+std::optional<uint64_t> parse_hex(std::string_view s, std::size_t max_digits = 16);
 /// fnmatch(3) glob match without flags (used for NIC and IRQ name globs).
 bool glob_match(std::string_view pattern, std::string_view name);
 

@@ -49,3 +49,15 @@ TEST_CASE("escape_controls: bytes that are not UTF-8 are shown as \\xNN") {
   CHECK(escape_controls("cut \xe6\x9d") == "cut \\xe6\\x9d");            // truncated
   CHECK(escape_controls("\xf0\x9f\x9a\x80") == "\xf0\x9f\x9a\x80");      // well-formed 4 bytes
 }
+
+TEST_CASE("parse_hex: the kernel's hex fields, bounded") {
+  CHECK(tuner::parse_hex("0100007F") == 0x0100007Fu);
+  CHECK(tuner::parse_hex("ffFF") == 0xffffu);
+  CHECK(tuner::parse_hex("0016", 4) == 22u);
+  CHECK_FALSE(tuner::parse_hex("10016", 4).has_value());  // more digits than allowed
+  CHECK_FALSE(tuner::parse_hex("").has_value());
+  CHECK_FALSE(tuner::parse_hex("0x10").has_value());
+  CHECK_FALSE(tuner::parse_hex("12 ").has_value());
+  CHECK(tuner::parse_hex("ffffffffffffffff") == UINT64_MAX);
+  CHECK_FALSE(tuner::parse_hex("10000000000000000").has_value());  // 17 digits
+}

@@ -12,26 +12,12 @@ namespace {
 constexpr uint64_t kRtfUp = 0x0001;
 constexpr uint64_t kRtfReject = 0x0200;
 
-std::optional<uint64_t> hex(std::string_view s) {
-  if (s.empty() || s.size() > 16) return std::nullopt;
-  uint64_t v = 0;
-  for (char c : s) {
-    int d = c >= '0' && c <= '9'   ? c - '0'
-            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                   : -1;
-    if (d < 0) return std::nullopt;
-    v = v * 16 + static_cast<uint64_t>(d);
-  }
-  return v;
-}
-
 bool all_zero(std::string_view s) {
   return !s.empty() && s.find_first_not_of('0') == std::string_view::npos;
 }
 
 bool usable(std::string_view flags) {
-  auto f = hex(flags);
+  auto f = parse_hex(flags);
   return f && (*f & kRtfUp) && !(*f & kRtfReject);
 }
 
@@ -47,7 +33,7 @@ std::set<std::string> parse_ipv4_default_routes(std::string_view text) {
   for (std::string_view line : split(text, '\n')) {
     auto f = split_ws(line);
     if (f.size() < 8 || f[0] == "Iface") continue;
-    if (hex(f[1]) == 0u && hex(f[7]) == 0u && usable(f[3])) out.emplace(f[0]);
+    if (parse_hex(f[1]) == 0u && parse_hex(f[7]) == 0u && usable(f[3])) out.emplace(f[0]);
   }
   return out;
 }

@@ -17,24 +17,10 @@ constexpr uint64_t kTcpEstablished = 1;
 constexpr uint64_t kRtfUp = 0x0001;
 constexpr uint64_t kRtfReject = 0x0200;
 
-std::optional<uint64_t> hex(std::string_view s, size_t max_digits = 16) {
-  if (s.empty() || s.size() > max_digits) return std::nullopt;
-  uint64_t v = 0;
-  for (char c : s) {
-    int d = c >= '0' && c <= '9'   ? c - '0'
-            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                   : -1;
-    if (d < 0) return std::nullopt;
-    v = v * 16 + static_cast<uint64_t>(d);
-  }
-  return v;
-}
-
 /// One 32-bit word as proc/net/tcp{,6} prints it (%08X of the value in host order),
 /// back to its four bytes in memory (network order).
 bool host_word(std::string_view s, uint8_t* out) {
-  auto v = hex(s, 8);
+  auto v = parse_hex(s, 8);
   if (!v || s.size() != 8) return false;
   auto w = static_cast<uint32_t>(*v);
   std::memcpy(out, &w, 4);
@@ -46,7 +32,7 @@ std::optional<std::pair<IpAddr, uint16_t>> endpoint(std::string_view s) {
   auto colon = s.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   std::string_view addr = s.substr(0, colon);
-  auto port = hex(s.substr(colon + 1), 4);
+  auto port = parse_hex(s.substr(colon + 1), 4);
   if (!port) return std::nullopt;
   IpAddr a;
   if (addr.size() == 8) {
@@ -101,7 +87,7 @@ std::optional<std::string> route_out_v4(std::string_view text, const IpAddr& pee
   Best best;
   for (std::string_view line : split(text, '\n')) {
     auto f = split_ws(line);
-    if (f.size() < 8 || f[0] == "Iface" || !usable(hex(f[3]))) continue;
+    if (f.size() < 8 || f[0] == "Iface" || !usable(parse_hex(f[3]))) continue;
     uint8_t dest[4], mask[4];
     auto metric = parse_u64(f[6]);
     if (!host_word(f[1], dest) || !host_word(f[7], mask) || !metric) continue;
@@ -122,14 +108,14 @@ std::optional<std::string> route_out_v6(std::string_view text, const IpAddr& pee
   Best best;
   for (std::string_view line : split(text, '\n')) {
     auto f = split_ws(line);
-    if (f.size() < 10 || f[0].size() != 32 || !usable(hex(f[8]))) continue;
-    auto plen = hex(f[1], 2);
-    auto metric = hex(f[5], 8);
+    if (f.size() < 10 || f[0].size() != 32 || !usable(parse_hex(f[8]))) continue;
+    auto plen = parse_hex(f[1], 2);
+    auto metric = parse_hex(f[5], 8);
     if (!plen || *plen > 128 || !metric) continue;
     uint8_t dest[16];
     bool ok = true;
     for (size_t i = 0; i < 16 && ok; ++i) {
-      auto b = hex(f[0].substr(i * 2, 2), 2);
+      auto b = parse_hex(f[0].substr(i * 2, 2), 2);
       ok = b.has_value();
       if (ok) dest[i] = static_cast<uint8_t>(*b);
     }
@@ -163,7 +149,7 @@ std::vector<IpAddr> parse_tcp_peers(std::string_view text, const std::set<uint16
   std::vector<IpAddr> out;
   for (std::string_view line : split(text, '\n')) {
     auto f = split_ws(line);
-    if (f.size() < 4 || hex(f[3], 2) != kTcpEstablished) continue;
+    if (f.size() < 4 || parse_hex(f[3], 2) != kTcpEstablished) continue;
     auto local = endpoint(f[1]);
     auto remote = endpoint(f[2]);
     if (!local || !remote || !ports.contains(local->second)) continue;
