@@ -44,10 +44,10 @@ attributes:
     details:
       - A dry run through C(tuner plan). With I(verify=true) a group this node's verify
         loop already rolled back from the same values (the plan's C(rejected_here)) is
-        not predicted as a change: verified again, it goes back again, and the real run
+        not predicted as a change (verified again, it goes back again), and the real run
         reports no change for it. So after a rollout check mode is C(ok) wherever the real
-        run changes nothing, and C(changed) where a kept setting drifted: a compliance
-        gate. A group verified for the first time may still be rejected, so a real run can
+        run changes nothing, and C(changed) where a kept setting drifted (a compliance
+        gate). A group verified for the first time may still be rejected, so a real run can
         change less than check mode predicts.
   diff_mode:
     support: full
