@@ -155,6 +155,25 @@ unit = "connections"
 timeout = "5s"
 EOF
 done
+# Two groups decided by that benchmark (lower is better): keepalive, which it cannot
+# see, kept as neutral; somaxconn, proven harm, rolled back.
+cat >"$P/ans-mixed.toml" <<EOF
+[profile]
+name = "ans-mixed"
+
+[sysctl]
+"net.core.somaxconn" = "$((somaxconn + 3000))"
+"net.ipv4.tcp_keepalive_time" = "$((keepalive - 1))"
+
+[group.keepalive]
+members = ["sysctl:net.ipv4.tcp_keepalive_time"]
+keep_if_neutral = true
+
+[verify]
+bench = ["somaxconn"]
+max_trials = 10
+EOF
+sed -n '/^\[bench.somaxconn\]/,$p' "$P/ans-lower.toml" >>"$P/ans-mixed.toml"
 cat >"$P/ans-bad.toml" <<'EOF'
 [profile]
 name = "ans-bad"
@@ -272,6 +291,50 @@ check "$LAST" tuner localhost 'r["changed"] is False' 'r["report"]["run_id"]' \
 vars tuner_state='"rolled_back"'
 tune harm-rollback
 check "$LAST" tuner localhost 'r["changed"] is False' 'len(r["reports"]) == 1'
+
+note "check mode as a compliance gate: a group rejected here is not drift (ok), a drifted kept setting is (changed)"
+vars tuner_profiles="[\"$P/ans-mixed.toml\"]" tuner_verify=true
+tune mixed
+check "$LAST" tuner localhost 'r["changed"] is True' \
+  '[g["decision"] for g in r["report"]["groups"]] == ["kept", "rolled_back"]' \
+  '[c["knob"] for c in r["changes"]] == ["sysctl:net.ipv4.tcp_keepalive_time"]'
+mixed_run=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print(d["plays"][0]["tasks"][0]["hosts"]["localhost"]["report"]["run_id"])' "$LAST")
+kept=$(snapshot_net)
+tune mixed-check --check --diff
+rc_is 0
+check "$LAST" tuner localhost 'r["changed"] is False' 'r["changes"] == []' \
+  'r["diff"]["after"] == ""' '[c["group"] for c in r["plan"]["changes"]] == ["sysctl"]' \
+  "[g['rejected_here']['run_id'] for g in r['plan']['groups']] == ['$mixed_run']" \
+  'r["plan"]["groups"][0]["rejected_here"]["outcome"] == "harm"'
+show_diff
+tune mixed-again
+check "$LAST" tuner localhost 'r["changed"] is False' \
+  '[g["decision"] for g in r["report"]["groups"]] == ["rolled_back"]'
+[ "$(snapshot_net)" = "$kept" ] || fail "the rerun changed a value"
+tune mixed-again-check --check
+check "$LAST" tuner localhost 'r["changed"] is False'
+echo "$keepalive" >"$(sysctl_file net.ipv4.tcp_keepalive_time)"
+tune mixed-drift-check --check --diff
+check "$LAST" tuner localhost 'r["changed"] is True' \
+  '[c["knob"] for c in r["changes"]] == ["sysctl:net.ipv4.tcp_keepalive_time"]' \
+  "'sysctl:net.ipv4.tcp_keepalive_time = $((keepalive - 1))\n' == r['diff']['after']"
+show_diff
+tune mixed-drift
+check "$LAST" tuner localhost 'r["changed"] is True' \
+  '[c["knob"] for c in r["changes"]] == ["sysctl:net.ipv4.tcp_keepalive_time"]'
+[ "$(snapshot_net)" = "$kept" ] || fail "the run after the drift did not restore the kept setting"
+tune mixed-drift-after-check --check
+check "$LAST" tuner localhost 'r["changed"] is False'
+vars tuner_profiles="[\"$P/ans-mixed.toml\"]" tuner_verify=false
+tune mixed-noverify-check --check
+check "$LAST" tuner localhost 'r["changed"] is True' \
+  '[c["knob"] for c in r["changes"]] == ["sysctl:net.core.somaxconn"]'
+vars tuner_state='"rolled_back"'
+tune mixed-rollback
+check "$LAST" tuner localhost 'r["changed"] is True'
+[ "$(snapshot_net)" = "$initial" ] || fail "the mixed runs were not rolled back:
+$(diff <(echo "$initial") <(snapshot_net))"
 
 note "rolled_back with an unfinished run (status exit 4): the run is rolled back"
 (TUNER_FAULT_AFTER_WRITES=2 exec "$TUNER" apply --state-dir "$STATE" --profile "$P/ans-one.toml" \

@@ -1,21 +1,40 @@
 // tuner plan: what a profile would change on the target, as a diff or tuner.plan/1
 // JSON. Read-only on every target.
 #include <iostream>
+#include <map>
+#include <string>
 
 #include <fmt/core.h>
 
 #include "probes/hw_class.h"
+#include "rollback/state_dir.h"
 #include "tuner/cli/cli.h"
 #include "tuner/cli/plan_for.h"
 #include "tuner/cli/report/plan_json.h"
 #include "tuner/cli/report/plan_text.h"
 #include "tuner/cli/target_options.h"
 #include "tuner/verify/class_decisions.h"
+#include "tuner/verify/earlier_verdicts.h"
 #include "tuner/verify/verified_apply.h"
 
 namespace po = boost::program_options;
 
 namespace tuner {
+namespace {
+
+/// The plan's groups this node's verify loop rolled back from the same start; none
+/// for another root or topology (the state dir is this machine's), or when the state
+/// dir is missing or cannot be read (plan never needs it).
+std::map<std::string, verify::EarlierVerdict> rejected_here(const GlobalOptions& g,
+                                                            const Target& target,
+                                                            const Plan& plan) {
+  if (!target.writable()) return {};
+  auto dir = StateDir::open(g.state_dir, false);
+  if (!dir.ok()) return {};
+  return verify::rejected_here(*dir, plan);
+}
+
+}  // namespace
 
 int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
   po::options_description desc("tuner plan");
@@ -41,11 +60,14 @@ int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
     fail_input("--require-decision needs --decisions FILE");
   if (!vm.count("decisions")) {
     Plan plan = plan_for(g, names, target, vm.count("strict") > 0);
+    auto rejected = rejected_here(g, target, plan);
     if (vm.count("json")) {
-      print_document(plan_to_json(plan));
+      nlohmann::ordered_json doc = plan_to_json(plan);
+      add_rejected_here(doc, rejected);
+      print_document(doc);
     } else {
       Term term(g.color, 1);
-      std::cout << term.printable(format_plan(plan, term));
+      std::cout << term.printable(format_plan(plan, term) + rejected_here_text(rejected));
     }
     if (vm.count("detailed-exitcode") && !plan.changes.empty())
       return static_cast<int>(ExitCode::changes_pending);
@@ -72,11 +94,15 @@ int plan_command(GlobalOptions& g, const std::vector<std::string>& args) {
       o.decisions_file, cls.key, o.class_decision != nullptr, o.require_decision, {}};
   for (const PlanGroup& pg : plan.groups)
     actions.groups[pg.name] = verify::class_action(o, plan, pg.name);
+  auto rejected = rejected_here(g, target, plan);
   if (vm.count("json")) {
-    print_document(plan_to_json(plan, actions));
+    nlohmann::ordered_json doc = plan_to_json(plan, actions);
+    add_rejected_here(doc, rejected);
+    print_document(doc);
   } else {
     Term term(g.color, 1);
-    std::cout << term.printable(format_plan(plan, term) + "\n" + class_actions_text(actions));
+    std::cout << term.printable(format_plan(plan, term) + rejected_here_text(rejected) + "\n" +
+                                class_actions_text(actions));
   }
   if (vm.count("detailed-exitcode") && !plan.changes.empty())
     return static_cast<int>(ExitCode::changes_pending);

@@ -101,4 +101,27 @@ std::string class_actions_text(const PlanClassActions& actions) {
   return out;
 }
 
+void add_rejected_here(nlohmann::ordered_json& plan,
+                       const std::map<std::string, verify::EarlierVerdict>& rejected) {
+  for (auto& g : plan["groups"]) {
+    auto it = rejected.find(g["name"].get<std::string>());
+    g["rejected_here"] =
+        it == rejected.end()
+            ? nlohmann::ordered_json(nullptr)
+            : nlohmann::ordered_json{{"run_id", it->second.run_id},
+                                     {"time", it->second.time},
+                                     {"outcome", verify::reason_name(it->second.outcome)}};
+  }
+}
+
+std::string rejected_here_text(const std::map<std::string, verify::EarlierVerdict>& rejected) {
+  if (rejected.empty()) return "";
+  std::string out =
+      "Rolled back here before, from these same values (apply verifies them again):\n";
+  for (const auto& [group, v] : rejected)
+    out += fmt::format("  group {}: {} by run {} ({})\n", group, verify::reason_name(v.outcome),
+                       v.run_id, v.time);
+  return out;
+}
+
 }  // namespace tuner

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/plan/plan.h"
+#include "tuner/verify/earlier_verdicts.h"
 #include "tuner/verify/verified_apply.h"
 
 namespace tuner {
@@ -30,5 +31,14 @@ nlohmann::ordered_json plan_to_json(const Plan& plan, const PlanClassActions& ac
 
 /// For the text plan: "Class decisions (FILE, class hw-...): ..." one line per group.
 std::string class_actions_text(const PlanClassActions& actions);
+
+/// Sets every group's "rejected_here" in a tuner.plan/1 document: {run_id, time,
+/// outcome} of this node's verify loop rolling back exactly its planned changes
+/// (verify::rejected_here), else null.
+void add_rejected_here(nlohmann::ordered_json& plan,
+                       const std::map<std::string, verify::EarlierVerdict>& rejected);
+
+/// For the text plan: one line per group rejected here before; empty when none.
+std::string rejected_here_text(const std::map<std::string, verify::EarlierVerdict>& rejected);
 
 }  // namespace tuner

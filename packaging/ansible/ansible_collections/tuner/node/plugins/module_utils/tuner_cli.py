@@ -123,3 +123,23 @@ class Tuner(object):
             self.unexpected(UnexpectedDocument(
                 'schema %s where %s was expected' % (json.dumps(doc.get('schema')), schema)))
         return doc
+
+
+def unwritten_groups(plan, verify, benchmarks):
+    """The groups of a tuner.plan/1 a real `tuner apply` leaves as they are, so that check
+    mode does not count their changes: those the class decisions skip (plan
+    --decisions); with verify, unless the class decision writes them, those this node's
+    verify loop rolled back from these same values (`rejected_here`: verified again,
+    they go back again) and, without benchmarks of the task's own, those no benchmark
+    measures that are not kept when neutral (`decided_by.by` left_out: never written).
+    A tuner whose plan lacks the fields leaves out the skipped ones only."""
+    out = set()
+    for g in plan.get('groups', []):
+        action = (g.get('class_decision') or {}).get('action')
+        if action == 'skip':
+            out.add(g['name'])
+        elif verify and action != 'write':
+            left_out = not benchmarks and (g.get('decided_by') or {}).get('by') == 'left_out'
+            if g.get('rejected_here') or left_out:
+                out.add(g['name'])
+    return out

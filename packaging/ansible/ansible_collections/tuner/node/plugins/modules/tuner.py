@@ -23,7 +23,9 @@ description:
   - With I(state=rolled_back) it puts back everything tuner still keeps on the node,
     run by run, newest first, from tuner's own journal (C(tuner rollback)).
   - Check mode is a dry run through C(tuner plan --json) (or C(tuner status --json)
-    for I(state=rolled_back)); nothing is written.
+    for I(state=rolled_back)); nothing is written. After a rollout it is C(ok) where a
+    real run would change nothing (groups the verify loop rolled back here are not
+    drift) and C(changed) where a kept setting drifted.
   - Diff mode returns the before and after value of every setting (knob) that changed
     or, in check mode, would change, one C(knob = value) line each.
   - The tuner binary is always called with an argument vector, never through a shell.
@@ -40,9 +42,13 @@ attributes:
   check_mode:
     support: full
     details:
-      - A dry run through C(tuner plan). With I(verify=true) the verify loop may later
-        reject some groups the plan lists, so a real run can change less than check
-        mode predicts, never more.
+      - A dry run through C(tuner plan). With I(verify=true) a group this node's verify
+        loop already rolled back from the same values (the plan's C(rejected_here)) is
+        not predicted as a change (verified again, it goes back again), and the real run
+        reports no change for it. So after a rollout check mode is C(ok) wherever the real
+        run changes nothing, and C(changed) where a kept setting drifted (a compliance
+        gate). A group verified for the first time may still be rejected, so a real run can
+        change less than check mode predicts.
   diff_mode:
     support: full
   platform:
@@ -232,6 +238,15 @@ notes:
   - In check mode with I(exclusive=true) the diff shows the settings that are not in
     the new profiles going back and the planned changes; settings both set, which a
     real run rolls back and applies again, are not listed.
+  - In check mode with I(verify=true), the groups tuner's plan marks C(rejected_here)
+    (this node's newest verify decision on exactly these changes, from exactly these
+    values, rolled them back) and, without I(benchmarks), the groups no benchmark
+    measures that are not C(keep_if_neutral) (never written) are not predicted as
+    changes, as the real run does not count them. A kept setting someone changed since
+    is planned again and predicted, so check mode reports it as C(changed). A real run
+    verifies a rejected group again (from the same values with the same benchmarks it
+    goes back again); a noisy benchmark that decides otherwise keeps it, which check
+    mode did not predict. With I(verify=false) every planned change is predicted.
   - In check mode with I(decisions) the prediction is C(tuner plan --decisions), which
     leaves out the groups the class rolled back or disagrees on (and, with
     I(require_decision), those it did not decide), as the real run leaves them; a group
@@ -396,7 +411,10 @@ reports:
               status: restored
       errors: []
 plan:
-  description: The C(tuner.plan/1) document of C(tuner plan --json) (check mode).
+  description:
+    - The C(tuner.plan/1) document of C(tuner plan --json) (check mode). Its C(changes)
+      include those of groups check mode does not predict; each group's
+      C(rejected_here) names the run that rolled it back here before.
   returned: state is applied, in check mode
   type: dict
   sample:
@@ -488,7 +506,7 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.six import string_types
 from ansible_collections.tuner.node.plugins.module_utils.tuner_cli import (
-    Tuner, UnexpectedDocument, find_binary)
+    Tuner, UnexpectedDocument, find_binary, unwritten_groups)
 from ansible_collections.tuner.node.plugins.module_utils.tuner_rollback import (
     left_message, merge_changes, predict_rollback, roll_back, status_of)
 # What a document of another shape raises while it is read.
@@ -658,9 +676,9 @@ def applied(module, tuner):
             result['reports'] = []
             result['left'] = []
     if module.check_mode:
-        # The groups the class decisions leave unwritten (plan --decisions): not changes.
-        skipped = set(g['name'] for g in plan.get('groups', [])
-                      if (g.get('class_decision') or {}).get('action') == 'skip')
+        # What the real run leaves as it is (skipped by the class decisions, rolled back
+        # here before from these values, left out unmeasured): not changes.
+        skipped = unwritten_groups(plan, p['verify'], p['benchmarks'])
         changes = [{'knob': c['knob'], 'before': c['current'], 'after': c['desired']}
                    for c in plan['changes'] if c['group'] not in skipped]
         result.update(plan=plan, changes=merge_changes(before, changes))
