@@ -71,6 +71,7 @@ nlohmann::json run_report_json(const RunReport& r) {
   j["time"] = r.time.empty() ? nlohmann::json() : nlohmann::json(r.time);
   j["changed"] = r.changed;
   j["profiles"] = r.profiles;
+  if (!r.profile_digest.empty()) j["profile_digest"] = r.profile_digest;
   j["groups"] = nlohmann::json::array();
   for (const auto& g : r.groups) {
     nlohmann::json gj{

@@ -90,6 +90,9 @@ struct RunReport {
   std::string time;
   bool changed = false;
   std::vector<std::string> profiles;
+  /// The profile chain's digest (Profile::digest, "fnv1a64:..."), so that a report says
+  /// which text of its profiles it ran; empty when not known (rollback, restore).
+  std::string profile_digest;
   std::vector<GroupReport> groups;
   std::vector<RunMessage> errors;
   /// What a person should know that is not a failure: damaged journal records that

@@ -161,6 +161,9 @@ struct GuardTrip {
   std::string text;
   /// The count test's p-value (tuner/verify/guard_decision.h); 0 from check_guards.
   double p = 0;
+  /// The rate the candidate was tested against (guard_decision.h GuardJudgement::bound);
+  /// 0 from check_guards.
+  double bound = 0;
 };
 
 /// Where tcp_retrans_pct's counts come from: the node's traffic (the namespace's

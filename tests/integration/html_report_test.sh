@@ -79,6 +79,13 @@ expect_rc 0 t report --html "$WORK/report.html" "$WORK/fleet"
 grep -q "$(( $(wc -w <<<"$nodes") + 1 )) nodes" <<<"$OUT" || fail "the text summary is not printed beside the page: $OUT"
 [ -s "$WORK/report.html" ] || fail "no page written"
 ! grep -qi '<script' "$WORK/report.html" || fail "the page holds a <script>: $(grep -io '.\{60\}<script.\{60\}' "$WORK/report.html" | head -3)"
+# What changed and why, in words: the setting with its values, the profile and its digest.
+jq -e '.profile_digest | test("^fnv1a64:[0-9a-f]{16}$")' "$WORK/fleet/node-a.run.json" >/dev/null ||
+  fail "node-a: no profile digest: $(jq -c '{profiles, profile_digest}' "$WORK/fleet/node-a.run.json")"
+grep -qE "<code>sysctl:$rmem</code></td><td>4096 4096 4096</td><td>4096 131072 6291456</td>" \
+  "$WORK/report.html" || fail "the page does not name $rmem with before and after: $(grep -o '.\{80\}tcp_rmem.\{120\}' "$WORK/report.html" | head -3)"
+grep -q "profile <code>grow, digest fnv1a64:" "$WORK/report.html" || fail "the page does not name the profile and its digest"
+grep -qE 'class="why">(kept|rolled back)[^<]*: ' "$WORK/report.html" || fail "the page does not say why in words"
 expect_rc 2 t report --html "$WORK" "$WORK/fleet"  # a directory: refused before anything
 
 note "3. headless Chromium: no console message, the plots in the DOM"

@@ -252,6 +252,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
   if (plan.changes.empty()) {
     RunReport none;
     none.profiles = plan.profiles;
+    none.profile_digest = planned.profile.digest;
     none.node = node_facts(planned.inventory);
     none.hw_class = cls_json;
     none.time = utc_now();
@@ -305,6 +306,7 @@ int apply_command(GlobalOptions& g, const std::vector<std::string>& args) {
     if (!result.ok()) fail_runtime(result.error().message() + "; nothing was changed");
   }
   result->report.node = node_facts(planned.inventory);
+  result->report.profile_digest = planned.profile.digest;
   result->report.notes = knobs.notes();
   result->report.hw_class = cls_json;
   result->report.time = utc_now();

@@ -89,8 +89,9 @@ GuardJudgement judge_retrans(const bench::GuardDelta& b, const bench::GuardDelta
   if (cfg.dispersion)
     j.dispersion = dispersion(retrans_trials(b, j.source), retrans_trials(c, j.source));
   double delta = limit / 100;
-  j.p = delta > 0 ? rate_margin_p(j.counts, {delta, cfg.retrans_ratio, cfg.retrans_floor * delta},
-                                  cfg.gamma, j.dispersion)
+  Margin margin{delta, cfg.retrans_ratio, cfg.retrans_floor * delta};
+  j.bound = delta > 0 ? 100 * margin.bound(j.baseline / 100) : j.baseline;
+  j.p = delta > 0 ? rate_margin_p(j.counts, margin, cfg.gamma, j.dispersion)
                   : rate_ratio_p(j.counts, 1.0, j.dispersion);
   j.tripped = j.p <= cfg.level;
   // Real retransmits can be so dispersed (a trial's loss episodes retransmitting whole
@@ -122,6 +123,7 @@ GuardJudgement judge_counter(GuardMetric m, const std::string& ifname, const ben
   j.baseline = rate(xb, j.counts.t_b);
   j.candidate = rate(xc, j.counts.t_c);
   j.limit = limit;
+  j.bound = j.baseline + limit;
   if (b.trials == 0 || c.trials == 0) {
     j.judged = false;
     j.note = "no trials on one arm";
@@ -198,7 +200,8 @@ std::vector<bench::GuardTrip> guard_trips(const bench::GuardDelta& baseline,
   std::vector<bench::GuardTrip> trips;
   for (const GuardJudgement& j : judge_guards(baseline, candidate, limits, config))
     if (j.tripped)
-      trips.push_back({j.metric, j.interface, j.baseline, j.candidate, j.limit, j.text, j.p});
+      trips.push_back(
+          {j.metric, j.interface, j.baseline, j.candidate, j.limit, j.text, j.p, j.bound});
   return trips;
 }
 
@@ -214,6 +217,7 @@ nlohmann::json guard_json(const GuardJudgement& j) {
   g["candidate"] = j.candidate;
   g["counts"] = counts_json(j.counts);
   g["limit"] = j.limit;
+  if (j.judged) g["bound"] = j.bound;
   g["judged"] = j.judged;
   g["p"] = j.p;
   g["tripped"] = j.tripped;
@@ -249,6 +253,7 @@ std::vector<GuardResult> guard_results(const bench::GuardDelta& baseline,
       if (t.metric == j.metric && t.interface == j.interface) {
         g.tripped = true;
         g.limit = t.max_increase;
+        g.bound = t.bound;
         g.p = t.p;
         g.text = t.text;
       }

@@ -67,6 +67,10 @@ struct GuardJudgement {
   Counts counts;
   double baseline = 0, candidate = 0;  // percent, or events per trial
   double limit = 0;                    // max_increase, in the same unit
+  /// The rate the candidate had to be proven above, at the baseline's rate: baseline +
+  /// limit, or for tcp_retrans_pct the smaller of that and ratio x baseline + floor x
+  /// limit (count_tests.h Margin); in the same unit.
+  double bound = 0;
   double p = 1;
   /// tcp_retrans_pct: the per-trial counts' dispersion the test divided by (count_tests.h
   /// `dispersion`, at least 1; 1: the exact Poisson test).

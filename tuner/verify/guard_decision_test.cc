@@ -46,10 +46,13 @@ TEST_CASE("guards: the field case trips, on the NIC alone and diluted to 5% of t
   CHECK(trips[0].p == doctest::Approx(0.001));  // the floor: gamma, spent on the baseline bound
   CHECK(trips[0].text.find("tcp_retrans_pct: 0.30% -> 7.80%, limit +0.50%") == 0);
   CHECK(trips[0].text.find("namespace") != std::string::npos);
+  // Tested against the smaller of 0.3 + 0.5 and 2 x 0.3 + 0.05 (the report shows it).
+  CHECK(trips[0].bound == doctest::Approx(0.65));
   // The NIC carries 5000 of the 100000: 0.015% -> 0.39%, +0.375 points, below the
   // +0.5 limit in points; the old rule could not trip, the ratio margin does.
   auto diluted = judge_guards(arm(5, 100000, 15), arm(5, 100000, 390), shipped());
   CHECK(find(diluted, GuardMetric::tcp_retrans_pct).tripped);
+  CHECK(find(diluted, GuardMetric::tcp_retrans_pct).bound == doctest::Approx(0.08));
   CHECK(bench::check_guards(arm(5, 100000, 15), arm(5, 100000, 390), shipped()).empty());
 }
 
@@ -271,6 +274,11 @@ TEST_CASE("guards: the loop's rows keep their shape and add source, counts and p
   CHECK(tcp["limit"] == 0.5);
   CHECK(tcp["p"].get<double>() <= 0.0011);
   CHECK(tcp["text"] == trips[0].text);
+  CHECK(tcp["bound"] == doctest::Approx(0.65));
+  auto back = outcome_from_json(to_json(o));
+  REQUIRE(back.ok());
+  CHECK(back->measured->guards[0].bound == doctest::Approx(0.65));
+  CHECK_FALSE(back->measured->guards[1].bound);
   CHECK(tcp["counts"]["candidate"]["events"] == 7800);
   CHECK(tcp["counts"]["candidate"]["exposure"] == 100000);
   CHECK(rows[1]["interface"] == "eth0");

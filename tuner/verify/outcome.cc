@@ -145,6 +145,7 @@ json comparison_json(const Comparison& c) {
       gj["expected"] = {{"baseline", g.expected->baseline}, {"candidate", g.expected->candidate}};
     if (g.tripped) {
       gj["limit"] = g.limit;
+      if (g.bound) gj["bound"] = *g.bound;
       if (g.p) gj["p"] = *g.p;
       gj["text"] = g.text;
     }

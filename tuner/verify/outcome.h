@@ -83,6 +83,9 @@ struct GuardResult {
   double baseline = 0, candidate = 0;
   bool tripped = false;
   double limit = 0;  // the max_increase that was passed, when tripped
+  /// When tripped: the rate the candidate was proven above (JSON `bound`, the limit
+  /// applied to the baseline's rate, guard_decision.h); nullopt in older documents.
+  std::optional<double> bound;
   std::string text;  // when tripped: "tcp_retrans_pct: 0.30% -> 7.80%, limit +1.00%"
   /// tcp_retrans_pct: whose segments were counted, "node_traffic" (the namespace's
   /// counter less the benchmark's loopback segments) or "namespace" ("" in older

@@ -159,6 +159,7 @@ class Reader {
       number(g, "candidate", at, r.candidate);
       flag(g, "tripped", at, r.tripped);
       number(g, "limit", at, r.limit);
+      if (find(g, "bound")) number(g, "bound", at, r.bound.emplace());
       text(g, "text", at, r.text);
       text(g, "source", at, r.source);
       if (find(g, "dispersion")) number(g, "dispersion", at, r.dispersion.emplace());

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "tuner/cli/report/group_story.h"
 #include "tuner/cli/report/html_report.h"
 #include "tuner/cli/report/html_svg.h"
 
@@ -77,7 +78,7 @@ std::string guards_table(const std::vector<verify::GuardResult>& guards) {
     };
     std::string verdict = g.tripped ? "<b>tripped</b>" : "ok";
     if (g.tripped && g.p) verdict += fmt::format(", p {}", number(*g.p));
-    if (g.tripped) verdict += fmt::format(", limit +{}", number(g.limit));
+    if (g.tripped) verdict += "<br><small>" + html_text(guard_bound_text(g)) + "</small>";
     out += fmt::format(
         "<tr class=\"guard{}\" "
         "data-metric=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -155,6 +156,24 @@ std::string bisect_list(const verify::Bisect& b, const std::string& label) {
   return out + "</ol></div>";
 }
 
+/// The group's settings: before -> after and what became of each (refused, rolled back).
+std::string changes_table(const std::vector<ChangeReport>& changes) {
+  if (changes.empty()) return "";
+  std::string out =
+      "<table class=\"changes\"><tr><th>setting</th><th>before</th><th>after</th><th></th></tr>";
+  for (const ChangeReport& c : changes) {
+    const char* cls = c.status == ChangeStatus::skipped ? "refused" : change_status_name(c.status);
+    std::string status = change_status_words(c.status);
+    if (!c.error.empty()) status += ": " + c.error;
+    out += fmt::format(
+        "<tr class=\"change {}\" data-knob=\"{}\"><td><code>{}</code></td><td>{}</td><td>{}</td>"
+        "<td>{}</td></tr>",
+        cls, html_text(c.knob), html_text(c.knob), html_text(c.before ? *c.before : "?"),
+        html_text(c.after), html_text(status));
+  }
+  return out + "</table>";
+}
+
 }  // namespace
 
 std::string html_group_card(const HtmlRun& run, const HtmlGroup& g, const std::string& anchor) {
@@ -174,9 +193,13 @@ std::string html_group_card(const HtmlRun& run, const HtmlGroup& g, const std::s
     out += fmt::format(" &middot; {} ({}{})", html_text(m->bench), html_text(m->unit), better);
   }
   out += "</figcaption>";
+  GroupDecision decision = parse_group_decision(g.decision).value_or(GroupDecision::applied);
+  // Not guessed from numbers that could not be read: the problem says so below.
+  std::string why = g.problem.empty() ? group_why(decision, o, g.changes, run.failed) : "";
+  if (!why.empty()) out += "<p class=\"why\">" + html_text(why) + "</p>";
+  out += changes_table(g.changes);
   if (!g.problem.empty()) out += "<p class=\"error\">" + html_text(g.problem) + "</p>";
   if (!o) {
-    if (g.problem.empty()) out += "<p>applied without verification</p>";
     return out + "</figure>";
   }
   std::string label = run.node + " / " + g.name;

@@ -9,6 +9,7 @@
 #include "base/atomic_file.h"
 #include "base/fd_io.h"
 #include "base/json_nesting.h"
+#include "tuner/cli/report/group_story.h"
 #include "tuner/cli/report/html_svg.h"
 
 namespace tuner {
@@ -16,6 +17,9 @@ namespace tuner {
 namespace {
 
 using nlohmann::json;
+
+// A page shows this many settings of a group at most (a report is anyone's).
+constexpr std::size_t kMaxChangesPerGroup = 256;
 
 // No script, no fetch: the policy tells the browser so, whatever a report held.
 constexpr const char* kHead = R"(<!DOCTYPE html>
@@ -49,6 +53,10 @@ svg{display:block;margin:6px 0;overflow:visible}svg text{font:10px system-ui,san
 .effect.dim{opacity:.45}
 table.guards{font-size:.85em;margin:6px 0}tr.tripped td{background:#f8dcdc}
 .bisect ol{padding-left:1.4em;margin:.2em 0}.step{margin:.3em 0}
+.why{margin:.2em 0}.profile{color:#555}
+table.changes{font-size:.85em;margin:4px 0}table.changes td{overflow-wrap:anywhere}
+table.changes td:last-child{overflow-wrap:normal;min-width:5em}
+tr.change.applied td{background:#eef7ea}tr.change.refused td,tr.change.failed td{background:#f8dcdc}
 </style></head><body>
 )";
 
@@ -65,12 +73,37 @@ std::string string_at(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-/// The summary cell's second line: the outcome and the effect.
-std::string cell_note(const HtmlGroup& g) {
-  if (!g.outcome) return g.problem.empty() ? "" : "unreadable";
-  std::string out = verify::reason_name(g.outcome->reason);
-  if (g.outcome->measured) out += " " + percent(g.outcome->measured->stats.effect);
-  return out;
+/// The summary cell's second line: the outcome and the effect that decided it (a
+/// partly kept group's: each part's), or what else ended the group.
+std::string cell_note(const HtmlRun& r, const HtmlGroup& g) {
+  bool refused = std::any_of(g.changes.begin(), g.changes.end(), [](const ChangeReport& c) {
+    return c.status == ChangeStatus::skipped;
+  });
+  bool write_failed = std::any_of(g.changes.begin(), g.changes.end(), [](const ChangeReport& c) {
+    return c.status == ChangeStatus::failed;
+  });
+  std::string tail = refused ? ", write refused" : "";
+  if (write_failed) return "write failed: run rolled back" + tail;
+  if (!g.outcome) {
+    if (!g.problem.empty()) return "unreadable" + tail;
+    if (g.decision == "rolled_back" && r.failed) return "run failed" + tail;
+    return refused ? "write refused" : "";
+  }
+  const verify::GroupOutcome& o = *g.outcome;
+  if (g.decision == "rolled_back" && verify::decision_of(o.reason) != GroupDecision::rolled_back)
+    return std::string(r.failed ? "run failed" : "put back") + ", was " +
+           verify::reason_name(o.reason) + tail;
+  if (o.reason == verify::Reason::partly_kept) {
+    PartlyKept p = partly_kept_parts(o);
+    auto part = [](const char* what, const GroupPart& gp) {
+      return fmt::format("{} {}{}", what, gp.knobs.size(),
+                         gp.measured ? " " + percent(gp.measured->stats.effect) : "");
+    };
+    return "partly kept: " + part("kept", p.kept) + ", " + part("back", p.rolled_back) + tail;
+  }
+  std::string out = verify::reason_name(o.reason);
+  if (o.measured) out += " " + percent(o.measured->stats.effect);
+  return out + tail;
 }
 
 std::string summary_table(const std::vector<HtmlRun>& runs,
@@ -93,9 +126,11 @@ std::string summary_table(const std::vector<HtmlRun>& runs,
           "</small></td>",
           html_text(it->decision), html_text(it->name), gi, n,
           html_text(it->decision == "rolled_back" ? "rolled back" : it->decision),
-          html_text(cell_note(*it)));
+          html_text(cell_note(r, *it)));
     }
     std::string run = r.failed ? "<b>failed</b> " : "";
+    if (std::string p = profile_text(r.profiles, r.profile_digest); !p.empty())
+      run += "<div class=\"profile\">profile <code>" + html_text(p) + "</code></div>";
     run += html_text(r.time.empty() ? "" : r.time) + (r.run_id.empty() ? "" : " <small>") +
            html_text(r.run_id) + (r.run_id.empty() ? "" : "</small>");
     for (const std::string& e : r.errors) run += "<div class=\"error\">" + html_text(e) + "</div>";
@@ -113,6 +148,11 @@ Result<HtmlRun> html_run_from_json(const json& doc, const std::string& node) {
   r.node = node;
   r.time = string_at(doc, "time");
   r.run_id = string_at(doc, "run_id");
+  r.profile_digest = string_at(doc, "profile_digest");
+  if (auto p = doc.find("profiles"); p != doc.end() && p->is_array())
+    for (const json& name : *p)
+      if (name.is_string() && r.profiles.size() < kMaxGroupsPerNode)
+        r.profiles.push_back(name.get<std::string>());
   if (schema == "tuner.failure/1") {
     r.failed = true;
     r.errors.push_back(string_at(doc, "msg"));
@@ -135,8 +175,11 @@ Result<HtmlRun> html_run_from_json(const json& doc, const std::string& node) {
     HtmlGroup& out = r.groups.emplace_back();
     out.name = string_at(g, "name");
     out.decision = string_at(g, "decision");
+    if (auto c = g.find("changes"); c != g.end()) out.changes = changes_from_json(*c);
+    if (out.changes.size() > kMaxChangesPerGroup) out.changes.resize(kMaxChangesPerGroup);
+    // {}: no numbers (applied without verification, or the run ended before its decision).
     auto stats = g.find("stats");
-    if (stats == g.end() || stats->is_null()) continue;
+    if (stats == g.end() || stats->is_null() || (stats->is_object() && stats->empty())) continue;
     auto o = verify::outcome_from_json(*stats);
     if (o.ok()) out.outcome = std::move(o).value();
     else out.problem = "its numbers could not be read: " + o.error().message();

@@ -27,11 +27,15 @@ struct HtmlGroup {
   /// or they could not be read (`problem` says why).
   std::optional<verify::GroupOutcome> outcome;
   std::string problem;
+  /// Its settings with their before and after values and what became of each.
+  std::vector<ChangeReport> changes;
 };
 
 /// One node's run: its groups, or why the run failed (tuner.failure/1).
 struct HtmlRun {
   std::string node, time, run_id;
+  std::vector<std::string> profiles;  // the chain, parents first
+  std::string profile_digest;         // "" in reports before it was recorded
   bool failed = false;
   std::vector<HtmlGroup> groups;    // at most kMaxGroupsPerNode
   std::vector<std::string> errors;  // the run's errors, or the failure's msg

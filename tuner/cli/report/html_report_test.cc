@@ -202,3 +202,91 @@ TEST_CASE("html report: --html writes the page of the documents the summary coun
   CHECK(testing::occurrences(page, "<figure class=\"card") == 2);
   CHECK_FALSE(write_html_report(dir.path + "/no/such/dir/out.html", docs, s).ok());
 }
+
+namespace {
+
+json change(const std::string& knob, const std::string& before, const std::string& after,
+            const std::string& status, const std::string& error = "") {
+  json c = {{"knob", knob}, {"before", before}, {"after", after}, {"status", status}};
+  if (!error.empty()) c["error"] = error;
+  return c;
+}
+
+json group_of(const std::string& name, const std::string& decision, json stats, json changes) {
+  return {{"name", name}, {"decision", decision}, {"stats", stats}, {"changes", changes}};
+}
+
+/// One run of each story: kept, partly kept, rolled back by a guard (with the bound it
+/// was tested against), put back by the run's failure, and a write the kernel refused.
+json stories_doc() {
+  json tripped = fixture("watch_guard.json");
+  tripped["guards"][0] = {{"metric", "tcp_retrans_pct"},
+                          {"baseline", 0.02},
+                          {"candidate", 0.40},
+                          {"tripped", true},
+                          {"limit", 2.0},
+                          {"bound", 0.24},
+                          {"p", 0.001},
+                          {"text", "tcp_retrans_pct: tripped"}};
+  json doc = run_doc("net", with_trials(fixture("gain.json")));
+  doc["profiles"] = {"base", "net-throughput"};
+  doc["profile_digest"] = "fnv1a64:0123456789abcdef";
+  doc["groups"] = {
+      group_of("net", "kept", with_trials(fixture("gain.json")),
+               {change("sysctl:net.ipv4.tcp_rmem", "4096 131072 6291456", "4096 131072 16777216",
+                       "applied")}),
+      group_of(
+          "b", "kept", fixture("bisect.json"),
+          {change("sysctl:a", "1", "2", "applied"), change("sysctl:c", "10", "20", "rolled_back")}),
+      group_of("w", "rolled_back", tripped, {change("sysctl:w", "5", "6", "rolled_back")}),
+      group_of("late", "rolled_back", fixture("gain.json"),
+               {change("sysctl:late", "7", "8", "rolled_back")}),
+      group_of("irq", "rolled_back", json::object(),
+               {change("irq:eth0-rx-1:affinity", "0-3", "2", "skipped",
+                       "irq 41: Input/output error (a managed IRQ)")})};
+  doc["errors"] = {{{"message", "sysctl:next: Permission denied"}}};
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("html report: each group names its settings, before -> after, and why in words") {
+  std::string page = html_report({run_of(stories_doc(), "n1")});
+  INFO(page);
+  // The profile chain and its digest.
+  CHECK(page.find("profile <code>net-throughput (parents: base), digest "
+                  "fnv1a64:0123456789abcdef</code>") != std::string::npos);
+  // Each setting with its values and what became of it.
+  CHECK(page.find("<code>sysctl:net.ipv4.tcp_rmem</code></td><td>4096 131072 6291456</td><td>"
+                  "4096 131072 16777216</td><td>applied</td>") != std::string::npos);
+  CHECK(page.find("kept: the gain is proven") != std::string::npos);
+  // Partly kept: the kept part and the rolled-back part, each with its own effect.
+  CHECK(page.find("partly kept: kept sysctl:a 1 -&gt; 2, sysctl:b, sysctl:d (the rest: gain, "
+                  "effect +") != std::string::npos);
+  CHECK(page.find("; rolled back sysctl:c 10 -&gt; 20 (alone: harm, effect ") != std::string::npos);
+  CHECK(page.find(">partly kept: kept 3 ") != std::string::npos);  // the summary cell
+  CHECK(page.find("kept partly_kept") == std::string::npos);
+  // A guard's rollback in words, and the bound it was tested against.
+  CHECK(page.find("rolled back: a guard tripped") != std::string::npos);
+  CHECK(page.find("0.02% -&gt; 0.40%, proven above 0.24% (the smaller of the baseline +2.00% "
+                  "and 2 x the baseline + 0.20%; limit +2.00%)") != std::string::npos);
+  // The run's failure put back a group its own test kept.
+  CHECK(page.find("rolled back because the run failed (its own outcome: gain, the gain is "
+                  "proven)") != std::string::npos);
+  CHECK(page.find(">run failed, was gain<") != std::string::npos);
+  // A refused write is refused, not unreadable.
+  CHECK(page.find("unreadable") == std::string::npos);
+  CHECK(page.find("the kernel refused irq:eth0-rx-1:affinity (irq 41: Input/output error (a "
+                  "managed IRQ)): never changed") != std::string::npos);
+  CHECK(page.find("<tr class=\"change refused\"") != std::string::npos);
+  CHECK(page.find("refused by the kernel, never changed: irq 41") != std::string::npos);
+}
+
+TEST_CASE("html report: a report before profile_digest and guard bounds shows what it has") {
+  json doc = stories_doc();
+  doc.erase("profile_digest");
+  doc["groups"][2]["stats"]["guards"][0].erase("bound");
+  std::string page = html_report({run_of(doc, "n1")});
+  CHECK(page.find("profile <code>net-throughput (parents: base)</code>") != std::string::npos);
+  CHECK(page.find("0.02% -&gt; 0.40%, limit +2.00% over the baseline") != std::string::npos);
+}

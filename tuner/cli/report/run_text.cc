@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "base/strings.h"
+#include "tuner/cli/report/group_story.h"
 #include "tuner/cli/report/progress.h"
 
 namespace tuner {
@@ -172,6 +173,8 @@ std::string format_group_stats(const verify::GroupOutcome& o, const Term& term) 
     for (const auto& gd : m->guards)
       if (gd.tripped) {
         out += "    " + term.red("guard ") + gd.text + "\n";
+        // The bound the candidate was proven above, where the report recorded it.
+        if (gd.bound) out += "      tested: " + guard_bound_text(gd) + "\n";
         tripped = true;
       } else if (gd.metric == bench::GuardMetric::tcp_retrans_pct && !gd.source.empty()) {
         // Which traffic the retransmit guard judged, also when it passed or could not judge.
@@ -211,6 +214,8 @@ std::string format_run_report(const RunReport& r, const Term& term) {
   std::string out;
   if (r.run_id.empty()) return "nothing to change\n";
   out += fmt::format("run {}\n", term.bold(r.run_id));
+  if (std::string p = profile_text(r.profiles, r.profile_digest); !p.empty())
+    out += "profile " + escape_controls(p) + "\n";
   for (const auto& g : r.groups) {
     // A group applied without verification has no numbers.
     std::optional<verify::GroupOutcome> o;
@@ -225,6 +230,13 @@ std::string format_run_report(const RunReport& r, const Term& term) {
                        g.name.empty() ? "? (intent record damaged)" : escape_controls(g.name),
                        group_decision_name(g.decision),
                        o ? std::string(": ") + verify::reason_name(o->reason) : "");
+    // Why, in words: the reason, a run failure's rollback, a refused write, the parts
+    // (not guessed from numbers that could not be read).
+    if (std::string why = unreadable.empty() ? group_why(g.decision, o ? &*o : nullptr, g.changes,
+                                                         !r.errors.empty())
+                                             : std::string();
+        !why.empty())
+      out += "    " + escape_controls(why) + "\n";
     if (o) out += format_group_stats(*o, term);
     if (!unreadable.empty())
       out += "    " + term.yellow("numbers unreadable: ") + unreadable + "\n";
@@ -235,7 +247,7 @@ std::string format_run_report(const RunReport& r, const Term& term) {
       switch (c.status) {
         case ChangeStatus::applied:
         case ChangeStatus::restored: mark = term.green(name); break;
-        case ChangeStatus::skipped:
+        case ChangeStatus::skipped: mark = term.yellow(name + ": refused by the kernel"); break;
         case ChangeStatus::gone:
         case ChangeStatus::changed_since: mark = term.yellow(name); break;
         case ChangeStatus::failed:

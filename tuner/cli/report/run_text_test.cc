@@ -244,3 +244,83 @@ TEST_CASE("run text: an interference names its numbers and the processes, names 
     "level": 0.01, "cpu": {"unit": "CPUs", "judged": true, "floor": 0.1}, "consumers": []}})")
             .find("interference") == std::string::npos);
 }
+
+TEST_CASE("run text: each group names its settings, before -> after, and why in words") {
+  using nlohmann::json;
+  RunReport r;
+  r.run_id = "20270101T000000Z-abcd";
+  r.profiles = {"base", "net-throughput"};
+  r.profile_digest = "fnv1a64:0123456789abcdef";
+  json gain = {{"outcome", "gain"},
+               {"bench", "tcp"},
+               {"unit", "bit/s"},
+               {"baseline", 1e9},
+               {"candidate", 1.2e9},
+               {"effect", 0.2},
+               {"ci", {0.15, 0.25}},
+               {"p", 0.001},
+               {"trials", {{"baseline", 10u}, {"candidate", 10u}}}};
+  json partly = json::parse(R"({
+    "bench": "tcp", "unit": "bit/s", "baseline": 1e9, "candidate": 5.53e8, "effect": -0.447,
+    "ci": [-0.5, -0.4], "p": 1, "trials": {"baseline": 5, "candidate": 5},
+    "outcome": "partly_kept",
+    "bisect": {"complete": true, "culprit": ["sysctl:net.ipv4.ip_default_ttl"],
+      "steps": [{"knobs": ["sysctl:net.ipv4.ip_default_ttl"], "outcome": "guard",
+                 "effect": -0.6, "ci": [-0.7, -0.5]}],
+      "rest": {"knobs": ["sysctl:net.ipv4.tcp_rmem"], "outcome": "gain", "effect": 0.4,
+               "ci": [0.38, 0.45]}}})");
+  json guard = gain;
+  guard["outcome"] = "guard";
+  guard["guards"] = {{{"metric", "tcp_retrans_pct"},
+                      {"baseline", 0.02},
+                      {"candidate", 0.40},
+                      {"tripped", true},
+                      {"limit", 2.0},
+                      {"bound", 0.24},
+                      {"text", "tcp_retrans_pct: 0.02% -> 0.40%, limit +2.00%"}}};
+  r.groups = {{"net",
+               GroupDecision::kept,
+               {{"sysctl:net.ipv4.tcp_rmem", "4096 131072 6291456", "4096 131072 16777216",
+                 ChangeStatus::applied, ""}},
+               gain},
+              {"ttl",
+               GroupDecision::kept,
+               {{"sysctl:net.ipv4.tcp_rmem", "4096 87380 6291456", "4096 87380 33554432",
+                 ChangeStatus::applied, ""},
+                {"sysctl:net.ipv4.ip_default_ttl", "64", "3", ChangeStatus::rolled_back, ""}},
+               partly},
+              {"guarded",
+               GroupDecision::rolled_back,
+               {{"sysctl:net.core.somaxconn", "4096", "8192", ChangeStatus::rolled_back, ""}},
+               guard},
+              {"late",
+               GroupDecision::rolled_back,
+               {{"sysctl:vm.swappiness", "60", "10", ChangeStatus::rolled_back, ""}},
+               gain},
+              {"irq",
+               GroupDecision::rolled_back,
+               {{"irq:eth0-rx-1:affinity", "0-3", "2", ChangeStatus::skipped,
+                 "irq 41: Input/output error"}},
+               json::object()}};
+  r.errors = {{"sysctl:next: Permission denied", "sysctl:next", ""}};
+  std::string text = format_run_report(r, Term(ColorMode::never, 1));
+  INFO(text);
+  CHECK(text.find("profile net-throughput (parents: base), digest fnv1a64:0123456789abcdef\n") !=
+        std::string::npos);
+  CHECK(text.find("  group net (kept: gain)\n    kept: the gain is proven\n") != std::string::npos);
+  CHECK(text.find("    sysctl:net.ipv4.tcp_rmem: 4096 131072 6291456 -> 4096 131072 16777216  "
+                  "applied\n") != std::string::npos);
+  CHECK(text.find("    partly kept: kept sysctl:net.ipv4.tcp_rmem 4096 87380 6291456 -> 4096 87380 "
+                  "33554432 (the rest: gain, effect +40.0% [+38.0%, +45.0%]); rolled back "
+                  "sysctl:net.ipv4.ip_default_ttl 64 -> 3 (alone: guard, effect -60.0% [-70.0%, "
+                  "-50.0%]); the whole group's effect was -44.7%\n") != std::string::npos);
+  CHECK(text.find("    rolled back: a guard tripped, or a watching benchmark proved harm\n") !=
+        std::string::npos);
+  CHECK(text.find("      tested: 0.02% -> 0.40%, proven above 0.24% (the smaller of the baseline "
+                  "+2.00% and 2 x the baseline + 0.20%; limit +2.00%)\n") != std::string::npos);
+  CHECK(text.find("  group late (rolled_back: gain)\n    rolled back because the run failed (its "
+                  "own outcome: gain, the gain is proven)\n") != std::string::npos);
+  CHECK(text.find("; the kernel refused irq:eth0-rx-1:affinity (irq 41: Input/output error): "
+                  "never changed\n") != std::string::npos);
+  CHECK(text.find("skipped: refused by the kernel\n") != std::string::npos);
+}
