@@ -82,7 +82,10 @@ std::map<std::string, EarlierVerdict> rejected_here(const StateDir& dir, const P
       }
       // The newest decision on exactly these changes settles the group either way.
       const auto& [decision, outcome] = d->second;
-      if (decision == GroupDecision::rolled_back && outcome && !reused_from_class(*outcome))
+      // Rolled back for the group's own outcome: not a group that proved a gain and went
+      // back with a run that failed, which a run that does not fail keeps.
+      if (decision == GroupDecision::rolled_back && outcome && !reused_from_class(*outcome) &&
+          decision_of(*outcome) == GroupDecision::rolled_back)
         out[g->first] = {*id, run->time, *outcome};
       g = planned.erase(g);
     }

@@ -147,4 +147,16 @@ TEST_CASE("earlier verdicts: other changes, another start or a class's verdict a
                "class_rolled_back"}});
   CHECK(rejected_here(*dir2, plan_of({{"sysctl:net.core.somaxconn", "sysctl", "4096", "7096"}}))
             .empty());
+
+  // A group that proved a gain and went back because the run failed: a run that does
+  // not fail keeps it, so it is no rejection.
+  testing::TempDir t3;
+  auto dir3 = StateDir::open(t3.path + "/s", true);
+  REQUIRE(dir3.ok());
+  run(*dir3, {{"sysctl",
+               {{"sysctl:net.core.somaxconn", "4096", "7096"}},
+               GroupDecision::rolled_back,
+               "gain"}});
+  CHECK(rejected_here(*dir3, plan_of({{"sysctl:net.core.somaxconn", "sysctl", "4096", "7096"}}))
+            .empty());
 }
