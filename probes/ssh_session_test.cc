@@ -34,6 +34,7 @@ IpAddr v6(std::initializer_list<uint16_t> head, uint16_t last) {
 
 std::vector<std::string> names(const std::vector<IpAddr>& peers) {
   std::vector<std::string> out;
+  out.reserve(peers.size());
   for (const IpAddr& p : peers) out.push_back(to_string(p));
   return out;
 }
