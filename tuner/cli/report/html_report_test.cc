@@ -212,8 +212,14 @@ json change(const std::string& knob, const std::string& before, const std::strin
   return c;
 }
 
-json group_of(const std::string& name, const std::string& decision, json stats, json changes) {
-  return {{"name", name}, {"decision", decision}, {"stats", stats}, {"changes", changes}};
+/// `changes` as a list: a braced single json is a copy on one compiler and a one-element
+/// array on another (nlohmann's brace initialisation), so the array is made here.
+json group_of(const std::string& name, const std::string& decision, json stats,
+              std::initializer_list<json> changes) {
+  return {{"name", name},
+          {"decision", decision},
+          {"stats", stats},
+          {"changes", json::array_t(changes)}};
 }
 
 /// One run of each story: kept, partly kept, rolled back by a guard (with the bound it
